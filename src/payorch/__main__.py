@@ -1,0 +1,5 @@
+import sys
+
+from payorch.cli import main
+
+sys.exit(main())

@@ -1,0 +1,41 @@
+"""The ASGI application: the API, and the provider simulator when enabled."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from payorch import __version__
+from payorch.config import Settings, load_settings
+from payorch.http.context import RequestContextMiddleware
+from payorch.http.errors import install_error_handlers
+from payorch.intents.endpoints import router as intents_router
+from payorch.logs import configure_logging
+from payorch.runtime import Runtime
+
+
+def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
+    """Build the app. With no arguments (``uvicorn --factory``) it reads the environment."""
+    if runtime is None:
+        configure_logging()
+        runtime = Runtime.build(settings or load_settings())
+    owned = runtime
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await owned.close()
+
+    app = FastAPI(
+        title="payorch",
+        version=__version__,
+        summary="One payment API over several providers, with a sandbox simulator.",
+        lifespan=lifespan,
+    )
+    app.state.runtime = runtime
+    install_error_handlers(app)
+    app.include_router(intents_router)
+    app.add_middleware(RequestContextMiddleware)
+    return app

@@ -1,0 +1,1 @@
+"""Applications: the tenant. Each has an environment, merchant accounts and API keys."""

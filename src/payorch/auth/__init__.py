@@ -1,0 +1,1 @@
+"""API keys: their format, hashing, and authentication of each request."""

@@ -1,0 +1,83 @@
+"""Authenticate a request's bearer key, with a small cache so most requests skip the database.
+
+Revocation: ``forget(prefix)`` drops the entry on this process at once; other processes see it
+within CACHE_SECONDS, when their entry expires.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from payorch.auth import keys, repository
+from payorch.db import Database
+from payorch.errors import AuthenticationFailed
+
+CACHE_SECONDS = 5.0
+CACHE_MAX_ENTRIES = 10_000
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: every query is scoped to ``application_id``."""
+
+    application_id: str
+    environment: str  # SANDBOX | PRODUCTION
+    credential_id: str
+
+    @property
+    def is_sandbox(self) -> bool:
+        return self.environment == "SANDBOX"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    caller: Caller
+    secret_hash: str
+    revoked: bool
+    expires: float
+
+
+class Authenticator:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+        self._cache: dict[str, _Entry] = {}
+
+    async def authenticate(self, authorization: str | None) -> Caller:
+        if not authorization or not authorization.startswith("Bearer "):
+            raise AuthenticationFailed()
+        parsed = keys.parse(authorization[7:].strip())
+        if parsed is None:
+            raise AuthenticationFailed("The API key is malformed.")
+        entry = await self._entry(parsed.prefix)
+        # Compare even when the entry is missing, so timing says nothing about which prefixes exist.
+        stored = entry.secret_hash if entry else "0" * 64
+        matches = keys.secret_matches(parsed.secret, stored)
+        if entry is None or not matches or entry.revoked:
+            raise AuthenticationFailed("The API key is unknown or revoked.")
+        if entry.caller.environment != parsed.environment:
+            raise AuthenticationFailed("The API key is unknown or revoked.")
+        return entry.caller
+
+    def forget(self, prefix: str) -> None:
+        self._cache.pop(prefix, None)
+
+    async def _entry(self, prefix: str) -> _Entry | None:
+        now = time.monotonic()
+        entry = self._cache.get(prefix)
+        if entry is not None and entry.expires > now:
+            return entry
+        async with self._database.engine.connect() as conn:
+            row = await repository.find_by_prefix(conn, prefix)
+        if row is None:
+            return None
+        entry = _Entry(
+            Caller(row.application_id, row.environment, row.id),
+            row.secret_hash,
+            row.revoked_at is not None,
+            now + CACHE_SECONDS,
+        )
+        if len(self._cache) >= CACHE_MAX_ENTRIES:
+            self._cache.clear()
+        self._cache[prefix] = entry
+        return entry

@@ -1,0 +1,131 @@
+"""Settings: every variable, its default and its meaning, in one place.
+
+Read once at start from the environment (prefix ``PAYORCH_``). A bad value stops the start
+with one line that names the variable (see ``load_settings``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+RATE_LIMIT_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(second|minute)\s*$")
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; the message names the variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PAYORCH_", extra="ignore", frozen=True)
+
+    database_url: str = Field(
+        "sqlite:///./payorch.db",
+        description="Embedded SQLite by default; postgresql://user@host:port/db in production.",
+    )
+    public_url: str = Field(
+        "http://127.0.0.1:8000",
+        description="Base of the URLs the service hands out (simulator pages, return handler).",
+    )
+    secret_key: SecretStr | None = Field(
+        None,
+        description=(
+            "Encrypts provider credentials and webhook secrets at rest. Required for PostgreSQL; "
+            "for the embedded default a key file is created beside the database. A comma-separated "
+            "list rotates keys: the first encrypts, all decrypt."
+        ),
+    )
+    webhook_retry_schedule: str = Field(
+        "60,300,900,3600,21600,86400",
+        description="Seconds waited before webhook delivery attempts 2..7 (six numbers).",
+    )
+    webhook_timeout_seconds: float = Field(5, gt=0, description="A delivery must get 2xx in this.")
+    rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
+    checkout_ttl_seconds: int = Field(
+        600, gt=0, description="Checkout validity; an adapter may shorten it to its token lifetime."
+    )
+    provider_failure_threshold: int = Field(
+        3, ge=1, description="Consecutive provider failures before the provider is skipped."
+    )
+    provider_skip_seconds: float = Field(10, gt=0, description="How long a failing provider is skipped.")
+    provider_timeout_seconds: float = Field(10, gt=0, description="One call to a provider's API.")
+    idempotency_ttl_seconds: int = Field(86400, gt=0, description="How long an Idempotency-Key is remembered.")
+    simulator_enabled: bool = Field(True, description="Serve the sandbox provider simulator.")
+    redis_url: str | None = Field(
+        None, description="When set, rate limits and provider health are shared by all replicas."
+    )
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite", "postgresql", "postgres://")):
+            raise ValueError("must be a sqlite:/// or postgresql:// URL")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value.rstrip("/")
+
+    @field_validator("webhook_retry_schedule")
+    @classmethod
+    def _schedule(cls, value: str) -> str:
+        parts = [p.strip() for p in value.split(",")]
+        if len(parts) != 6 or not all(p.isdigit() for p in parts):
+            raise ValueError("must be six whole numbers of seconds separated by commas")
+        return value
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        match = RATE_LIMIT_PATTERN.match(value)
+        if not match or int(match.group(1)) < 1:
+            raise ValueError("must look like 100/second or 6000/minute")
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _secret_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            keys = [k.strip() for k in value.get_secret_value().split(",")]
+            if any(len(k) < 32 for k in keys):
+                raise ValueError("each key must be at least 32 characters")
+        return value
+
+    @cached_property
+    def retry_schedule(self) -> tuple[int, ...]:
+        return tuple(int(p) for p in self.webhook_retry_schedule.split(","))
+
+    @cached_property
+    def rate_limit_parts(self) -> tuple[int, str]:
+        match = RATE_LIMIT_PATTERN.match(self.rate_limit)
+        assert match  # checked by the validator
+        return int(match.group(1)), match.group(2)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        """The database file of the embedded default (None for in-memory or PostgreSQL)."""
+        if not self.is_sqlite:
+            return None
+        path = self.database_url.split(":///", 1)[1] if ":///" in self.database_url else ""
+        return Path(path) if path and path != ":memory:" else None
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the environment once; raise SettingsError naming the first bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "PAYORCH_" + str(first["loc"][0]).upper() if first["loc"] else "PAYORCH_*"
+        raise SettingsError(f"{name}: {first['msg']}") from None

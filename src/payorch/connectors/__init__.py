@@ -1,0 +1,1 @@
+"""Provider configurations (connectors): which providers a merchant uses, in what mode."""

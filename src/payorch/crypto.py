@@ -1,0 +1,64 @@
+"""Encryption at rest for provider credentials and webhook secrets.
+
+PAYORCH_SECRET_KEY may list several keys separated by commas: the first encrypts, every one
+decrypts, so a key is rotated by prepending the new one and re-encrypting (docs/deployment.md).
+Each key text is stretched with HKDF into a Fernet key (AES-128-CBC + HMAC-SHA256).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from payorch.config import Settings, SettingsError
+
+
+class Cipher:
+    def __init__(self, key_texts: list[str]) -> None:
+        self._fernet = MultiFernet([Fernet(_derive(text)) for text in key_texts])
+
+    def encrypt(self, plaintext: str) -> str:
+        return self._fernet.encrypt(plaintext.encode()).decode()
+
+    def decrypt(self, token: str) -> str:
+        try:
+            return self._fernet.decrypt(token.encode()).decode()
+        except InvalidToken:
+            raise ValueError("cannot decrypt: wrong PAYORCH_SECRET_KEY?") from None
+
+    def rotate(self, token: str) -> str:
+        """Re-encrypt under the first key (used when rotating PAYORCH_SECRET_KEY)."""
+        return self._fernet.rotate(token.encode()).decode()
+
+    def __repr__(self) -> str:
+        return "Cipher(***)"
+
+
+def _derive(text: str) -> bytes:
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"payorch-at-rest", info=b"fernet")
+    return base64.urlsafe_b64encode(hkdf.derive(text.encode()))
+
+
+def load_cipher(settings: Settings) -> Cipher:
+    """The cipher from PAYORCH_SECRET_KEY, or from the key file beside the embedded database."""
+    if settings.secret_key is not None:
+        keys = [k.strip() for k in settings.secret_key.get_secret_value().split(",")]
+        return Cipher(keys)
+    if not settings.is_sqlite:
+        raise SettingsError("PAYORCH_SECRET_KEY: required when the database is PostgreSQL")
+    db_path = settings.sqlite_path
+    if db_path is None:  # in-memory database: nothing to keep the key beside
+        return Cipher([secrets.token_urlsafe(32)])
+    key_path = Path(str(db_path) + ".key")
+    if not key_path.exists():
+        key_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_urlsafe(48))
+    return Cipher([key_path.read_text().strip()])

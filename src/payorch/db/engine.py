@@ -1,0 +1,77 @@
+"""The Database: one async engine, short explicit transactions, and the per-request connection.
+
+SQLite (embedded default) runs in WAL mode with foreign keys on, and every transaction starts
+with BEGIN IMMEDIATE: SQLite has one writer, and a read transaction that later writes would
+otherwise fail with SQLITE_BUSY instead of waiting. Consequence for services: never hold a
+transaction open while calling a provider (the in-process simulator writes too); use
+``Database.transaction()`` around each atomic phase instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+
+def async_url(url: str) -> str:
+    """Map the documented URL forms to the async drivers."""
+    if url.startswith("sqlite+aiosqlite://") or url.startswith("postgresql+asyncpg://"):
+        return url
+    if url.startswith("sqlite://"):
+        return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    if url.startswith("postgres://"):
+        return "postgresql+asyncpg://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        return "postgresql+asyncpg://" + url[len("postgresql://") :]
+    raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]}")
+
+
+def sync_url(url: str) -> str:
+    """The same database for synchronous tools (Alembic runs through the async engine too)."""
+    return async_url(url)
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False) -> None:
+        self.url = async_url(url)
+        self.is_sqlite = self.url.startswith("sqlite")
+        kwargs: dict[str, Any] = {"echo": echo}
+        if not self.is_sqlite:
+            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False)
+        self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        if self.is_sqlite:
+            _configure_sqlite(self.engine)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """One atomic unit: commits when the block ends, rolls back if it raises."""
+        async with self.engine.begin() as conn:
+            yield conn
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let us issue BEGIN ourselves (pysqlite's implicit transactions are off).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

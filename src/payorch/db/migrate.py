@@ -1,0 +1,65 @@
+"""Apply Alembic migrations programmatically (``payorch migrate``, ``payorch serve``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from payorch.db.engine import Database
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def alembic_config(database_url: str) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", database_url)
+    return config
+
+
+def upgrade(database_url: str) -> None:
+    """Bring the database to the newest revision. Runs its own event loop: call from sync code."""
+    if database_url.startswith("sqlite"):
+        path = database_url.split(":///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    command.upgrade(alembic_config(database_url), "heads")
+
+
+def head_revisions() -> set[str]:
+    return set(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
+
+
+async def current_revisions(database: Database) -> set[str]:
+    async with database.engine.connect() as conn:
+        return set(
+            await conn.run_sync(lambda sync: MigrationContext.configure(sync).get_current_heads())
+        )
+
+
+async def is_current(database: Database) -> bool:
+    return await current_revisions(database) == head_revisions()
+
+
+def upgrade_in_thread(database_url: str) -> None:
+    """For async callers (tests): Alembic's env.py starts its own loop, so run it off-loop."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            upgrade(database_url)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below in the caller's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+

@@ -1,0 +1,37 @@
+"""Alembic environment: runs migrations through the async engine on SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+
+from alembic import context
+from sqlalchemy.engine import Connection
+
+from payorch.db.engine import Database
+from payorch.db.tables import metadata
+
+config = context.config
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+async def _main() -> None:
+    database = Database(config.get_main_option("sqlalchemy.url") or "")
+    try:
+        async with database.engine.connect() as conn:
+            await conn.run_sync(_run)
+            await conn.commit()
+    finally:
+        await database.dispose()
+
+
+asyncio.run(_main())

@@ -1,0 +1,21 @@
+"""All tables, one module per domain, on one MetaData (Alembic migrations mirror them)."""
+
+from payorch.db.tables.base import metadata
+from payorch.db.tables.foundation import (
+    api_credentials,
+    applications,
+    events,
+    idempotency_records,
+    merchant_accounts,
+    payment_intents,
+)
+
+__all__ = [
+    "metadata",
+    "applications",
+    "merchant_accounts",
+    "api_credentials",
+    "payment_intents",
+    "events",
+    "idempotency_records",
+]

@@ -1,0 +1,158 @@
+"""The one ApiError family. Raised anywhere, rendered once at the edge (payorch.http.errors).
+
+    ApiError
+     ├── ValidationFailed            400 VALIDATION_ERROR
+     ├── WebhookEndpointUrlNotAllowed 400 WEBHOOK_ENDPOINT_URL_NOT_ALLOWED
+     ├── AuthenticationFailed        401 AUTHENTICATION_FAILED
+     ├── Forbidden                   403 FORBIDDEN
+     ├── ResourceNotFound            404 RESOURCE_NOT_FOUND
+     ├── MethodNotAllowed            405 METHOD_NOT_ALLOWED
+     ├── InvalidState                409 INVALID_STATE
+     ├── IdempotencyConflict         409 IDEMPOTENCY_CONFLICT
+     ├── IdempotencyKeyInUse         409 IDEMPOTENCY_KEY_IN_USE
+     ├── ConnectorConfigAlreadyExists 409 CONNECTOR_CONFIG_ALREADY_EXISTS
+     ├── WebhookDeliveryAlreadySucceeded 409 WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
+     ├── PayloadTooLarge             413 PAYLOAD_TOO_LARGE
+     ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
+     ├── ConnectorNotConfigured      422 CONNECTOR_NOT_CONFIGURED
+     ├── RefundAmountExceeded        422 REFUND_AMOUNT_EXCEEDED
+     ├── RateLimitExceeded           429 RATE_LIMIT_EXCEEDED
+     ├── InternalError               500 INTERNAL_ERROR
+     ├── ProviderError               502 PROVIDER_ERROR
+     └── ConnectorUnavailable        503 CONNECTOR_UNAVAILABLE
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class ApiError(Exception):
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "INTERNAL_ERROR"
+    default_message: ClassVar[str] = "Internal error."
+
+    def __init__(self, message: str | None = None, details: dict[str, Any] | None = None) -> None:
+        self.message = message or self.default_message
+        self.details = details or {}
+        super().__init__(self.message)
+
+    def headers(self) -> dict[str, str]:
+        return {}
+
+
+class ValidationFailed(ApiError):
+    status, code, default_message = 400, "VALIDATION_ERROR", "The request is not valid."
+
+    @classmethod
+    def field(cls, field: str, message: str) -> ValidationFailed:
+        return cls(f"{field}: {message}", {"errors": [{"field": field, "message": message}]})
+
+
+class WebhookEndpointUrlNotAllowed(ApiError):
+    status, code = 400, "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
+    default_message = "The webhook URL is not allowed for this application's environment."
+
+
+class AuthenticationFailed(ApiError):
+    status, code = 401, "AUTHENTICATION_FAILED"
+    default_message = "A valid API key is required: send Authorization: Bearer <API_KEY>."
+
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": "Bearer"}
+
+
+class Forbidden(ApiError):
+    status, code = 403, "FORBIDDEN"
+    default_message = "This application's environment does not allow the operation."
+
+
+class ResourceNotFound(ApiError):
+    status, code, default_message = 404, "RESOURCE_NOT_FOUND", "No such resource."
+
+
+class MethodNotAllowed(ApiError):
+    status, code, default_message = 405, "METHOD_NOT_ALLOWED", "Method not allowed on this path."
+
+
+class InvalidState(ApiError):
+    status, code = 409, "INVALID_STATE"
+    default_message = "The operation is not allowed in the resource's current status."
+
+    def __init__(self, status: str, message: str | None = None) -> None:
+        super().__init__(message or f"Not allowed while the status is {status}.", {"status": status})
+
+
+class IdempotencyConflict(ApiError):
+    status, code = 409, "IDEMPOTENCY_CONFLICT"
+    default_message = "This Idempotency-Key was already used with a different request."
+
+
+class IdempotencyKeyInUse(ApiError):
+    status, code = 409, "IDEMPOTENCY_KEY_IN_USE"
+    default_message = "A request with this Idempotency-Key is still being processed."
+
+    def __init__(self, retry_after_seconds: int = 1) -> None:
+        super().__init__(None, {"retry_after_seconds": retry_after_seconds})
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+class ConnectorConfigAlreadyExists(ApiError):
+    status, code = 409, "CONNECTOR_CONFIG_ALREADY_EXISTS"
+    default_message = "The merchant already has a configuration for this provider; PATCH it."
+
+
+class WebhookDeliveryAlreadySucceeded(ApiError):
+    status, code = 409, "WEBHOOK_DELIVERY_ALREADY_SUCCEEDED"
+    default_message = "This delivery already succeeded."
+
+
+class PayloadTooLarge(ApiError):
+    status, code, default_message = 413, "PAYLOAD_TOO_LARGE", "The body exceeds 64 KiB."
+
+
+class UnsupportedMediaType(ApiError):
+    status, code = 415, "UNSUPPORTED_MEDIA_TYPE"
+    default_message = "Send JSON bodies with Content-Type: application/json."
+
+
+class ConnectorNotConfigured(ApiError):
+    status, code = 422, "CONNECTOR_NOT_CONFIGURED"
+    default_message = "The requested provider is not enabled for this merchant."
+
+
+class RefundAmountExceeded(ApiError):
+    status, code = 422, "REFUND_AMOUNT_EXCEEDED"
+    default_message = "The refund exceeds what is left to refund."
+
+
+class RateLimitExceeded(ApiError):
+    status, code, default_message = 429, "RATE_LIMIT_EXCEEDED", "Too many requests."
+
+    def __init__(self, retry_after_seconds: int) -> None:
+        super().__init__(None, {"retry_after_seconds": retry_after_seconds})
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+class InternalError(ApiError):
+    status, code, default_message = 500, "INTERNAL_ERROR", "Internal error."
+
+
+class ProviderError(ApiError):
+    status, code = 502, "PROVIDER_ERROR"
+    default_message = "The provider failed or gave an answer that could not be used."
+
+
+class ConnectorUnavailable(ApiError):
+    status, code = 503, "CONNECTOR_UNAVAILABLE"
+    default_message = "No provider of the merchant is available at the moment; retry later."
+
+    def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
+        super().__init__(message, {"retry_after_seconds": retry_after_seconds})
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.details["retry_after_seconds"])}

@@ -1,0 +1,1 @@
+"""Events: the append-only record of every state change (the webhook outbox)."""

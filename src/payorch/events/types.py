@@ -1,0 +1,19 @@
+"""Event type names of the spec."""
+
+from enum import StrEnum
+
+
+class EventType(StrEnum):
+    PAYMENT_INTENT_CREATED = "payment_intent.created"
+    PAYMENT_CHECKOUT_STARTED = "payment.checkout.started"
+    PAYMENT_PROCESSING = "payment.processing"
+    PAYMENT_AUTHORIZED = "payment.authorized"
+    PAYMENT_FAILED = "payment.failed"
+    PAYMENT_CANCELLED = "payment.cancelled"
+    PAYMENT_EXPIRED = "payment.expired"
+    REFUND_REQUESTED = "refund.requested"
+    REFUND_SUCCEEDED = "refund.succeeded"
+    REFUND_FAILED = "refund.failed"
+
+
+ALL_EVENT_TYPES = frozenset(t.value for t in EventType)

@@ -1,0 +1,1 @@
+"""The HTTP edge shared by every domain: request context, error rendering, JSON responses."""

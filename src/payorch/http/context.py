@@ -1,0 +1,107 @@
+"""Outermost middleware: request id, body size and media type checks, last-resort 500.
+
+Pure ASGI (no BaseHTTPMiddleware) to keep the hot path cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from contextvars import ContextVar
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from payorch.errors import ApiError, InternalError, PayloadTooLarge, UnsupportedMediaType
+from payorch.http.responses import error_body, dumps
+from payorch.ids import new_id
+
+MAX_BODY_BYTES = 64 * 1024
+_SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
+log = logging.getLogger("payorch.http")
+
+# Paths whose POST bodies are not our JSON API: provider form posts and simulator pages.
+NON_JSON_PREFIXES = ("/v1/checkout-returns/", "/simulator/", "/v1/provider-notifications/")
+
+
+class RequestContextMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        incoming = headers.get(b"x-request-id", b"").decode("latin-1")
+        request_id = incoming if _SANE_REQUEST_ID.match(incoming) else new_id("req")
+        scope.setdefault("state", {})["request_id"] = request_id
+        token = request_id_var.set(request_id)
+        started = False
+        header_value = request_id.encode()
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", header_value)]
+            await send(message)
+
+        try:
+            rejection = _reject_body(scope, headers)
+            if rejection is not None:
+                await _send_error(send_with_id, rejection, request_id)
+                return
+            await self.app(scope, _limited(receive), send_with_id)
+        except ApiError as error:  # raised while reading the body, outside a route
+            if not started:
+                await _send_error(send_with_id, error, request_id)
+        except Exception:
+            log.exception("unhandled error", extra={"request_id": request_id})
+            if not started:
+                await _send_error(send_with_id, InternalError(), request_id)
+        finally:
+            request_id_var.reset(token)
+
+
+def _reject_body(scope: Scope, headers: dict[bytes, bytes]) -> ApiError | None:
+    if scope["method"] not in ("POST", "PUT", "PATCH"):
+        return None
+    length = headers.get(b"content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+        return PayloadTooLarge()
+    has_body = (length is not None and length != b"0") or b"transfer-encoding" in headers
+    path: str = scope["path"]
+    if has_body and not path.startswith(NON_JSON_PREFIXES):
+        media = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if media != b"application/json" and not media.endswith(b"+json"):
+            return UnsupportedMediaType()
+    return None
+
+
+def _limited(receive: Receive) -> Receive:
+    """Count body bytes as they arrive: chunked bodies have no Content-Length to check."""
+    seen = 0
+
+    async def wrapped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > MAX_BODY_BYTES:
+                raise PayloadTooLarge()
+        return message
+
+    return wrapped
+
+
+async def _send_error(send: Send, error: ApiError, request_id: str) -> None:
+    body = dumps(error_body(error, request_id))
+    headers: list[Any] = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    headers += [(k.lower().encode(), v.encode()) for k, v in error.headers().items()]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

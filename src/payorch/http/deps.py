@@ -1,0 +1,72 @@
+"""FastAPI dependencies shared by every domain's endpoints."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.auth.service import Caller
+from payorch.idempotency.service import Scope
+from payorch.runtime import Runtime
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+async def authenticate(
+    request: Request,
+    runtime: RuntimeDep,
+    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
+) -> Caller:
+    caller = await runtime.authenticator.authenticate(authorization)
+    request.state.caller = caller
+    return caller
+
+
+CurrentCaller = Annotated[Caller, Depends(authenticate)]
+
+
+async def request_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]:
+    """One transaction per request: commits when the endpoint returns, rolls back if it raises.
+
+    scope="function" (below) makes the commit happen before the response is sent, so a client
+    never sees success for a write that did not commit.
+    """
+    async with runtime.database.engine.connect() as conn:
+        try:
+            yield conn
+        except BaseException:
+            await conn.rollback()
+            raise
+        if conn.in_transaction():
+            await conn.commit()
+
+
+Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]
+
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="One unique value per operation; a retry with the same key and body "
+        "returns the first answer and creates nothing twice.",
+    ),
+]
+
+
+def idempotency_scope(
+    runtime: Runtime, caller: Caller, request: Request, key: str | None, body: object
+) -> Scope | None:
+    if key is None:
+        return None
+    return runtime.idempotency.scope(
+        caller.application_id, request.method, request.url.path, key, body
+    )

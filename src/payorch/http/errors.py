@@ -1,0 +1,90 @@
+"""Render every failure once, in the spec's shape: ApiErrors, validation, routing, crashes."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from payorch.errors import (
+    ApiError,
+    InternalError,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    ResourceNotFound,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
+from payorch.http.responses import error_response
+from payorch.http.schemas import ErrorEnvelope
+
+log = logging.getLogger("payorch.http")
+
+
+def request_id_of(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "-"))
+
+
+def validation_error(exc: RequestValidationError) -> ValidationFailed:
+    errors: list[dict[str, str]] = []
+    for item in exc.errors():
+        loc = [str(part) for part in item.get("loc", ())]
+        if loc and loc[0] in ("body", "query", "path", "header"):
+            source, loc = loc[0], loc[1:]
+        else:
+            source = "body"
+        if item.get("type") == "json_invalid":
+            return ValidationFailed.field("body", "Malformed JSON.")
+        field = ".".join(loc) or source
+        message = str(item.get("msg", "invalid"))
+        if item.get("type") == "extra_forbidden":
+            message = "Unknown field."
+        errors.append({"field": field, "message": message})
+    first = errors[0] if errors else {"field": "body", "message": "invalid"}
+    return ValidationFailed(f"{first['field']}: {first['message']}", {"errors": errors})
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> Response:
+        return error_response(exc, request_id_of(request))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> Response:
+        return error_response(validation_error(exc), request_id_of(request))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        mapped: dict[int, ApiError] = {
+            404: ResourceNotFound("No such route."),
+            405: MethodNotAllowed(),
+            413: PayloadTooLarge(),
+            415: UnsupportedMediaType(),
+        }
+        error = mapped.get(exc.status_code)
+        if error is None:
+            if exc.status_code == 400:
+                error = ValidationFailed(str(exc.detail))
+            else:
+                log.error("unexpected HTTP exception %s", exc.status_code)
+                error = InternalError()
+        return error_response(error, request_id_of(request))
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception) -> Response:
+        log.exception("unhandled error", extra={"request_id": request_id_of(request)})
+        return error_response(InternalError(), request_id_of(request))
+
+
+def problem_responses(*errors: type[ApiError]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries for the errors an endpoint can answer."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for error in errors:
+        entry = out.setdefault(error.status, {"model": ErrorEnvelope, "description": ""})
+        entry["description"] = (entry["description"] + " " + error.code).strip()
+    return out
+

@@ -1,0 +1,34 @@
+"""Fast JSON responses (orjson) and the error body of the spec."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+from payorch.errors import ApiError
+
+
+def dumps(data: Any) -> bytes:
+    return orjson.dumps(data)
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(dumps(data), status_code=status, media_type="application/json", headers=headers)
+
+
+def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
+    return {
+        "error": {
+            "code": error.code,
+            "message": error.message,
+            "request_id": request_id,
+            "details": error.details,
+        }
+    }
+
+
+def error_response(error: ApiError, request_id: str) -> Response:
+    headers = {"X-Request-Id": request_id, **error.headers()}
+    return json_response(error_body(error, request_id), error.status, headers)

@@ -1,0 +1,1 @@
+"""Idempotency-Key handling, shared by every create/change operation (see service.py)."""

@@ -1,0 +1,168 @@
+"""Idempotency-Key, as DECISIONS.md describes it.
+
+A request with a key goes through three steps:
+
+1. ``begin``: claim the key in its own short transaction (INSERT ... ON CONFLICT DO NOTHING on
+   the primary key). Outcomes: claimed, replay of a stored 2xx, IDEMPOTENCY_CONFLICT (other
+   request), IDEMPOTENCY_KEY_IN_USE (first request still running).
+2. The operation runs; in the transaction of its last write it calls ``complete``, so the
+   stored answer commits together with the effect (a crash loses both or neither).
+3. On any error, ``release`` deletes the claim after the operation's rollback: only 2xx outcomes
+   are remembered, so the same key may be retried.
+
+A claim is a lease: if its holder dies, another request may take it over once the lease ends.
+Single-transaction operations use ``run`` (below); multi-phase ones (checkout, refunds) call
+begin/complete/release themselves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import orjson
+from sqlalchemy.ext.asyncio import AsyncConnection
+from starlette.responses import Response
+
+from payorch.clock import Clock
+from payorch.db import Database
+from payorch.errors import IdempotencyConflict, IdempotencyKeyInUse, ValidationFailed
+from payorch.http.responses import dumps
+from payorch.idempotency import repository
+
+MAX_KEY_LENGTH = 255
+DEFAULT_LEASE_SECONDS = 60.0
+REPLAY_HEADER = "Idempotent-Replayed"
+
+
+@dataclass(frozen=True)
+class Scope:
+    application_id: str
+    operation: str  # "POST /v1/payment-intents"
+    key: str
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    status: int
+    body: bytes
+
+    def response(self) -> Response:
+        return Response(
+            self.body,
+            status_code=self.status,
+            media_type="application/json",
+            headers={REPLAY_HEADER: "true"},
+        )
+
+
+def check_key(key: str) -> str:
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(33 <= ord(c) <= 126 or c == " " for c in key):
+        raise ValidationFailed.field(
+            "Idempotency-Key", "must be 1 to 255 printable ASCII characters"
+        )
+    return key
+
+
+def fingerprint(method: str, path: str, body: Any) -> str:
+    canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
+
+
+class Idempotency:
+    def __init__(self, database: Database, clock: Clock, ttl_seconds: int) -> None:
+        self._database = database
+        self._clock = clock
+        self._ttl = timedelta(seconds=ttl_seconds)
+
+    def scope(self, application_id: str, method: str, path: str, key: str, body: Any) -> Scope:
+        return Scope(application_id, f"{method} {path}", check_key(key), fingerprint(method, path, body))
+
+    async def begin(self, scope: Scope, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Stored | None:
+        """Claim the key (None) or answer with what the first request stored."""
+        ids = {"application_id": scope.application_id, "operation": scope.operation, "key": scope.key}
+        for _ in range(3):  # a row may vanish (released) between our insert and read: try again
+            now = self._clock.now()
+            lease = now + timedelta(seconds=lease_seconds)
+            async with self._database.transaction() as conn:
+                if await repository.insert_claim(
+                    conn, **ids, fingerprint=scope.fingerprint, now=now,
+                    locked_until=lease, expires_at=now + self._ttl,
+                ):
+                    return None
+                row = await repository.get(conn, **ids)
+                if row is None:
+                    continue
+                if row.expires_at <= now:
+                    if await repository.take_over_expired(
+                        conn, **ids, fingerprint=scope.fingerprint, now=now,
+                        locked_until=lease, expires_at=now + self._ttl,
+                    ):
+                        return None
+                    continue
+                if row.fingerprint != scope.fingerprint:
+                    raise IdempotencyConflict()
+                if row.state == repository.COMPLETED:
+                    return Stored(row.response_status, row.response_body.encode())
+                if row.locked_until > now:
+                    wait = math.ceil((row.locked_until - now).total_seconds())
+                    raise IdempotencyKeyInUse(retry_after_seconds=max(1, min(wait, 5)))
+                if await repository.take_over_stale_lock(conn, **ids, now=now, locked_until=lease):
+                    return None
+        raise IdempotencyKeyInUse(retry_after_seconds=1)
+
+    async def complete(self, conn: AsyncConnection, scope: Scope, status: int, body: bytes) -> None:
+        """Store the answer, in the transaction of the operation's last write."""
+        await repository.complete(
+            conn,
+            application_id=scope.application_id,
+            operation=scope.operation,
+            key=scope.key,
+            fingerprint=scope.fingerprint,
+            status=status,
+            body=body,
+        )
+
+    async def release(self, scope: Scope) -> None:
+        """Free the key after a failed attempt (call after the operation rolled back)."""
+        async with self._database.transaction() as conn:
+            await repository.delete_claim(
+                conn,
+                application_id=scope.application_id,
+                operation=scope.operation,
+                key=scope.key,
+                fingerprint=scope.fingerprint,
+            )
+
+    async def purge(self) -> int:
+        async with self._database.transaction() as conn:
+            return await repository.purge_expired(conn, self._clock.now())
+
+    async def run(
+        self,
+        scope: Scope | None,
+        operation: Callable[[AsyncConnection], Awaitable[tuple[int, Any]]],
+    ) -> Response:
+        """Run a single-transaction operation under an optional key; answer its JSON."""
+        if scope is None:
+            async with self._database.transaction() as conn:
+                status, body = await operation(conn)
+            return Response(dumps(body), status_code=status, media_type="application/json")
+        stored = await self.begin(scope)
+        if stored is not None:
+            return stored.response()
+        try:
+            async with self._database.transaction() as conn:
+                status, body = await operation(conn)
+                raw = dumps(body)
+                if 200 <= status < 300:
+                    await self.complete(conn, scope, status, raw)
+        except BaseException:
+            await self.release(scope)
+            raise
+        return Response(raw, status_code=status, media_type="application/json")

@@ -1,0 +1,32 @@
+"""Prefixed, URL-safe, time-ordered identifiers: 48 bits of milliseconds then 96 random bits.
+
+Ids of one kind sort by creation time (to the millisecond), which keyset pagination uses.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
+_LENGTH = 29  # ceil(144 / 5)
+
+
+def _encode(number: int) -> str:
+    chars = []
+    for _ in range(_LENGTH):
+        number, rem = divmod(number, 32)
+        chars.append(_ALPHABET[rem])
+    return "".join(reversed(chars))
+
+
+def new_id(prefix: str, at_ms: int | None = None) -> str:
+    """A new id such as ``payi_01jd...``; ``prefix`` is given without the underscore."""
+    ms = int(time.time() * 1000) if at_ms is None else at_ms
+    value = ((ms & ((1 << 48) - 1)) << 96) | secrets.randbits(96)
+    return f"{prefix}_{_encode(value)}"
+
+
+def lowest_id(prefix: str, at_ms: int) -> str:
+    """The smallest id of ``prefix`` created at ``at_ms``: a bound for time-range queries."""
+    return f"{prefix}_{_encode((at_ms & ((1 << 48) - 1)) << 96)}"

@@ -1,0 +1,1 @@
+"""Payment intents: creation, reading, and the state machine every move goes through."""

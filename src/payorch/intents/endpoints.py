@@ -1,0 +1,57 @@
+"""HTTP of payment intents: parse, call the service, answer."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from payorch.errors import (
+    AuthenticationFailed,
+    IdempotencyConflict,
+    IdempotencyKeyInUse,
+    ResourceNotFound,
+    ValidationFailed,
+)
+from payorch.http.deps import Conn, CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.intents import service
+from payorch.intents.schemas import CreatePaymentIntent, PaymentIntent
+
+router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=PaymentIntent,
+    responses=problem_responses(
+        ValidationFailed, AuthenticationFailed, ResourceNotFound, IdempotencyConflict, IdempotencyKeyInUse
+    ),
+    summary="Create a payment intent",
+)
+async def create_payment_intent(
+    body: CreatePaymentIntent,
+    request: Request,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    scope = idempotency_scope(
+        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    )
+
+    async def operation(conn: Conn) -> tuple[int, object]:
+        return 201, await service.create_intent(conn, runtime.clock, caller, body)
+
+    return await runtime.idempotency.run(scope, operation)
+
+
+@router.get(
+    "/{payment_intent_id}",
+    response_model=PaymentIntent,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="Read a payment intent",
+)
+async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    return json_response(await service.read_intent(conn, caller, payment_intent_id))

@@ -1,0 +1,123 @@
+"""Request and response models of payment intents."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from payorch import money
+from payorch.providers import AUTO, PROVIDER_IDS
+
+MAX_METADATA_KEYS = 50
+MAX_METADATA_KEY_LENGTH = 40
+MAX_METADATA_VALUE_LENGTH = 500
+MAX_URL_LENGTH = 2048
+
+
+def check_http_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("must be an absolute http or https URL")
+    if any(c.isspace() for c in value):
+        raise ValueError("must not contain white space")
+    return value
+
+
+class CreatePaymentIntent(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    merchant_account_id: Annotated[str, Field(min_length=1, max_length=40, examples=["mrc_..."])]
+    external_reference: Annotated[str, Field(min_length=1, max_length=64, examples=["order-1001"])]
+    amount: Annotated[
+        int,
+        Field(gt=0, le=money.MAX_AMOUNT, description="In the currency's minor unit (CLP 0, USD 2)."),
+    ]
+    currency: Annotated[str, Field(min_length=3, max_length=3, examples=["CLP"])]
+    description: Annotated[str | None, Field(max_length=255)] = None
+    provider: Annotated[
+        str, Field(description="`auto` or a provider identifier.", examples=["auto"])
+    ] = AUTO
+    return_url: Annotated[str, Field(max_length=MAX_URL_LENGTH, examples=["https://shop.example/return"])]
+    metadata: Annotated[
+        dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]],
+        Field(max_length=MAX_METADATA_KEYS),
+    ] = Field(default_factory=dict)
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str) -> str:
+        if not money.is_currency(value):
+            raise ValueError("must be an ISO 4217 currency code in upper case, such as CLP or USD")
+        return value
+
+    @field_validator("provider")
+    @classmethod
+    def _provider(cls, value: str) -> str:
+        if value != AUTO and value not in PROVIDER_IDS:
+            raise ValueError(f"must be auto or one of {', '.join(PROVIDER_IDS)}")
+        return value
+
+    @field_validator("return_url")
+    @classmethod
+    def _return_url(cls, value: str) -> str:
+        return check_http_url(value)
+
+    @field_validator("metadata")
+    @classmethod
+    def _metadata(cls, value: dict[str, str]) -> dict[str, str]:
+        for key in value:
+            if not 1 <= len(key) <= MAX_METADATA_KEY_LENGTH:
+                raise ValueError(f"keys must be 1 to {MAX_METADATA_KEY_LENGTH} characters")
+        return value
+
+
+class TimelineEntry(BaseModel):
+    type: str
+    at: str
+
+
+class Payment(BaseModel):
+    id: str
+    status: str
+    authorization_code: str | None = None
+    authorized_at: str | None = None
+
+
+class PaymentIntent(BaseModel):
+    id: str
+    status: str
+    merchant_account_id: str
+    external_reference: str
+    amount: int
+    currency: str
+    description: str | None
+    provider: str = Field(description="The chosen provider; before a checkout, the requested value.")
+    return_url: str
+    metadata: dict[str, str]
+    created_at: str
+    payment: Payment | None = Field(None, description="Present once the provider authorized.")
+    timeline: list[TimelineEntry]
+
+
+def intent_body(row: Any, timeline: list[Any], payment: dict[str, Any] | None = None) -> dict[str, Any]:
+    from payorch.clock import isoformat
+
+    body: dict[str, Any] = {
+        "id": row.id,
+        "status": row.status,
+        "merchant_account_id": row.merchant_account_id,
+        "external_reference": row.external_reference,
+        "amount": row.amount,
+        "currency": row.currency,
+        "description": row.description,
+        "provider": row.provider or row.requested_provider,
+        "return_url": row.return_url,
+        "metadata": row.metadata,
+        "created_at": isoformat(row.created_at),
+        "timeline": [{"type": t.type, "at": isoformat(t.created_at)} for t in timeline],
+    }
+    if payment is not None:
+        body["payment"] = payment
+    return body

@@ -1,0 +1,81 @@
+"""The complete state machine of a payment intent (DECISIONS.md), in one place.
+
+Every status change in the code base goes through ``next_status``; anything not in
+TRANSITIONS answers 409 INVALID_STATE.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from payorch.errors import InvalidState
+from payorch.events.types import EventType
+
+
+class IntentStatus(StrEnum):
+    CREATED = "CREATED"
+    REQUIRES_ACTION = "REQUIRES_ACTION"
+    PROCESSING = "PROCESSING"
+    AUTHORIZED = "AUTHORIZED"
+    FAILED = "FAILED"
+    CANCELLED = "CANCELLED"
+    EXPIRED = "EXPIRED"
+    PARTIALLY_REFUNDED = "PARTIALLY_REFUNDED"
+    REFUNDED = "REFUNDED"
+
+
+class Move(StrEnum):
+    START_CHECKOUT = "start_checkout"  # also a replacement while REQUIRES_ACTION
+    PROCESS = "process"  # the provider left the payment in process
+    AUTHORIZE = "authorize"
+    FAIL = "fail"
+    CANCEL = "cancel"
+    EXPIRE = "expire"
+    REFUND_PART = "refund_part"  # a refund that leaves something to refund
+    REFUND_REST = "refund_rest"  # a refund of everything that was left
+
+
+S, M = IntentStatus, Move
+
+TRANSITIONS: dict[tuple[IntentStatus, Move], IntentStatus] = {
+    (S.CREATED, M.START_CHECKOUT): S.REQUIRES_ACTION,
+    (S.REQUIRES_ACTION, M.START_CHECKOUT): S.REQUIRES_ACTION,
+    (S.REQUIRES_ACTION, M.PROCESS): S.PROCESSING,
+    (S.REQUIRES_ACTION, M.AUTHORIZE): S.AUTHORIZED,
+    (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
+    (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
+    (S.PROCESSING, M.FAIL): S.FAILED,
+    (S.REQUIRES_ACTION, M.CANCEL): S.CANCELLED,
+    (S.REQUIRES_ACTION, M.EXPIRE): S.EXPIRED,
+    (S.AUTHORIZED, M.REFUND_PART): S.PARTIALLY_REFUNDED,
+    (S.AUTHORIZED, M.REFUND_REST): S.REFUNDED,
+    (S.PARTIALLY_REFUNDED, M.REFUND_PART): S.PARTIALLY_REFUNDED,
+    (S.PARTIALLY_REFUNDED, M.REFUND_REST): S.REFUNDED,
+}
+
+# The event each move emits. Refund moves emit refund.succeeded, written by the refund service
+# (it carries refund fields the intent does not know).
+EVENT_OF_MOVE: dict[Move, EventType | None] = {
+    M.START_CHECKOUT: EventType.PAYMENT_CHECKOUT_STARTED,
+    M.PROCESS: EventType.PAYMENT_PROCESSING,
+    M.AUTHORIZE: EventType.PAYMENT_AUTHORIZED,
+    M.FAIL: EventType.PAYMENT_FAILED,
+    M.CANCEL: EventType.PAYMENT_CANCELLED,
+    M.EXPIRE: EventType.PAYMENT_EXPIRED,
+    M.REFUND_PART: None,
+    M.REFUND_REST: None,
+}
+
+FINAL = frozenset({S.FAILED, S.CANCELLED, S.EXPIRED, S.REFUNDED})
+
+
+def next_status(current: IntentStatus | str, move: Move) -> IntentStatus:
+    status = IntentStatus(current)
+    try:
+        return TRANSITIONS[(status, move)]
+    except KeyError:
+        raise InvalidState(status.value) from None
+
+
+def allowed(current: IntentStatus | str, move: Move) -> bool:
+    return (IntentStatus(current), move) in TRANSITIONS

@@ -1,0 +1,1 @@
+"""Background work: one loop per job, woken early when there is new work."""

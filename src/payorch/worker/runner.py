@@ -1,0 +1,69 @@
+"""Run the jobs until SIGTERM/SIGINT; then let the batch in flight finish and exit cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Sequence
+
+from payorch.runtime import Runtime
+from payorch.worker.jobs import Job, default_jobs
+
+log = logging.getLogger("payorch.worker")
+ERROR_BACKOFF_SECONDS = 1.0
+
+
+class Worker:
+    def __init__(self, runtime: Runtime, jobs: Sequence[Job] | None = None) -> None:
+        self.runtime = runtime
+        self.jobs = list(jobs) if jobs is not None else default_jobs()
+        self.stopping = asyncio.Event()
+        self._wake = {job.name: asyncio.Event() for job in self.jobs}
+
+    def wake(self, name: str) -> None:
+        """Ask a job to run now (new work was committed)."""
+        if name in self._wake:
+            self._wake[name].set()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for event in self._wake.values():
+            event.set()
+
+    async def run(self) -> None:
+        log.info("worker started", extra={"jobs": [job.name for job in self.jobs]})
+        await asyncio.gather(*(self._loop(job) for job in self.jobs))
+        log.info("worker stopped")
+
+    async def _loop(self, job: Job) -> None:
+        wake = self._wake[job.name]
+        while not self.stopping.is_set():
+            wake.clear()
+            try:
+                done = await job.run_once(self.runtime)
+            except Exception:
+                log.exception("job %s failed; trying again shortly", job.name)
+                done = 0
+                await _wait(wake, ERROR_BACKOFF_SECONDS)
+                continue
+            if done == 0 and not self.stopping.is_set():
+                await _wait(wake, job.interval)
+
+
+async def _wait(event: asyncio.Event, timeout: float) -> None:
+    try:
+        await asyncio.wait_for(event.wait(), timeout)
+    except TimeoutError:
+        pass
+
+
+async def run_until_signalled(runtime: Runtime, jobs: Sequence[Job] | None = None) -> None:
+    worker = Worker(runtime, jobs)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        await runtime.close()

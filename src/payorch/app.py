@@ -11,7 +11,15 @@ from payorch import __version__
 from payorch.config import Settings, load_settings
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.errors import install_error_handlers
+from payorch.auth.endpoints import router as api_credentials_router
+from payorch.checkouts.endpoints import router as checkouts_router
+from payorch.connectors.endpoints import router as connectors_router
+from payorch.events.endpoints import router as events_router
 from payorch.intents.endpoints import router as intents_router
+from payorch.observability.endpoints import router as observability_router
+from payorch.payments.endpoints import router as payments_router
+from payorch.simulator.endpoints import router as simulator_router
+from payorch.webhooks.endpoints import router as webhooks_router
 from payorch.logs import configure_logging
 from payorch.runtime import Runtime
 
@@ -36,6 +44,18 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     )
     app.state.runtime = runtime
     install_error_handlers(app)
-    app.include_router(intents_router)
+    for router in (
+        intents_router,
+        checkouts_router,
+        payments_router,
+        connectors_router,
+        webhooks_router,
+        events_router,
+        api_credentials_router,
+        observability_router,
+    ):
+        app.include_router(router)
+    if runtime.settings.simulator_enabled:
+        app.include_router(simulator_router)
     app.add_middleware(RequestContextMiddleware)
     return app

@@ -1,5 +1,9 @@
-"""All tables, one module per domain, on one MetaData (Alembic migrations mirror them)."""
+"""All tables, one module per domain, on one MetaData (Alembic migrations mirror them).
 
+Import tables from their domain module (``from payorch.db.tables.providers import payments``).
+"""
+
+from payorch.db.tables import providers, refunds, simulator, webhooks  # noqa: F401 - registers
 from payorch.db.tables.base import metadata
 from payorch.db.tables.foundation import (
     api_credentials,

@@ -1,0 +1,5 @@
+"""HTTP of the auth domain: parse, call the service, answer."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["API credentials"])

@@ -1,0 +1,1 @@
+"""Checkouts domain."""

@@ -1,0 +1,3 @@
+"""Tables of the refunds domain (see migration for the same names)."""
+
+from payorch.db.tables.base import metadata  # noqa: F401

@@ -1,0 +1,5 @@
+"""HTTP of the payments domain: parse, call the service, answer."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["Payments and refunds"])

@@ -1,0 +1,5 @@
+"""HTTP of the webhooks domain: parse, call the service, answer."""
+
+from fastapi import APIRouter
+
+router = APIRouter(tags=["Webhooks"])

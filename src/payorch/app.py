@@ -43,6 +43,8 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         lifespan=lifespan,
     )
     app.state.runtime = runtime
+    if runtime.app is None:
+        runtime.app = app
     install_error_handlers(app)
     for router in (
         intents_router,

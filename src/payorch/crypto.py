@@ -22,6 +22,12 @@ from payorch.config import Settings, SettingsError
 class Cipher:
     def __init__(self, key_texts: list[str]) -> None:
         self._fernet = MultiFernet([Fernet(_derive(text)) for text in key_texts])
+        self._first = key_texts[0]
+
+    def derive(self, purpose: str) -> bytes:
+        """A 32-byte key for one purpose (e.g. signing simulator credentials), from the first key."""
+        hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"payorch-derive", info=purpose.encode())
+        return hkdf.derive(self._first.encode())
 
     def encrypt(self, plaintext: str) -> str:
         return self._fernet.encrypt(plaintext.encode()).decode()

@@ -7,12 +7,16 @@ and database. Domain code receives the pieces it needs, never a global.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
 
 from payorch.auth.service import Authenticator
 from payorch.clock import Clock, SystemClock
 from payorch.config import Settings
 from payorch.crypto import Cipher, load_cipher
 from payorch.db import Database
+from payorch.http.client import build_client
 from payorch.idempotency.service import Idempotency
 
 
@@ -25,6 +29,26 @@ class Runtime:
     authenticator: Authenticator
     idempotency: Idempotency
     owns_database: bool = field(default=True)
+    # The ASGI app of this process, for in-process calls to our own routes (http/client.py).
+    # Set by create_app; a worker builds one on first use.
+    app: Any = field(default=None)
+    _http: httpx.AsyncClient | None = field(default=None)
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The pooled outgoing client (provider calls, simulator notifications)."""
+        if self._http is None:
+            self._http = build_client(
+                self.settings.public_url, self._asgi_app, self.settings.provider_timeout_seconds
+            )
+        return self._http
+
+    def _asgi_app(self) -> Any:
+        if self.app is None:
+            from payorch.app import create_app
+
+            self.app = create_app(runtime=self)
+        return self.app
 
     @classmethod
     def build(
@@ -44,5 +68,8 @@ class Runtime:
         )
 
     async def close(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
         if self.owns_database:
             await self.database.dispose()

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications import repository as applications
 from payorch.auth.service import Caller
-from payorch.clock import Clock
+from payorch.clock import Clock, isoformat
 from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import repository as events_repository
 from payorch.events import service as events
@@ -17,6 +17,7 @@ from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
+from payorch.payments import repository as payments_repository
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
 
 
@@ -106,8 +107,16 @@ async def apply_move(
 
 
 async def _payment_of(conn: AsyncConnection, intent: Row) -> dict[str, Any] | None:  # type: ignore[type-arg]
-    """The intent's payment object, once a payment exists (filled in by the payments domain)."""
-    return None
+    """The intent's payment object, once the provider authorized."""
+    payment = await payments_repository.for_intent(conn, intent.id)
+    if payment is None:
+        return None
+    return {
+        "id": payment.id,
+        "status": payment.status,
+        "authorization_code": payment.authorization_code,
+        "authorized_at": isoformat(payment.authorized_at),
+    }
 
 
 class _IntentValues:

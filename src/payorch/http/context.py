@@ -53,7 +53,7 @@ class RequestContextMiddleware:
             if rejection is not None:
                 await _send_error(send_with_id, rejection, request_id)
                 return
-            await self.app(scope, _limited(receive), send_with_id)
+            await self.app(scope, _limited(receive, scope), send_with_id)
         except ApiError as error:  # raised while reading the body, outside a route
             if not started:
                 await _send_error(send_with_id, error, request_id)
@@ -80,8 +80,12 @@ def _reject_body(scope: Scope, headers: dict[bytes, bytes]) -> ApiError | None:
     return None
 
 
-def _limited(receive: Receive) -> Receive:
-    """Count body bytes as they arrive: chunked bodies have no Content-Length to check."""
+def _limited(receive: Receive, scope: Scope) -> Receive:
+    """Count body bytes as they arrive: chunked bodies have no Content-Length to check.
+
+    FastAPI turns any error while reading the body into a generic 400, so we also leave a mark
+    in the request state that the error handler turns back into 413.
+    """
     seen = 0
 
     async def wrapped() -> Message:
@@ -90,6 +94,7 @@ def _limited(receive: Receive) -> Receive:
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > MAX_BODY_BYTES:
+                scope["state"]["body_too_large"] = True
                 raise PayloadTooLarge()
         return message
 

@@ -66,6 +66,8 @@ def install_error_handlers(app: FastAPI) -> None:
             415: UnsupportedMediaType(),
         }
         error = mapped.get(exc.status_code)
+        if getattr(request.state, "body_too_large", False):
+            error = PayloadTooLarge()
         if error is None:
             if exc.status_code == 400:
                 error = ValidationFailed(str(exc.detail))

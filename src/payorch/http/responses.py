@@ -30,5 +30,5 @@ def error_body(error: ApiError, request_id: str) -> dict[str, Any]:
 
 
 def error_response(error: ApiError, request_id: str) -> Response:
-    headers = {"X-Request-Id": request_id, **error.headers()}
-    return json_response(error_body(error, request_id), error.status, headers)
+    # X-Request-Id is added to every response by RequestContextMiddleware.
+    return json_response(error_body(error, request_id), error.status, error.headers())

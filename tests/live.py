@@ -1,0 +1,82 @@
+"""Run `payorch` as a real process for tests of the command line and of restarts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import TEST_SECRET_KEY
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def payorch_env(database_url: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAYORCH_")}
+    env.update(
+        PAYORCH_DATABASE_URL=database_url,
+        PAYORCH_SECRET_KEY=TEST_SECRET_KEY,
+        PYTHONPATH=SRC + os.pathsep + env.get("PYTHONPATH", ""),
+    )
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "payorch", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@contextmanager
+def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) -> Iterator[str]:
+    """Start `payorch serve` and yield its base URL once it answers; SIGTERM it at the end."""
+    port = port or free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**env, "PAYORCH_PUBLIC_URL": base}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "payorch", "serve", "--port", str(port), *extra_args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{process.stdout.read() if process.stdout else ''}")
+            try:
+                httpx.get(base + "/v1/payment-intents/payi_x", timeout=1)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("server did not start in 60 s") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

@@ -1,0 +1,133 @@
+"""The operator's command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.live import live_server, payorch_env, run_cli
+
+
+def test_applications_create_prints_exactly_one_json_object(database_url: str) -> None:
+    result = run_cli(
+        ["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"],
+        payorch_env(database_url),
+    )
+    assert result.returncode == 0, result.stderr
+    created = json.loads(result.stdout)
+    assert set(created) == {"application_id", "merchant_account_id", "environment", "api_key"}
+    assert created["application_id"].startswith("app_")
+    assert created["merchant_account_id"].startswith("mrc_")
+    assert created["environment"] == "SANDBOX"
+    assert created["api_key"].startswith("pay_sb_")
+
+
+def test_production_applications_get_live_keys(database_url: str) -> None:
+    result = run_cli(
+        ["applications", "create", "--name", "Live", "--environment", "PRODUCTION", "--json"],
+        payorch_env(database_url),
+    )
+    assert json.loads(result.stdout)["api_key"].startswith("pay_live_")
+
+
+def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
+    result = run_cli(
+        ["applications", "create", "--name", "L", "--environment", "PRODUCTION", "--mock-connectors"],
+        payorch_env(database_url),
+    )
+    assert result.returncode == 2 and "SANDBOX" in result.stderr
+
+
+def test_migrate_is_repeatable(database_url: str) -> None:
+    for _ in range(2):
+        result = run_cli(["migrate"], payorch_env(database_url))
+        assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("PAYORCH_RATE_LIMIT", "lots"),
+        ("PAYORCH_WEBHOOK_RETRY_SCHEDULE", "1,2,3"),
+        ("PAYORCH_PROVIDER_TIMEOUT_SECONDS", "-1"),
+        ("PAYORCH_DATABASE_URL", "mysql://x"),
+        ("PAYORCH_SECRET_KEY", "short"),
+    ],
+)
+def test_a_bad_setting_stops_the_start_with_one_line_naming_it(
+    tmp_path, variable: str, value: str
+) -> None:
+    env = payorch_env(f"sqlite:///{tmp_path}/x.db", **{variable: value})
+    result = run_cli(["migrate"], env)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and variable in lines[0], result.stderr
+
+
+def test_postgres_without_a_secret_key_is_refused(tmp_path) -> None:
+    env = payorch_env("postgresql://postgres@127.0.0.1:5432/test")
+    env.pop("PAYORCH_SECRET_KEY")
+    result = run_cli(["migrate"], env)
+    assert result.returncode == 2 and "PAYORCH_SECRET_KEY" in result.stderr
+
+
+def test_embedded_database_gets_a_key_file(tmp_path) -> None:
+    env = payorch_env(f"sqlite:///{tmp_path}/p.db")
+    env.pop("PAYORCH_SECRET_KEY")
+    assert run_cli(["migrate"], env).returncode == 0
+    key_file = tmp_path / "p.db.key"
+    assert key_file.exists() and oct(key_file.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_restart_keeps_every_intent(database_url: str) -> None:
+    env = payorch_env(database_url)
+    created = json.loads(
+        run_cli(["applications", "create", "--name", "R", "--environment", "SANDBOX", "--json"], env).stdout
+    )
+    headers = {"Authorization": f"Bearer {created['api_key']}"}
+    body = {
+        "merchant_account_id": created["merchant_account_id"],
+        "external_reference": "restart",
+        "amount": 100,
+        "currency": "CLP",
+        "return_url": "https://shop.example/r",
+    }
+    with live_server(env, "--no-worker") as base:
+        ids = [httpx.post(f"{base}/v1/payment-intents", json=body, headers=headers).json()["id"] for _ in range(5)]
+    with live_server(env, "--no-worker") as base:
+        for intent_id in ids:
+            response = httpx.get(f"{base}/v1/payment-intents/{intent_id}", headers=headers)
+            assert response.status_code == 200 and response.json()["status"] == "CREATED"
+
+
+def test_serve_with_two_api_processes(database_url: str) -> None:
+    env = payorch_env(database_url)
+    created = json.loads(
+        run_cli(["applications", "create", "--name", "W", "--environment", "SANDBOX", "--json"], env).stdout
+    )
+    headers = {"Authorization": f"Bearer {created['api_key']}"}
+    with live_server(env, "--no-worker", "--workers", "2") as base:
+        response = httpx.get(f"{base}/v1/payment-intents/payi_nope", headers=headers)
+        assert response.status_code == 404
+
+
+def test_worker_starts_and_stops_cleanly_on_sigterm(database_url: str) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "payorch", "worker"],
+        env=payorch_env(database_url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    time.sleep(2)
+    assert process.poll() is None, process.stdout.read() if process.stdout else ""
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    output = process.stdout.read() if process.stdout else ""
+    assert "worker stopped" in output and "Traceback" not in output

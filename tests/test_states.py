@@ -1,0 +1,159 @@
+"""The state machine: every allowed and every refused move, in the database and as a model."""
+
+from __future__ import annotations
+
+import itertools
+
+import httpx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+from sqlalchemy import update
+
+from payorch.db.tables import payment_intents
+from payorch.errors import InvalidState
+from payorch.events import repository as events_repository
+from payorch.intents import repository, service
+from payorch.intents.states import (
+    EVENT_OF_MOVE,
+    FINAL,
+    TRANSITIONS,
+    IntentStatus,
+    Move,
+    allowed,
+    next_status,
+)
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox
+
+S, M = IntentStatus, Move
+
+EXPECTED = {
+    (S.CREATED, M.START_CHECKOUT): S.REQUIRES_ACTION,
+    (S.REQUIRES_ACTION, M.START_CHECKOUT): S.REQUIRES_ACTION,
+    (S.REQUIRES_ACTION, M.PROCESS): S.PROCESSING,
+    (S.REQUIRES_ACTION, M.AUTHORIZE): S.AUTHORIZED,
+    (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
+    (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
+    (S.PROCESSING, M.FAIL): S.FAILED,
+    (S.REQUIRES_ACTION, M.CANCEL): S.CANCELLED,
+    (S.REQUIRES_ACTION, M.EXPIRE): S.EXPIRED,
+    (S.AUTHORIZED, M.REFUND_PART): S.PARTIALLY_REFUNDED,
+    (S.AUTHORIZED, M.REFUND_REST): S.REFUNDED,
+    (S.PARTIALLY_REFUNDED, M.REFUND_PART): S.PARTIALLY_REFUNDED,
+    (S.PARTIALLY_REFUNDED, M.REFUND_REST): S.REFUNDED,
+}
+
+
+def test_the_table_is_exactly_the_decided_one() -> None:
+    assert TRANSITIONS == EXPECTED
+
+
+def test_final_states_have_no_way_out() -> None:
+    assert FINAL == {S.FAILED, S.CANCELLED, S.EXPIRED, S.REFUNDED}
+    for status, move in itertools.product(FINAL, Move):
+        assert not allowed(status, move)
+        with pytest.raises(InvalidState):
+            next_status(status, move)
+
+
+@pytest.mark.parametrize(("status", "move"), list(itertools.product(IntentStatus, Move)))
+async def test_every_move_in_the_database(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_body: dict[str, object],
+    runtime: Runtime,
+    status: IntentStatus,
+    move: Move,
+) -> None:
+    created = await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
+    intent_id = created.json()["id"]
+    async with runtime.database.transaction() as conn:  # put the intent in the starting state
+        await conn.execute(
+            update(payment_intents).where(payment_intents.c.id == intent_id).values(status=status.value)
+        )
+    async with runtime.database.transaction() as conn:
+        before = len(await events_repository.timeline(conn, intent_id))
+    expected = EXPECTED.get((status, move))
+    try:
+        async with runtime.database.transaction() as conn:
+            row = await repository.get(conn, sandbox.application_id, intent_id, for_update=True)
+            new = await service.apply_move(conn, runtime.clock, row, move, data={"provider": "x"})
+    except InvalidState as error:
+        assert expected is None
+        assert error.details == {"status": status.value}
+        new = None
+    else:
+        assert new == expected
+    async with runtime.database.transaction() as conn:
+        after = await events_repository.timeline(conn, intent_id)
+        stored = await repository.status_of(conn, intent_id)
+    assert stored == (expected or status).value
+    wrote_event = expected is not None and EVENT_OF_MOVE[move] is not None
+    assert len(after) == before + (1 if wrote_event else 0)
+    if wrote_event:
+        assert after[-1].type == EVENT_OF_MOVE[move]
+
+
+async def test_a_stale_read_cannot_move_the_intent(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], runtime: Runtime
+) -> None:
+    """Two movers read REQUIRES_ACTION; the second's compare-and-set fails with INVALID_STATE."""
+    intent_id = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()["id"]
+    async with runtime.database.transaction() as conn:
+        row = await repository.get(conn, sandbox.application_id, intent_id)
+        await service.apply_move(conn, runtime.clock, row, Move.START_CHECKOUT)
+    async with runtime.database.transaction() as conn:
+        stale = await repository.get(conn, sandbox.application_id, intent_id)
+    async with runtime.database.transaction() as conn:
+        await service.apply_move(conn, runtime.clock, stale, Move.AUTHORIZE)
+    with pytest.raises(InvalidState) as caught:
+        async with runtime.database.transaction() as conn:
+            await service.apply_move(conn, runtime.clock, stale, Move.FAIL)
+    assert caught.value.details == {"status": "AUTHORIZED"}
+
+
+class IntentModel(RuleBasedStateMachine):
+    """Random walks through the machine keep its invariants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.status = S.CREATED
+        self.history = [S.CREATED]
+
+    @rule(move=st.sampled_from(list(Move)))
+    def apply(self, move: Move) -> None:
+        if allowed(self.status, move):
+            self.status = next_status(self.status, move)
+            self.history.append(self.status)
+        else:
+            with pytest.raises(InvalidState):
+                next_status(self.status, move)
+
+    @invariant()
+    def refunds_only_after_authorization(self) -> None:
+        if self.status in (S.PARTIALLY_REFUNDED, S.REFUNDED):
+            assert S.AUTHORIZED in self.history
+
+    @invariant()
+    def authorized_at_most_once(self) -> None:
+        assert self.history.count(S.AUTHORIZED) <= 1
+
+    @invariant()
+    def nothing_after_a_final_state(self) -> None:
+        for i, status in enumerate(self.history[:-1]):
+            assert status not in FINAL, self.history[i:]
+
+
+TestIntentModel = IntentModel.TestCase
+TestIntentModel.settings = settings(max_examples=200, stateful_step_count=20, deadline=None)
+
+
+@given(st.sampled_from(list(IntentStatus)), st.sampled_from(list(Move)))
+def test_next_status_agrees_with_allowed(status: IntentStatus, move: Move) -> None:
+    if allowed(status, move):
+        assert next_status(status, move) == EXPECTED[(status, move)]
+    else:
+        with pytest.raises(InvalidState):
+            next_status(status, move)

@@ -30,12 +30,24 @@ async def insert_merchant(
     )
 
 
+# A merchant never changes application and is never deleted, so a positive answer can be kept.
+_KNOWN_MERCHANTS: set[tuple[str, str]] = set()
+_KNOWN_MERCHANTS_MAX = 100_000
+
+
 async def merchant_belongs_to(conn: AsyncConnection, merchant_id: str, application_id: str) -> bool:
+    if (merchant_id, application_id) in _KNOWN_MERCHANTS:
+        return True
     query = select(merchant_accounts.c.id).where(
         merchant_accounts.c.id == merchant_id,
         merchant_accounts.c.application_id == application_id,
     )
-    return (await conn.execute(query)).first() is not None
+    found = (await conn.execute(query)).first() is not None
+    if found:
+        if len(_KNOWN_MERCHANTS) >= _KNOWN_MERCHANTS_MAX:
+            _KNOWN_MERCHANTS.clear()
+        _KNOWN_MERCHANTS.add((merchant_id, application_id))
+    return found
 
 
 async def count_applications(conn: AsyncConnection) -> int:

@@ -10,6 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.tables import events
 
 
+_INSERT = insert(events)  # built once; values come as parameters (hot path)
+
+
 async def insert_event(
     conn: AsyncConnection,
     *,
@@ -21,14 +24,15 @@ async def insert_event(
     created_at: datetime,
 ) -> None:
     await conn.execute(
-        insert(events).values(
-            id=event_id,
-            application_id=application_id,
-            type=type,
-            payment_intent_id=payment_intent_id,
-            payload=payload,
-            created_at=created_at,
-        )
+        _INSERT,
+        {
+            "id": event_id,
+            "application_id": application_id,
+            "type": type,
+            "payment_intent_id": payment_intent_id,
+            "payload": payload,
+            "created_at": created_at,
+        },
     )
 
 

@@ -13,7 +13,8 @@ from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
+    # async on purpose: FastAPI runs plain-def dependencies in a thread pool, costly per request.
     runtime: Runtime = request.app.state.runtime
     return runtime
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, delete, select, update
+from sqlalchemy import Row, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -20,6 +20,79 @@ def _pk(application_id: str, operation: str, key: str) -> list:  # type: ignore[
         records.c.operation == operation,
         records.c.key == key,
     ]
+
+
+_INSERT_COMPLETED = {
+    name: dialect.insert(records).on_conflict_do_nothing()
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}  # built once per dialect: the create hot path runs it on every keyed request
+
+
+async def insert_completed(
+    conn: AsyncConnection,
+    *,
+    application_id: str,
+    operation: str,
+    key: str,
+    fingerprint: str,
+    now: datetime,
+    expires_at: datetime,
+    status: int,
+    body: bytes,
+) -> bool:
+    """Insert a COMPLETED row; False if the key exists. On PostgreSQL this waits for a
+    concurrent transaction holding the same key to end, then reports the conflict."""
+    result = await conn.execute(
+        _INSERT_COMPLETED[conn.dialect.name],
+        {
+            "application_id": application_id,
+            "operation": operation,
+            "key": key,
+            "fingerprint": fingerprint,
+            "state": COMPLETED,
+            "locked_until": now,
+            "response_status": status,
+            "response_body": body.decode(),
+            "created_at": now,
+            "expires_at": expires_at,
+        },
+    )
+    return result.rowcount == 1
+
+
+async def take_over_completed(
+    conn: AsyncConnection,
+    *,
+    application_id: str,
+    operation: str,
+    key: str,
+    fingerprint: str,
+    now: datetime,
+    expires_at: datetime,
+    status: int,
+    body: bytes,
+) -> bool:
+    """Store our answer over an expired row, or over a claim whose holder died."""
+    result = await conn.execute(
+        update(records)
+        .where(
+            *_pk(application_id, operation, key),
+            or_(
+                records.c.expires_at <= now,
+                (records.c.state == IN_PROGRESS) & (records.c.locked_until <= now),
+            ),
+        )
+        .values(
+            fingerprint=fingerprint,
+            state=COMPLETED,
+            locked_until=now,
+            response_status=status,
+            response_body=body.decode(),
+            created_at=now,
+            expires_at=expires_at,
+        )
+    )
+    return result.rowcount == 1
 
 
 async def insert_claim(

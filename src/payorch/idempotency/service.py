@@ -11,8 +11,13 @@ A request with a key goes through three steps:
    are remembered, so the same key may be retried.
 
 A claim is a lease: if its holder dies, another request may take it over once the lease ends.
-Single-transaction operations use ``run`` (below); multi-phase ones (checkout, refunds) call
-begin/complete/release themselves.
+Multi-phase operations (checkout, refunds) call begin/complete/release themselves.
+
+Single-transaction operations use ``run``, which skips the separate claim: the key is inserted,
+already COMPLETED with the answer, at the end of the operation's own transaction. The primary
+key still decides: a concurrent request with the same key waits on it (PostgreSQL) or on the
+single writer (SQLite), then rolls its own work back and replays the winner's answer. Cheaper
+(one transaction instead of three), and a failed operation leaves nothing behind to release.
 """
 
 from __future__ import annotations
@@ -149,20 +154,49 @@ class Idempotency:
         operation: Callable[[AsyncConnection], Awaitable[tuple[int, Any]]],
     ) -> Response:
         """Run a single-transaction operation under an optional key; answer its JSON."""
-        if scope is None:
-            async with self._database.transaction() as conn:
-                status, body = await operation(conn)
-            return Response(dumps(body), status_code=status, media_type="application/json")
-        stored = await self.begin(scope)
-        if stored is not None:
-            return stored.response()
         try:
             async with self._database.transaction() as conn:
                 status, body = await operation(conn)
                 raw = dumps(body)
-                if 200 <= status < 300:
-                    await self.complete(conn, scope, status, raw)
-        except BaseException:
-            await self.release(scope)
-            raise
+                if scope is not None and 200 <= status < 300:
+                    await self._store_or_abort(conn, scope, status, raw)
+        except _Replay as replay:
+            return replay.stored.response()
         return Response(raw, status_code=status, media_type="application/json")
+
+    async def _store_or_abort(self, conn: AsyncConnection, scope: Scope, status: int, raw: bytes) -> None:
+        """Record the answer under the key, or raise (rolling the operation back) if taken."""
+        now = self._clock.now()
+        values = {
+            "application_id": scope.application_id,
+            "operation": scope.operation,
+            "key": scope.key,
+            "fingerprint": scope.fingerprint,
+            "now": now,
+            "expires_at": now + self._ttl,
+            "status": status,
+            "body": raw,
+        }
+        if await repository.insert_completed(conn, **values):
+            return
+        row = await repository.get(conn, scope.application_id, scope.operation, scope.key)
+        if row is None or row.expires_at <= now or (
+            row.state == repository.IN_PROGRESS and row.locked_until <= now
+        ):
+            if await repository.take_over_completed(conn, **values):
+                return
+            raise IdempotencyKeyInUse(retry_after_seconds=1)
+        if row.fingerprint != scope.fingerprint:
+            raise IdempotencyConflict()
+        if row.state == repository.COMPLETED:
+            raise _Replay(Stored(row.response_status, row.response_body.encode()))
+        wait = math.ceil((row.locked_until - now).total_seconds())
+        raise IdempotencyKeyInUse(retry_after_seconds=max(1, min(wait, 5)))
+
+
+class _Replay(Exception):
+    """Raised inside the operation's transaction to roll it back and answer the stored reply."""
+
+    def __init__(self, stored: Stored) -> None:
+        super().__init__("replay")
+        self.stored = stored

@@ -8,20 +8,20 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from payorch import __version__
-from payorch.config import Settings, load_settings
-from payorch.http.context import RequestContextMiddleware
-from payorch.http.errors import install_error_handlers
 from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import router as checkouts_router
+from payorch.config import Settings, load_settings
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
+from payorch.http.context import RequestContextMiddleware
+from payorch.http.errors import install_error_handlers
 from payorch.intents.endpoints import router as intents_router
+from payorch.logs import configure_logging
 from payorch.observability.endpoints import router as observability_router
 from payorch.payments.endpoints import router as payments_router
+from payorch.runtime import Runtime
 from payorch.simulator.endpoints import router as simulator_router
 from payorch.webhooks.endpoints import router as webhooks_router
-from payorch.logs import configure_logging
-from payorch.runtime import Runtime
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:

@@ -53,7 +53,9 @@ class Settings(BaseSettings):
     )
     provider_skip_seconds: float = Field(10, gt=0, description="How long a failing provider is skipped.")
     provider_timeout_seconds: float = Field(10, gt=0, description="One call to a provider's API.")
-    idempotency_ttl_seconds: int = Field(86400, gt=0, description="How long an Idempotency-Key is remembered.")
+    idempotency_ttl_seconds: int = Field(
+        86400, gt=0, description="How long an Idempotency-Key is remembered."
+    )
     simulator_enabled: bool = Field(True, description="Serve the sandbox provider simulator.")
     redis_url: str | None = Field(
         None, description="When set, rate limits and provider health are shared by all replicas."

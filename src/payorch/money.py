@@ -6,7 +6,7 @@ which tracks ISO's published list. Codes without a minor unit (gold, test codes)
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from iso4217 import Currency
 
@@ -14,7 +14,7 @@ from iso4217 import Currency
 MAX_AMOUNT = 999_999_999_999_999
 
 
-@lru_cache(maxsize=None)
+@cache
 def exponent(code: str) -> int | None:
     """The minor-unit exponent (CLP 0, USD 2, BHD 3), or None for an unknown or unit-less code."""
     if len(code) != 3 or not code.isalpha() or not code.isupper():

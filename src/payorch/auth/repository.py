@@ -69,4 +69,5 @@ async def revoke(
         .values(revoked_at=at)
         .returning(api_credentials.c.prefix)
     )
-    return result.scalar_one_or_none()
+    prefix: str | None = result.scalar_one_or_none()
+    return prefix

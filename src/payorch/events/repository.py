@@ -9,7 +9,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import events
 
-
 _INSERT = insert(events)  # built once; values come as parameters (hot path)
 
 

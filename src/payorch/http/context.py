@@ -13,7 +13,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from payorch.errors import ApiError, InternalError, PayloadTooLarge, UnsupportedMediaType
-from payorch.http.responses import error_body, dumps
+from payorch.http.responses import dumps, error_body
 from payorch.ids import new_id
 
 MAX_BODY_BYTES = 64 * 1024

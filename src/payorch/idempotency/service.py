@@ -167,7 +167,7 @@ class Idempotency:
     async def _store_or_abort(self, conn: AsyncConnection, scope: Scope, status: int, raw: bytes) -> None:
         """Record the answer under the key, or raise (rolling the operation back) if taken."""
         now = self._clock.now()
-        values = {
+        values: dict[str, Any] = {
             "application_id": scope.application_id,
             "operation": scope.operation,
             "key": scope.key,

@@ -10,7 +10,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import payment_intents as intents
 
-
 # Built once: statements whose values come as parameters compile once and hit SQLAlchemy's cache
 # without recomputing a cache key for every request (this is the hottest write path).
 _INSERT = insert(intents)

@@ -17,8 +17,8 @@ from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
-from payorch.payments import repository as payments_repository
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
+from payorch.payments import repository as payments_repository
 
 
 async def create_intent(

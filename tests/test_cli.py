@@ -125,9 +125,14 @@ def test_worker_starts_and_stops_cleanly_on_sigterm(database_url: str) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    time.sleep(2)
-    assert process.poll() is None, process.stdout.read() if process.stdout else ""
+    assert process.stdout is not None
+    seen = ""
+    deadline = time.monotonic() + 30
+    while "worker started" not in seen and time.monotonic() < deadline:
+        seen += process.stdout.readline()
+    assert "worker started" in seen, seen
+    time.sleep(0.5)  # let the loops enter their first batch
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=20) == 0
-    output = process.stdout.read() if process.stdout else ""
+    output = seen + process.stdout.read()
     assert "worker stopped" in output and "Traceback" not in output

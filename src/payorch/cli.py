@@ -100,7 +100,11 @@ def _worker(settings: Settings, _args: argparse.Namespace) -> int:
     from payorch.worker.runner import run_until_signalled
 
     configure_logging()
-    asyncio.run(run_until_signalled(Runtime.build(settings)))
+
+    async def main() -> None:
+        await run_until_signalled(Runtime.build(settings))
+
+    asyncio.run(main())
     return 0
 
 

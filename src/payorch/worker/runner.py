@@ -59,11 +59,21 @@ async def _wait(event: asyncio.Event, timeout: float) -> None:
 
 
 async def run_until_signalled(runtime: Runtime, jobs: Sequence[Job] | None = None) -> None:
-    worker = Worker(runtime, jobs)
+    # Handlers first: building the jobs imports a lot, and a SIGTERM during that must still
+    # mean "stop cleanly", not the default "die".
+    signalled = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, worker.stop)
+        loop.add_signal_handler(sig, signalled.set)
+    worker = Worker(runtime, jobs)
+
+    async def relay() -> None:
+        await signalled.wait()
+        worker.stop()
+
+    relay_task = asyncio.create_task(relay())
     try:
         await worker.run()
     finally:
+        relay_task.cancel()
         await runtime.close()

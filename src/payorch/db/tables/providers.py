@@ -78,6 +78,7 @@ checkouts = Table(
     Column("url", Text, nullable=False),
     Column("method", String(8), nullable=False),
     Column("fields", JsonType, nullable=False),
+    Column("provider_data", JsonType, nullable=False),  # the adapter's opaque keepsake
     Column("expires_at", UtcDateTime, nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
     Column("closed_at", UtcDateTime, nullable=True),

@@ -78,6 +78,7 @@ def upgrade() -> None:
         sa.Column("url", sa.Text, nullable=False),
         sa.Column("method", sa.String(8), nullable=False),
         sa.Column("fields", JsonType, nullable=False),
+        sa.Column("provider_data", JsonType, nullable=False),
         sa.Column("expires_at", UtcDateTime, nullable=False),
         sa.Column("created_at", UtcDateTime, nullable=False),
         sa.Column("closed_at", UtcDateTime, nullable=True),

@@ -58,7 +58,8 @@ FINAL_OUTCOMES = frozenset({Outcome.AUTHORIZED, Outcome.FAILED, Outcome.CANCELLE
 class RefundOutcome(StrEnum):
     SUCCEEDED = "SUCCEEDED"  # the provider applied the refund
     PENDING = "PENDING"  # accepted but not final, or unknown: read it back with read_refund
-    NOT_APPLIED = "NOT_APPLIED"  # read_refund only: the provider shows no trace of it (safe to retry)
+    # read_refund only: the provider shows no trace of it (safe to try again)
+    NOT_APPLIED = "NOT_APPLIED"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -83,7 +84,12 @@ class ProviderRejected(ProviderError):
     """A definite refusal (4xx business answer). ``status_code`` is the provider's HTTP status."""
 
     def __init__(
-        self, reason: str, *, provider: str = "", code: str | None = None, status_code: int | None = None
+        self,
+        reason: str,
+        *,
+        provider: str = "",
+        code: str | None = None,
+        status_code: int | None = None,
     ) -> None:
         super().__init__(reason, provider=provider, code=code)
         self.status_code = status_code
@@ -152,7 +158,7 @@ class ConnectorContext:
         if mode is Mode.MOCK:
             from payorch.simulator.credentials import mock_credentials
 
-            credentials = mock_credentials(runtime.cipher, provider, application_id)
+            credentials = mock_credentials(runtime.cipher, adapter.simulator_name, application_id)
         return cls(
             connector_id=connector_id,
             application_id=application_id,
@@ -179,7 +185,8 @@ class CheckoutRequest:
     description: str | None
     return_url: str  # the service's return handler for this intent
     expires_at: datetime  # what the service wants; the adapter may shorten it
-    notification_url: str | None = None  # the service's notification endpoint (providers that notify)
+    # The service's notification endpoint for this connector (providers that notify).
+    notification_url: str | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -268,13 +275,24 @@ class NotificationRef:
 
 class ProviderAdapter(Protocol):
     provider_id: str
+    simulator_name: str  # "provider_a" | "provider_b": the simulator's name for it
     supports_notifications: bool
+    # Currencies it can charge in (routing skips the provider for others).
+    supported_currencies: frozenset[str]
+    # Whether the consumer's return URL gets ``status`` too (SPEC: the GET-redirect provider).
+    adds_status_to_return: bool
+
+    def supports_currency(self, currency: str) -> bool:
+        """``currency in supported_currencies``."""
+        ...
 
     def base_url(self, mode: Mode, public_url: str) -> str:
         """The provider API's base URL in ``mode``."""
         ...
 
-    async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
+    async def create_checkout(
+        self, ctx: ConnectorContext, request: CheckoutRequest
+    ) -> CheckoutSession:
         """Create the provider-side checkout. Raises ProviderUnavailable / ProviderRejected."""
         ...
 
@@ -304,8 +322,9 @@ class ProviderAdapter(Protocol):
         ...
 
     async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
-        """Refund. ProviderRejected: definite refusal (``reason``, ``code``). ProviderUnavailable:
-        outcome unknown -> call ``read_refund`` later (never blindly retry a non-idempotent refund)."""
+        """Refund. ProviderRejected: definite refusal (``reason``, ``code``).
+        ProviderUnavailable: outcome unknown -> ``read_refund`` later (never blindly retry:
+        provider A's refunds are not idempotent)."""
         ...
 
     async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:

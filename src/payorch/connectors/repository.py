@@ -60,3 +60,12 @@ async def application_of_merchant(conn: AsyncConnection, merchant_account_id: st
         merchant_accounts.c.id == merchant_account_id
     )
     return (await conn.execute(query)).scalar_one_or_none()
+
+
+async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:
+    query = select(connectors.c.id).where(
+        connectors.c.merchant_account_id == merchant_account_id,
+        connectors.c.provider == provider,
+        connectors.c.enabled.is_(True),
+    )
+    return (await conn.execute(query)).first() is not None

@@ -29,4 +29,7 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
-    return [PurgeIdempotencyRecords()]
+    from payorch.worker.expiry import ExpireCheckouts
+    from payorch.worker.reconciliation import ReconcileProcessing
+
+    return [PurgeIdempotencyRecords(), ExpireCheckouts(), ReconcileProcessing()]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -23,6 +24,22 @@ from pydantic import BaseModel, ValidationError
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
 
 logger = logging.getLogger("payorch.providers")
+
+
+class _RedactTokens(logging.Filter):
+    """httpx logs every request URL at INFO; provider A's URLs carry the transaction token."""
+
+    _TOKEN_PATH = re.compile(r"(/transactions/)[^/\s\"?]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.msg = record.getMessage()
+            record.args = None
+        record.msg = self._TOKEN_PATH.sub(r"\1***", str(record.msg))
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactTokens())
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -95,3 +95,26 @@ async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
             select(events.c.payload).where(events.c.payment_intent_id == intent_id).order_by(events.c.seq)
         )
         return [json.loads(row.payload) for row in rows]
+
+
+async def set_fault(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> None:
+    """Simulator control (DECISIONS): the provider API answers this application with faults."""
+    response = await client.post(
+        "/simulator/controls/faults", json={"provider": provider, "mode": mode}, headers=sandbox.headers
+    )
+    assert response.status_code in (200, 201, 204), response.text
+
+
+async def choose_without_returning(client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str) -> str:
+    """The buyer presses an outcome at the simulator page; answer the return address the
+    provider sends them to, without following it (the test decides when the return arrives)."""
+    from urllib.parse import urljoin
+
+    trip = await open_checkout(client, checkout_body)
+    assert trip.page is not None
+    form = trip.page.form_with_button("outcome", outcome)
+    response = await client.post(
+        urljoin(trip.page.url, form.action), data={**form.fields, "outcome": outcome}
+    )
+    assert response.status_code == 303, response.text
+    return response.headers["location"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from babel.numbers import format_currency
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse
 
 _ENV = Environment(
@@ -34,13 +35,15 @@ _LOCALES = {
 def money(amount: Decimal | int, currency: str) -> str:
     """``1500`` CLP -> ``$1.500``; ``10.5`` USD -> ``$10.50`` (currency's own decimals)."""
     locale = _LOCALES.get(currency, "en_US")
-    return format_currency(Decimal(amount), currency, locale=locale)
+    return format_currency(Decimal(str(amount)), currency, locale=locale)
 
 
 _ENV.filters["money"] = money
 
 
-def render(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+def render(
+    template: str, status_code: int = 200, *, background: BackgroundTask | None = None, **context: Any
+) -> HTMLResponse:
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.
     headers = {
@@ -49,4 +52,4 @@ def render(template: str, status_code: int = 200, **context: Any) -> HTMLRespons
         "Cache-Control": "no-store",
         "Referrer-Policy": "no-referrer",
     }
-    return HTMLResponse(html, status_code=status_code, headers=headers)
+    return HTMLResponse(html, status_code=status_code, headers=headers, background=background)

@@ -11,7 +11,6 @@ import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from payorch.checkouts import repository
 from payorch.checkouts.calls import adapter_of, context_for
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.connectors import repository as connectors
@@ -62,10 +61,8 @@ async def handle_return(runtime: Runtime, provider: str, intent_id: str, params:
             intent = await intents.get_any(conn, intent_id)
     if intent is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
-    async with runtime.database.transaction() as conn:
-        latest = await repository.latest_for_intent(conn, intent_id, provider)
     extra = {"payment_intent_id": intent.id}
-    if latest is not None and latest.method == "GET":  # spec: the GET-redirect provider adds status
+    if adapter.adds_status_to_return:  # spec: the GET-redirect provider also adds `status`
         extra["status"] = intent.status
     return with_query(intent.return_url, extra)
 

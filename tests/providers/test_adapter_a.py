@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
@@ -33,6 +35,8 @@ from payorch.providers.base import (
 )
 from payorch.providers.provider_a import wire
 from payorch.providers.provider_a.adapter import buy_order_for, session_id_for
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox, new_application
 
 API_KEY = "secret-api-key-0123456789abcdef"
 COMMERCE = "597000000001"
@@ -626,3 +630,192 @@ async def test_secrets_are_masked_in_reprs_and_logs(
     assert caplog.records
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert API_KEY not in logged and TOKEN not in logged
+
+
+# =================================================================================================
+# The same adapter against the simulator over HTTP (in-process through runtime.http), on SQLite
+# and PostgreSQL.
+
+SIM_PAGE = "http://testserver/simulator/provider_a/webpayserver"
+_HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    return {"provider_timeout_seconds": 1}
+
+
+async def sim_context(runtime: Runtime) -> tuple[ConnectorContext, Sandbox]:
+    sandbox = await new_application(runtime)
+    ctx = ConnectorContext.build(
+        runtime,
+        connector_id=new_id("cfg"),
+        application_id=sandbox.application_id,
+        provider=PROVIDER_A,
+        mode=Mode.MOCK,
+        credentials=None,
+    )
+    return ctx, sandbox
+
+
+async def sim_checkout(ctx: ConnectorContext, amount: int = 1500) -> tuple[CheckoutRef, Any]:
+    intent = new_id("payi")
+    checkout_id = new_id("chk")
+    session = await adapter.create_checkout(
+        ctx,
+        CheckoutRequest(
+            payment_intent_id=intent,
+            checkout_id=checkout_id,
+            amount=amount,
+            currency="CLP",
+            description="Order",
+            return_url=f"http://testserver/v1/checkout-returns/{PROVIDER_A}/{intent}",
+            expires_at=ctx.clock.now() + timedelta(minutes=10),
+        ),
+    )
+    ref = CheckoutRef(
+        payment_intent_id=intent,
+        checkout_id=checkout_id,
+        provider_reference=session.provider_reference,
+        amount=amount,
+        currency="CLP",
+        provider_data=session.provider_data,
+    )
+    return ref, session
+
+
+async def buyer_chooses(ctx: ConnectorContext, session: Any, outcome: str) -> dict[str, str]:
+    """Submit the simulator page as a browser would; the return's parameters."""
+    page = await ctx.http.request(session.method, session.url, data=session.fields)
+    assert page.status_code == 200, page.text
+    assert f'name="outcome" value="{outcome}"' in page.text
+    chosen = await ctx.http.post(SIM_PAGE + "/decide", data={**session.fields, "outcome": outcome})
+    if chosen.status_code == 303:  # back by GET, parameters in the query
+        return dict(parse_qsl(urlsplit(chosen.headers["location"]).query))
+    assert chosen.status_code == 200, chosen.text  # back by an auto-submitted POST form
+    return dict(_HIDDEN.findall(chosen.text))
+
+
+async def set_fault(ctx: ConnectorContext, sandbox: Sandbox, mode: str) -> None:
+    response = await ctx.http.post(
+        "http://testserver/simulator/controls/faults",
+        json={"provider": PROVIDER_A, "mode": mode},
+        headers=sandbox.headers,
+    )
+    assert response.status_code == 200, response.text
+
+
+async def test_sim_approve_commits_once_and_reads_back(runtime: Runtime) -> None:
+    ctx, _ = await sim_context(runtime)
+    ref, session = await sim_checkout(ctx)
+    assert session.url == SIM_PAGE + "/initTransaction"
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.NOT_PAID
+    params = await buyer_chooses(ctx, session, "approve")
+    assert set(params) == {"token_ws"}
+
+    result = await adapter.confirm_return(ctx, ref, params)
+    assert result.outcome is Outcome.AUTHORIZED
+    assert result.amount == 1500 and result.currency == "CLP" and result.authorization_code
+    # A second return (double submit, crash before our write): commit answers 422, status decides.
+    again = await adapter.confirm_return(ctx, ref, params)
+    assert again.outcome is Outcome.AUTHORIZED
+    assert again.authorization_code == result.authorization_code
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.AUTHORIZED
+
+
+@pytest.mark.parametrize(
+    ("choice", "outcome", "shape"),
+    [
+        ("reject", Outcome.FAILED, {"token_ws"}),
+        ("cancel", Outcome.CANCELLED, {"TBK_TOKEN", "TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
+        ("timeout", Outcome.EXPIRED, {"TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
+        ("error", Outcome.FAILED, {"token_ws", "TBK_TOKEN"}),
+    ],
+)
+async def test_sim_return_shapes(
+    runtime: Runtime, choice: str, outcome: Outcome, shape: set[str]
+) -> None:
+    ctx, _ = await sim_context(runtime)
+    ref, session = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, session, choice)
+    assert set(params) == shape
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is outcome
+    if choice != "reject":  # never committed: a later commit is refused, status shows no payment
+        assert (await adapter.read_status(ctx, ref)).outcome is not Outcome.AUTHORIZED
+
+
+async def test_sim_return_of_another_checkout_changes_nothing(runtime: Runtime) -> None:
+    ctx, _ = await sim_context(runtime)
+    replaced, old_session = await sim_checkout(ctx)
+    current, _ = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, old_session, "approve")
+    result = await adapter.confirm_return(ctx, current, params)
+    assert result.outcome is Outcome.IGNORED
+    # The replaced token was never committed by us.
+    assert (await adapter.read_status(ctx, current)).outcome is Outcome.NOT_PAID
+
+
+async def test_sim_faults_make_the_commit_unknown_then_status_settles(runtime: Runtime) -> None:
+    ctx, sandbox = await sim_context(runtime)
+    await set_fault(ctx, sandbox, "error")
+    with pytest.raises(ProviderUnavailable):
+        await sim_checkout(ctx)
+    await set_fault(ctx, sandbox, "ok")
+    ref, session = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, session, "approve")
+
+    await set_fault(ctx, sandbox, "error")
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    with pytest.raises(ProviderUnavailable):
+        await adapter.read_status(ctx, ref)
+    await set_fault(ctx, sandbox, "timeout")
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    await set_fault(ctx, sandbox, "ok")
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+
+
+async def test_sim_refunds(runtime: Runtime) -> None:
+    ctx, _ = await sim_context(runtime)
+    ref, session = await sim_checkout(ctx, amount=3000)
+    await adapter.confirm_return(ctx, ref, await buyer_chooses(ctx, session, "approve"))
+
+    def refund(amount: int, before: int, refund_id: str) -> RefundRequest:
+        return RefundRequest(
+            refund_id=refund_id,
+            provider_payment_reference=ref.provider_reference,
+            amount=amount,
+            currency="CLP",
+            payment_amount=3000,
+            refunded_before=before,
+        )
+
+    first = refund(1000, 0, "rfd_1")
+    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.NOT_APPLIED
+    assert (await adapter.refund(ctx, first)).outcome is RefundOutcome.SUCCEEDED
+    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.SUCCEEDED
+    with pytest.raises(ProviderRejected) as caught:
+        await adapter.refund(ctx, refund(5000, 1000, "rfd_2"))
+    assert caught.value.code == "311"
+    assert (await adapter.refund(ctx, refund(2000, 1000, "rfd_3"))).outcome is (
+        RefundOutcome.SUCCEEDED
+    )
+    with pytest.raises(ProviderRejected) as caught:
+        await adapter.refund(ctx, refund(1, 3000, "rfd_4"))
+    assert caught.value.code in ("310", "311")
+    # Still the same authorized payment for the service.
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+
+
+async def test_sim_refuses_wrong_credentials(runtime: Runtime) -> None:
+    ctx, _ = await sim_context(runtime)
+    forged = ConnectorContext(
+        **{
+            **ctx.__dict__,
+            "credentials": Credentials({"commerce_code": ctx.application_id, "api_key": "x"}),
+        }
+    )
+    with pytest.raises(ProviderRejected) as caught:
+        await sim_checkout(forged)
+    assert caught.value.status_code == 401

@@ -9,11 +9,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
 
+from payorch.app import create_app
 from payorch.clock import FrozenClock
+from payorch.ids import new_id
 from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     CheckoutRef,
@@ -31,7 +34,12 @@ from payorch.providers.base import (
     get_adapter,
 )
 from payorch.providers.provider_b import wire
+from payorch.providers.provider_b.adapter import (
+    NOTIFICATION_TOLERANCE_SECONDS as NOTIFICATION_TOLERANCE,
+)
 from payorch.providers.provider_b.adapter import sign_notification, verify_signature
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox, new_application
 
 TOKEN = "TEST-1234567890-secret-access-token"  # noqa: S105 - a test value
 WEBHOOK_SECRET = "whsec-0123456789abcdef0123456789abcdef"  # noqa: S105 - a test value
@@ -449,7 +457,10 @@ async def test_cancel_expires_the_preference_then_confirms_no_payment(
     ]
     body = json.loads(fake.requests[0].content)
     assert body["expires"] is True
-    assert datetime.fromisoformat(body["expiration_date_to"]) == NOW
+    assert datetime.fromisoformat(body["expiration_date_to"]) < NOW  # already over
+    assert datetime.fromisoformat(body["expiration_date_from"]) < datetime.fromisoformat(
+        body["expiration_date_to"]
+    )
     assert result.outcome is Outcome.NOT_PAID
 
 
@@ -738,3 +749,235 @@ async def test_secrets_are_masked(
     assert TOKEN not in repr(caught.value)
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert caplog.records and TOKEN not in logged and WEBHOOK_SECRET not in logged
+
+
+# =================================================================================================
+# The same adapter against the simulator over HTTP (in-process through runtime.http), on SQLite
+# and PostgreSQL. Notifications go to a capturing route of our own host.
+
+SIM = "http://testserver/simulator/provider_b"
+CAPTURE_PATH = "/capture/notifications"
+
+
+class CaptureNotifications:
+    """Our app, plus one route that records what the simulator notifies."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.received: list[IncomingNotification] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != CAPTURE_PATH:
+            await self.app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+        query = dict(parse_qsl(scope["query_string"].decode()))
+        self.received.append(IncomingNotification(headers, query, body))
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    return {"provider_timeout_seconds": 1}
+
+
+@pytest.fixture
+async def sim(runtime: Runtime) -> tuple[ConnectorContext, Sandbox, CaptureNotifications]:
+    capture = CaptureNotifications(create_app(runtime=runtime))
+    runtime.app = capture
+    sandbox = await new_application(runtime)
+    ctx = ConnectorContext.build(
+        runtime,
+        connector_id=new_id("cfg"),
+        application_id=sandbox.application_id,
+        provider=PROVIDER_B,
+        mode=Mode.MOCK,
+        credentials=None,
+    )
+    return ctx, sandbox, capture
+
+
+async def sim_checkout(
+    ctx: ConnectorContext, *, amount: int = 1500, currency: str = "CLP", intent: str | None = None
+) -> tuple[CheckoutRef, Any]:
+    intent = intent or new_id("payi")
+    checkout_id = new_id("chk")
+    session = await adapter.create_checkout(
+        ctx,
+        CheckoutRequest(
+            payment_intent_id=intent,
+            checkout_id=checkout_id,
+            amount=amount,
+            currency=currency,
+            description="Order",
+            return_url=f"http://testserver/v1/checkout-returns/{PROVIDER_B}/{intent}",
+            notification_url="http://testserver" + CAPTURE_PATH,
+            expires_at=ctx.clock.now() + timedelta(minutes=10),
+        ),
+    )
+    ref = CheckoutRef(
+        payment_intent_id=intent,
+        checkout_id=checkout_id,
+        provider_reference=session.provider_reference,
+        amount=amount,
+        currency=currency,
+        provider_data=session.provider_data,
+    )
+    return ref, session
+
+
+async def buyer_chooses(
+    ctx: ConnectorContext, session: Any, outcome: str, *, offered: bool = True
+) -> dict[str, str]:
+    page = await ctx.http.get(session.url)
+    assert page.status_code == 200, page.text
+    assert (f'name="outcome" value="{outcome}"' in page.text) is offered
+    pref_id = dict(parse_qsl(urlsplit(session.url).query))["pref_id"]
+    chosen = await ctx.http.post(
+        SIM + "/checkout/v1/redirect", data={"pref_id": pref_id, "outcome": outcome}
+    )
+    assert chosen.status_code == 303, chosen.text
+    return dict(parse_qsl(urlsplit(chosen.headers["location"]).query))
+
+
+async def control(ctx: ConnectorContext, sandbox: Sandbox, name: str, body: dict[str, Any]) -> None:
+    response = await ctx.http.post(
+        f"http://testserver/simulator/controls/{name}", json=body, headers=sandbox.headers
+    )
+    assert response.status_code == 200, response.text
+
+
+async def test_sim_approve_return_and_notification(sim: Any) -> None:
+    ctx, _, capture = sim
+    ref, session = await sim_checkout(ctx, amount=1234, currency="USD")
+    assert session.method == "GET" and session.url.startswith(SIM + "/checkout/v1/redirect?")
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.NOT_PAID
+
+    params = await buyer_chooses(ctx, session, "approve")
+    assert params["status"] == "approved" and params["preference_id"] == ref.provider_reference
+    result = await adapter.confirm_return(ctx, ref, params)
+    assert result.outcome is Outcome.AUTHORIZED
+    assert result.amount == 1234 and result.currency == "USD" and result.authorization_code
+    # Confirming again reads the same payment: still authorized, nothing else happens.
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+
+    (incoming,) = capture.received
+    note = await adapter.parse_notification(ctx, incoming)
+    assert note.payment_intent_id == ref.payment_intent_id
+    assert note.provider_payment_reference == result.provider_payment_reference
+    confirmed = await adapter.read_status(
+        ctx, ref, payment_reference=note.provider_payment_reference
+    )
+    assert confirmed.outcome is Outcome.AUTHORIZED
+    # A paid checkout cannot be replaced.
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.AUTHORIZED
+
+    tampered = IncomingNotification(
+        incoming.headers, {**incoming.query, "data.id": "10000000001"}, incoming.body
+    )
+    with pytest.raises(InvalidNotification):
+        await adapter.parse_notification(ctx, tampered)
+    ctx.clock.advance(NOTIFICATION_TOLERANCE + 1)  # type: ignore[attr-defined]
+    with pytest.raises(InvalidNotification, match="stale"):
+        await adapter.parse_notification(ctx, incoming)
+
+
+@pytest.mark.parametrize(
+    ("choice", "outcome"),
+    [("reject", Outcome.FAILED), ("pending", Outcome.PROCESSING), ("cancel", Outcome.CANCELLED)],
+)
+async def test_sim_other_outcomes(sim: Any, choice: str, outcome: Outcome) -> None:
+    ctx, _, _ = sim
+    ref, session = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, session, choice)
+    result = await adapter.confirm_return(ctx, ref, params)
+    assert result.outcome is outcome
+    if choice == "cancel":
+        assert params["payment_id"] == "null"
+
+
+async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> None:
+    ctx, sandbox, capture = sim
+    ref, session = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, session, "pending")
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    assert capture.received == []
+    # Pending: cannot be replaced.
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.PROCESSING
+
+    await control(
+        ctx, sandbox, "settle", {"payment_intent_id": ref.payment_intent_id, "outcome": "approve"}
+    )
+    (incoming,) = capture.received
+    note = await adapter.parse_notification(ctx, incoming)
+    assert note.payment_intent_id == ref.payment_intent_id
+    result = await adapter.read_status(ctx, ref, payment_reference=note.provider_payment_reference)
+    assert result.outcome is Outcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+
+
+async def test_sim_replaced_checkout_is_expired_and_its_return_ignored(sim: Any) -> None:
+    ctx, _, _ = sim
+    old, old_session = await sim_checkout(ctx)
+    assert (await adapter.cancel_checkout(ctx, old)).outcome is Outcome.NOT_PAID
+    current, _ = await sim_checkout(ctx, intent=old.payment_intent_id)
+    # The buyer still on the old page cannot pay there any more (even submitting an old form)...
+    params = await buyer_chooses(ctx, old_session, "approve", offered=False)
+    assert params["payment_id"] == "null"
+    # ...and that return does not touch the current checkout.
+    assert (await adapter.confirm_return(ctx, current, params)).outcome is Outcome.IGNORED
+    assert (await adapter.read_status(ctx, current)).outcome is Outcome.NOT_PAID
+
+
+async def test_sim_faults(sim: Any) -> None:
+    ctx, sandbox, _ = sim
+    ref, session = await sim_checkout(ctx)
+    params = await buyer_chooses(ctx, session, "approve")
+    for mode in ("error", "timeout"):
+        await control(ctx, sandbox, "faults", {"provider": PROVIDER_B, "mode": mode})
+        with pytest.raises(ProviderUnavailable):
+            await sim_checkout(ctx)
+        with pytest.raises(ProviderUnavailable):
+            await adapter.confirm_return(ctx, ref, params)
+    await control(ctx, sandbox, "faults", {"provider": PROVIDER_B, "mode": "ok"})
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+
+
+async def test_sim_refunds_are_idempotent_by_refund_id(sim: Any) -> None:
+    ctx, _, _ = sim
+    ref, session = await sim_checkout(ctx, amount=10000, currency="USD")
+    paid = await adapter.confirm_return(ctx, ref, await buyer_chooses(ctx, session, "approve"))
+    assert paid.provider_payment_reference
+
+    def refund(amount: int, before: int, refund_id: str) -> RefundRequest:
+        return RefundRequest(
+            refund_id=refund_id,
+            provider_payment_reference=paid.provider_payment_reference or "",
+            amount=amount,
+            currency="USD",
+            payment_amount=10000,
+            refunded_before=before,
+        )
+
+    first = refund(2550, 0, new_id("rfd"))
+    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.NOT_APPLIED
+    done = await adapter.refund(ctx, first)
+    assert done.outcome is RefundOutcome.SUCCEEDED
+    again = await adapter.refund(ctx, first)  # a retry after an unknown outcome
+    assert again.provider_refund_reference == done.provider_refund_reference
+    state = await adapter.read_refund(ctx, first)
+    assert state.outcome is RefundOutcome.SUCCEEDED
+    assert state.details["refunded_amount"] == 2550  # refunded once, not twice
+
+    with pytest.raises(ProviderRejected):
+        await adapter.refund(ctx, refund(9000, 2550, new_id("rfd")))
+    rest = refund(7450, 2550, new_id("rfd"))
+    assert (await adapter.refund(ctx, rest)).outcome is RefundOutcome.SUCCEEDED
+    assert (await adapter.read_refund(ctx, rest)).details["status"] == "refunded"
+    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED

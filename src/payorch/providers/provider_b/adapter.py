@@ -18,7 +18,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import httpx
 from pydantic import ValidationError
@@ -192,7 +192,14 @@ class ProviderBAdapter:
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """Expire the preference first (so no payment can start after we look), then confirm
         that no payment succeeded or is in process for it."""
-        body = wire.ExpirePreference(expires=True, expiration_date_to=isoformat(ctx.clock.now()))
+        # A validity window already over: [now - 2 s, now - 1 s] (the provider wants to > from,
+        # and a window ending exactly now would still be open at this very instant).
+        now = ctx.clock.now()
+        body = wire.ExpirePreference(
+            expires=True,
+            expiration_date_from=isoformat(now - timedelta(seconds=2)),
+            expiration_date_to=isoformat(now - timedelta(seconds=1)),
+        )
         preference = _path_id(checkout.provider_reference)
         response = await send(
             ctx,

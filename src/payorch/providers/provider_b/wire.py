@@ -97,6 +97,7 @@ class Preference(_Response):
 
 class ExpirePreference(_Request):
     expires: bool
+    expiration_date_from: str
     expiration_date_to: str
 
 

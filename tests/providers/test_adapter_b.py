@@ -981,3 +981,23 @@ async def test_sim_refunds_are_idempotent_by_refund_id(sim: Any) -> None:
     assert (await adapter.refund(ctx, rest)).outcome is RefundOutcome.SUCCEEDED
     assert (await adapter.read_refund(ctx, rest)).details["status"] == "refunded"
     assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+
+
+async def test_sim_whole_refund_sends_no_amount(sim: Any) -> None:
+    ctx, _, _ = sim
+    ref, session = await sim_checkout(ctx, amount=1500, currency="CLP")
+    paid = await adapter.confirm_return(ctx, ref, await buyer_chooses(ctx, session, "approve"))
+    whole = RefundRequest(
+        refund_id=new_id("rfd"),
+        provider_payment_reference=paid.provider_payment_reference or "",
+        amount=1500,
+        currency="CLP",
+        payment_amount=1500,
+        refunded_before=0,
+    )
+    assert (await adapter.refund(ctx, whole)).outcome is RefundOutcome.SUCCEEDED
+    state = await adapter.read_refund(ctx, whole)
+    assert state.outcome is RefundOutcome.SUCCEEDED
+    assert state.details == {"status": "refunded", "refunded_amount": 1500}
+    with pytest.raises(ProviderRejected):  # nothing left
+        await adapter.refund(ctx, RefundRequest(**{**whole.__dict__, "refund_id": new_id("rfd")}))

@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
@@ -1001,3 +1003,12 @@ async def test_sim_whole_refund_sends_no_amount(sim: Any) -> None:
     assert state.details == {"status": "refunded", "refunded_amount": 1500}
     with pytest.raises(ProviderRejected):  # nothing left
         await adapter.refund(ctx, RefundRequest(**{**whole.__dict__, "refund_id": new_id("rfd")}))
+
+
+@given(
+    amount=st.integers(min_value=1, max_value=999_999_999_999_999),
+    currency=st.sampled_from(["CLP", "USD", "BRL", "ARS", "JPY", "BHD", "KWD"]),
+)
+def test_amounts_round_trip_exactly_through_the_wire(amount: int, currency: str) -> None:
+    sent = json.loads(json.dumps(wire.to_major(amount, currency)))  # as it travels in JSON
+    assert wire.to_minor(sent, currency) == amount

@@ -66,7 +66,7 @@ async def test_create_preference_answers_201_with_id_and_init_points(
         ({"expires": True, "expiration_date_to": "tomorrow"}, "expiration_date_to invalid"),
         (
             {"expires": True, "expiration_date_from": "2030-01-02T00:00:00Z", "expiration_date_to": "2030-01-01T00:00:00Z"},
-            "expiration_date_to must be after expiration_date_from",
+            "expiration_date_to must not be before expiration_date_from",
         ),
     ],
 )

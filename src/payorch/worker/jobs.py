@@ -31,5 +31,11 @@ class PurgeIdempotencyRecords:
 def default_jobs() -> list[Job]:
     from payorch.worker.expiry import ExpireCheckouts
     from payorch.worker.reconciliation import ReconcileProcessing
+    from payorch.simulator.jobs import DeliverSimulatorNotifications
 
-    return [PurgeIdempotencyRecords(), ExpireCheckouts(), ReconcileProcessing()]
+    return [
+        PurgeIdempotencyRecords(),
+        ExpireCheckouts(),
+        ReconcileProcessing(),
+        DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
+    ]

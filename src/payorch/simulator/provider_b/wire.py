@@ -153,8 +153,8 @@ def check_preference(data: dict[str, Any]) -> dict[str, Any]:
         raise WireError(400, "expires invalid", "invalid_expires")
     date_from = _date(data.get("expiration_date_from"), "expiration_date_from")
     date_to = _date(data.get("expiration_date_to"), "expiration_date_to")
-    if date_from and date_to and date_to <= date_from:
-        raise WireError(400, "expiration_date_to must be after expiration_date_from", "invalid_expiration_date_to")
+    if date_from and date_to and date_to < date_from:
+        raise WireError(400, "expiration_date_to must not be before expiration_date_from", "invalid_expiration_date_to")
     metadata = data.get("metadata", {})
     if not isinstance(metadata, dict):
         raise WireError(400, "metadata invalid", "invalid_metadata")

@@ -136,3 +136,35 @@ async def test_several_workers_claim_each_checkout_once(
         assert read_back["status"] == "AUTHORIZED"
         types = [e["type"] for e in await events_of(runtime, intent["id"])]
         assert types.count("payment.authorized") == 1
+
+
+async def test_provider_b_checkout_expires(client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, "provider_b_redirect_get")
+    clock.advance(runtime.settings.checkout_ttl_seconds + 1)
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+
+
+async def test_provider_b_pending_settled_by_reconciliation_when_notifications_fail(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    from tests.providers.helpers import pay
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, "provider_b_redirect_get")
+    await pay(client, body, "pending")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, "provider_b_redirect_get", "error")
+    response = await client.post(
+        "/simulator/controls/settle",
+        json={"payment_intent_id": intent["id"], "outcome": "approve"},
+        headers=sandbox.headers,
+    )
+    assert response.status_code in (200, 201, 202), response.text
+    # The notification arrived but could not be confirmed (reading the payment failed).
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, "provider_b_redirect_get", "ok")
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"

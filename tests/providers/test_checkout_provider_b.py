@@ -4,7 +4,6 @@ browser would, the return with `status`, signed notifications, settle; SQLite an
 from __future__ import annotations
 
 import httpx
-import pytest
 
 from payorch.runtime import Runtime
 from tests.providers.helpers import (
@@ -121,7 +120,6 @@ async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runti
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
 
 
-@pytest.mark.xfail(reason="B adapter/simulator disagree on expiration_date_to == from (TEAM_NOTES 07:05)", strict=False)
 async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)

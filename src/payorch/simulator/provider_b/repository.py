@@ -115,7 +115,7 @@ async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> Row | No
 
 async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[Row]:  # type: ignore[type-arg]
     rows = await conn.execute(
-        select(refunds).where(refunds.c.payment_id == payment_id).order_by(refunds.c.date_created, refunds.c.id)
+        select(refunds).where(refunds.c.payment_id == payment_id).order_by(refunds.c.id)
     )
     return list(rows)
 

@@ -260,7 +260,9 @@ async def refund(
         if amount > left:
             raise WireError(400, "The amount to refund exceeds the amount left to refund", "bad_request",
                             [{"code": 4044, "description": "Invalid refund amount", "data": None}])
-        refund_id = secrets.randbelow(9 * 10**11) + 10**11
+        earlier = await repository.refunds_of(conn, number)
+        # Increasing per payment (listed in order even when two share a timestamp).
+        refund_id = max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
         await repository.insert_refund(
             conn, id=refund_id, owner=owner, payment_id=number, amount_hundredths=amount,
             status="approved", idempotency_key=key, date_created=now,

@@ -123,3 +123,18 @@ async def test_post_return_is_accepted(client: httpx.AsyncClient, runtime: Runti
     response = await client.post(f"/v1/checkout-returns/{A}/{intent['id']}", data={"token_ws": token})
     assert response.status_code == 303
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+
+
+async def test_a_return_racing_a_replacement_authorizes_once(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    returned, replaced = await asyncio.gather(
+        client.get(location), checkout(client, sandbox, intent["id"], "provider_b_redirect_get")
+    )
+    assert returned.status_code == 303
+    # Paid at A: the replacement is refused whichever came first.
+    assert replaced.status_code == 409, replaced.text
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    assert await payment_count(runtime, intent["id"]) == 1
+    assert authorized_events(await events_of(runtime, intent["id"])) == 1

@@ -88,3 +88,25 @@ async def call_and_apply(
         after = await intents.get_any(conn, intent.id)
     assert after is not None
     return after
+
+
+async def lease_checkout(runtime: Runtime, checkout_id: str) -> bool:
+    """Take the checkout's lease, waiting for a holder to finish (bounded); False if it is no
+    longer ACTIVE or the holder did not finish in time."""
+    deadline = time.monotonic() + lease_length(runtime).total_seconds()
+    while True:
+        async with runtime.database.transaction() as conn:
+            checkout = await repository.get(conn, checkout_id)
+            if checkout is None or checkout.status != repository.ACTIVE:
+                return False
+            now = runtime.clock.now()
+            if await repository.take_lease(conn, checkout_id, now, now + lease_length(runtime)):
+                return True
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(WAIT_STEP_SECONDS)
+
+
+async def release(runtime: Runtime, checkout_id: str) -> None:
+    async with runtime.database.transaction() as conn:
+        await repository.release_lease(conn, checkout_id)

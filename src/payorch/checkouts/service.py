@@ -24,7 +24,7 @@ from sqlalchemy import Row
 from starlette.responses import Response
 
 from payorch.auth.service import Caller
-from payorch.checkouts import repository, routing
+from payorch.checkouts import confirm, repository, routing
 from payorch.checkouts.calls import adapter_of, context_for, key_of, ref_of
 from payorch.checkouts.outcomes import apply_result
 from payorch.checkouts.schemas import CheckoutRequestBody, checkout_body
@@ -89,14 +89,25 @@ async def _run(
     runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
 ) -> tuple[int, bytes]:
     plan = await _plan(runtime, caller, intent_id, body)
-    if plan.current is not None:
-        await _stop_current(runtime, plan)
-    connector, session, checkout_id = await _create(runtime, plan)
+    leased = False
     try:
-        return await _record(runtime, plan, connector, session, checkout_id, scope)
-    except InvalidState:
-        # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
-        await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
+        if plan.current is not None:
+            # Hold the current checkout's lease from "the provider confirms it is unused" until it
+            # is marked REPLACED: a return racing us waits, then finds it replaced (no commit).
+            if not await confirm.lease_checkout(runtime, plan.current.id):
+                raise InvalidState(plan.intent.status, "The current checkout is being confirmed; retry.")
+            leased = True
+            await _stop_current(runtime, plan)
+        connector, session, checkout_id = await _create(runtime, plan)
+        try:
+            return await _record(runtime, plan, connector, session, checkout_id, scope)
+        except InvalidState:
+            # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
+            await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
+            raise
+    except BaseException:
+        if leased and plan.current is not None:
+            await confirm.release(runtime, plan.current.id)
         raise
 
 

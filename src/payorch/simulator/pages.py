@@ -42,7 +42,11 @@ _ENV.filters["money"] = money
 
 
 def render(
-    template: str, status_code: int = 200, *, background: BackgroundTask | None = None, **context: Any
+    template: str,
+    status_code: int = 200,
+    *,
+    background: BackgroundTask | None = None,
+    **context: Any,
 ) -> HTMLResponse:
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -281,3 +282,15 @@ async def test_failed_notification_is_retried_quickly_then_by_the_worker(
     clock.advance(3600)
     await deliver_due(runtime)
     assert len(hooks()) == 4  # delivered: never sent again
+
+
+async def test_two_tabs_pressing_approve_pay_once(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    headers = b_headers(runtime, sandbox.application_id)
+    preference = await create_b(sim, headers, reference="payi_tabs")
+    answers = await asyncio.gather(*(pay_b(sim, preference["id"], "approve") for _ in range(4)))
+    assert sorted(a.status_code for a in answers) == [303, 409, 409, 409]
+    params = {"external_reference": "payi_tabs"}
+    found = (await sim.get(f"{B}/v1/payments/search", params=params, headers=headers)).json()
+    assert found["paging"]["total"] == 1

@@ -29,11 +29,17 @@ async def insert_preference(conn: AsyncConnection, **values: Any) -> None:
 
 
 async def get_preference(
-    conn: AsyncConnection, preference_id: str, *, owner: str | None = None
+    conn: AsyncConnection,
+    preference_id: str,
+    *,
+    owner: str | None = None,
+    for_update: bool = False,
 ) -> Row | None:  # type: ignore[type-arg]
     query = select(preferences).where(preferences.c.id == preference_id)
     if owner is not None:
         query = query.where(preferences.c.owner == owner)
+    if for_update:
+        query = query.with_for_update()
     return (await conn.execute(query)).first()
 
 

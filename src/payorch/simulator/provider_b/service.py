@@ -386,7 +386,8 @@ async def choose(runtime: Runtime, preference_id: str, outcome: str) -> Choice |
     """The buyer's button: a payment for approve/reject/pending, nothing for cancel."""
     now = runtime.clock.now()
     async with runtime.database.transaction() as conn:
-        preference = await repository.get_preference(conn, preference_id)
+        # Locked: two buttons pressed at once (two tabs) must not both pay the checkout.
+        preference = await repository.get_preference(conn, preference_id, for_update=True)
         if preference is None:
             return None
         state = PageState(preference, await repository.payments_of_preference(conn, preference_id))

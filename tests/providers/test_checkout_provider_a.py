@@ -8,12 +8,23 @@ import re
 import httpx
 
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, RETURN_URL, events_of, mock_sandbox, pay, query_of, read, start
+from tests.providers.helpers import (
+    RETURN_URL,
+    A,
+    events_of,
+    mock_sandbox,
+    pay,
+    query_of,
+    read,
+    start,
+)
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
-async def test_approve_authorizes_with_a_payment(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_approve_authorizes_with_a_payment(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     assert body["payment_intent_id"] == intent["id"]
@@ -26,7 +37,10 @@ async def test_approve_authorizes_with_a_payment(client: httpx.AsyncClient, runt
     trip = await pay(client, body, "approve")
     assert trip.left_to is not None, trip
     assert trip.left_to.startswith("https://shop.example/return?")
-    assert query_of(trip.left_to) == {"order": "1", "payment_intent_id": intent["id"]}  # no status for A
+    assert query_of(trip.left_to) == {
+        "order": "1",
+        "payment_intent_id": intent["id"],
+    }  # no status for A
 
     read_back = await read(client, sandbox, intent["id"])
     assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == A
@@ -61,7 +75,9 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert failed["data"]["provider"] == A and failed["data"]["reason"]
 
 
-async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_cancel_comes_back_by_post_and_cancels(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "cancel")
@@ -71,7 +87,9 @@ async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, 
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_timeout_shape_does_not_authorize(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_timeout_shape_does_not_authorize(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "timeout")

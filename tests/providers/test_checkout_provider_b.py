@@ -29,12 +29,16 @@ async def settle(client: httpx.AsyncClient, sandbox, intent_id: str, outcome: st
     assert response.status_code in (200, 201, 202), response.text
 
 
-async def test_approve_authorizes_and_adds_status(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_approve_authorizes_and_adds_status(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     assert body["provider"] == B and body["status"] == "REQUIRES_ACTION"
     assert body["checkout"]["method"] == "GET" and body["checkout"]["fields"] == {}
-    assert body["checkout"]["url"].startswith("http://testserver/simulator/provider_b/checkout/v1/redirect?pref_id=")
+    assert body["checkout"]["url"].startswith(
+        "http://testserver/simulator/provider_b/checkout/v1/redirect?pref_id="
+    )
     trip = await pay(client, body, "approve")
     assert trip.left_to is not None, trip
     params = query_of(trip.left_to)
@@ -61,7 +65,11 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert trip.left_to and query_of(trip.left_to)["status"] == "FAILED"
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
     failed = (await events_of(runtime, intent["id"]))[-1]
-    assert failed["type"] == "payment.failed" and failed["data"]["provider"] == B and failed["data"]["reason"]
+    assert (
+        failed["type"] == "payment.failed"
+        and failed["data"]["provider"] == B
+        and failed["data"]["reason"]
+    )
 
 
 async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
@@ -73,7 +81,9 @@ async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> No
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_pending_then_settled_by_notification(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_pending_then_settled_by_notification(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     trip = await pay(client, body, "pending")
@@ -92,22 +102,29 @@ async def test_pending_then_rejected(client: httpx.AsyncClient, runtime: Runtime
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
 
 
-async def test_notification_without_return_authorizes(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_notification_without_return_authorizes(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     await choose_without_returning(client, body, "approve")  # the buyer closed the tab
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 
 
-async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_forged_notifications_are_refused(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
+        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors",
+        headers=sandbox.headers,
     )
     connector_id = next(c["id"] for c in listed.json()["items"] if c["provider"] == B)
     url = f"/v1/provider-notifications/{B}/{connector_id}"
-    unsigned = await client.post(url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}})
+    unsigned = await client.post(
+        url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}}
+    )
     assert unsigned.status_code == 400
     bad = await client.post(
         url,
@@ -116,11 +133,15 @@ async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runti
         json={"type": "payment", "data": {"id": "1"}},
     )
     assert bad.status_code == 400
-    assert (await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})).status_code == 404
+    assert (
+        await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})
+    ).status_code == 404
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
 
 
-async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_replacing_b_by_a_expires_the_preference(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     first = await checkout(client, sandbox, intent["id"], B)
@@ -132,8 +153,10 @@ async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient
     from tests.providers.helpers import open_checkout
 
     trip = await open_checkout(client, first.json())
-    if trip.page is not None and trip.page.response.status_code == 200 and any(
-        ("outcome", "approve") in f.buttons for f in trip.page.forms
+    if (
+        trip.page is not None
+        and trip.page.response.status_code == 200
+        and any(("outcome", "approve") in f.buttons for f in trip.page.forms)
     ):
         from tests.providers.browser import Browser
 
@@ -141,4 +164,6 @@ async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     await pay(client, second.json(), "approve")
     read_back = await read(client, sandbox, intent["id"])
-    assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
+    assert (
+        read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
+    )

@@ -106,7 +106,7 @@ async def test_restart_in_the_middle_of_a_checkout(
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
-    # The process dies; a new one (new Runtime, engine and app) on the same database takes the return.
+    # The process dies; a new one (new Runtime, engine, app) on the same database takes the return.
     fresh = Runtime.build(make_settings(database_url), database=Database(database_url))
     fresh.owns_database = True
     try:
@@ -138,7 +138,9 @@ async def test_several_workers_claim_each_checkout_once(
         assert types.count("payment.authorized") == 1
 
 
-async def test_provider_b_checkout_expires(client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock) -> None:
+async def test_provider_b_checkout_expires(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, "provider_b_redirect_get")
     clock.advance(runtime.settings.checkout_ttl_seconds + 1)

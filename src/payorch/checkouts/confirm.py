@@ -44,7 +44,9 @@ async def confirm_current_checkout(
     while True:
         async with runtime.database.transaction() as conn:
             intent = await intents.get_any(conn, intent_id)
-            if intent is None or (application_id is not None and intent.application_id != application_id):
+            if intent is None or (
+                application_id is not None and intent.application_id != application_id
+            ):
                 return None
             checkout = await repository.active_for_intent(conn, intent_id)
             if (

@@ -39,7 +39,9 @@ def _known(provider: str) -> None:
         raise ResourceNotFound("No such provider.") from None
 
 
-async def handle_return(runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]) -> str:
+async def handle_return(
+    runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]
+) -> str:
     """Confirm and apply a buyer's return; answer where to send the buyer."""
     _known(provider)
     adapter = adapter_of(provider)
@@ -89,12 +91,16 @@ async def handle_notification(
     except InvalidNotification as exc:
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
     except ProviderUnavailable as exc:
-        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+        raise ConnectorUnavailable(
+            1, f"Could not confirm the notification now: {exc.reason}"
+        ) from None
     if ref.provider_payment_reference is None or ref.payment_intent_id is None:
         return  # a topic we do not act on, or a payment that is not ours
 
     async def read(ctx: ConnectorContext, checkout: CheckoutRef):  # type: ignore[no-untyped-def]
-        return await adapter.read_status(ctx, checkout, payment_reference=ref.provider_payment_reference)
+        return await adapter.read_status(
+            ctx, checkout, payment_reference=ref.provider_payment_reference
+        )
 
     try:
         await confirm_current_checkout(
@@ -107,4 +113,6 @@ async def handle_notification(
         )
     except ProviderUnavailable as exc:
         # Answer 503 so the provider sends it again.
-        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+        raise ConnectorUnavailable(
+            1, f"Could not confirm the notification now: {exc.reason}"
+        ) from None

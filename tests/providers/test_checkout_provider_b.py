@@ -167,3 +167,33 @@ async def test_replacing_b_by_a_expires_the_preference(
     assert (
         read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
     )
+
+
+async def test_after_a_rejection_the_preference_cannot_be_paid_again(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    from payorch.simulator.credentials import mock_credentials
+    from tests.providers.helpers import open_checkout
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    await pay(client, body, "reject")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
+    # The buyer goes back to the old page and tries again: FAILED is final, so the service
+    # stopped the preference at the provider and no payment can be approved on it.
+    trip = await open_checkout(client, body)
+    page = trip.page
+    if page is not None and any(("outcome", "approve") in f.buttons for f in page.forms):
+        from tests.providers.browser import Browser
+
+        await Browser(client).press(page, "outcome", "approve")
+    token = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["access_token"]
+    found = await client.get(
+        "/simulator/provider_b/v1/payments/search",
+        params={"external_reference": intent["id"]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert found.status_code == 200, found.text
+    statuses = [p["status"] for p in found.json()["results"]]
+    assert "approved" not in statuses, statuses
+    assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"

@@ -21,7 +21,7 @@ from payorch.providers.base import (
     ConnectorContext,
     IncomingNotification,
     InvalidNotification,
-    ProviderUnavailable,
+    ProviderError,
     UnknownProvider,
 )
 from payorch.runtime import Runtime
@@ -53,10 +53,11 @@ async def handle_return(
         intent = await confirm_current_checkout(
             runtime, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
         )
-    except ProviderUnavailable as exc:
-        # Not confirmed now: the intent stays as it is; a notification, the expiry job or a new
-        # return settles it. The buyer still goes back to the shop.
-        log.warning("return not confirmed, provider unavailable: %s", exc.reason)
+    except ProviderError as exc:
+        # Not confirmed now (unavailable, or a refusal such as bad credentials): the intent stays
+        # as it is; a notification, the expiry job or a new return settles it. The buyer still
+        # goes back to the shop.
+        log.warning("return not confirmed by the provider: %s", exc.reason)
         async with runtime.database.transaction() as conn:
             from payorch.intents import repository as intents
 
@@ -90,7 +91,7 @@ async def handle_notification(
         ref = await adapter.parse_notification(context_for(runtime, connector), notification)
     except InvalidNotification as exc:
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
-    except ProviderUnavailable as exc:
+    except ProviderError as exc:
         raise ConnectorUnavailable(
             1, f"Could not confirm the notification now: {exc.reason}"
         ) from None
@@ -111,7 +112,7 @@ async def handle_notification(
             connector_id=connector.id,
             application_id=connector.application_id,
         )
-    except ProviderUnavailable as exc:
+    except ProviderError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(
             1, f"Could not confirm the notification now: {exc.reason}"

@@ -4,9 +4,11 @@ a browser would, the return handler, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import httpx
 
+from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from tests.providers.helpers import (
     RETURN_URL,
@@ -23,7 +25,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
 async def test_approve_authorizes_with_a_payment(
-    client: httpx.AsyncClient, runtime: Runtime
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
@@ -33,6 +35,8 @@ async def test_approve_authorizes_with_a_payment(
     assert set(body["checkout"]["fields"]) == {"token_ws"}
     assert body["checkout"]["url"].startswith("http://testserver/simulator/provider_a/")
     assert TIMESTAMP.match(body["expires_at"])
+    # PAYORCH_CHECKOUT_TTL_SECONDS (600) shortened to the provider token's 5 minutes.
+    assert body["expires_at"] == isoformat(clock.now() + timedelta(seconds=300))
 
     trip = await pay(client, body, "approve")
     assert trip.left_to is not None, trip

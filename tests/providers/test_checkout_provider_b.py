@@ -3,8 +3,11 @@ browser would, the return with `status`, signed notifications, settle; SQLite an
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
 
+from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from tests.providers.helpers import (
     B,
@@ -30,12 +33,14 @@ async def settle(client: httpx.AsyncClient, sandbox, intent_id: str, outcome: st
 
 
 async def test_approve_authorizes_and_adds_status(
-    client: httpx.AsyncClient, runtime: Runtime
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     assert body["provider"] == B and body["status"] == "REQUIRES_ACTION"
     assert body["checkout"]["method"] == "GET" and body["checkout"]["fields"] == {}
+    ttl = timedelta(seconds=runtime.settings.checkout_ttl_seconds)
+    assert body["expires_at"] == isoformat(clock.now() + ttl)
     assert body["checkout"]["url"].startswith(
         "http://testserver/simulator/provider_b/checkout/v1/redirect?pref_id="
     )

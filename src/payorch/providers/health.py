@@ -13,11 +13,16 @@ Both use the runtime clock (tests move it with FrozenClock).
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 from payorch.clock import Clock
+
+log = logging.getLogger("payorch.providers.health")
 
 
 @dataclass(frozen=True)
@@ -138,22 +143,33 @@ class RedisHealth:
         return int(self._clock.now().timestamp() * 1000)
 
     async def admit(self, key: str) -> Admission:
-        allowed, trial, wait = await self._admit(
-            keys=[self._prefix + key],
-            args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
-        )
+        try:
+            allowed, trial, wait = await self._admit(
+                keys=[self._prefix + key],
+                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
+            )
+        except RedisError as exc:
+            # Health is an optimisation: without Redis, try the provider rather than fail.
+            log.warning("provider health unavailable (Redis): %s", exc)
+            return Admission(True)
         if int(allowed):
             return Admission(True, trial=bool(int(trial)))
         return Admission(False, retry_after_seconds=_retry_after(int(wait) / 1000))
 
     async def succeeded(self, key: str) -> None:
-        await self._redis.delete(self._prefix + key)
+        try:
+            await self._redis.delete(self._prefix + key)
+        except RedisError as exc:
+            log.warning("provider health unavailable (Redis): %s", exc)
 
     async def failed(self, key: str) -> None:
-        await self._failed(
-            keys=[self._prefix + key],
-            args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
-        )
+        try:
+            await self._failed(
+                keys=[self._prefix + key],
+                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
+            )
+        except RedisError as exc:
+            log.warning("provider health unavailable (Redis): %s", exc)
 
     async def aclose(self) -> None:
         await self._redis.aclose()

@@ -170,3 +170,30 @@ async def test_provider_b_pending_settled_by_reconciliation_when_notifications_f
     clock.advance(16)
     await run_until_idle(ReconcileProcessing(), runtime)
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+
+
+async def test_the_worker_runs_expiry_and_reconciliation(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    import asyncio
+
+    from payorch.worker.jobs import default_jobs
+    from payorch.worker.runner import Worker
+
+    names = {job.name for job in default_jobs()}
+    assert {"checkout-expiry", "reconciliation"} <= names
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox)
+    worker = Worker(runtime)
+    task = asyncio.create_task(worker.run())
+    try:
+        clock.advance(301)
+        worker.wake("checkout-expiry")
+        for _ in range(200):
+            if (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED":
+                break
+            await asyncio.sleep(0.05)
+        assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, 30)

@@ -131,3 +131,17 @@ async def test_expired_page_only_times_out(
     back = await decide_a(sim, token, "approve")  # a stale form still pressed
     assert query_of(back) == {"TBK_ORDEN_COMPRA": "o-5", "TBK_ID_SESION": "s-5"}
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["status"] == "FAILED"
+
+
+async def test_way_back_from_a_finished_page_keeps_the_shop_query(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    token = await create_a(
+        sim, a_headers(runtime, sandbox.application_id), return_url="https://shop.example/r?a=1"
+    )
+    await decide_a(sim, token, "approve")
+    page = await sim.post(A_PAGE, data={"token_ws": token})
+    assert page.status_code == 409
+    assert (
+        f'href="https://shop.example/r?a=1&amp;token_ws={token}"' in page.text
+    )  # a link, not a GET form

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
@@ -18,7 +17,7 @@ from payorch.http.responses import json_response
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault
-from payorch.simulator.pages import render
+from payorch.simulator.pages import render, with_query
 from payorch.simulator.provider_a import service
 from payorch.simulator.provider_a.wire import WireError, parse_create, parse_object, parse_refund
 
@@ -195,17 +194,11 @@ def return_fields(row: Any) -> dict[str, str]:
 
 
 def send_back(row: Any) -> Response:
-    """Normal end, timeout and error come back by GET; an abort comes back as a POSTed form."""
+    """Normal end, timeout and error come back by GET (303); an abort as a POSTed form."""
     fields = return_fields(row)
     if row.outcome == "cancel":
         return render("autopost.html", url=row.return_url, fields=fields, brand="Provider A")
     return RedirectResponse(with_query(row.return_url, fields), status_code=303)
-
-
-def with_query(url: str, fields: dict[str, str]) -> str:
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + list(fields.items())
-    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 async def _field(request: Request, name: str) -> str:

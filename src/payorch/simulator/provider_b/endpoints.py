@@ -19,8 +19,7 @@ from payorch.runtime import Runtime
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import application_of
 from payorch.simulator.faults import active_fault
-from payorch.simulator.pages import render
-from payorch.simulator.provider_a.endpoints import with_query
+from payorch.simulator.pages import render, with_query
 from payorch.simulator.provider_b import notify, service
 from payorch.simulator.provider_b.wire import WireError, parse_body
 

@@ -186,3 +186,15 @@ async def test_unknown_and_foreign_intents_are_404(
     assert bad.status_code == 400
     no_key = await client.post(f"/v1/payment-intents/{intent['id']}/checkout", json={})
     assert no_key.status_code == 401
+
+
+async def test_a_request_without_body_uses_the_intent_provider(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await create_intent(client, sandbox, provider=B)
+    response = await client.post(
+        f"/v1/payment-intents/{intent['id']}/checkout", headers=sandbox.headers
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["provider"] == B

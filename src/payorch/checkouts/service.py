@@ -74,7 +74,10 @@ async def request_checkout(
     runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
 ) -> Response:
     if scope is not None:
-        stored = await runtime.idempotency.begin(scope)
+        # The key's lease must outlive the slowest request: waiting for a confirmation in
+        # progress, stopping the current checkout, then one call per candidate provider.
+        lease = 6 * runtime.settings.provider_timeout_seconds + 10
+        stored = await runtime.idempotency.begin(scope, lease_seconds=lease)
         if stored is not None:
             return stored.response()
     try:

@@ -132,3 +132,24 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
     response = await checkout(client, sandbox, intent["id"])
     assert response.status_code == 503
     assert response.json()["error"]["details"]["retry_after_seconds"] == 5  # A's trial comes first
+
+
+async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    from payorch.worker.reconciliation import ReconcileProcessing
+    from tests.providers.helpers import choose_without_returning, query_of, start
+    from tests.providers.test_worker_jobs import run_until_idle
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, A, "timeout")
+    response = await client.get(location)  # the commit gets no answer within the timeout
+    assert response.status_code == 303
+    assert query_of(response.headers["location"])["payment_intent_id"] == intent["id"]
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, A, "ok")
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"

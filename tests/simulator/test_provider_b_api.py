@@ -21,6 +21,12 @@ from tests.simulator.conftest import (
     query_of,
 )
 
+
+def flip_last(text: str) -> str:
+    """The same text with its last character changed (never equal to the original)."""
+    return text[:-1] + ("1" if text[-1] == "0" else "0")
+
+
 PREF_ID = re.compile(r"^\d{9}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
@@ -148,7 +154,7 @@ async def test_bad_token_is_401_and_foreign_resources_are_404(
     for bad in (
         {},
         {"Authorization": "Bearer TEST-app_x-0123"},
-        {"Authorization": headers["Authorization"][:-1] + "0"},
+        {"Authorization": flip_last(headers["Authorization"])},
     ):
         answer = await sim.get(f"{B}/v1/payments/{payment_id}", headers=bad)
         assert answer.status_code == 401

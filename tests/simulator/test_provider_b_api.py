@@ -380,3 +380,20 @@ async def test_expiring_a_preference_by_put(
         f"{B}/checkout/preferences/{preference['id']}", json={"items": []}, headers=headers
     )
     assert invalid.status_code == 400
+
+
+async def test_expiring_now_closes_the_checkout_at_once(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    from payorch.clock import isoformat
+
+    headers = b_headers(runtime, sandbox.application_id)
+    preference = await create_b(sim, headers)
+    now = isoformat(runtime.clock.now())
+    body = {"expires": True, "expiration_date_from": now, "expiration_date_to": now}
+    answer = await sim.put(
+        f"{B}/checkout/preferences/{preference['id']}", json=body, headers=headers
+    )
+    assert answer.status_code == 200
+    page = await sim.get(B_PAGE, params={"pref_id": preference["id"]})
+    assert "expired" in page.text and 'value="approve"' not in page.text

@@ -128,7 +128,7 @@ async def update_preference(
 def is_expired(preference: Any, now: datetime) -> bool:
     if not preference.expires:
         return False
-    if preference.expiration_date_to is not None and now > preference.expiration_date_to:
+    if preference.expiration_date_to is not None and now >= preference.expiration_date_to:
         return True
     return preference.expiration_date_from is not None and now < preference.expiration_date_from
 

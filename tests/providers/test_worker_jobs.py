@@ -3,6 +3,8 @@ on SQLite and PostgreSQL. Time moves with the FrozenClock."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
 
 from payorch.app import create_app
@@ -197,3 +199,38 @@ async def test_the_worker_runs_expiry_and_reconciliation(
     finally:
         worker.stop()
         await asyncio.wait_for(task, 30)
+
+
+async def test_crash_between_the_commit_and_the_database_write(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """A process committed at the provider, then died before writing: its lease runs out, the
+    next return commits again (422 at the provider), reads the status and authorizes once."""
+    from sqlalchemy import update
+
+    from payorch.db.tables.providers import checkouts
+    from payorch.simulator.credentials import mock_credentials
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    token = body["checkout"]["fields"]["token_ws"]
+    keys = mock_credentials(runtime.cipher, "provider_a", sandbox.application_id)
+    committed = await client.put(
+        f"/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions/{token}",
+        headers={"Tbk-Api-Key-Id": keys["commerce_code"], "Tbk-Api-Key-Secret": keys["api_key"]},
+    )
+    assert committed.status_code == 200 and committed.json()["status"] == "AUTHORIZED"
+    async with runtime.database.transaction() as conn:  # the dead process's lease
+        await conn.execute(
+            update(checkouts)
+            .where(checkouts.c.payment_intent_id == intent["id"])
+            .values(lease_until=clock.now() + timedelta(seconds=25))
+        )
+    clock.advance(26)
+    response = await client.get(location)
+    assert response.status_code == 303
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED"
+    types = [e["type"] for e in await events_of(runtime, intent["id"])]
+    assert types.count("payment.authorized") == 1

@@ -180,3 +180,15 @@ async def test_settle_is_scoped_to_the_application(
         SETTLE, json={"payment_intent_id": "payi_mine", "outcome": "maybe"}, headers=sandbox.headers
     )
     assert bad.status_code == 400
+
+
+async def test_faults_leave_the_buyer_pages_alone(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    token = await create_a(sim, a_headers(runtime, sandbox.application_id))
+    await _fault(sim, sandbox, "provider_a", "error")
+    page = await sim.post(
+        "/simulator/provider_a/webpayserver/initTransaction", data={"token_ws": token}
+    )
+    assert page.status_code == 200
+    assert (await decide_a(sim, token, "approve")).status_code == 303

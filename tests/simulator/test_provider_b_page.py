@@ -294,3 +294,19 @@ async def test_two_tabs_pressing_approve_pay_once(
     params = {"external_reference": "payi_tabs"}
     found = (await sim.get(f"{B}/v1/payments/search", params=params, headers=headers)).json()
     assert found["paging"]["total"] == 1
+
+
+async def test_two_workers_send_a_due_notification_once(
+    sim: httpx.AsyncClient,
+    runtime: Runtime,
+    sandbox: Sandbox,
+    receiver: Receiver,
+    clock: FrozenClock,
+) -> None:
+    receiver.failures_left = 3  # the quick attempts all fail: left for the worker
+    preference = await create_b(sim, b_headers(runtime, sandbox.application_id))
+    payment_id = query_of(await pay_b(sim, preference["id"], "approve"))["payment_id"]
+    clock.advance(61)
+    await asyncio.gather(deliver_due(runtime), deliver_due(runtime), deliver_due(runtime))
+    mine = [h for h in receiver.received if h["query"].get("data.id") == payment_id]  # type: ignore[union-attr]
+    assert len(mine) == 4  # 3 refused quick attempts + exactly one by the workers

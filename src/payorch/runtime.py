@@ -7,7 +7,7 @@ and database. Domain code receives the pieces it needs, never a global.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -18,6 +18,9 @@ from payorch.crypto import Cipher, load_cipher
 from payorch.db import Database
 from payorch.http.client import build_client
 from payorch.idempotency.service import Idempotency
+
+if TYPE_CHECKING:
+    from payorch.providers.health import ProviderHealth
 
 
 @dataclass
@@ -68,8 +71,28 @@ class Runtime:
         )
 
     async def close(self) -> None:
+        if self._provider_health is not None:
+            await self._provider_health.aclose()
+            self._provider_health = None
         if self._http is not None:
             await self._http.aclose()
             self._http = None
         if self.owns_database:
             await self.database.dispose()
+
+    # Provider health (providers/health.py): in-process, or shared through PAYORCH_REDIS_URL.
+    _provider_health: ProviderHealth | None = field(default=None)
+
+    @property
+    def provider_health(self) -> ProviderHealth:
+        if self._provider_health is None:
+            from payorch.providers.health import build_health
+
+            self._provider_health = build_health(
+                self.clock,
+                self.settings.redis_url,
+                self.settings.provider_failure_threshold,
+                self.settings.provider_skip_seconds,
+            )
+        health: ProviderHealth = self._provider_health
+        return health

@@ -1,0 +1,1 @@
+"""Simulated provider B: the Checkout Pro API, its checkout page and its notifications."""

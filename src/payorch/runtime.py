@@ -33,6 +33,9 @@ class Runtime:
     # Set by create_app; a worker builds one on first use.
     app: Any = field(default=None)
     _http: httpx.AsyncClient | None = field(default=None)
+    # Refunds reach the providers through this seam (payments/gateway.py); None = the default
+    # gateway over the provider adapters. Tests inject a fake.
+    refund_gateway: Any = field(default=None)
 
     @property
     def http(self) -> httpx.AsyncClient:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from payorch.runtime import Runtime
+from payorch.worker.refunds import ResolvePendingRefunds
 
 
 class Job(Protocol):
@@ -29,4 +30,4 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
-    return [PurgeIdempotencyRecords()]
+    return [PurgeIdempotencyRecords(), ResolvePendingRefunds()]

@@ -39,7 +39,9 @@ class FakeGateway:
         if self.mode in (OK, TIMEOUT_APPLIED):
             self.applied[order.refund_id] = order.amount
         if self.mode == OK:
-            return RefundAnswer(RefundOutcome.SUCCEEDED, provider_refund_id="prv-" + order.refund_id)
+            return RefundAnswer(
+                RefundOutcome.SUCCEEDED, provider_refund_id="prv-" + order.refund_id
+            )
         if self.mode == REJECT:
             return RefundAnswer(RefundOutcome.FAILED, "16: refund not allowed")
         return RefundAnswer(RefundOutcome.UNKNOWN)

@@ -112,11 +112,19 @@ async def test_another_process_refuses_the_key_within_the_cache_ttl(
         transport=httpx.ASGITransport(app=create_app(runtime=replica)), base_url="http://testserver"
     ) as other:
         doomed = (await client.post(URL, json={}, headers=sandbox.headers)).json()
-        assert (await other.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 200
-        assert (await client.delete(f"{URL}/{doomed['id']}", headers=sandbox.headers)).status_code == 204
-        assert (await client.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 401
+        assert (
+            await other.get("/v1/payments", headers=bearer(doomed["api_key"]))
+        ).status_code == 200
+        assert (
+            await client.delete(f"{URL}/{doomed['id']}", headers=sandbox.headers)
+        ).status_code == 204
+        assert (
+            await client.get("/v1/payments", headers=bearer(doomed["api_key"]))
+        ).status_code == 401
 
         later = time.monotonic() + auth_service.CACHE_SECONDS + 0.1
         monkeypatch.setattr(auth_service, "time", types.SimpleNamespace(monotonic=lambda: later))
-        assert (await other.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 401
+        assert (
+            await other.get("/v1/payments", headers=bearer(doomed["api_key"]))
+        ).status_code == 401
     await replica.close()

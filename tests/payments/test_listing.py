@@ -25,20 +25,35 @@ async def test_read_payment_has_the_decided_fields(
     assert response.status_code == 200
     body = response.json()
     assert set(body) == {
-        "id", "payment_intent_id", "merchant_account_id", "external_reference", "status",
-        "amount", "refunded_amount", "currency", "provider", "authorization_code",
-        "authorized_at", "created_at",
+        "id",
+        "payment_intent_id",
+        "merchant_account_id",
+        "external_reference",
+        "status",
+        "amount",
+        "refunded_amount",
+        "currency",
+        "provider",
+        "authorization_code",
+        "authorized_at",
+        "created_at",
     }
     assert body["id"] == paid.payment_id and body["payment_intent_id"] == paid.intent_id
-    assert body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0
+    assert (
+        body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0
+    )
     assert body["currency"] == "USD" and body["provider"] == "provider_a_redirect_post"
     assert TIMESTAMP.match(body["authorized_at"]) and TIMESTAMP.match(body["created_at"])
     # The intent carries it as its payment.
-    intent = (await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)).json()
+    intent = (
+        await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)
+    ).json()
     assert intent["payment"]["id"] == paid.payment_id
 
 
-async def collect(client: httpx.AsyncClient, app: Sandbox, query: str, limit: int) -> tuple[list[str], int]:
+async def collect(
+    client: httpx.AsyncClient, app: Sandbox, query: str, limit: int
+) -> tuple[list[str], int]:
     ids: list[str] = []
     pages = 0
     cursor = None
@@ -95,15 +110,23 @@ async def test_status_and_time_filters(
     made = []
     for i in range(12):
         status = "REFUNDED" if i % 3 == 0 else "AUTHORIZED"
-        made.append((await authorized_payment(runtime, sandbox, at_ms=T0 + i * 1000, status=status)).payment_id)
+        made.append(
+            (
+                await authorized_payment(runtime, sandbox, at_ms=T0 + i * 1000, status=status)
+            ).payment_id
+        )
 
     refunded, pages = await collect(client, sandbox, "&status=REFUNDED", 2)
     assert refunded == [made[9], made[6], made[3], made[0]] and pages == 2
 
     # from inclusive, to exclusive; timestamps with zone, and dates.
-    window, _ = await collect(client, sandbox, "&from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:07.000Z", 3)
+    window, _ = await collect(
+        client, sandbox, "&from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:07.000Z", 3
+    )
     assert window == [made[6], made[5], made[4], made[3]]
-    window, _ = await collect(client, sandbox, "&from=2026-11-01T01:00:03%2B01:00&status=AUTHORIZED", 100)
+    window, _ = await collect(
+        client, sandbox, "&from=2026-11-01T01:00:03%2B01:00&status=AUTHORIZED", 100
+    )
     assert window == [m for i, m in enumerate(made) if i >= 3 and i % 3][::-1]
     day, _ = await collect(client, sandbox, "&from=2026-11-01&to=2026-11-02", 5)
     assert day == made[::-1]
@@ -143,5 +166,7 @@ async def test_default_page_size_is_20(
         await authorized_payment(runtime, sandbox, at_ms=T0 + i)
     body = (await client.get("/v1/payments", headers=sandbox.headers)).json()
     assert len(body["items"]) == 20 and body["next_cursor"] is not None
-    rest = (await client.get(f"/v1/payments?cursor={body['next_cursor']}", headers=sandbox.headers)).json()
+    rest = (
+        await client.get(f"/v1/payments?cursor={body['next_cursor']}", headers=sandbox.headers)
+    ).json()
     assert len(rest["items"]) == 1 and rest["next_cursor"] is None

@@ -81,15 +81,17 @@ async def test_redis_storage_is_shared_by_replicas(
     except Exception as exc:  # noqa: BLE001
         pytest.skip(f"Redis unreachable: {exc}")
     settings = make_settings(
-        database_url, rate_limit=f"{3 + secrets.randbelow(3)}/minute",
+        database_url,
+        rate_limit=f"{3 + secrets.randbelow(3)}/minute",
         redis_url="redis://127.0.0.1:6379/0",
     )
     limit = settings.rate_limit_parts[0]
     runtimes = [Runtime.build(settings, clock=clock, database=database) for _ in range(2)]
     app = await new_application(runtimes[0])
     clients = [
-        httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(runtime=rt)),
-                          base_url="http://testserver")
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_app(runtime=rt)), base_url="http://testserver"
+        )
         for rt in runtimes
     ]
     try:

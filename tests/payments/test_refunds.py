@@ -40,7 +40,9 @@ async def test_partial_then_full_refund(
     paid = await authorized_payment(runtime, sandbox, amount=1000)
     url = f"/v1/payments/{paid.payment_id}/refunds"
 
-    first = await client.post(url, json={"amount": 300, "reason": "damaged"}, headers=sandbox.headers)
+    first = await client.post(
+        url, json={"amount": 300, "reason": "damaged"}, headers=sandbox.headers
+    )
     assert first.status_code == 201, first.text
     body = first.json()
     assert body["refund_id"].startswith("rfd_")
@@ -95,7 +97,9 @@ async def test_over_refund_is_422_with_available_amount(
 ) -> None:
     paid = await authorized_payment(runtime, sandbox, amount=1000)
     url = f"/v1/payments/{paid.payment_id}/refunds"
-    assert (await client.post(url, json={"amount": 400}, headers=sandbox.headers)).status_code == 201
+    assert (
+        await client.post(url, json={"amount": 400}, headers=sandbox.headers)
+    ).status_code == 201
     response = await client.post(url, json={"amount": 601}, headers=sandbox.headers)
     assert response.status_code == 422
     error = response.json()["error"]
@@ -109,8 +113,14 @@ async def test_bad_bodies_are_400(
 ) -> None:
     paid = await authorized_payment(runtime, sandbox)
     url = f"/v1/payments/{paid.payment_id}/refunds"
-    for body in ({"amount": 0}, {"amount": -1}, {"amount": "10"}, {"amount": 1.5}, {"x": 1},
-                 {"reason": "r" * 256}):
+    for body in (
+        {"amount": 0},
+        {"amount": -1},
+        {"amount": "10"},
+        {"amount": 1.5},
+        {"x": 1},
+        {"reason": "r" * 256},
+    ):
         response = await client.post(url, json=body, headers=sandbox.headers)
         assert response.status_code == 400, (body, response.text)
         assert response.json()["error"]["code"] == "VALIDATION_ERROR"
@@ -128,8 +138,9 @@ async def test_unknown_or_other_applications_payment_is_404(
             ("GET", f"/v1/payments/{payment_id}/refunds"),
             ("GET", f"/v1/payments/{payment_id}"),
         ):
-            response = await client.request(method, path, json={} if method == "POST" else None,
-                                            headers=app.headers)
+            response = await client.request(
+                method, path, json={} if method == "POST" else None, headers=app.headers
+            )
             assert response.status_code == 404, (method, path, response.text)
             assert response.json()["error"]["code"] == "RESOURCE_NOT_FOUND"
     assert gateway.refund_calls == []
@@ -142,8 +153,9 @@ async def test_payment_not_refundable_is_409(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
 ) -> None:
     paid = await authorized_payment(runtime, sandbox, status="REFUNDED")
-    response = await client.post(f"/v1/payments/{paid.payment_id}/refunds", json={},
-                                 headers=sandbox.headers)
+    response = await client.post(
+        f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers
+    )
     assert response.status_code == 409
     assert response.json()["error"]["details"]["status"] == "REFUNDED"
     assert gateway.refund_calls == []
@@ -190,7 +202,9 @@ async def test_idempotency_key_replays_and_refunds_once(
     assert replay.headers["Idempotent-Replayed"] == "true"
     assert replay.json() == first.json()
     conflict = await client.post(url, json={"amount": 200}, headers=headers)
-    assert conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
+    assert (
+        conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
+    )
     assert len(gateway.refund_calls) == 1
 
     # Ten concurrent requests with one key: one refund.

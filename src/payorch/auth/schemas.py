@@ -12,7 +12,9 @@ from payorch.clock import isoformat
 class CreateApiCredential(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: Annotated[str | None, Field(min_length=1, max_length=200, examples=["checkout server"])] = None
+    name: Annotated[
+        str | None, Field(min_length=1, max_length=200, examples=["checkout server"])
+    ] = None
 
 
 class ApiCredential(BaseModel):

@@ -41,7 +41,9 @@ async def list_payments(
     ] = None,
     from_: Annotated[
         str | None,
-        Query(alias="from", description="Inclusive; a date (UTC midnight) or an ISO 8601 timestamp."),
+        Query(
+            alias="from", description="Inclusive; a date (UTC midnight) or an ISO 8601 timestamp."
+        ),
     ] = None,
     to: Annotated[
         str | None, Query(description="Exclusive; a date (UTC midnight) or an ISO 8601 timestamp.")
@@ -71,8 +73,11 @@ async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Res
     status_code=201,
     response_model=Refund,
     responses={
-        202: {"model": Refund, "description": "The provider's answer is unknown: PENDING; "
-              "refund.succeeded or refund.failed tells the end."},
+        202: {
+            "model": Refund,
+            "description": "The provider's answer is unknown: PENDING; "
+            "refund.succeeded or refund.failed tells the end.",
+        },
         **problem_responses(
             ValidationFailed,
             AuthenticationFailed,

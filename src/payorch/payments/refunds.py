@@ -122,8 +122,8 @@ async def reserve(
             return existing, True
     if payment.status not in REFUNDABLE:
         raise InvalidState(payment.status, f"A {payment.status} payment cannot be refunded.")
-    available = payment.amount - payment.refunded_amount - await repository.pending_total(
-        conn, payment.id
+    available = (
+        payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     )
     amount = request.amount if request.amount is not None else available
     if amount <= 0 or amount > available:

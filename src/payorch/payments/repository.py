@@ -35,7 +35,9 @@ async def get(
     return (await conn.execute(query)).first()
 
 
-async def get_any(conn: AsyncConnection, payment_id: str, *, for_update: bool = False) -> Row | None:  # type: ignore[type-arg]
+async def get_any(
+    conn: AsyncConnection, payment_id: str, *, for_update: bool = False
+) -> Row | None:  # type: ignore[type-arg]
     """By id alone: for the worker, which has no caller."""
     query = select(payments).where(payments.c.id == payment_id)
     if for_update:
@@ -82,7 +84,9 @@ async def insert_refund(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(insert(refunds).values(**values))
 
 
-async def get_refund(conn: AsyncConnection, refund_id: str, *, for_update: bool = False) -> Row | None:  # type: ignore[type-arg]
+async def get_refund(
+    conn: AsyncConnection, refund_id: str, *, for_update: bool = False
+) -> Row | None:  # type: ignore[type-arg]
     query = select(refunds).where(refunds.c.id == refund_id)
     if for_update:
         query = query.with_for_update()

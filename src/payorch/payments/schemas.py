@@ -43,7 +43,9 @@ class Payment(BaseModel):
 
 class PaymentList(BaseModel):
     items: list[Payment]
-    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last."
+    )
 
 
 class Refund(BaseModel):

@@ -45,7 +45,12 @@ async def list_payments(
         after = decode_cursor(cursor)
         below = after if below is None else min(below, after)
     rows = await repository.page(
-        conn, caller.application_id, status=status, lowest_id=lowest, below_id=below, limit=limit + 1
+        conn,
+        caller.application_id,
+        status=status,
+        lowest_id=lowest,
+        below_id=below,
+        limit=limit + 1,
     )
     more = len(rows) > limit
     rows = rows[:limit]

@@ -19,7 +19,9 @@ def upgrade() -> None:
     op.create_table(
         "refunds",
         sa.Column("id", sa.String(40), primary_key=True),
-        sa.Column("application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False),
+        sa.Column(
+            "application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False
+        ),
         sa.Column("payment_id", sa.String(40), sa.ForeignKey("payments.id"), nullable=False),
         sa.Column("payment_intent_id", sa.String(40), nullable=False),
         sa.Column("status", sa.String(16), nullable=False),

@@ -1,13 +1,15 @@
 """Benchmark: GET /v1/payments?limit=100 latency with 10,000 and with 1,000,000 payments.
 
-    PYTHONPATH=src python -m bench.payments_listing [--admin-url postgresql://postgres@127.0.0.1:5432/test]
+    PYTHONPATH=src:. python -m bench.payments_listing [--admin-url postgresql://postgres@127.0.0.1:5432/test]
         [--sizes 10000,1000000] [--requests 400] [--keep]
 
-Creates a dedicated PostgreSQL database (payorch_bench_<hex>), migrates it, seeds one
-application up to each size with bench/seed_payments.py (COPY), and after each size times
-sequential requests through the whole ASGI stack in-process (middleware, API key, rate limit,
-query, JSON; no network): the first page, pages deep in the list (random cursors), and a status
-filter. Drops the database at the end (unless --keep). Prints a JSON line per size.
+Creates one dedicated PostgreSQL database per size (payorch_bench_<hex>_<size>), migrates it
+and seeds one application with that many payments (bench/seed_payments.py, COPY); the largest
+also gets a second application with 1,000 payments. Then times sequential requests through the
+whole ASGI stack in-process (middleware, API key, rate limit, query, JSON; no network), the
+databases interleaved request by request so that machine load falls on them alike: the first
+page, pages deep in the list (random cursors) and a status filter. Drops the databases at the
+end (unless --keep). Prints a JSON line per target and the p50 ratios largest/smallest.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import secrets
 import statistics
 import time
+from dataclasses import dataclass, field
 
 import asyncpg
 import httpx
@@ -29,18 +32,7 @@ from payorch.db.migrate import upgrade_in_thread
 from payorch.payments.service import encode_cursor
 from payorch.runtime import Runtime
 
-SECRET = "bench-secret-key-0123456789abcdef0123456789"
-
-
-async def timed(client: httpx.AsyncClient, headers: dict[str, str], urls: list[str]) -> list[float]:
-    out = []
-    for url in urls:
-        started = time.perf_counter()
-        response = await client.get(url, headers=headers)
-        out.append((time.perf_counter() - started) * 1000)
-        assert response.status_code == 200, response.text
-        assert len(response.json()["items"]) == 100
-    return out
+SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -52,70 +44,143 @@ def summary(samples: list[float]) -> dict[str, float]:
     }
 
 
-async def measure(url: str, api_key: str, application_id: str, requests: int) -> dict[str, object]:
-    settings = Settings(  # type: ignore[call-arg]
-        database_url=url, secret_key=SECRET, rate_limit="1000000/second", simulator_enabled=False
-    )
-    runtime = Runtime.build(settings)
-    app = create_app(runtime=runtime)
-    headers = {"Authorization": f"Bearer {api_key}"}
-    conn = await asyncpg.connect(url)
-    try:
-        # Random positions deep in the list (keep 100 rows below each).
-        ids = await conn.fetch(
-            "SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM payments "
-            "WHERE application_id = $1) t WHERE n > 100 ORDER BY random() LIMIT $2",
-            application_id,
-            requests,
+@dataclass
+class Target:
+    """One database, seeded to a size, with an app served in-process."""
+
+    label: str
+    url: str
+    application_id: str
+    api_key: str
+    client: httpx.AsyncClient | None = None
+    runtime: Runtime | None = None
+    deep: list[str] = field(default_factory=list)
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    async def open(self, requests: int) -> None:
+        settings = Settings(  # type: ignore[call-arg]
+            database_url=self.url,
+            secret_key=SECRET,
+            rate_limit="1000000/second",
+            simulator_enabled=False,
         )
+        self.runtime = Runtime.build(settings)
+        self.client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_app(runtime=self.runtime)),
+            base_url="http://bench",
+        )
+        conn = await asyncpg.connect(self.url)
+        try:  # random positions deep in the list (with 100 rows below each)
+            rows = await conn.fetch(
+                "SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM payments "
+                "WHERE application_id = $1) t WHERE n > 100 ORDER BY random() LIMIT $2",
+                self.application_id,
+                requests,
+            )
+        finally:
+            await conn.close()
+        self.deep = [f"/v1/payments?limit=100&cursor={encode_cursor(r['id'])}" for r in rows]
+
+    async def get(self, scenario: str, url: str) -> None:
+        assert self.client is not None
+        headers = {"Authorization": f"Bearer {self.api_key}"}
+        started = time.perf_counter()
+        response = await self.client.get(url, headers=headers)
+        elapsed = (time.perf_counter() - started) * 1000
+        assert response.status_code == 200, response.text
+        assert response.json()["items"]  # full pages, but for a small status filter
+        self.samples.setdefault(scenario, []).append(elapsed)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+        if self.runtime is not None:
+            await self.runtime.close()
+
+
+async def run_rounds(targets: list[Target], requests: int) -> None:
+    """Interleave the targets request by request, so machine load hits them alike."""
+    for i in range(requests):
+        for target in targets:
+            await target.get("first_page", "/v1/payments?limit=100")
+            await target.get("deep_pages", target.deep[i % len(target.deep)])
+            await target.get("status_filter", "/v1/payments?limit=100&status=REFUNDED")
+
+
+async def create_database(admin: str, name: str) -> str:
+    conn = await asyncpg.connect(admin)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
-    deep = [f"/v1/payments?limit=100&cursor={encode_cursor(r['id'])}" for r in ids]
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://bench"
-    ) as client:
-        await timed(client, headers, ["/v1/payments?limit=100"] * 50)  # warm up
-        first = await timed(client, headers, ["/v1/payments?limit=100"] * requests)
-        deep_pages = await timed(client, headers, deep)
-        status = await timed(client, headers, ["/v1/payments?limit=100&status=REFUNDED"] * requests)
-    await runtime.close()
-    return {
-        "first_page": summary(first),
-        "deep_pages": summary(deep_pages),
-        "status_filter": summary(status),
-    }
+    url = admin.rsplit("/", 1)[0] + "/" + name
+    await asyncio.to_thread(upgrade_in_thread, url)
+    return url
+
+
+async def drop_database(admin: str, name: str) -> None:
+    conn = await asyncpg.connect(admin)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
 
 
 async def main_async(admin: str, sizes: list[int], requests: int, keep: bool) -> None:
-    name = f"payorch_bench_{secrets.token_hex(4)}"
-    url = admin.rsplit("/", 1)[0] + "/" + name
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
+    tag = secrets.token_hex(4)
+    names = [f"payorch_bench_{tag}_{size}" for size in sizes]
+    targets: list[Target] = []
     try:
-        await asyncio.to_thread(upgrade_in_thread, url)
-        application_id, api_key, total = None, None, 0
-        results = []
-        for size in sizes:
+        for size, name in zip(sizes, names, strict=True):
+            url = await create_database(admin, name)
             started = time.perf_counter()
-            seeded = await seed(url, size - total, application_id)
-            application_id = str(seeded["application_id"])
-            api_key = api_key or str(seeded["api_key"])
-            total = size
-            seconds = round(time.perf_counter() - started, 1)
-            result = {"payments": seeded["payments"], "seed_seconds": seconds}
-            result.update(await measure(url, api_key, application_id, requests))
-            results.append(result)
-            print(json.dumps(result), flush=True)
-        small, large = results[0], results[-1]
-        for key in ("first_page", "deep_pages", "status_filter"):
-            ratio = large[key]["p50_ms"] / small[key]["p50_ms"]  # type: ignore[index]
-            print(json.dumps({"p50_ratio_" + key: round(ratio, 2)}), flush=True)
+            seeded = await seed(url, size, None)
+            print(
+                json.dumps(
+                    {
+                        "database": name,
+                        "payments": seeded["payments"],
+                        "seed_seconds": round(time.perf_counter() - started, 1),
+                    }
+                ),
+                flush=True,
+            )
+            targets.append(
+                Target(str(size), url, str(seeded["application_id"]), str(seeded["api_key"]))
+            )
+        # A small application beside the million: its pages cost the same as anyone's.
+        small = await seed(targets[-1].url, 1000, None)
+        targets.append(
+            Target(
+                f"1000 of {sizes[-1]}",
+                targets[-1].url,
+                str(small["application_id"]),
+                str(small["api_key"]),
+            )
+        )
+        for target in targets:
+            await target.open(requests)
+        await run_rounds(targets, 30)  # warm up
+        for target in targets:
+            target.samples.clear()
+        await run_rounds(targets, requests)
+        for target in targets:
+            print(
+                json.dumps(
+                    {"payments": target.label, **{k: summary(v) for k, v in target.samples.items()}}
+                ),
+                flush=True,
+            )
+        low, high = targets[0], targets[len(sizes) - 1]
+        for key in low.samples:
+            ratio = statistics.median(high.samples[key]) / statistics.median(low.samples[key])
+            print(json.dumps({f"p50_ratio_{key}": round(ratio, 2)}), flush=True)
     finally:
+        for target in targets:
+            await target.close()
         if not keep:
-            conn = await asyncpg.connect(admin)
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            await conn.close()
+            for name in names:
+                await drop_database(admin, name)
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Seed a PostgreSQL database with authorized payments for the listing benchmark.
 
-    PYTHONPATH=src python -m bench.seed_payments --database-url postgresql://postgres@127.0.0.1:5432/DB \
-        --payments 10000 [--application-id app_...]
+    PYTHONPATH=src:. python -m bench.seed_payments \
+        --database-url postgresql://postgres@127.0.0.1:5432/DB --payments 10000 [--application-id app_...]
 
 Creates (or reuses) one application and adds N payments with their intents, spread over the
 past year with time-ordered ids, using COPY (asyncpg ``copy_records_to_table``) in batches.
@@ -59,7 +59,7 @@ async def seed(database_url: str, count: int, application_id: str | None) -> dic
         now_ms = int(time.time() * 1000)
         start_ms = now_ms - YEAR_MS
         step = YEAR_MS / max(count, 1)
-        rng = random.Random(count)
+        rng = random.Random(count)  # noqa: S311 - test data
         done = 0
         while done < count:
             n = min(BATCH, count - done)
@@ -72,35 +72,81 @@ async def seed(database_url: str, count: int, application_id: str | None) -> dic
                 status = rng.choice(STATUSES)
                 refunded = {"AUTHORIZED": 0, "REFUNDED": amount}.get(status, amount // 2)
                 reference = f"order-{i}"
-                intents.append((
-                    intent_id, application_id, merchant_id, status, reference, amount, "CLP",
-                    None, "auto", "provider_a_redirect_post", "https://shop.example/return",
-                    "{}", at, at,
-                ))
-                payments.append((
-                    payment_id, application_id, intent_id, merchant_id, reference, status,
-                    amount, refunded, "CLP", "provider_a_redirect_post", f"tok{i:061d}",
-                    "1213", at, at,
-                ))
+                intents.append(
+                    (
+                        intent_id,
+                        application_id,
+                        merchant_id,
+                        status,
+                        reference,
+                        amount,
+                        "CLP",
+                        None,
+                        "auto",
+                        "provider_a_redirect_post",
+                        "https://shop.example/return",
+                        "{}",
+                        at,
+                        at,
+                    )
+                )
+                payments.append(
+                    (
+                        payment_id,
+                        application_id,
+                        intent_id,
+                        merchant_id,
+                        reference,
+                        status,
+                        amount,
+                        refunded,
+                        "CLP",
+                        "provider_a_redirect_post",
+                        f"tok{i:061d}",
+                        "1213",
+                        at,
+                        at,
+                    )
+                )
             async with conn.transaction():
                 await conn.copy_records_to_table(
                     "payment_intents",
                     records=intents,
                     columns=[
-                        "id", "application_id", "merchant_account_id", "status",
-                        "external_reference", "amount", "currency", "description",
-                        "requested_provider", "provider", "return_url", "metadata",
-                        "created_at", "updated_at",
+                        "id",
+                        "application_id",
+                        "merchant_account_id",
+                        "status",
+                        "external_reference",
+                        "amount",
+                        "currency",
+                        "description",
+                        "requested_provider",
+                        "provider",
+                        "return_url",
+                        "metadata",
+                        "created_at",
+                        "updated_at",
                     ],
                 )
                 await conn.copy_records_to_table(
                     "payments",
                     records=payments,
                     columns=[
-                        "id", "application_id", "payment_intent_id", "merchant_account_id",
-                        "external_reference", "status", "amount", "refunded_amount", "currency",
-                        "provider", "provider_reference", "authorization_code",
-                        "authorized_at", "created_at",
+                        "id",
+                        "application_id",
+                        "payment_intent_id",
+                        "merchant_account_id",
+                        "external_reference",
+                        "status",
+                        "amount",
+                        "refunded_amount",
+                        "currency",
+                        "provider",
+                        "provider_reference",
+                        "authorization_code",
+                        "authorized_at",
+                        "created_at",
                     ],
                 )
             done += n

@@ -71,8 +71,27 @@ class Runtime:
         )
 
     async def close(self) -> None:
+        if self._provider_health is not None:
+            await self._provider_health.aclose()
+            self._provider_health = None
         if self._http is not None:
             await self._http.aclose()
             self._http = None
         if self.owns_database:
             await self.database.dispose()
+
+    # Provider health (providers/health.py): in-process, or shared through PAYORCH_REDIS_URL.
+    _provider_health: Any = field(default=None)
+
+    @property
+    def provider_health(self) -> Any:
+        if self._provider_health is None:
+            from payorch.providers.health import build_health
+
+            self._provider_health = build_health(
+                self.clock,
+                self.settings.redis_url,
+                self.settings.provider_failure_threshold,
+                self.settings.provider_skip_seconds,
+            )
+        return self._provider_health

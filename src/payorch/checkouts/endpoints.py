@@ -1,5 +1,99 @@
-"""HTTP of the checkouts domain: parse, call the service, answer."""
+"""HTTP of checkouts: the checkout request, the buyer's return, provider notifications."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import RedirectResponse, Response
+
+from payorch.checkouts import returns, service
+from payorch.checkouts.schemas import Checkout, CheckoutRequestBody
+from payorch.errors import (
+    AuthenticationFailed,
+    ConnectorNotConfigured,
+    ConnectorUnavailable,
+    IdempotencyConflict,
+    IdempotencyKeyInUse,
+    InvalidState,
+    ProviderError,
+    ResourceNotFound,
+    ValidationFailed,
+)
+from payorch.http.deps import CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.providers.base import IncomingNotification
 
 router = APIRouter(tags=["Checkout"])
+
+MAX_FORM_BYTES = 16 * 1024
+
+
+@router.post(
+    "/v1/payment-intents/{payment_intent_id}/checkout",
+    response_model=Checkout,
+    responses=problem_responses(
+        ValidationFailed,
+        AuthenticationFailed,
+        ResourceNotFound,
+        InvalidState,
+        IdempotencyConflict,
+        IdempotencyKeyInUse,
+        ConnectorNotConfigured,
+        ProviderError,
+        ConnectorUnavailable,
+    ),
+    summary="Request a checkout (a hosted page at the chosen provider)",
+)
+async def request_checkout(
+    payment_intent_id: str,
+    request: Request,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    body: CheckoutRequestBody | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    body = body or CheckoutRequestBody()
+    scope = idempotency_scope(
+        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    )
+    return await service.request_checkout(runtime, caller, payment_intent_id, body, scope)
+
+
+async def _return(provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep) -> Response:
+    params = dict(request.query_params)
+    if request.method == "POST":
+        raw = await request.body()
+        if len(raw) > MAX_FORM_BYTES:
+            raise ValidationFailed("The return form is too large.")
+        form = await request.form()
+        params.update({k: v for k, v in form.items() if isinstance(v, str)})
+    location = await returns.handle_return(runtime, provider, payment_intent_id, params)
+    return RedirectResponse(location, status_code=303)
+
+
+router.add_api_route(
+    "/v1/checkout-returns/{provider}/{payment_intent_id}",
+    _return,
+    methods=["GET", "POST"],
+    status_code=303,
+    summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
+    responses={303: {"description": "To the intent's return_url with payment_intent_id (and status)"}},
+)
+
+
+@router.post(
+    "/v1/provider-notifications/{provider}/{connector_id}",
+    summary="A provider's signed notification (no API key): verified, then confirmed by reading",
+    responses=problem_responses(ValidationFailed, ResourceNotFound, ConnectorUnavailable),
+)
+async def provider_notification(
+    provider: str, connector_id: str, request: Request, runtime: RuntimeDep
+) -> Response:
+    raw = await request.body()
+    notification = IncomingNotification(
+        headers={k.lower(): v for k, v in request.headers.items()},
+        query=dict(request.query_params),
+        body=raw,
+    )
+    await returns.handle_notification(runtime, provider, connector_id, notification)
+    return json_response({"received": True})

@@ -1,5 +1,71 @@
 """HTTP of the connectors domain: parse, call the service, answer."""
 
+from __future__ import annotations
+
 from fastapi import APIRouter
+from starlette.responses import Response
+
+from payorch.connectors import service
+from payorch.connectors.schemas import Connector, ConnectorList, CreateConnector, UpdateConnector
+from payorch.errors import (
+    AuthenticationFailed,
+    ConnectorConfigAlreadyExists,
+    Forbidden,
+    ResourceNotFound,
+    ValidationFailed,
+)
+from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
 
 router = APIRouter(tags=["Connectors"])
+
+BASE = "/v1/admin/merchant-accounts/{merchant_id}/connectors"
+
+
+@router.get(
+    BASE,
+    response_model=ConnectorList,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="List a merchant's provider configurations (credentials never returned)",
+)
+async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    return json_response(await service.list_connectors(conn, caller, merchant_id))
+
+
+@router.post(
+    BASE,
+    status_code=201,
+    response_model=Connector,
+    responses=problem_responses(
+        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound, ConnectorConfigAlreadyExists
+    ),
+    summary="Configure a provider for a merchant",
+)
+async def create_connector(
+    merchant_id: str, body: CreateConnector, caller: CurrentCaller, conn: Conn, runtime: RuntimeDep
+) -> Response:
+    created = await service.create_connector(
+        conn, runtime.clock, runtime.cipher, caller, merchant_id, body
+    )
+    return json_response(created, 201)
+
+
+@router.patch(
+    BASE + "/{config_id}",
+    response_model=Connector,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
+    summary="Change a provider configuration (priority, enabled, mode, credentials)",
+)
+async def update_connector(
+    merchant_id: str,
+    config_id: str,
+    body: UpdateConnector,
+    caller: CurrentCaller,
+    conn: Conn,
+    runtime: RuntimeDep,
+) -> Response:
+    updated = await service.update_connector(
+        conn, runtime.clock, runtime.cipher, caller, merchant_id, config_id, body
+    )
+    return json_response(updated)

@@ -10,7 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.applications import repository as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock, isoformat
-from payorch.errors import InvalidState, ResourceNotFound
+from payorch.connectors import repository as connectors
+from payorch.errors import ConnectorNotConfigured, InvalidState, ResourceNotFound
 from payorch.events import repository as events_repository
 from payorch.events import service as events
 from payorch.events.types import EventType
@@ -18,6 +19,7 @@ from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
 from payorch.payments import repository as payments_repository
+from payorch.providers import AUTO
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
 
 
@@ -28,6 +30,10 @@ async def create_intent(
         conn, request.merchant_account_id, caller.application_id
     ):
         raise ResourceNotFound(f"No merchant account {request.merchant_account_id}.")
+    if request.provider != AUTO and not await connectors.enabled_provider(
+        conn, request.merchant_account_id, request.provider
+    ):
+        raise ConnectorNotConfigured(f"The provider {request.provider} is not enabled for this merchant.")
     now = clock.now()
     intent_id = new_id("payi")
     values = {

@@ -30,4 +30,14 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
-    return [PurgeIdempotencyRecords(), ResolvePendingRefunds()]
+    from payorch.worker.expiry import ExpireCheckouts
+    from payorch.worker.reconciliation import ReconcileProcessing
+    from payorch.simulator.jobs import DeliverSimulatorNotifications
+
+    return [
+        PurgeIdempotencyRecords(),
+        ExpireCheckouts(),
+        ReconcileProcessing(),
+        DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
+        ResolvePendingRefunds(),
+    ]

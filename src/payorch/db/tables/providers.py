@@ -1,9 +1,20 @@
-"""Tables of payments (created when a provider authorizes). Connectors and checkouts join here."""
+"""Tables of the providers domain: payments, connectors (provider configurations), checkouts."""
 
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, String, Table
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 from payorch.db.tables.base import metadata
-from payorch.db.types import UtcDateTime
+from payorch.db.types import JsonType, UtcDateTime
 
 payments = Table(
     "payments",
@@ -30,4 +41,53 @@ payments = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
+)
+
+# A merchant's configuration for one provider. The unique (merchant, provider) pair is what
+# answers 409 CONNECTOR_CONFIG_ALREADY_EXISTS, even for two concurrent creates.
+connectors = Table(
+    "connectors",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
+    Column("merchant_account_id", String(40), ForeignKey("merchant_accounts.id"), nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("mode", String(16), nullable=False),  # MOCK | SANDBOX | PRODUCTION
+    Column("enabled", Boolean, nullable=False),
+    Column("priority", Integer, nullable=False),
+    Column("credentials", Text, nullable=True),  # Fernet token of the JSON credentials
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    UniqueConstraint("merchant_account_id", "provider"),
+)
+
+# One row per checkout handed out. At most one is ACTIVE per intent (replacement marks the
+# earlier one REPLACED in the same transaction); a return or notification for a checkout that
+# is not ACTIVE never moves the intent. The worker columns drive expiry and reconciliation.
+checkouts = Table(
+    "checkouts",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
+    Column("payment_intent_id", String(40), ForeignKey("payment_intents.id"), nullable=False),
+    Column("connector_id", String(40), ForeignKey("connectors.id"), nullable=False),
+    Column("provider", String(64), nullable=False),
+    Column("status", String(16), nullable=False),  # ACTIVE | REPLACED | CLOSED
+    Column("reference", String(128), nullable=False),  # token (A) or preference id (B)
+    Column("payment_reference", String(128), nullable=True),  # provider payment id, once known
+    Column("url", Text, nullable=False),
+    Column("method", String(8), nullable=False),
+    Column("fields", JsonType, nullable=False),
+    Column("provider_data", JsonType, nullable=False),  # the adapter's opaque keepsake
+    Column("expires_at", UtcDateTime, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("closed_at", UtcDateTime, nullable=True),
+    # Worker: when to look at this checkout next (expiry or reconciliation), how many times it
+    # was looked at, and a lease so two workers never handle it at once.
+    Column("next_check_at", UtcDateTime, nullable=True),
+    Column("check_attempts", Integer, nullable=False, default=0),
+    Column("lease_until", UtcDateTime, nullable=True),
+    Index("ix_checkouts_payment_intent_id_created_at", "payment_intent_id", "created_at"),
+    Index("ix_checkouts_reference", "reference"),
+    Index("ix_checkouts_status_next_check_at", "status", "next_check_at"),
 )

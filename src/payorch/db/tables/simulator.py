@@ -1,3 +1,131 @@
-"""Tables of the simulator domain (see migration for the same names)."""
+"""Tables of the simulator domain: the sandbox providers' own records (see migration 0005).
 
-from payorch.db.tables.base import metadata  # noqa: F401
+Every row carries ``owner``: the application id its MOCK credentials belong to (or "public" for
+provider A's published integration keys), so each application sees only its own state.
+Provider B amounts are kept in hundredths (the API speaks decimal numbers with two places).
+"""
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from payorch.db.tables.base import metadata
+from payorch.db.types import JsonType, UtcDateTime
+
+simulator_faults = Table(
+    "simulator_faults",
+    metadata,
+    Column("owner", String(40), primary_key=True),
+    Column("provider", String(40), primary_key=True),  # provider_a | provider_b
+    Column("mode", String(8), nullable=False),  # ok | error | timeout
+    Column("updated_at", UtcDateTime, nullable=False),
+)
+
+# Provider A (Webpay Plus REST 1.2) transactions, one per token.
+simulator_a_transactions = Table(
+    "simulator_a_transactions",
+    metadata,
+    Column("token", String(64), primary_key=True),
+    Column("owner", String(40), nullable=False),
+    Column("buy_order", String(26), nullable=False),
+    Column("session_id", String(61), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("return_url", String(255), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    # What the buyer did on the page: approve | reject | cancel | timeout | error (null: nothing yet)
+    Column("outcome", String(8), nullable=True),
+    Column("decided_at", UtcDateTime, nullable=True),
+    Column("committed_at", UtcDateTime, nullable=True),
+    # INITIALIZED | AUTHORIZED | FAILED | REVERSED | NULLIFIED | PARTIALLY_NULLIFIED
+    Column("status", String(24), nullable=False),
+    Column("response_code", Integer, nullable=True),
+    Column("authorization_code", String(6), nullable=True),
+    Column("card_number", String(4), nullable=True),
+    Column("payment_type_code", String(2), nullable=True),
+    Column("nullified_amount", BigInteger, nullable=False),
+    Index("ix_simulator_a_transactions_owner_created_at", "owner", "created_at"),
+)
+
+# Provider B (Checkout Pro) preferences, payments, refunds and outgoing notifications.
+simulator_b_preferences = Table(
+    "simulator_b_preferences",
+    metadata,
+    Column("id", String(80), primary_key=True),  # <collector_id>-<uuid>
+    Column("owner", String(40), nullable=False),
+    Column("external_reference", String(256), nullable=True),
+    Column("currency_id", String(3), nullable=False),
+    Column("amount_hundredths", BigInteger, nullable=False),
+    Column("expires", Boolean, nullable=False),
+    Column("expiration_date_from", UtcDateTime, nullable=True),
+    Column("expiration_date_to", UtcDateTime, nullable=True),
+    Column("body", JsonType, nullable=False),  # the preference as the API shows it
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_simulator_b_preferences_owner_external_reference", "owner", "external_reference"),
+)
+
+simulator_b_payments = Table(
+    "simulator_b_payments",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("owner", String(40), nullable=False),
+    Column("preference_id", String(80), nullable=False),
+    Column("collector_id", BigInteger, nullable=False),
+    Column("merchant_order_id", BigInteger, nullable=False),
+    Column("external_reference", String(256), nullable=True),
+    Column("description", String(256), nullable=True),
+    Column("status", String(16), nullable=False),
+    Column("status_detail", String(40), nullable=False),
+    Column("payment_type_id", String(24), nullable=False),
+    Column("payment_method_id", String(24), nullable=False),
+    Column("currency_id", String(3), nullable=False),
+    Column("amount_hundredths", BigInteger, nullable=False),
+    Column("refunded_hundredths", BigInteger, nullable=False),
+    Column("authorization_code", String(16), nullable=True),
+    Column("notification_url", Text, nullable=True),
+    Column("date_created", UtcDateTime, nullable=False),
+    Column("date_approved", UtcDateTime, nullable=True),
+    Column("date_last_updated", UtcDateTime, nullable=False),
+    Index("ix_simulator_b_payments_owner_external_reference", "owner", "external_reference"),
+    Index("ix_simulator_b_payments_preference_id", "preference_id"),
+)
+
+simulator_b_refunds = Table(
+    "simulator_b_refunds",
+    metadata,
+    Column("id", BigInteger, primary_key=True, autoincrement=False),
+    Column("owner", String(40), nullable=False),
+    Column("payment_id", BigInteger, nullable=False),
+    Column("amount_hundredths", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("idempotency_key", String(255), nullable=True),
+    Column("date_created", UtcDateTime, nullable=False),
+    # One refund per X-Idempotency-Key and owner: a retried request finds the first refund.
+    UniqueConstraint("owner", "idempotency_key", name="uq_simulator_b_refunds_owner_key"),
+    Index("ix_simulator_b_refunds_payment_id", "payment_id"),
+)
+
+# Outbox of provider B notifications: written with the payment change, sent after the commit,
+# retried by the worker job until delivered or out of attempts.
+simulator_b_notifications = Table(
+    "simulator_b_notifications",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("owner", String(40), nullable=False),
+    Column("payment_id", BigInteger, nullable=False),
+    Column("url", Text, nullable=False),
+    Column("body", JsonType, nullable=False),
+    Column("status", String(12), nullable=False),  # PENDING | DELIVERED | GAVE_UP
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", UtcDateTime, nullable=False),
+    Column("last_error", String(255), nullable=True),
+    Column("created_at", UtcDateTime, nullable=False),
+    Index("ix_simulator_b_notifications_status_next_attempt_at", "status", "next_attempt_at"),
+)

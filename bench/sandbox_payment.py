@@ -1,0 +1,185 @@
+"""Benchmark: the whole sandbox payment, in payments per second, against a live server.
+
+One payment = create intent -> request checkout -> open the simulator page and press "approve"
+(as a browser: form POST for provider A, redirect for B) -> the buyer's return (the service
+confirms with the provider, authorizes, 303) -> read the intent (must be AUTHORIZED).
+
+    # start a server itself (SQLite file in a temp dir, or --database-url), then measure:
+    python bench/sandbox_payment.py --count 200 --concurrency 8
+    # or against a running server with an application made by
+    # `payorch applications create --environment SANDBOX --mock-connectors --json`:
+    python bench/sandbox_payment.py --url http://127.0.0.1:8000 --api-key pay_sb_... --merchant mrc_...
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urljoin
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+PROVIDERS = {"a": "provider_a_redirect_post", "b": "provider_b_redirect_get"}
+TOKEN_INPUT = re.compile(r'name="token_ws" value="([^"]+)"')
+FORM_ACTION = re.compile(r'<form[^>]*method="post"[^>]*action="([^"]*)"', re.IGNORECASE)
+
+
+async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n: int) -> float:
+    started = time.perf_counter()
+    intent = await client.post(
+        "/v1/payment-intents",
+        json={
+            "merchant_account_id": merchant,
+            "external_reference": f"bench-{n}",
+            "amount": 1990,
+            "currency": "CLP",
+            "return_url": "https://shop.example/return",
+        },
+        headers={"Idempotency-Key": f"bench-intent-{n}-{time.time_ns()}"},
+    )
+    intent.raise_for_status()
+    intent_id = intent.json()["id"]
+    answer = await client.post(
+        f"/v1/payment-intents/{intent_id}/checkout",
+        json={"provider": provider},
+        headers={"Idempotency-Key": f"bench-checkout-{intent_id}"},
+    )
+    answer.raise_for_status()
+    checkout = answer.json()["checkout"]
+    # The buyer at the simulator page (no bearer key: a browser).
+    if checkout["method"] == "POST":
+        page = await client.post(checkout["url"], data=checkout["fields"], headers={"Authorization": ""})
+    else:
+        page = await client.get(checkout["url"], headers={"Authorization": ""})
+    page.raise_for_status()
+    action = FORM_ACTION.search(page.text)
+    assert action, "no outcome form on the simulator page"
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page.text))
+    chosen = await client.post(
+        urljoin(str(page.url), action.group(1)), data={**fields, "outcome": "approve"}, headers={"Authorization": ""}
+    )
+    assert chosen.status_code == 303, chosen.text[:300]
+    back = await client.get(chosen.headers["location"], headers={"Authorization": ""})  # the return
+    assert back.status_code == 303, back.text[:300]
+    read = await client.get(f"/v1/payment-intents/{intent_id}")
+    status = read.json()["status"]
+    assert status == "AUTHORIZED", status
+    return time.perf_counter() - started
+
+
+async def run(url: str, api_key: str, merchant: str, provider: str, count: int, concurrency: int) -> dict[str, float]:
+    limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
+    async with httpx.AsyncClient(
+        base_url=url, headers={"Authorization": f"Bearer {api_key}"}, timeout=60, limits=limits
+    ) as client:
+        await one_payment(client, merchant, provider, -1)  # warm up
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for n in range(count):
+            queue.put_nowait(n)
+        latencies: list[float] = []
+
+        async def worker() -> None:
+            while True:
+                try:
+                    n = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                latencies.append(await one_payment(client, merchant, provider, n))
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - started
+    latencies.sort()
+    return {
+        "payments": count,
+        "seconds": round(elapsed, 2),
+        "payments_per_second": round(count / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies) * 1000, 1),
+        "p95_ms": round(latencies[int(len(latencies) * 0.95) - 1] * 1000, 1),
+    }
+
+
+@contextmanager
+def started_server(database_url: str, workers: int) -> Iterator[tuple[str, dict[str, str]]]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "PAYORCH_DATABASE_URL": database_url,
+        "PAYORCH_PUBLIC_URL": url,
+        "PAYORCH_SECRET_KEY": os.environ.get("PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"),
+        "PAYORCH_RATE_LIMIT": "100000/second",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "payorch", "serve", "--port", str(port), "--workers", str(workers), "--no-worker"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server did not start")
+            time.sleep(0.2)
+        yield url, env
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="a running server; without it one is started")
+    parser.add_argument("--api-key")
+    parser.add_argument("--merchant")
+    parser.add_argument("--database-url", help="for the started server (default: SQLite in a temp dir)")
+    parser.add_argument("--workers", type=int, default=1, help="API processes of the started server")
+    parser.add_argument("--provider", choices=sorted(PROVIDERS), default="a")
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    provider = PROVIDERS[args.provider]
+    if args.url:
+        if not (args.api_key and args.merchant):
+            parser.error("--url needs --api-key and --merchant")
+        result = asyncio.run(run(args.url, args.api_key, args.merchant, provider, args.count, args.concurrency))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            database_url = args.database_url or f"sqlite:///{tmp}/bench.db"
+            with started_server(database_url, args.workers) as (url, env):
+                created = json.loads(
+                    subprocess.run(
+                        [sys.executable, "-m", "payorch", "applications", "create", "--name", "bench",
+                         "--environment", "SANDBOX", "--mock-connectors", "--json"],
+                        env=env, capture_output=True, text=True, check=True,
+                    ).stdout
+                )
+                result = asyncio.run(
+                    run(url, created["api_key"], created["merchant_account_id"], provider, args.count, args.concurrency)
+                )
+    print(json.dumps({"provider": provider, "concurrency": args.concurrency, **result}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

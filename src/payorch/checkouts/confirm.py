@@ -1,0 +1,90 @@
+"""Ask the provider about an intent's current checkout and apply the answer, one actor at a time.
+
+Returns, notifications and the worker all go through here. Before calling the provider the
+actor takes a lease on the checkout row (a compare-and-set), so two racing returns make one
+commit and one authorization; the others wait for the lease, then see the moved intent. The
+provider is called with no transaction open; the answer is applied in a new transaction that
+re-reads the intent (FOR UPDATE) and releases the lease.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy import Row
+
+from payorch.checkouts import repository
+from payorch.checkouts.calls import context_for, lease_length, ref_of
+from payorch.checkouts.outcomes import apply_result
+from payorch.connectors import repository as connectors
+from payorch.intents import repository as intents
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.runtime import Runtime
+
+ProviderCall = Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]]
+WAIT_STEP_SECONDS = 0.05
+
+
+async def confirm_current_checkout(
+    runtime: Runtime,
+    intent_id: str,
+    call: ProviderCall,
+    *,
+    statuses: tuple[str, ...],
+    provider: str | None = None,
+    connector_id: str | None = None,
+    application_id: str | None = None,
+) -> Row | None:  # type: ignore[type-arg]
+    """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
+    checkout matches ``provider`` / ``connector_id``); answer the intent as it is afterwards
+    (None if unknown). ProviderUnavailable propagates, with the lease released."""
+    deadline = time.monotonic() + lease_length(runtime).total_seconds()
+    while True:
+        async with runtime.database.transaction() as conn:
+            intent = await intents.get_any(conn, intent_id)
+            if intent is None or (application_id is not None and intent.application_id != application_id):
+                return None
+            checkout = await repository.active_for_intent(conn, intent_id)
+            if (
+                checkout is None
+                or intent.status not in statuses
+                or (provider is not None and checkout.provider != provider)
+                or (connector_id is not None and checkout.connector_id != connector_id)
+            ):
+                return intent
+            now = runtime.clock.now()
+            if await repository.take_lease(conn, checkout.id, now, now + lease_length(runtime)):
+                connector = await connectors.get_any(conn, checkout.connector_id)
+                break
+        if time.monotonic() > deadline:
+            return intent  # the holder is stuck; its lease will run out and someone else settles it
+        await asyncio.sleep(WAIT_STEP_SECONDS)
+    assert connector is not None
+    return await call_and_apply(runtime, intent, checkout, connector, call)
+
+
+async def call_and_apply(
+    runtime: Runtime,
+    intent: Row,  # type: ignore[type-arg]
+    checkout: Row,  # type: ignore[type-arg]
+    connector: Row,  # type: ignore[type-arg]
+    call: ProviderCall,
+) -> Row:  # type: ignore[type-arg]
+    """With the lease held: call the provider (no transaction), apply, release the lease."""
+    try:
+        result = await call(context_for(runtime, connector), ref_of(checkout, intent))
+    except BaseException:
+        async with runtime.database.transaction() as conn:
+            await repository.release_lease(conn, checkout.id)
+        raise
+    async with runtime.database.transaction() as conn:
+        fresh = await intents.get_any(conn, intent.id, for_update=True)
+        current = await repository.get(conn, checkout.id)
+        assert fresh is not None and current is not None
+        await apply_result(conn, runtime.clock, fresh, current, result)
+        await repository.release_lease(conn, checkout.id)
+        after = await intents.get_any(conn, intent.id)
+    assert after is not None
+    return after

@@ -1,0 +1,113 @@
+"""Apply what a provider said about a checkout to its intent: one place for returns,
+notifications, expiry and reconciliation, so they can never disagree.
+
+Runs inside the caller's transaction; the intent row must have been read in that transaction
+(FOR UPDATE on PostgreSQL) and the checkout must still be ACTIVE (checked here): a replaced
+checkout never moves its intent.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.checkouts import repository
+from payorch.clock import Clock
+from payorch.ids import new_id
+from payorch.intents.service import apply_move
+from payorch.intents.states import IntentStatus, Move, allowed
+from payorch.payments import repository as payments
+from payorch.providers.base import Outcome, PaymentResult
+
+# Reconciliation of PROCESSING intents: seconds before each read, then the last one forever.
+RECONCILE_BACKOFF = (15, 30, 60, 120, 300, 600, 1800, 3600)
+
+
+def reconcile_delay(attempts: int) -> timedelta:
+    return timedelta(seconds=RECONCILE_BACKOFF[min(attempts, len(RECONCILE_BACKOFF) - 1)])
+
+
+async def apply_result(
+    conn: AsyncConnection,
+    clock: Clock,
+    intent: Row,  # type: ignore[type-arg]
+    checkout: Row,  # type: ignore[type-arg]
+    result: PaymentResult,
+) -> IntentStatus:
+    """Move ``intent`` as ``result`` says, if that move is allowed now; answer its status."""
+    status = IntentStatus(intent.status)
+    if checkout.status != repository.ACTIVE or checkout.payment_intent_id != intent.id:
+        return status
+    now = clock.now()
+    provider = checkout.provider
+    changes: dict[str, object] = {}
+    if result.provider_payment_reference:
+        changes["payment_reference"] = result.provider_payment_reference
+    outcome = result.outcome
+    new = status
+    if outcome is Outcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
+        new = await _authorize(conn, clock, intent, checkout, result, now)
+    elif outcome is Outcome.PROCESSING:
+        if allowed(status, Move.PROCESS):
+            new = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
+            changes.update(next_check_at=now + reconcile_delay(0), check_attempts=0)
+    elif outcome is Outcome.FAILED and allowed(status, Move.FAIL):
+        reason = result.reason or "The provider rejected the payment."
+        new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
+    elif outcome in (Outcome.CANCELLED, Outcome.EXPIRED):
+        move = Move.CANCEL if outcome is Outcome.CANCELLED else Move.EXPIRE
+        if allowed(status, move):
+            data = {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
+            new = await apply_move(conn, clock, intent, move, data=data)
+        elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
+            reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
+            new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
+    if new in (IntentStatus.AUTHORIZED, IntentStatus.FAILED, IntentStatus.CANCELLED, IntentStatus.EXPIRED):
+        changes.update(status=repository.CLOSED, closed_at=now, next_check_at=None)
+    if changes:
+        await repository.update_checkout(conn, checkout.id, **changes)
+    return new
+
+
+async def _authorize(
+    conn: AsyncConnection,
+    clock: Clock,
+    intent: Row,  # type: ignore[type-arg]
+    checkout: Row,  # type: ignore[type-arg]
+    result: PaymentResult,
+    now: datetime,
+) -> IntentStatus:
+    payment_id = new_id("pay")
+    new = await apply_move(
+        conn,
+        clock,
+        intent,
+        Move.AUTHORIZE,
+        data={
+            "payment_id": payment_id,
+            "provider": checkout.provider,
+            "amount": intent.amount,
+            "currency": intent.currency,
+        },
+    )
+    # The unique payment_intent_id is the last guard: a second authorization fails here.
+    await payments.insert_payment(
+        conn,
+        id=payment_id,
+        application_id=intent.application_id,
+        payment_intent_id=intent.id,
+        merchant_account_id=intent.merchant_account_id,
+        external_reference=intent.external_reference,
+        status="AUTHORIZED",
+        amount=intent.amount,
+        refunded_amount=0,
+        currency=intent.currency,
+        provider=checkout.provider,
+        provider_reference=result.provider_payment_reference or checkout.reference,
+        authorization_code=result.authorization_code,
+        authorized_at=result.authorized_at or now,
+        created_at=now,
+    )
+    return new

@@ -1,0 +1,110 @@
+"""The buyer's return from a provider, and provider notifications.
+
+Neither is proof of anything: both only tell us which provider call to make. The result is
+confirmed server-side (confirm.py) and applied; then the buyer is sent to the consumer's
+return_url (303) and the provider gets its 200.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from payorch.checkouts.calls import adapter_of, context_for
+from payorch.checkouts.confirm import confirm_current_checkout
+from payorch.connectors import repository as connectors
+from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
+from payorch.intents.states import IntentStatus
+from payorch.providers.base import (
+    CheckoutRef,
+    ConnectorContext,
+    IncomingNotification,
+    InvalidNotification,
+    ProviderUnavailable,
+    UnknownProvider,
+)
+from payorch.runtime import Runtime
+
+log = logging.getLogger("payorch.checkouts")
+
+RETURN_STATUSES = (IntentStatus.REQUIRES_ACTION.value,)
+NOTIFIED_STATUSES = (IntentStatus.REQUIRES_ACTION.value, IntentStatus.PROCESSING.value)
+
+
+def _known(provider: str) -> None:
+    try:
+        adapter_of(provider)
+    except UnknownProvider:
+        raise ResourceNotFound("No such provider.") from None
+
+
+async def handle_return(runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]) -> str:
+    """Confirm and apply a buyer's return; answer where to send the buyer."""
+    _known(provider)
+    adapter = adapter_of(provider)
+
+    async def confirm(ctx: ConnectorContext, ref: CheckoutRef):  # type: ignore[no-untyped-def]
+        return await adapter.confirm_return(ctx, ref, params)
+
+    try:
+        intent = await confirm_current_checkout(
+            runtime, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
+        )
+    except ProviderUnavailable as exc:
+        # Not confirmed now: the intent stays as it is; a notification, the expiry job or a new
+        # return settles it. The buyer still goes back to the shop.
+        log.warning("return not confirmed, provider unavailable: %s", exc.reason)
+        async with runtime.database.transaction() as conn:
+            from payorch.intents import repository as intents
+
+            intent = await intents.get_any(conn, intent_id)
+    if intent is None:
+        raise ResourceNotFound(f"No payment intent {intent_id}.")
+    extra = {"payment_intent_id": intent.id}
+    if adapter.adds_status_to_return:  # spec: the GET-redirect provider also adds `status`
+        extra["status"] = intent.status
+    return with_query(intent.return_url, extra)
+
+
+def with_query(url: str, params: dict[str, str]) -> str:
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
+    query.extend(params.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+async def handle_notification(
+    runtime: Runtime, provider: str, connector_id: str, notification: IncomingNotification
+) -> None:
+    """Verify a provider notification, then confirm by reading the payment and apply it."""
+    _known(provider)
+    adapter = adapter_of(provider)
+    async with runtime.database.transaction() as conn:
+        connector = await connectors.get_any(conn, connector_id)
+    if connector is None or connector.provider != provider:
+        raise ResourceNotFound("No such connector.")
+    try:
+        ref = await adapter.parse_notification(context_for(runtime, connector), notification)
+    except InvalidNotification as exc:
+        raise ValidationFailed(f"The notification does not verify: {exc}") from None
+    except ProviderUnavailable as exc:
+        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    if ref.provider_payment_reference is None or ref.payment_intent_id is None:
+        return  # a topic we do not act on, or a payment that is not ours
+
+    async def read(ctx: ConnectorContext, checkout: CheckoutRef):  # type: ignore[no-untyped-def]
+        return await adapter.read_status(ctx, checkout, payment_reference=ref.provider_payment_reference)
+
+    try:
+        await confirm_current_checkout(
+            runtime,
+            ref.payment_intent_id,
+            read,
+            statuses=NOTIFIED_STATUSES,
+            connector_id=connector.id,
+            application_id=connector.application_id,
+        )
+    except ProviderUnavailable as exc:
+        # Answer 503 so the provider sends it again.
+        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None

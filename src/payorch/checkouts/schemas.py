@@ -1,0 +1,56 @@
+"""Request and response models of the checkout request."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from payorch.clock import isoformat
+from payorch.providers import AUTO, PROVIDER_IDS
+
+
+class CheckoutRequestBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    provider: Annotated[
+        str | None,
+        Field(description="`auto` or a provider identifier; absent: the intent's requested provider."),
+    ] = None
+
+    @field_validator("provider")
+    @classmethod
+    def _provider(cls, value: str | None) -> str | None:
+        if value is not None and value != AUTO and value not in PROVIDER_IDS:
+            raise ValueError(f"must be auto or one of {', '.join(PROVIDER_IDS)}")
+        return value
+
+
+class CheckoutAction(BaseModel):
+    type: Literal["REDIRECT"]
+    url: str
+    method: Literal["POST", "GET"]
+    fields: dict[str, str] = Field(description="Hidden form fields for POST (`token_ws`); {} for GET.")
+
+
+class Checkout(BaseModel):
+    payment_intent_id: str
+    status: str
+    provider: str
+    checkout: CheckoutAction
+    expires_at: str
+
+
+def checkout_body(intent_id: str, status: str, checkout: Any) -> dict[str, Any]:
+    return {
+        "payment_intent_id": intent_id,
+        "status": status,
+        "provider": checkout.provider,
+        "checkout": {
+            "type": "REDIRECT",
+            "url": checkout.url,
+            "method": checkout.method,
+            "fields": dict(checkout.fields),
+        },
+        "expires_at": isoformat(checkout.expires_at),
+    }

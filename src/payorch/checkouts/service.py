@@ -1,0 +1,272 @@
+"""The checkout request: choose a provider, create its checkout, move the intent.
+
+Multi-phase, because a provider call must never run inside a transaction (DECISIONS; SQLite has
+one writer and the in-process simulator writes too):
+
+1. tx: read the intent, its connectors and its current checkout; decide the candidates.
+2. no tx: if a checkout is being replaced, ask its provider to stop it (it must confirm that
+   nothing started); then create the new checkout, failing over between candidates.
+3. tx: re-check with compare-and-set (intent status, the replaced checkout still ACTIVE), record
+   the checkout, move the intent (START_CHECKOUT + event) and store the idempotent answer.
+
+Errors free the Idempotency-Key (only 2xx is remembered), so 503 CONNECTOR_UNAVAILABLE can be
+retried with the same key.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Row
+from starlette.responses import Response
+
+from payorch.auth.service import Caller
+from payorch.checkouts import repository, routing
+from payorch.checkouts.calls import adapter_of, context_for, key_of, ref_of
+from payorch.checkouts.outcomes import apply_result
+from payorch.checkouts.schemas import CheckoutRequestBody, checkout_body
+from payorch.connectors import repository as connectors
+from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
+from payorch.http.responses import dumps
+from payorch.idempotency.service import Scope
+from payorch.ids import new_id
+from payorch.intents import repository as intents
+from payorch.intents.service import apply_move
+from payorch.intents.states import IntentStatus, Move
+from payorch.providers.base import (
+    CheckoutRequest,
+    CheckoutSession,
+    Outcome,
+    ProviderRejected,
+    ProviderUnavailable,
+)
+from payorch.runtime import Runtime
+
+log = logging.getLogger("payorch.checkouts")
+
+REPLACEABLE = (IntentStatus.CREATED.value, IntentStatus.REQUIRES_ACTION.value)
+# What a provider may answer about a checkout being replaced that lets the replacement go on.
+STOPPED = (Outcome.NOT_PAID, Outcome.EXPIRED)
+
+
+def return_url(runtime: Runtime, provider: str, intent_id: str) -> str:
+    return f"{runtime.settings.public_url}/v1/checkout-returns/{provider}/{intent_id}"
+
+
+def notification_url(runtime: Runtime, provider: str, connector_id: str) -> str:
+    return f"{runtime.settings.public_url}/v1/provider-notifications/{provider}/{connector_id}"
+
+
+@dataclass
+class _Plan:
+    intent: Row  # type: ignore[type-arg]
+    candidates: list[Row]  # type: ignore[type-arg]
+    explicit: bool
+    current: Row | None  # type: ignore[type-arg]  # the ACTIVE checkout being replaced
+    current_connector: Row | None  # type: ignore[type-arg]
+
+
+async def request_checkout(
+    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
+) -> Response:
+    if scope is not None:
+        stored = await runtime.idempotency.begin(scope)
+        if stored is not None:
+            return stored.response()
+    try:
+        status, raw = await _run(runtime, caller, intent_id, body, scope)
+    except BaseException:
+        if scope is not None:
+            await runtime.idempotency.release(scope)
+        raise
+    return Response(raw, status_code=status, media_type="application/json")
+
+
+async def _run(
+    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
+) -> tuple[int, bytes]:
+    plan = await _plan(runtime, caller, intent_id, body)
+    if plan.current is not None:
+        await _stop_current(runtime, plan)
+    connector, session, checkout_id = await _create(runtime, plan)
+    try:
+        return await _record(runtime, plan, connector, session, checkout_id, scope)
+    except InvalidState:
+        # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
+        await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
+        raise
+
+
+async def _plan(runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
+    async with runtime.database.transaction() as conn:
+        intent = await intents.get(conn, caller.application_id, intent_id)
+        if intent is None:
+            raise ResourceNotFound(f"No payment intent {intent_id}.")
+        if intent.status not in REPLACEABLE:
+            raise InvalidState(intent.status)
+        requested = body.provider or intent.requested_provider
+        merchant_connectors = await connectors.for_merchant(conn, intent.merchant_account_id)
+        candidates = routing.candidates(merchant_connectors, requested, intent.currency)
+        current = await repository.active_for_intent(conn, intent.id)
+        current_connector = None
+        if current is not None:
+            current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)
+            if current_connector is None:
+                current_connector = await connectors.get_any(conn, current.connector_id)
+    return _Plan(intent, candidates, requested != routing.AUTO, current, current_connector)
+
+
+async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
+    """A checkout is replaced only if its provider confirms nothing started (DECISIONS)."""
+    assert plan.current is not None and plan.current_connector is not None
+    adapter = adapter_of(plan.current.provider)
+    try:
+        result = await adapter.cancel_checkout(
+            context_for(runtime, plan.current_connector), ref_of(plan.current, plan.intent)
+        )
+    except ProviderUnavailable as exc:
+        log.warning("cannot stop the current checkout: %s", exc.reason)
+        raise ConnectorUnavailable(
+            _retry_after(runtime), "The current provider cannot confirm that the checkout is unused; retry."
+        ) from None
+    except ProviderRejected as exc:
+        raise InvalidState(plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}") from None
+    if result.outcome in STOPPED or result.outcome is Outcome.IGNORED:
+        return
+    # The buyer already did something there: record it and refuse the replacement.
+    async with runtime.database.transaction() as conn:
+        intent = await intents.get_any(conn, plan.intent.id, for_update=True)
+        checkout = await repository.get(conn, plan.current.id)
+        assert intent is not None and checkout is not None
+        status = await apply_result(conn, runtime.clock, intent, checkout, result)
+    raise InvalidState(status.value, "The buyer already started paying with the current checkout.")
+
+
+async def _create(runtime: Runtime, plan: _Plan) -> tuple[Row, CheckoutSession, str]:  # type: ignore[type-arg]
+    """Try the candidates in order; an unavailable provider fails over to the next one."""
+    intent = plan.intent
+    health = runtime.provider_health
+    now = runtime.clock.now()
+    expires_at = now + timedelta(seconds=runtime.settings.checkout_ttl_seconds)
+    waits: list[int] = []
+    rejected: ProviderRejected | None = None
+    for connector in plan.candidates:
+        key = key_of(connector)
+        if not plan.explicit:  # an explicit provider is used while enabled, even when skipped
+            admission = await health.admit(key)
+            if not admission.allowed:
+                waits.append(admission.retry_after_seconds)
+                continue
+        adapter = adapter_of(connector.provider)
+        checkout_id = new_id("chk")
+        request = CheckoutRequest(
+            payment_intent_id=intent.id,
+            checkout_id=checkout_id,
+            amount=intent.amount,
+            currency=intent.currency,
+            description=intent.description,
+            return_url=return_url(runtime, connector.provider, intent.id),
+            expires_at=expires_at,
+            notification_url=notification_url(runtime, connector.provider, connector.id)
+            if adapter.supports_notifications
+            else None,
+            metadata=dict(intent.metadata or {}),
+        )
+        try:
+            session = await adapter.create_checkout(context_for(runtime, connector), request)
+        except ProviderUnavailable as exc:
+            await health.failed(key)
+            log.warning("provider %s unavailable: %s", connector.provider, exc.reason)
+            waits.append(1)
+            continue
+        except ProviderRejected as exc:
+            log.warning("provider %s refused the checkout: %s", connector.provider, exc.reason)
+            rejected = exc
+            continue
+        await health.succeeded(key)
+        return connector, session, checkout_id
+    if rejected is not None and not waits:
+        raise ProviderError(f"The provider refused the checkout: {rejected.reason}")
+    raise ConnectorUnavailable(min(waits) if waits else _retry_after(runtime))
+
+
+async def _record(
+    runtime: Runtime,
+    plan: _Plan,
+    connector: Row,  # type: ignore[type-arg]
+    session: CheckoutSession,
+    checkout_id: str,
+    scope: Scope | None,
+) -> tuple[int, bytes]:
+    clock = runtime.clock
+    async with runtime.database.transaction() as conn:
+        intent = await intents.get_any(conn, plan.intent.id, for_update=True)
+        assert intent is not None
+        if intent.status != plan.intent.status:
+            raise InvalidState(intent.status, "The payment intent changed during the checkout request.")
+        now = clock.now()
+        if plan.current is not None:
+            if not await repository.replace(conn, plan.current.id, now):
+                raise InvalidState(intent.status, "Another checkout request replaced the checkout first.")
+        elif await repository.active_for_intent(conn, intent.id) is not None:
+            raise InvalidState(intent.status, "Another checkout request won the race.")
+        provider = connector.provider
+        status = await apply_move(
+            conn, clock, intent, Move.START_CHECKOUT, data={"provider": provider}, changes={"provider": provider}
+        )
+        values: dict[str, Any] = {
+            "id": checkout_id,
+            "application_id": intent.application_id,
+            "payment_intent_id": intent.id,
+            "connector_id": connector.id,
+            "provider": provider,
+            "status": repository.ACTIVE,
+            "reference": session.provider_reference,
+            "payment_reference": None,
+            "url": session.url,
+            "method": session.method,
+            "fields": dict(session.fields),
+            "provider_data": dict(session.provider_data),
+            "expires_at": session.expires_at,
+            "created_at": now,
+            "closed_at": None,
+            "next_check_at": session.expires_at,  # the expiry job looks at it then
+            "check_attempts": 0,
+            "lease_until": None,
+        }
+        await repository.insert_checkout(conn, **values)
+        raw = dumps(checkout_body(intent.id, status.value, _Values(values)))
+        if scope is not None:
+            await runtime.idempotency.complete(conn, scope, 200, raw)
+    return 200, raw
+
+
+async def _cancel_quietly(
+    runtime: Runtime, connector: Row, intent: Row, checkout_id: str, session: CheckoutSession  # type: ignore[type-arg]
+) -> None:
+    from payorch.providers.base import CheckoutRef
+
+    ref = CheckoutRef(
+        payment_intent_id=intent.id,
+        checkout_id=checkout_id,
+        provider_reference=session.provider_reference,
+        amount=intent.amount,
+        currency=intent.currency,
+        provider_data=dict(session.provider_data),
+    )
+    try:
+        await adapter_of(connector.provider).cancel_checkout(context_for(runtime, connector), ref)
+    except Exception:  # noqa: BLE001 - best effort: the checkout is never recorded, so never authorizes
+        log.warning("could not cancel an unrecorded checkout", exc_info=True)
+
+
+def _retry_after(runtime: Runtime) -> int:
+    return max(1, int(runtime.settings.provider_skip_seconds))
+
+
+class _Values:
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)

@@ -1,0 +1,367 @@
+"""The adapter contract: one typed Protocol over every provider, in our own vocabulary.
+
+An adapter speaks one provider's real wire protocol (its request/response shapes live in the
+provider's ``wire.py`` and are converted at the edge) and answers with the result types below.
+The generic code (checkouts, returns, reconciliation, refunds) never tests for a provider name.
+
+Failures of a call are classified once, here:
+
+    ProviderError
+      +-- ProviderUnavailable   timeout, network error, 5xx, an answer we cannot parse.
+      |                         Counts against the provider's health; a checkout may fail over.
+      |                         For a commit/refund it means "outcome unknown": read it back later.
+      +-- ProviderRejected      a definite answer (4xx business refusal, bad credentials...).
+    InvalidNotification         a notification whose signature or shape does not verify.
+
+Adapters are stateless singletons (``get_adapter``); everything a call needs travels in a
+``ConnectorContext`` (connector identity, mode, base URL, decrypted credentials with a masked
+repr, the pooled HTTP client, the clock, the per-call timeout).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx
+
+from payorch.clock import Clock
+
+if TYPE_CHECKING:
+    from payorch.runtime import Runtime
+
+
+class Mode(StrEnum):
+    MOCK = "MOCK"  # the built-in simulator
+    SANDBOX = "SANDBOX"  # the provider's test environment
+    PRODUCTION = "PRODUCTION"  # the real provider
+
+
+class Outcome(StrEnum):
+    """Where a payment stands at the provider, as far as one call could tell."""
+
+    AUTHORIZED = "AUTHORIZED"  # paid: the provider confirmed it (amount and currency checked)
+    PROCESSING = "PROCESSING"  # in process at the provider, or outcome unknown (commit timed out)
+    FAILED = "FAILED"  # the provider rejected the payment
+    CANCELLED = "CANCELLED"  # the buyer cancelled/aborted at the provider
+    EXPIRED = "EXPIRED"  # the provider reports the checkout's time ran out without payment
+    NOT_PAID = "NOT_PAID"  # no payment exists (yet): the checkout can be expired or replaced
+    IGNORED = "IGNORED"  # the return/notification does not belong to this checkout: change nothing
+
+
+FINAL_OUTCOMES = frozenset({Outcome.AUTHORIZED, Outcome.FAILED, Outcome.CANCELLED, Outcome.EXPIRED})
+
+
+class RefundOutcome(StrEnum):
+    SUCCEEDED = "SUCCEEDED"  # the provider applied the refund
+    PENDING = "PENDING"  # accepted but not final, or unknown: read it back with read_refund
+    # read_refund only: the provider shows no trace of it (safe to try again)
+    NOT_APPLIED = "NOT_APPLIED"
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures
+
+
+class ProviderError(Exception):
+    """Base of provider call failures. ``reason`` is safe to log and to show (never a secret)."""
+
+    def __init__(self, reason: str, *, provider: str = "", code: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.provider = provider
+        self.code = code  # the provider's own error/response code, when it gave one
+
+
+class ProviderUnavailable(ProviderError):
+    """Timeout, network error, 5xx or unparseable answer: the outcome of the call is unknown."""
+
+
+class ProviderRejected(ProviderError):
+    """A definite refusal (4xx business answer). ``status_code`` is the provider's HTTP status."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        provider: str = "",
+        code: str | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        super().__init__(reason, provider=provider, code=code)
+        self.status_code = status_code
+
+
+class InvalidNotification(Exception):
+    """A notification that does not verify (signature, staleness, missing parts): answer 4xx."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Context
+
+
+class Credentials(Mapping[str, str]):
+    """Decrypted connector credentials. Reads like a dict; never prints a value."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self._values = dict(values or {})
+
+    def __getitem__(self, key: str) -> str:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return "Credentials(" + ", ".join(f"{k}='***'" for k in sorted(self._values)) + ")"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class ConnectorContext:
+    """Everything one adapter call needs. Build it with ``ConnectorContext.build``."""
+
+    connector_id: str
+    application_id: str
+    provider: str
+    mode: Mode
+    base_url: str  # the provider API's base (MOCK: {PUBLIC_URL}/simulator/provider_a|b)
+    credentials: Credentials = field(repr=True)  # masked repr
+    http: httpx.AsyncClient = field(repr=False, compare=False)
+    clock: Clock = field(repr=False, compare=False)
+    timeout_seconds: float = 10.0
+
+    @classmethod
+    def build(
+        cls,
+        runtime: Runtime,
+        *,
+        connector_id: str,
+        application_id: str,
+        provider: str,
+        mode: Mode | str,
+        credentials: Mapping[str, str] | None,
+    ) -> ConnectorContext:
+        """A context for one connector. MOCK mode ignores ``credentials`` and uses the
+        simulator's per-application MOCK credentials (simulator/credentials.py)."""
+        mode = Mode(mode)
+        adapter = get_adapter(provider)
+        if mode is Mode.MOCK:
+            from payorch.simulator.credentials import mock_credentials
+
+            credentials = mock_credentials(runtime.cipher, adapter.simulator_name, application_id)
+        return cls(
+            connector_id=connector_id,
+            application_id=application_id,
+            provider=provider,
+            mode=mode,
+            base_url=adapter.base_url(mode, runtime.settings.public_url),
+            credentials=Credentials(credentials or {}),
+            http=runtime.http,
+            clock=runtime.clock,
+            timeout_seconds=runtime.settings.provider_timeout_seconds,
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests and results (our vocabulary)
+
+
+@dataclass(frozen=True)
+class CheckoutRequest:
+    payment_intent_id: str
+    checkout_id: str  # our id of this checkout attempt (unguessable: used as A's session_id)
+    amount: int  # minor units
+    currency: str
+    description: str | None
+    return_url: str  # the service's return handler for this intent
+    expires_at: datetime  # what the service wants; the adapter may shorten it
+    # The service's notification endpoint for this connector (providers that notify).
+    notification_url: str | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckoutSession:
+    """Where to send the buyer, and what to keep to confirm the result later."""
+
+    url: str
+    method: str  # "POST" or "GET"
+    fields: dict[str, str]  # hidden form fields for POST ({token_ws}); {} for GET
+    provider_reference: str  # A: token; B: preference id
+    expires_at: datetime  # min(requested, provider's own lifetime)
+    # Opaque to the service: stored with the checkout and handed back in CheckoutRef.
+    provider_data: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckoutRef:
+    """A checkout as stored by the service, given back to the adapter to confirm/read/cancel it."""
+
+    payment_intent_id: str
+    checkout_id: str
+    provider_reference: str
+    amount: int
+    currency: str
+    provider_data: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PaymentResult:
+    outcome: Outcome
+    provider_payment_reference: str | None = None  # A: token; B: payment id
+    authorization_code: str | None = None
+    amount: int | None = None  # minor units, as the provider reported it
+    currency: str | None = None
+    authorized_at: datetime | None = None
+    reason: str | None = None  # why FAILED/CANCELLED/EXPIRED/IGNORED/PROCESSING; safe to show
+    # Non-secret provider facts worth keeping (status, response code, card last 4...).
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_final(self) -> bool:
+        return self.outcome in FINAL_OUTCOMES
+
+
+@dataclass(frozen=True)
+class RefundRequest:
+    refund_id: str  # our id (rfd_...): B's X-Idempotency-Key, so a retry never refunds twice
+    provider_payment_reference: str  # payments.provider_reference (A token, B payment id)
+    amount: int  # this refund, minor units
+    currency: str
+    payment_amount: int  # what was authorized
+    refunded_before: int  # refunded by earlier successful refunds (to read an unknown outcome back)
+
+
+@dataclass(frozen=True)
+class RefundResult:
+    outcome: RefundOutcome
+    amount: int
+    provider_refund_reference: str | None = None
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IncomingNotification:
+    """A provider notification exactly as received (headers lower- or any-case)."""
+
+    headers: Mapping[str, str]
+    query: Mapping[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class NotificationRef:
+    """A verified notification: which payment to confirm by reading (the body proves nothing)."""
+
+    provider_payment_reference: str | None  # None: a topic we do not act on (answer 200, ignore)
+    payment_intent_id: str | None = None  # the intent it claims to concern (read from the provider)
+    topic: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# The Protocol
+
+
+class ProviderAdapter(Protocol):
+    provider_id: str
+    simulator_name: str  # "provider_a" | "provider_b": the simulator's name for it
+    supports_notifications: bool
+    # Currencies it can charge in (routing skips the provider for others).
+    supported_currencies: frozenset[str]
+    # Whether the consumer's return URL gets ``status`` too (SPEC: the GET-redirect provider).
+    adds_status_to_return: bool
+
+    def supports_currency(self, currency: str) -> bool:
+        """``currency in supported_currencies``."""
+        ...
+
+    def base_url(self, mode: Mode, public_url: str) -> str:
+        """The provider API's base URL in ``mode``."""
+        ...
+
+    async def create_checkout(
+        self, ctx: ConnectorContext, request: CheckoutRequest
+    ) -> CheckoutSession:
+        """Create the provider-side checkout. Raises ProviderUnavailable / ProviderRejected."""
+        ...
+
+    async def confirm_return(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
+    ) -> PaymentResult:
+        """Confirm a buyer's return server-side (``params``: the return's query/form fields).
+
+        Never trusts the parameters: they only say which provider call to make. A return that
+        does not belong to ``checkout`` answers IGNORED without calling the provider. A commit
+        whose outcome is unknown answers PROCESSING (never raises ProviderUnavailable for it);
+        other unavailability raises ProviderUnavailable."""
+        ...
+
+    async def read_status(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
+    ) -> PaymentResult:
+        """The provider's current view of ``checkout`` (reconciliation, expiry, notifications).
+        NOT_PAID when no payment exists yet. ``payment_reference`` (B: a payment id from a
+        notification) is a hint; the answer is still checked against the checkout."""
+        ...
+
+    async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        """Stop a checkout that is being replaced or expired. NOT_PAID means the provider
+        confirms nothing started, and (where the provider allows it) the checkout can no longer
+        be paid; any other outcome means it must not be replaced."""
+        ...
+
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        """Refund. ProviderRejected: definite refusal (``reason``, ``code``).
+        ProviderUnavailable: outcome unknown -> ``read_refund`` later (never blindly retry:
+        provider A's refunds are not idempotent)."""
+        ...
+
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        """Read back a refund whose outcome was unknown: SUCCEEDED, PENDING or NOT_APPLIED."""
+        ...
+
+    async def parse_notification(
+        self, ctx: ConnectorContext, notification: IncomingNotification
+    ) -> NotificationRef:
+        """Verify a notification (raises InvalidNotification) and say which payment to read."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Registry
+
+_ADAPTERS: dict[str, ProviderAdapter] = {}
+
+
+class UnknownProvider(KeyError):
+    pass
+
+
+def get_adapter(provider_id: str) -> ProviderAdapter:
+    """The adapter of ``provider_id`` (a module-level singleton; adapters hold no state)."""
+    if not _ADAPTERS:
+        _register_builtin()
+    try:
+        return _ADAPTERS[provider_id]
+    except KeyError:
+        raise UnknownProvider(provider_id) from None
+
+
+def _register_builtin() -> None:
+    # Imported lazily: the adapters import this module.
+    from payorch.providers.provider_a.adapter import ProviderAAdapter
+    from payorch.providers.provider_b.adapter import ProviderBAdapter
+
+    for adapter in (ProviderAAdapter(), ProviderBAdapter()):
+        _ADAPTERS[adapter.provider_id] = adapter

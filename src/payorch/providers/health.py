@@ -1,0 +1,155 @@
+"""Provider health: skip a provider after repeated failures, then let one trial call decide.
+
+Per key (see ``health_key``) we keep the number of consecutive failures and, once it reaches
+PAYORCH_PROVIDER_FAILURE_THRESHOLD, a "skipped until" moment PAYORCH_PROVIDER_SKIP_SECONDS
+ahead. While skipped, ``admit`` says no (``auto`` routing moves on). When the period is over,
+the first ``admit`` is the trial: it pushes "skipped until" forward again, so concurrent
+requests keep skipping while the trial is in flight (half-open); a success resets the key, a
+failure starts a new skip period.
+
+In-process by default; shared by every replica through Redis when PAYORCH_REDIS_URL is set.
+Both use the runtime clock (tests move it with FrozenClock).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from payorch.clock import Clock
+
+
+@dataclass(frozen=True)
+class Admission:
+    allowed: bool
+    trial: bool = False  # this call decides whether a skipped provider is back
+    retry_after_seconds: int = 0  # when refused: how long until the next trial
+
+
+class ProviderHealth(Protocol):
+    async def admit(self, key: str) -> Admission: ...
+
+    async def succeeded(self, key: str) -> None: ...
+
+    async def failed(self, key: str) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+def health_key(provider: str, mode: str, connector_id: str) -> str:
+    """MOCK connectors are judged one by one (simulator faults are per application); a real
+    provider's outage concerns every merchant, so SANDBOX/PRODUCTION share one key per mode."""
+    if mode == "MOCK":
+        return f"{provider}:MOCK:{connector_id}"
+    return f"{provider}:{mode}"
+
+
+def _retry_after(seconds: float) -> int:
+    return max(1, math.ceil(seconds))
+
+
+class InProcessHealth:
+    def __init__(self, clock: Clock, threshold: int, skip_seconds: float) -> None:
+        self._clock = clock
+        self._threshold = threshold
+        self._skip = skip_seconds
+        self._state: dict[str, tuple[int, float]] = {}  # key -> (failures, skipped_until)
+
+    def _now(self) -> float:
+        return self._clock.now().timestamp()
+
+    async def admit(self, key: str) -> Admission:
+        failures, until = self._state.get(key, (0, 0.0))
+        if failures < self._threshold:
+            return Admission(True)
+        now = self._now()
+        if now < until:
+            return Admission(False, retry_after_seconds=_retry_after(until - now))
+        self._state[key] = (failures, now + self._skip)
+        return Admission(True, trial=True)
+
+    async def succeeded(self, key: str) -> None:
+        self._state.pop(key, None)
+
+    async def failed(self, key: str) -> None:
+        failures, until = self._state.get(key, (0, 0.0))
+        failures += 1
+        if failures >= self._threshold:
+            until = self._now() + self._skip
+        self._state[key] = (failures, until)
+
+    async def aclose(self) -> None:
+        return None
+
+
+# Atomic on the Redis server, so every replica sees one counter and exactly one trial.
+_ADMIT = """
+local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
+if failures < tonumber(ARGV[1]) then return {1, 0, '0'} end
+local now = tonumber(ARGV[2])
+local untl = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+if now < untl then return {0, 0, tostring(untl - now)} end
+redis.call('HSET', KEYS[1], 'until', tostring(now + tonumber(ARGV[3])))
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return {1, 1, '0'}
+"""
+
+_FAILED = """
+local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+if failures >= tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'until', tostring(tonumber(ARGV[2]) + tonumber(ARGV[3])))
+end
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return failures
+"""
+
+
+class RedisHealth:
+    def __init__(
+        self, redis: Any, clock: Clock, threshold: int, skip_seconds: float, prefix: str = "payorch:"
+    ) -> None:
+        self._redis = redis
+        self._clock = clock
+        self._threshold = threshold
+        self._skip = skip_seconds
+        self._prefix = prefix + "health:"
+        # Forget a key well after its last failure (a day, or longer for long skip periods).
+        self._ttl = int(max(86400, skip_seconds * 10))
+        self._admit = redis.register_script(_ADMIT)
+        self._failed = redis.register_script(_FAILED)
+
+    @classmethod
+    def from_url(
+        cls, url: str, clock: Clock, threshold: int, skip_seconds: float, prefix: str = "payorch:"
+    ) -> RedisHealth:
+        import redis.asyncio as redis_asyncio
+
+        return cls(redis_asyncio.from_url(url), clock, threshold, skip_seconds, prefix)
+
+    async def admit(self, key: str) -> Admission:
+        allowed, trial, wait = await self._admit(
+            keys=[self._prefix + key],
+            args=[self._threshold, repr(self._clock.now().timestamp()), self._skip, self._ttl],
+        )
+        if int(allowed):
+            return Admission(True, trial=bool(int(trial)))
+        return Admission(False, retry_after_seconds=_retry_after(float(wait)))
+
+    async def succeeded(self, key: str) -> None:
+        await self._redis.delete(self._prefix + key)
+
+    async def failed(self, key: str) -> None:
+        await self._failed(
+            keys=[self._prefix + key],
+            args=[self._threshold, repr(self._clock.now().timestamp()), self._skip, self._ttl],
+        )
+
+    async def aclose(self) -> None:
+        await self._redis.aclose()
+
+
+def build_health(clock: Clock, redis_url: str | None, threshold: int, skip_seconds: float) -> ProviderHealth:
+    if redis_url:
+        return RedisHealth.from_url(redis_url, clock, threshold, skip_seconds)
+    return InProcessHealth(clock, threshold, skip_seconds)

@@ -1,0 +1,121 @@
+"""One way to call a provider: explicit timeout, failure classification, edge parsing.
+
+``send`` raises ProviderUnavailable for a timeout, a network error or a 5xx and returns every
+other answer (the adapter decides which 4xx are definite). ``parse`` turns a body into the
+provider's wire model, or ProviderUnavailable when it cannot (a garbage answer tells nothing).
+
+The timeout is ``asyncio.timeout`` around the whole call, because httpx does not enforce its
+own timeouts on in-process ASGI calls (MOCK mode reaches the simulator that way). Logs name the
+operation and the status, never the URL (it can carry a token) nor any header (credentials).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from payorch.providers.base import ConnectorContext, ProviderUnavailable
+
+logger = logging.getLogger("payorch.providers")
+
+
+class _RedactTokens(logging.Filter):
+    """httpx logs every request URL at INFO; provider A's URLs carry the transaction token."""
+
+    _TOKEN_PATH = re.compile(r"(/transactions/)[^/\s\"?]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.msg = record.getMessage()
+            record.args = None
+        record.msg = self._TOKEN_PATH.sub(r"\1***", str(record.msg))
+        return True
+
+
+logging.getLogger("httpx").addFilter(_RedactTokens())
+
+M = TypeVar("M", bound=BaseModel)
+
+
+async def send(
+    ctx: ConnectorContext,
+    operation: str,
+    method: str,
+    path: str,
+    *,
+    headers: Mapping[str, str],
+    json: Any = None,
+    params: Mapping[str, str] | None = None,
+) -> httpx.Response:
+    """Call ``ctx.base_url + path``; 2xx/3xx/4xx are returned, everything else raises."""
+    started = time.monotonic()
+    try:
+        async with asyncio.timeout(ctx.timeout_seconds):
+            response = await ctx.http.request(
+                method, ctx.base_url + path, headers=dict(headers), json=json, params=params
+            )
+            await response.aread()
+    except TimeoutError:
+        _log(ctx, operation, "timeout", started)
+        raise ProviderUnavailable(
+            f"{operation}: no answer within {ctx.timeout_seconds:g}s", provider=ctx.provider
+        ) from None
+    except httpx.HTTPError as exc:
+        _log(ctx, operation, type(exc).__name__, started)
+        raise ProviderUnavailable(
+            f"{operation}: network error ({type(exc).__name__})", provider=ctx.provider
+        ) from None
+    except OSError as exc:
+        _log(ctx, operation, type(exc).__name__, started)
+        raise ProviderUnavailable(
+            f"{operation}: network error ({type(exc).__name__})", provider=ctx.provider
+        ) from None
+    except Exception:
+        # In-process (MOCK) calls re-raise the simulator's own crash here; from the adapter's
+        # side that is a provider failing, not a bug of the caller.
+        logger.exception("provider call %s %s crashed in-process", ctx.provider, operation)
+        raise ProviderUnavailable(f"{operation}: provider crashed", provider=ctx.provider) from None
+    _log(ctx, operation, str(response.status_code), started)
+    if response.status_code >= 500:
+        raise ProviderUnavailable(
+            f"{operation}: provider answered {response.status_code}",
+            provider=ctx.provider,
+            code=str(response.status_code),
+        )
+    return response
+
+
+def parse(model: type[M], response: httpx.Response, operation: str, provider: str) -> M:
+    """The body as ``model``; an unparseable answer is ProviderUnavailable (it tells nothing)."""
+    try:
+        return model.model_validate_json(response.content)
+    except ValidationError:
+        raise ProviderUnavailable(
+            f"{operation}: unparseable answer (HTTP {response.status_code})", provider=provider
+        ) from None
+
+
+def json_or_none(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _log(ctx: ConnectorContext, operation: str, result: str, started: float) -> None:
+    logger.info(
+        "provider call %s %s -> %s in %.0f ms (connector %s, %s)",
+        ctx.provider,
+        operation,
+        result,
+        (time.monotonic() - started) * 1000,
+        ctx.connector_id,
+        ctx.mode.value,
+    )

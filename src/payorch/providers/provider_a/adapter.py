@@ -1,0 +1,390 @@
+"""provider_a_redirect_post: a card provider whose checkout is a POST redirect (Webpay Plus 1.2).
+
+Quirks kept here:
+- buy_order is derived from the intent id (its last 26 characters: the random part and most of
+  the timestamp), so a retried create for the same intent carries the same order.
+  session_id is an HMAC of the checkout id under the connector's api_key: deterministic, yet
+  nobody but the provider and the buyer of that checkout can know it, so a "timeout" return
+  (which carries no token) cannot be forged from the intent id alone.
+- The buyer's return comes in four shapes; only the normal one (token_ws alone) is committed,
+  and only when its token is this checkout's own token.
+- Commit works once per token. An unknown commit outcome (timeout, 5xx, garbage) is PROCESSING
+  and ``read_status`` settles it; a 422 on commit (already committed, aborted, late) is answered
+  by reading the status instead.
+- Refunds are not idempotent at the provider: an unknown refund outcome is read back from the
+  transaction's balance (``read_refund``), never retried blindly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+
+import httpx
+
+from payorch.providers import PROVIDER_A
+from payorch.providers.base import (
+    CheckoutRef,
+    CheckoutRequest,
+    CheckoutSession,
+    ConnectorContext,
+    IncomingNotification,
+    InvalidNotification,
+    Mode,
+    NotificationRef,
+    Outcome,
+    PaymentResult,
+    ProviderRejected,
+    ProviderUnavailable,
+    RefundOutcome,
+    RefundRequest,
+    RefundResult,
+)
+from payorch.providers.http import json_or_none, parse, send
+from payorch.providers.provider_a import wire
+
+BASE_URLS = {
+    Mode.SANDBOX: "https://webpay3gint.transbank.cl",
+    Mode.PRODUCTION: "https://webpay3g.transbank.cl",
+}
+CURRENCY = "CLP"  # the only currency it charges
+
+
+def buy_order_for(payment_intent_id: str) -> str:
+    """The intent's buy_order: deterministic, at most 26 characters of the allowed set."""
+    tail = payment_intent_id[-wire.BUY_ORDER_MAX :]
+    if not wire.BUY_ORDER_CHARSET.match(tail):
+        tail = re.sub(r"[^A-Za-z0-9]", "", payment_intent_id)[-wire.BUY_ORDER_MAX :]
+    return tail
+
+
+def session_id_for(ctx: ConnectorContext, checkout_id: str) -> str:
+    """The checkout's session_id (40 hex characters, within the provider's 61)."""
+    key = ctx.credentials.get("api_key", "").encode()
+    return hmac.new(key, b"session:" + checkout_id.encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def _same(presented: str | None, expected: str | None) -> bool:
+    if not presented or not expected:
+        return False
+    return hmac.compare_digest(presented.encode(), expected.encode())
+
+
+class ProviderAAdapter:
+    provider_id = PROVIDER_A
+    simulator_name = "provider_a"
+    supports_notifications = False
+    supported_currencies = frozenset({CURRENCY})
+    adds_status_to_return = False
+
+    def supports_currency(self, currency: str) -> bool:
+        return currency in self.supported_currencies
+
+    def base_url(self, mode: Mode, public_url: str) -> str:
+        if mode is Mode.MOCK:
+            return public_url.rstrip("/") + "/simulator/provider_a"
+        return BASE_URLS[mode]
+
+    # -- create -------------------------------------------------------------------------------
+
+    async def create_checkout(
+        self, ctx: ConnectorContext, request: CheckoutRequest
+    ) -> CheckoutSession:
+        if request.currency != CURRENCY:
+            raise ProviderRejected(
+                f"{PROVIDER_A} charges only {CURRENCY}, not {request.currency}", provider=PROVIDER_A
+            )
+        session_id = session_id_for(ctx, request.checkout_id)
+        body = wire.CreateTransaction(
+            buy_order=buy_order_for(request.payment_intent_id),
+            session_id=session_id,
+            amount=request.amount,
+            return_url=request.return_url,
+        )
+        response = await send(
+            ctx, "create", "POST", wire.TRANSACTIONS, headers=_headers(ctx), json=body.model_dump()
+        )
+        if response.status_code != 200:
+            raise _rejected("create", response)
+        created = parse(wire.CreatedTransaction, response, "create", PROVIDER_A)
+        token_expiry = ctx.clock.now() + timedelta(seconds=wire.TOKEN_LIFETIME_SECONDS)
+        return CheckoutSession(
+            url=created.url,
+            method="POST",
+            fields={wire.TOKEN_WS: created.token},
+            provider_reference=created.token,
+            expires_at=min(request.expires_at, token_expiry),
+            provider_data={"buy_order": body.buy_order, "session_id": session_id},
+        )
+
+    # -- the buyer's return ---------------------------------------------------------------------
+
+    async def confirm_return(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
+    ) -> PaymentResult:
+        token = checkout.provider_reference
+        token_ws = params.get(wire.TOKEN_WS) or None
+        tbk_token = params.get(wire.TBK_TOKEN) or None
+        order = params.get(wire.TBK_ORDEN_COMPRA) or None
+        session = params.get(wire.TBK_ID_SESION) or None
+        buy_order = checkout.provider_data.get("buy_order") or buy_order_for(
+            checkout.payment_intent_id
+        )
+        session_id = checkout.provider_data.get("session_id") or session_id_for(
+            ctx, checkout.checkout_id
+        )
+
+        if token_ws and tbk_token:  # error page, then "back to shop": never commit
+            if not (_same(token_ws, token) or _same(tbk_token, token)):
+                return _ignored("the return's token is not this checkout's")
+            return PaymentResult(
+                outcome=Outcome.FAILED,
+                provider_payment_reference=token,
+                reason="the provider showed an error page to the buyer",
+                details={"return_shape": "error"},
+            )
+        if token_ws:  # normal end: commit to learn the result
+            if order or session:
+                return _ignored("unrecognised return shape")
+            if not _same(token_ws, token):
+                return _ignored("the return's token is not this checkout's")
+            return await self._commit(ctx, checkout)
+        if tbk_token:  # the buyer aborted: cancelled, never commit
+            if not _same(tbk_token, token) or (order is not None and not _same(order, buy_order)):
+                return _ignored("the return's token is not this checkout's")
+            return PaymentResult(
+                outcome=Outcome.CANCELLED,
+                provider_payment_reference=token,
+                reason="the buyer cancelled at the provider",
+                details={"return_shape": "aborted"},
+            )
+        if order and session:  # the payment form timed out: never commit
+            if not (_same(order, buy_order) and _same(session, session_id)):
+                return _ignored("the return's order or session is not this checkout's")
+            return PaymentResult(
+                outcome=Outcome.EXPIRED,
+                provider_payment_reference=token,
+                reason="the payment form timed out at the provider",
+                details={"return_shape": "timeout"},
+            )
+        return _ignored("unrecognised return shape")
+
+    async def _commit(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"
+        try:
+            response = await send(ctx, "commit", "PUT", path, headers=_headers(ctx))
+            if response.status_code == 200:
+                status = parse(wire.TransactionStatus, response, "commit", PROVIDER_A)
+                return _result_of(ctx, checkout, status)
+        except ProviderUnavailable as exc:
+            # The commit may or may not have happened: reconciliation reads the status later.
+            return PaymentResult(
+                outcome=Outcome.PROCESSING,
+                provider_payment_reference=checkout.provider_reference,
+                reason=f"commit outcome unknown: {exc.reason}",
+            )
+        if response.status_code == 422:
+            # Already committed (a racing return), aborted or late: the status says which.
+            return await self.read_status(ctx, checkout)
+        raise _rejected("commit", response)
+
+    # -- status, cancel ---------------------------------------------------------------------------
+
+    async def read_status(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
+    ) -> PaymentResult:
+        path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"
+        response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
+        if response.status_code == 200:
+            status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
+            return _result_of(ctx, checkout, status)
+        if response.status_code in (404, 422):
+            # A definite "nothing to report" for our own token (never committed, aborted,
+            # expired): no payment exists.
+            return PaymentResult(
+                outcome=Outcome.NOT_PAID,
+                provider_payment_reference=checkout.provider_reference,
+                reason=_error_message(response) or f"status answered {response.status_code}",
+                details={"http_status": response.status_code},
+            )
+        raise _rejected("status", response)
+
+    async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        # A token cannot be expired at this provider, but an uncommitted transaction is never
+        # charged: the service never commits a replaced checkout's token (its return is
+        # IGNORED because the token differs from the current checkout's).
+        return await self.read_status(ctx, checkout)
+
+    # -- refunds ----------------------------------------------------------------------------------
+
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        if request.currency != CURRENCY:
+            raise ProviderRejected(f"{PROVIDER_A} refunds only {CURRENCY}", provider=PROVIDER_A)
+        path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}/refunds"
+        body = wire.RefundTransaction(amount=request.amount)
+        response = await send(
+            ctx, "refund", "POST", path, headers=_headers(ctx), json=body.model_dump()
+        )
+        if response.status_code != 200:
+            raise _rejected("refund", response)
+        answer = parse(wire.RefundAnswer, response, "refund", PROVIDER_A)
+        details = {"type": answer.type, "balance": answer.balance}
+        if answer.type == wire.REVERSED:
+            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+        if answer.type in (wire.NULLIFIED, wire.PARTIALLY_NULLIFIED):
+            code = answer.response_code
+            if code not in (None, 0):
+                raise ProviderRejected(
+                    _refund_reason(code, None), provider=PROVIDER_A, code=str(code), status_code=200
+                )
+            return RefundResult(
+                RefundOutcome.SUCCEEDED,
+                answer.nullified_amount if answer.nullified_amount is not None else request.amount,
+                provider_refund_reference=answer.authorization_code,
+                details=details,
+            )
+        raise ProviderUnavailable(
+            f"refund: unknown answer type {answer.type!r}", provider=PROVIDER_A
+        )
+
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        """From the transaction's balance: lower by the refund -> SUCCEEDED, unchanged ->
+        NOT_APPLIED, anything else -> PENDING (ask again later)."""
+        path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}"
+        response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
+        if response.status_code != 200:
+            raise _rejected("status", response)
+        status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
+        left_before = request.payment_amount - request.refunded_before
+        left_after = left_before - request.amount
+        balance = status.balance
+        if status.status in (wire.REVERSED, wire.NULLIFIED) and balance is None:
+            balance = 0
+        details = {"status": status.status, "balance": balance}
+        if balance is None:
+            return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+        if balance <= left_after:
+            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+        if balance == left_before:
+            return RefundResult(RefundOutcome.NOT_APPLIED, request.amount, details=details)
+        return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+
+    # -- notifications ----------------------------------------------------------------------------
+
+    async def parse_notification(
+        self, ctx: ConnectorContext, notification: IncomingNotification
+    ) -> NotificationRef:
+        raise InvalidNotification(f"{PROVIDER_A} sends no notifications")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _headers(ctx: ConnectorContext) -> dict[str, str]:
+    return {
+        "Tbk-Api-Key-Id": ctx.credentials.get("commerce_code", ""),
+        "Tbk-Api-Key-Secret": ctx.credentials.get("api_key", ""),
+        "Content-Type": "application/json",
+    }
+
+
+def _result_of(
+    ctx: ConnectorContext, checkout: CheckoutRef, status: wire.TransactionStatus
+) -> PaymentResult:
+    """Commit/status fields -> our outcome. Approved only if response_code == 0 and AUTHORIZED
+    (or a later state of an authorized payment); vci is never looked at."""
+    token = checkout.provider_reference
+    details = {
+        "status": status.status,
+        "response_code": status.response_code,
+        "payment_type_code": status.payment_type_code,
+        "card_last4": status.card_detail.card_number if status.card_detail else None,
+        "buy_order": status.buy_order,
+    }
+    expected_order = checkout.provider_data.get("buy_order")
+    if (status.amount is not None and status.amount != checkout.amount) or (
+        expected_order and status.buy_order and status.buy_order != expected_order
+    ):
+        return _ignored("the provider's transaction does not match this checkout", details)
+    if status.status == wire.INITIALIZED:
+        return PaymentResult(Outcome.NOT_PAID, token, reason="not paid yet", details=details)
+    if status.status in (
+        wire.AUTHORIZED,
+        wire.CAPTURED,
+        wire.REVERSED,
+        wire.NULLIFIED,
+        wire.PARTIALLY_NULLIFIED,
+    ):
+        if status.response_code == 0:
+            return PaymentResult(
+                outcome=Outcome.AUTHORIZED,
+                provider_payment_reference=token,
+                authorization_code=status.authorization_code,
+                amount=status.amount if status.amount is not None else checkout.amount,
+                currency=CURRENCY,
+                authorized_at=status.transaction_date or ctx.clock.now(),
+                details=details,
+            )
+        if status.status != wire.AUTHORIZED:  # a later state without an approval code: odd
+            raise ProviderUnavailable(
+                f"status {status.status} with response_code {status.response_code}",
+                provider=PROVIDER_A,
+            )
+    if status.status in (wire.AUTHORIZED, wire.FAILED):
+        return PaymentResult(
+            outcome=Outcome.FAILED,
+            provider_payment_reference=token,
+            amount=status.amount,
+            currency=CURRENCY,
+            reason=f"rejected by the provider (response_code {status.response_code})",
+            details=details,
+        )
+    raise ProviderUnavailable(f"unknown transaction status {status.status!r}", provider=PROVIDER_A)
+
+
+def _ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
+    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
+
+
+def _error_message(response: httpx.Response) -> str | None:
+    body = json_or_none(response)
+    if isinstance(body, dict) and isinstance(body.get("error_message"), str):
+        return str(body["error_message"])[:300]
+    return None
+
+
+def _refund_reason(code: int | None, message: str | None) -> str:
+    if code is not None and code in wire.REFUND_ERRORS:
+        return f"{wire.REFUND_ERRORS[code]} (code {code})"
+    return message or (f"refund refused (code {code})" if code is not None else "refund refused")
+
+
+_CODE_IN_MESSAGE = re.compile(r"\b(16|53|284|310|311)\b")
+
+
+def _rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+    """A non-2xx, non-5xx answer: definite when it is a 4xx with the provider's error body."""
+    if not 400 <= response.status_code < 500:
+        return ProviderUnavailable(
+            f"{operation}: unexpected HTTP {response.status_code}", provider=PROVIDER_A
+        )
+    body = json_or_none(response)
+    message = _error_message(response)
+    code: int | None = None
+    if isinstance(body, dict) and isinstance(body.get("response_code"), int):
+        code = body["response_code"]
+    elif operation == "refund" and message and (found := _CODE_IN_MESSAGE.search(message)):
+        code = int(found.group(1))
+    if operation == "refund":
+        reason = _refund_reason(code, message)
+    else:
+        reason = f"{operation} refused: {message or 'HTTP ' + str(response.status_code)}"
+    return ProviderRejected(
+        reason,
+        provider=PROVIDER_A,
+        code=str(code) if code is not None else None,
+        status_code=response.status_code,
+    )

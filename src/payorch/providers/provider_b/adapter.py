@@ -1,0 +1,534 @@
+"""provider_b_redirect_get: a wallet/checkout provider whose checkout is a GET redirect.
+
+Quirks kept here:
+- A preference carries ``external_reference`` = the intent id; its payments carry it back, and
+  every payment read is checked against the checkout (reference, amount, currency) before it
+  is believed. The buyer's return parameters only say which payment to read.
+- A return without a payment (``payment_id=null``) cancels only when it names this checkout's
+  preference (an unguessable id), so nobody who merely knows the intent id can cancel it.
+- Notifications are verified (x-signature, HMAC-SHA256 with ``webhook_secret``, constant time,
+  ``ts`` within ``NOTIFICATION_TOLERANCE_SECONDS``), then the payment is read.
+- Every POST sends ``X-Idempotency-Key``: the checkout id for a preference, our refund id for a
+  refund, so a retried refund never refunds twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+
+import httpx
+from pydantic import ValidationError
+
+from payorch.clock import isoformat
+from payorch.providers import PROVIDER_B
+from payorch.providers.base import (
+    CheckoutRef,
+    CheckoutRequest,
+    CheckoutSession,
+    ConnectorContext,
+    IncomingNotification,
+    InvalidNotification,
+    Mode,
+    NotificationRef,
+    Outcome,
+    PaymentResult,
+    ProviderRejected,
+    ProviderUnavailable,
+    RefundOutcome,
+    RefundRequest,
+    RefundResult,
+)
+from payorch.providers.http import json_or_none, parse, send
+from payorch.providers.provider_b import wire
+
+BASE_URL = "https://api.mercadopago.com"  # SANDBOX (TEST- token) and PRODUCTION
+# The currencies of the provider's sites (one per country it operates in).
+CURRENCIES = frozenset({"ARS", "BRL", "CLP", "COP", "MXN", "PEN", "UYU", "USD"})
+
+# A notification whose ts is further than this from our clock (either way) is refused, like
+# our own outgoing webhooks (SPEC: 5 minutes). The provider signs every delivery afresh.
+NOTIFICATION_TOLERANCE_SECONDS = 300
+
+# Ids travel in URL paths: accept only what the provider's ids look like.
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+_OUTCOME_OF_STATUS = {
+    wire.APPROVED: Outcome.AUTHORIZED,
+    # Later states of an approved payment: it was paid (refunds are tracked by the service).
+    wire.REFUNDED: Outcome.AUTHORIZED,
+    wire.CHARGED_BACK: Outcome.AUTHORIZED,
+    wire.PENDING: Outcome.PROCESSING,
+    wire.IN_PROCESS: Outcome.PROCESSING,
+    wire.AUTHORIZED: Outcome.PROCESSING,  # reserved, not captured
+    wire.IN_MEDIATION: Outcome.PROCESSING,
+    wire.REJECTED: Outcome.FAILED,
+    wire.CANCELLED: Outcome.CANCELLED,
+}
+# Which payment of an intent speaks for it when there are several (retries on one preference).
+_RANK = {Outcome.AUTHORIZED: 0, Outcome.PROCESSING: 1, Outcome.FAILED: 2, Outcome.CANCELLED: 3}
+
+
+def _same(presented: str | None, expected: str | None) -> bool:
+    if not presented or not expected:
+        return False
+    return hmac.compare_digest(presented.encode(), expected.encode())
+
+
+def _given(value: str | None) -> str | None:
+    return None if value in (None, "", wire.NULL) else value
+
+
+class ProviderBAdapter:
+    provider_id = PROVIDER_B
+    simulator_name = "provider_b"
+    supports_notifications = True
+    supported_currencies = CURRENCIES
+    adds_status_to_return = True
+
+    def supports_currency(self, currency: str) -> bool:
+        return currency in self.supported_currencies
+
+    def base_url(self, mode: Mode, public_url: str) -> str:
+        if mode is Mode.MOCK:
+            return public_url.rstrip("/") + "/simulator/provider_b"
+        return BASE_URL
+
+    # -- create -------------------------------------------------------------------------------
+
+    async def create_checkout(
+        self, ctx: ConnectorContext, request: CheckoutRequest
+    ) -> CheckoutSession:
+        if not self.supports_currency(request.currency):
+            raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_B)
+        body = wire.CreatePreference(
+            items=[
+                wire.Item(
+                    id=request.payment_intent_id,
+                    title=request.description or f"Payment {request.payment_intent_id}",
+                    quantity=1,
+                    currency_id=request.currency,
+                    unit_price=wire.to_major(request.amount, request.currency),
+                )
+            ],
+            back_urls=wire.BackUrls(
+                success=request.return_url, failure=request.return_url, pending=request.return_url
+            ),
+            auto_return="all",
+            external_reference=request.payment_intent_id,
+            notification_url=request.notification_url,
+            expires=True,
+            expiration_date_from=isoformat(ctx.clock.now()),
+            expiration_date_to=isoformat(request.expires_at),
+            metadata={
+                "payment_intent_id": request.payment_intent_id,
+                "checkout_id": request.checkout_id,
+                "connector_id": ctx.connector_id,
+            },
+        )
+        response = await send(
+            ctx,
+            "create",
+            "POST",
+            wire.PREFERENCES,
+            headers=_headers(ctx, idempotency_key=request.checkout_id),
+            json=body.model_dump(exclude_none=True),
+        )
+        if response.status_code not in (200, 201):
+            raise _rejected("create", response)
+        preference = parse(wire.Preference, response, "create", PROVIDER_B)
+        url = preference.init_point
+        if ctx.mode is Mode.SANDBOX and preference.sandbox_init_point:
+            url = preference.sandbox_init_point
+        return CheckoutSession(
+            url=url,
+            method="GET",
+            fields={},
+            provider_reference=preference.id,
+            expires_at=request.expires_at,
+            provider_data={"preference_id": preference.id},
+        )
+
+    # -- the buyer's return ---------------------------------------------------------------------
+
+    async def confirm_return(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
+    ) -> PaymentResult:
+        preference_id = _given(params.get("preference_id"))
+        if preference_id and not _same(preference_id, checkout.provider_reference):
+            return _ignored("the return names another checkout's preference")
+        reference = _given(params.get("external_reference"))
+        if reference and reference != checkout.payment_intent_id:
+            return _ignored("the return names another payment intent")
+        payment_id = _given(params.get("payment_id")) or _given(params.get("collection_id"))
+        if payment_id:
+            if not _ID.match(payment_id):
+                return _ignored("malformed payment id")
+            result = await self._read_payment(ctx, checkout, payment_id)
+            return result or _ignored("the provider knows no such payment")
+        if not preference_id:
+            # Without a payment only the preference id (unguessable) proves the return is real.
+            return _ignored("a return without payment must name this checkout's preference")
+        found = await self._search(ctx, checkout)
+        if found is None:
+            return PaymentResult(Outcome.CANCELLED, reason="the buyer came back without paying")
+        return found
+
+    # -- status, cancel ---------------------------------------------------------------------------
+
+    async def read_status(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
+    ) -> PaymentResult:
+        if payment_reference and _ID.match(payment_reference):
+            result = await self._read_payment(ctx, checkout, payment_reference)
+            if result is not None and result.outcome is not Outcome.IGNORED:
+                return result
+        found = await self._search(ctx, checkout)
+        return found or PaymentResult(Outcome.NOT_PAID, reason="no payment at the provider")
+
+    async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        """Expire the preference first (so no payment can start after we look), then confirm
+        that no payment succeeded or is in process for it."""
+        # A validity window already over: [now - 2 s, now - 1 s] (the provider wants to > from,
+        # and a window ending exactly now would still be open at this very instant).
+        now = ctx.clock.now()
+        body = wire.ExpirePreference(
+            expires=True,
+            expiration_date_from=isoformat(now - timedelta(seconds=2)),
+            expiration_date_to=isoformat(now - timedelta(seconds=1)),
+        )
+        preference = _path_id(checkout.provider_reference)
+        response = await send(
+            ctx,
+            "expire",
+            "PUT",
+            f"{wire.PREFERENCES}/{preference}",
+            headers=_headers(ctx),
+            json=body.model_dump(),
+        )
+        if response.status_code not in (200, 201, 404):  # 404: the preference is already gone
+            raise _rejected("expire", response)
+        found = await self._search(ctx, checkout)
+        if found is None or found.outcome in (Outcome.FAILED, Outcome.CANCELLED):
+            return PaymentResult(
+                Outcome.NOT_PAID,
+                reason="preference expired; no payment succeeded or is in process",
+                details={"earlier_attempt": found.details} if found else {},
+            )
+        return found
+
+    # -- refunds ----------------------------------------------------------------------------------
+
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        payment = _path_id(request.provider_payment_reference)
+        whole = request.refunded_before == 0 and request.amount == request.payment_amount
+        body = None
+        if not whole:  # an empty body refunds everything; a partial refund names its amount
+            body = wire.CreateRefund(amount=wire.to_major(request.amount, request.currency))
+        response = await send(
+            ctx,
+            "refund",
+            "POST",
+            f"{wire.PAYMENTS}/{payment}/refunds",
+            headers=_headers(ctx, idempotency_key=request.refund_id),
+            json=body.model_dump() if body else None,
+        )
+        if response.status_code not in (200, 201):
+            raise _rejected("refund", response)
+        refund = parse(wire.Refund, response, "refund", PROVIDER_B)
+        details = {"status": refund.status}
+        if refund.status == wire.APPROVED:
+            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, refund.id, details=details)
+        if refund.status in (wire.REJECTED, wire.CANCELLED):
+            raise ProviderRejected(
+                f"refund {refund.status}" + (f": {refund.reason}" if refund.reason else ""),
+                provider=PROVIDER_B,
+                code=refund.status,
+                status_code=response.status_code,
+            )
+        # pending, in_process, or no status: settle it later from the payment's refunded total.
+        return RefundResult(RefundOutcome.PENDING, request.amount, refund.id, details=details)
+
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+        """From the payment's refunded total: up by the refund -> SUCCEEDED, unchanged ->
+        NOT_APPLIED, anything else -> PENDING. (A retry of ``refund`` with the same refund id
+        is also safe: the provider answers the first refund again.)"""
+        payment_id = _path_id(request.provider_payment_reference)
+        response = await send(
+            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=_headers(ctx)
+        )
+        if response.status_code != 200:
+            raise _rejected("read payment", response)
+        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
+        refunded = None
+        if payment.transaction_amount_refunded is not None:
+            refunded = wire.to_minor(payment.transaction_amount_refunded, request.currency)
+        if payment.status == wire.REFUNDED and refunded is None:
+            refunded = request.payment_amount
+        details = {"status": payment.status, "refunded_amount": refunded}
+        if refunded is None:
+            return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+        if refunded >= request.refunded_before + request.amount:
+            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+        if refunded == request.refunded_before:
+            return RefundResult(RefundOutcome.NOT_APPLIED, request.amount, details=details)
+        return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+
+    # -- notifications ----------------------------------------------------------------------------
+
+    async def parse_notification(
+        self, ctx: ConnectorContext, notification: IncomingNotification
+    ) -> NotificationRef:
+        """Verify, then read the payment to learn which intent it concerns. The caller still
+        confirms with ``read_status(..., payment_reference=...)`` against its checkout."""
+        secret = ctx.credentials.get("webhook_secret")
+        if not secret:
+            raise InvalidNotification("the connector has no webhook_secret")
+        data_id = verify_signature(
+            secret,
+            notification.headers,
+            notification.query,
+            now=ctx.clock.now(),
+            tolerance_seconds=NOTIFICATION_TOLERANCE_SECONDS,
+        )
+        body = _notification_body(notification.body)
+        topic = notification.query.get("type") or notification.query.get("topic") or body.type
+        if topic != "payment":
+            return NotificationRef(provider_payment_reference=None, topic=topic)
+        if data_id is None and body.data is not None and body.data.get("id") is not None:
+            data_id = str(body.data["id"])  # only when the signature did not cover an id
+        if data_id is None or not _ID.match(data_id):
+            raise InvalidNotification("a payment notification without a usable data.id")
+        response = await send(
+            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{data_id}", headers=_headers(ctx)
+        )
+        if response.status_code == 404:
+            return NotificationRef(provider_payment_reference=data_id, topic=topic)
+        if response.status_code != 200:
+            raise _rejected("read payment", response)
+        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
+        return NotificationRef(
+            provider_payment_reference=payment.id,
+            payment_intent_id=payment.external_reference,
+            topic=topic,
+        )
+
+    # -- reading payments -------------------------------------------------------------------------
+
+    async def _read_payment(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, payment_id: str
+    ) -> PaymentResult | None:
+        """The payment, checked against the checkout; None when the provider knows no such id."""
+        response = await send(
+            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=_headers(ctx)
+        )
+        if response.status_code == 404:
+            return None
+        if response.status_code != 200:
+            raise _rejected("read payment", response)
+        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
+        mismatch = _mismatch(payment, checkout)
+        if mismatch:
+            return _ignored(f"payment {payment.id} not trusted: {mismatch}", _details(payment))
+        return _result_of(ctx, payment, checkout.currency)
+
+    async def _search(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult | None:
+        """The payment that speaks for the checkout's intent, or None when there is none."""
+        response = await send(
+            ctx,
+            "search payments",
+            "GET",
+            wire.PAYMENTS_SEARCH,
+            headers=_headers(ctx),
+            params={
+                "external_reference": checkout.payment_intent_id,
+                "sort": "date_created",
+                "criteria": "desc",
+            },
+        )
+        if response.status_code != 200:
+            raise _rejected("search payments", response)
+        found = parse(wire.PaymentSearch, response, "search payments", PROVIDER_B)
+        results = [
+            _result_of(ctx, payment, checkout.currency)
+            for payment in found.results
+            if not _mismatch(payment, checkout)
+        ]
+        if not results:
+            return None
+        # Newest first from the provider; a stable sort keeps that order within a rank.
+        return sorted(results, key=lambda r: _RANK.get(r.outcome, 9))[0]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def verify_signature(
+    secret: str,
+    headers: Mapping[str, str],
+    query: Mapping[str, str],
+    *,
+    now: datetime,
+    tolerance_seconds: int = NOTIFICATION_TOLERANCE_SECONDS,
+) -> str | None:
+    """Check ``x-signature`` (``ts=<unix seconds>,v1=<hex>``) over the manifest
+    ``id:<data.id>;request-id:<x-request-id>;ts:<ts>;`` (absent parts dropped). Returns the
+    signed data.id (or None when the notification names none). Raises InvalidNotification."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    signature = lowered.get("x-signature")
+    if not signature:
+        raise InvalidNotification("missing x-signature")
+    parts: dict[str, str] = {}
+    for piece in signature.split(","):
+        key, sep, value = piece.strip().partition("=")
+        if sep:
+            parts[key.strip()] = value.strip()
+    ts, v1 = parts.get("ts"), parts.get("v1")
+    if not ts or not v1:
+        raise InvalidNotification("x-signature lacks ts or v1")
+    if not ts.isdigit():
+        raise InvalidNotification("x-signature ts is not a number")
+    seconds = int(ts)
+    if seconds > 10**11:  # milliseconds, as some deliveries send
+        seconds //= 1000
+    if abs(now.timestamp() - seconds) > tolerance_seconds:
+        raise InvalidNotification("x-signature ts is stale")
+    data_id = query.get("data.id") or None
+    if data_id is not None:
+        data_id = data_id.lower()  # the provider signs alphanumeric ids in lowercase
+    request_id = lowered.get("x-request-id") or None
+    manifest = ""
+    if data_id is not None:
+        manifest += f"id:{data_id};"
+    if request_id is not None:
+        manifest += f"request-id:{request_id};"
+    manifest += f"ts:{ts};"
+    expected = hmac.new(secret.encode(), manifest.encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected.encode(), v1.lower().encode()):
+        raise InvalidNotification("x-signature does not match")
+    return data_id
+
+
+def sign_notification(secret: str, *, data_id: str | None, request_id: str | None, ts: int) -> str:
+    """The x-signature header value for a manifest (the simulator and tests sign with it)."""
+    manifest = (f"id:{data_id};" if data_id else "") + (
+        f"request-id:{request_id};" if request_id else ""
+    )
+    manifest += f"ts:{ts};"
+    return f"ts={ts},v1=" + hmac.new(secret.encode(), manifest.encode(), hashlib.sha256).hexdigest()
+
+
+def _notification_body(raw: bytes) -> wire.Notification:
+    try:
+        return wire.Notification.model_validate_json(raw or b"{}")
+    except ValidationError:
+        return wire.Notification()  # the body proves nothing; the query and signature decide
+
+
+def _headers(ctx: ConnectorContext, *, idempotency_key: str | None = None) -> dict[str, str]:
+    headers = {
+        "Authorization": "Bearer " + ctx.credentials.get("access_token", ""),
+        "Content-Type": "application/json",
+    }
+    if idempotency_key is not None:
+        headers["X-Idempotency-Key"] = idempotency_key
+    return headers
+
+
+def _path_id(value: str) -> str:
+    if not _ID.match(value):
+        raise ValueError("not a provider id")
+    return value
+
+
+def _mismatch(payment: wire.Payment, checkout: CheckoutRef) -> str | None:
+    if payment.external_reference != checkout.payment_intent_id:
+        return "external_reference differs"
+    if payment.currency_id != checkout.currency:
+        return "currency differs"
+    if payment.transaction_amount is None:
+        return "no amount"
+    if wire.to_minor(payment.transaction_amount, checkout.currency) != checkout.amount:
+        return "amount differs"
+    metadata_checkout = (payment.metadata or {}).get("checkout_id")
+    if metadata_checkout is not None and metadata_checkout != checkout.checkout_id:
+        return "made for another checkout"
+    return None
+
+
+def _details(payment: wire.Payment) -> dict[str, object]:
+    return {
+        "payment_id": payment.id,
+        "status": payment.status,
+        "status_detail": payment.status_detail,
+    }
+
+
+def _result_of(ctx: ConnectorContext, payment: wire.Payment, currency: str) -> PaymentResult:
+    outcome = _OUTCOME_OF_STATUS.get(payment.status)
+    if outcome is None:
+        raise ProviderUnavailable(f"unknown payment status {payment.status!r}", provider=PROVIDER_B)
+    amount = (
+        wire.to_minor(payment.transaction_amount, currency)
+        if payment.transaction_amount is not None
+        else None
+    )
+    authorized_at = None
+    if outcome is Outcome.AUTHORIZED:
+        authorized_at = _utc(payment.date_approved) or ctx.clock.now()
+    reason = None
+    if outcome is not Outcome.AUTHORIZED:
+        reason = f"{payment.status}" + (
+            f" ({payment.status_detail})" if payment.status_detail else ""
+        )
+    return PaymentResult(
+        outcome=outcome,
+        provider_payment_reference=payment.id,
+        authorization_code=payment.authorization_code,
+        amount=amount,
+        currency=payment.currency_id,
+        authorized_at=authorized_at,
+        reason=reason,
+        details=_details(payment),
+    )
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
+    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
+
+
+def _rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+    if not 400 <= response.status_code < 500:
+        return ProviderUnavailable(
+            f"{operation}: unexpected HTTP {response.status_code}", provider=PROVIDER_B
+        )
+    body = json_or_none(response)
+    message = None
+    code = None
+    if isinstance(body, dict):
+        if isinstance(body.get("message"), str):
+            message = body["message"][:300]
+        if isinstance(body.get("error"), str):
+            code = body["error"][:64]
+        causes = body.get("cause")
+        if isinstance(causes, list) and causes and isinstance(causes[0], dict):
+            first = causes[0]
+            if first.get("code") is not None:
+                code = str(first["code"])[:64]
+            if not message and isinstance(first.get("description"), str):
+                message = first["description"][:300]
+    return ProviderRejected(
+        f"{operation} refused: {message or 'HTTP ' + str(response.status_code)}",
+        provider=PROVIDER_B,
+        code=code,
+        status_code=response.status_code,
+    )

@@ -1,0 +1,157 @@
+"""Provider B's own shapes: the Checkout Pro API (../shared/providers/provider_b_redirect_get.md).
+
+Requests are strict (we write them); responses are lenient (extra fields ignored). Amounts on
+this wire are decimal numbers in the currency's major unit; ``to_major``/``to_minor`` convert
+with the ISO 4217 exponent, exactly (Decimal), at the edge.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from payorch.money import exponent
+
+PREFERENCES = "/checkout/preferences"
+PAYMENTS = "/v1/payments"
+PAYMENTS_SEARCH = "/v1/payments/search"
+
+# Payment statuses.
+APPROVED = "approved"
+PENDING = "pending"
+IN_PROCESS = "in_process"
+AUTHORIZED = "authorized"
+IN_MEDIATION = "in_mediation"
+REJECTED = "rejected"
+CANCELLED = "cancelled"
+REFUNDED = "refunded"
+CHARGED_BACK = "charged_back"
+
+NULL = "null"  # what the return carries for payment_id/status when the buyer did not pay
+
+
+def to_major(amount: int, currency: str) -> int | float:
+    """Minor units -> the wire's number (an int when the currency has no minor unit)."""
+    exp = exponent(currency)
+    if exp is None:
+        raise ValueError(f"unknown currency {currency!r}")
+    if exp == 0:
+        return amount
+    return float(Decimal(amount).scaleb(-exp))
+
+
+def to_minor(value: Decimal | float | int, currency: str) -> int | None:
+    """The wire's number -> minor units; None when it is not a whole number of minor units."""
+    exp = exponent(currency)
+    if exp is None:
+        return None
+    scaled = Decimal(str(value)).scaleb(exp)
+    if scaled != scaled.to_integral_value():
+        return None
+    return int(scaled)
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Item(_Request):
+    id: str
+    title: str
+    quantity: int
+    currency_id: str
+    unit_price: int | float
+
+
+class BackUrls(_Request):
+    success: str
+    failure: str
+    pending: str
+
+
+class CreatePreference(_Request):
+    items: list[Item]
+    back_urls: BackUrls
+    auto_return: str  # "approved" or "all"
+    external_reference: str
+    notification_url: str | None = None
+    expires: bool
+    expiration_date_from: str | None = None
+    expiration_date_to: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class Preference(_Response):
+    id: str = Field(min_length=1)
+    init_point: str = Field(min_length=1)
+    sandbox_init_point: str | None = None
+    date_created: str | None = None
+
+
+class ExpirePreference(_Request):
+    expires: bool
+    expiration_date_from: str
+    expiration_date_to: str
+
+
+class Payment(_Response):
+    id: str
+    status: str
+    status_detail: str | None = None
+    external_reference: str | None = None
+    transaction_amount: Decimal | None = None
+    transaction_amount_refunded: Decimal | None = None
+    currency_id: str | None = None
+    date_approved: datetime | None = None
+    date_created: datetime | None = None
+    authorization_code: str | None = None
+    metadata: dict[str, Any] | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value  # ids are numbers on the wire
+
+
+class Paging(_Response):
+    total: int | None = None
+    limit: int | None = None
+    offset: int | None = None
+
+
+class PaymentSearch(_Response):
+    paging: Paging | None = None
+    results: list[Payment]
+
+
+class CreateRefund(_Request):
+    amount: int | float
+
+
+class Refund(_Response):
+    id: str
+    payment_id: str | None = None
+    amount: Decimal | None = None
+    status: str | None = None
+    date_created: str | None = None
+    reason: str | None = None
+
+    @field_validator("id", "payment_id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) else value
+
+
+class Notification(_Response):
+    """The body of a notification: proves nothing, only says which payment to read."""
+
+    type: str | None = None
+    action: str | None = None
+    data: dict[str, Any] | None = None

@@ -1,0 +1,1 @@
+"""Simulator controls (sandbox only): fault modes and settling payments left in process."""

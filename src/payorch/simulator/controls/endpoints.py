@@ -1,0 +1,61 @@
+"""HTTP of the simulator controls (DECISIONS.md "Simulator controls"): bearer key of a SANDBOX app."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from starlette.background import BackgroundTask
+from starlette.responses import Response
+
+from payorch.errors import AuthenticationFailed, Forbidden, ResourceNotFound, ValidationFailed
+from payorch.http.deps import CurrentCaller, RuntimeDep
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.simulator.controls import service
+from payorch.simulator.controls.schemas import Fault, FaultList, FaultRequest, Settled, SettleRequest
+from payorch.simulator.provider_b import notify
+
+router = APIRouter(tags=["Simulator controls"])
+
+
+@router.post(
+    "/simulator/controls/faults",
+    response_model=Fault,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden),
+    summary="Make a simulated provider fail for this application",
+    description="From now on the simulated provider answers this application's API calls with "
+    "HTTP 500 (`error`, nothing applied) or no answer within PAYORCH_PROVIDER_TIMEOUT_SECONDS "
+    "(`timeout`: nothing applied, a 504 after the timeout + 1 s), until set back to `ok`.",
+)
+async def set_fault(body: FaultRequest, caller: CurrentCaller, runtime: RuntimeDep) -> Response:
+    fault = await service.set_fault(runtime, caller, body.provider, body.mode)
+    return json_response(fault.model_dump())
+
+
+@router.get(
+    "/simulator/controls/faults",
+    response_model=FaultList,
+    responses=problem_responses(AuthenticationFailed, Forbidden),
+    summary="This application's fault modes",
+)
+async def list_faults(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
+    faults = await service.list_faults(runtime, caller)
+    return json_response({"items": [f.model_dump() for f in faults]})
+
+
+@router.post(
+    "/simulator/controls/settle",
+    response_model=Settled,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
+    summary="Settle a payment the buyer left in process",
+    description="Provider B: its pending payments for the intent (external_reference) become "
+    "approved or rejected and a signed notification is sent. Provider A: the intent's transaction "
+    "still waiting for the buyer is decided, so `status` (and a commit) shows the result.",
+)
+async def settle(body: SettleRequest, caller: CurrentCaller, runtime: RuntimeDep) -> Response:
+    answer, notifications = await service.settle(
+        runtime, caller, body.payment_intent_id, body.outcome, body.provider
+    )
+    task = BackgroundTask(notify.deliver_now, runtime, notifications) if notifications else None
+    response = json_response(answer.model_dump())
+    response.background = task
+    return response

@@ -1,0 +1,64 @@
+"""MOCK credentials: derived from PAYORCH_SECRET_KEY, so nothing is stored and every application has its own.
+
+The simulator scopes all its state (transactions, preferences, payments, faults) by the owner a
+credential maps to: an application id, or "public" for provider A's published integration keys
+(so the official SDK's defaults work against the simulator).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from payorch.crypto import Cipher
+
+PUBLIC_OWNER = "public"
+# Webpay Plus integration credentials published by the provider (also the SDK's defaults).
+PUBLIC_A_COMMERCE_CODE = "597055555532"
+PUBLIC_A_API_KEY = "579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C"
+
+PROVIDERS = ("provider_a", "provider_b")
+
+
+def _mac(cipher: Cipher, message: str) -> str:
+    return hmac.new(cipher.derive("simulator"), message.encode(), hashlib.sha256).hexdigest()
+
+
+def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict[str, str]:
+    """The credentials a MOCK connector of ``application_id`` presents to the simulator."""
+    if provider == "provider_a":
+        return {"commerce_code": application_id, "api_key": _mac(cipher, "provider_a:" + application_id)}
+    if provider == "provider_b":
+        return {
+            "access_token": f"TEST-{application_id}-{_mac(cipher, 'provider_b:' + application_id)[:32]}",
+            "webhook_secret": _mac(cipher, "provider_b-webhook:" + application_id),
+        }
+    raise ValueError(f"unknown provider {provider!r}")
+
+
+def webhook_secret(cipher: Cipher, application_id: str) -> str:
+    """Provider B's notification signing secret for ``application_id``."""
+    return mock_credentials(cipher, "provider_b", application_id)["webhook_secret"]
+
+
+def application_of(cipher: Cipher, provider: str, presented: dict[str, str]) -> str | None:
+    """The owner of ``presented`` credentials, or None if they are not valid MOCK credentials."""
+    if provider == "provider_a":
+        code = presented.get("commerce_code") or ""
+        key = presented.get("api_key") or ""
+        if code == PUBLIC_A_COMMERCE_CODE:
+            return PUBLIC_OWNER if hmac.compare_digest(key.encode(), PUBLIC_A_API_KEY.encode()) else None
+        if not code:
+            return None
+        expected = mock_credentials(cipher, "provider_a", code)["api_key"]
+        return code if hmac.compare_digest(key.encode(), expected.encode()) else None
+    if provider == "provider_b":
+        token = presented.get("access_token") or ""
+        if not token.startswith("TEST-") or token.count("-") < 2:
+            return None
+        application_id = token[len("TEST-") : token.rindex("-")]
+        if not application_id:
+            return None
+        expected = mock_credentials(cipher, "provider_b", application_id)["access_token"]
+        return application_id if hmac.compare_digest(token.encode(), expected.encode()) else None
+    return None

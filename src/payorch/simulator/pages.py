@@ -1,0 +1,55 @@
+"""Rendering of the simulator's pages: one Jinja2 environment, money in the buyer's format."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from babel.numbers import format_currency
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.background import BackgroundTask
+from starlette.responses import HTMLResponse
+
+_ENV = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+# The locale whose conventions a buyer of that currency expects (fallback: English).
+_LOCALES = {
+    "CLP": "es_CL",
+    "ARS": "es_AR",
+    "BRL": "pt_BR",
+    "MXN": "es_MX",
+    "COP": "es_CO",
+    "PEN": "es_PE",
+    "UYU": "es_UY",
+    "USD": "en_US",
+    "EUR": "es_ES",
+}
+
+
+def money(amount: Decimal | int, currency: str) -> str:
+    """``1500`` CLP -> ``$1.500``; ``10.5`` USD -> ``$10.50`` (currency's own decimals)."""
+    locale = _LOCALES.get(currency, "en_US")
+    return format_currency(Decimal(str(amount)), currency, locale=locale)
+
+
+_ENV.filters["money"] = money
+
+
+def render(
+    template: str, status_code: int = 200, *, background: BackgroundTask | None = None, **context: Any
+) -> HTMLResponse:
+    html = _ENV.get_template(template).render(**context)
+    # The pages are self-contained; forbid any outside resource and framing by other sites.
+    headers = {
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+        "script-src 'unsafe-inline'; form-action *; frame-ancestors 'none'",
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+    }
+    return HTMLResponse(html, status_code=status_code, headers=headers, background=background)

@@ -1,0 +1,1 @@
+"""Simulated provider A: Webpay Plus REST 1.2 API and its payment page."""

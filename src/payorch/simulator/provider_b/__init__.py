@@ -1,0 +1,1 @@
+"""Simulated provider B: Checkout Pro API (preferences, payments, refunds), page and notifications."""

@@ -1,0 +1,90 @@
+"""Checkout expiry: a REQUIRES_ACTION intent whose checkout's time ran out becomes EXPIRED,
+but only after its provider confirms that no payment exists (a last-second payment wins).
+
+Per due checkout: read the provider's status; a payment found is applied like a return would
+(AUTHORIZED, PROCESSING, FAILED...); no payment -> stop the checkout at the provider
+(cancel_checkout) and, if it confirms, EXPIRE. Provider unreachable -> try again later.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from payorch.checkouts import repository
+from payorch.checkouts.confirm import call_and_apply
+from payorch.connectors import repository as connectors
+from payorch.intents import repository as intents
+from payorch.intents.states import IntentStatus
+from payorch.providers.base import (
+    CheckoutRef,
+    ConnectorContext,
+    Outcome,
+    PaymentResult,
+    ProviderError,
+    get_adapter,
+)
+from payorch.runtime import Runtime
+from payorch.checkouts.calls import lease_length
+from payorch.checkouts.outcomes import reconcile_delay
+
+log = logging.getLogger("payorch.worker.expiry")
+BATCH = 20
+
+
+async def check_due(runtime: Runtime, intent_statuses: tuple[str, ...], decide) -> int:  # type: ignore[no-untyped-def]
+    """Claim due checkouts (lease) and run ``decide`` on each; reschedule what is not final."""
+    now = runtime.clock.now()
+    async with runtime.database.transaction() as conn:
+        claimed = await repository.claim_due(
+            conn,
+            intent_statuses=intent_statuses,
+            now=now,
+            lease_until=now + lease_length(runtime),
+            limit=BATCH,
+            skip_locked=runtime.database.dialect == "postgresql",
+        )
+        rows = []
+        for checkout in claimed:
+            intent = await intents.get_any(conn, checkout.payment_intent_id)
+            connector = await connectors.get_any(conn, checkout.connector_id)
+            rows.append((checkout, intent, connector))
+    for checkout, intent, connector in rows:
+        try:
+            await call_and_apply(runtime, intent, checkout, connector, decide)
+        except ProviderError as exc:
+            log.warning("checkout %s: provider unavailable (%s); later", checkout.id, exc.reason)
+        except Exception:  # noqa: BLE001 - one bad row must not stop the batch
+            log.exception("checkout %s: check failed; later", checkout.id)
+        async with runtime.database.transaction() as conn:
+            # Still ACTIVE and not settled: look again after the backoff.
+            current = await repository.get(conn, checkout.id)
+            if current is not None and current.status == repository.ACTIVE:
+                await repository.update_checkout(
+                    conn,
+                    checkout.id,
+                    next_check_at=runtime.clock.now() + reconcile_delay(max(0, current.check_attempts - 1)),
+                    lease_until=None,
+                )
+    return len(rows)
+
+
+async def _expire_decision(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
+    adapter = get_adapter(ctx.provider)
+    seen = await adapter.read_status(ctx, ref)
+    if seen.outcome not in (Outcome.NOT_PAID, Outcome.EXPIRED):
+        return seen  # a payment exists (or a definite end): it wins over the expiry
+    stopped = await adapter.cancel_checkout(ctx, ref)
+    if stopped.outcome in (Outcome.NOT_PAID, Outcome.EXPIRED):
+        return PaymentResult(Outcome.EXPIRED, reason="The checkout expired.")
+    return stopped
+
+
+class ExpireCheckouts:
+    name = "checkout-expiry"
+    interval = 5.0
+
+    async def run_once(self, runtime: Runtime) -> int:
+        return await check_due(runtime, (IntentStatus.REQUIRES_ACTION.value,), _expire_decision)
+
+
+

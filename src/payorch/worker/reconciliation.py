@@ -1,0 +1,22 @@
+"""Reconciliation: PROCESSING intents (payment in process, or a commit whose outcome is unknown)
+are settled by reading the provider's status on a backoff schedule (outcomes.RECONCILE_BACKOFF)
+until it is final. Several workers may run: claims use leases (FOR UPDATE SKIP LOCKED on PG)."""
+
+from __future__ import annotations
+
+from payorch.intents.states import IntentStatus
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult, get_adapter
+from payorch.runtime import Runtime
+from payorch.worker.expiry import check_due
+
+
+async def _read(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
+    return await get_adapter(ctx.provider).read_status(ctx, ref)
+
+
+class ReconcileProcessing:
+    name = "reconciliation"
+    interval = 5.0
+
+    async def run_once(self, runtime: Runtime) -> int:
+        return await check_due(runtime, (IntentStatus.PROCESSING.value,), _read)

@@ -1,0 +1,130 @@
+"""A real browser (headless Debian Chromium driven by Playwright) walks both providers from the
+checkout to the return against a live server, and the intents end AUTHORIZED.
+
+The consumer's side is played by the test: for provider A it builds the HTML form from
+checkout.fields and submits it; for provider B it redirects the browser to checkout.url. The
+shop's return_url is answered by the browser itself (route interception): no traffic leaves
+127.0.0.1. Screenshots of each simulator page are kept in PAYORCH_E2E_SCREENSHOTS (or tmp).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from tests.e2e.live_server import LiveServer, live_server
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = "/usr/bin/chromium"
+RETURN_URL = "https://shop.example/return"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+    path = tmp_path_factory.mktemp("e2e") / "payorch.db"
+    with live_server(f"sqlite:///{path}") as live:
+        yield live
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def consumer_page(checkout: dict) -> str:  # type: ignore[type-arg]
+    """What a consumer's page does with a POST checkout: a form of hidden fields, submitted."""
+    inputs = "".join(
+        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
+        for k, v in checkout["fields"].items()
+    )
+    return (
+        "<!doctype html><title>Shop</title>"
+        f'<form id="pay" method="POST" action="{html.escape(checkout["url"])}">{inputs}'
+        '<button type="submit">Pay</button></form>'
+    )
+
+
+async def walk(server: LiveServer, provider: str, shots: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    sandbox = server.create_sandbox()
+    headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
+        intent = (
+            await api.post(
+                "/v1/payment-intents",
+                json={
+                    "merchant_account_id": sandbox["merchant_account_id"],
+                    "external_reference": f"e2e-{provider}",
+                    "amount": 12990,
+                    "currency": "CLP",
+                    "description": "Two coffees",
+                    "return_url": RETURN_URL,
+                },
+                headers={"Idempotency-Key": f"e2e-intent-{provider}"},
+            )
+        ).json()
+        response = await api.post(
+            f"/v1/payment-intents/{intent['id']}/checkout",
+            json={"provider": provider},
+            headers={"Idempotency-Key": f"e2e-checkout-{provider}"},
+        )
+        assert response.status_code == 200, response.text
+        checkout = response.json()["checkout"]
+
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=CHROMIUM,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+            )
+            try:
+                page = await browser.new_page()
+                landed: list[str] = []
+
+                async def shop(route):  # type: ignore[no-untyped-def]
+                    landed.append(route.request.url)
+                    await route.fulfill(status=200, content_type="text/html", body="<h1>Thanks</h1>")
+
+                await page.route("https://shop.example/**", shop)
+                if checkout["method"] == "POST":
+                    await page.set_content(consumer_page(checkout))
+                    async with page.expect_navigation():
+                        await page.click("#pay button")
+                else:
+                    await page.goto(checkout["url"])
+                await page.wait_for_selector('button[name="outcome"][value="approve"]')
+                assert "12.990" in await page.content() or "12,990" in await page.content()
+                await page.screenshot(path=str(shots / f"{provider}-checkout.png"), full_page=True)
+                await page.click('button[name="outcome"][value="approve"]')
+                await page.wait_for_url("https://shop.example/**", timeout=30_000)
+                await page.screenshot(path=str(shots / f"{provider}-returned.png"))
+            finally:
+                await browser.close()
+
+        assert landed, "the browser never came back to the shop"
+        query = {k: v[0] for k, v in parse_qs(urlsplit(landed[-1]).query).items()}
+        assert query["payment_intent_id"] == intent["id"]
+        read = (await api.get(f"/v1/payment-intents/{intent['id']}")).json()
+        assert read["status"] == "AUTHORIZED", read
+        assert read["provider"] == provider and read["payment"]["authorization_code"]
+        if checkout["method"] == "GET":
+            assert query["status"] == "AUTHORIZED"
+
+
+async def test_provider_a_in_a_real_browser(server: LiveServer, shots: Path) -> None:
+    await walk(server, "provider_a_redirect_post", shots)
+
+
+async def test_provider_b_in_a_real_browser(server: LiveServer, shots: Path) -> None:
+    await walk(server, "provider_b_redirect_get", shots)

@@ -1,0 +1,120 @@
+"""Shared steps of the provider tests: an intent, a checkout, a buyer at the simulator page."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+
+from payorch.connectors.service import add_mock_connectors
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox, new_application
+from tests.providers.browser import Browser, Trip
+
+A = "provider_a_redirect_post"
+B = "provider_b_redirect_get"
+RETURN_URL = "https://shop.example/return?order=1"
+
+
+async def mock_sandbox(runtime: Runtime) -> Sandbox:
+    """A sandbox application whose merchant has MOCK A (priority 1) and MOCK B (priority 2)."""
+    sandbox = await new_application(runtime)
+    async with runtime.database.transaction() as conn:
+        await add_mock_connectors(conn, runtime.clock, sandbox.merchant_account_id)
+    return sandbox
+
+
+async def create_intent(
+    client: httpx.AsyncClient, sandbox: Sandbox, *, amount: int = 1500, currency: str = "CLP", **extra: Any
+) -> dict[str, Any]:
+    body = {
+        "merchant_account_id": sandbox.merchant_account_id,
+        "external_reference": "order-1",
+        "amount": amount,
+        "currency": currency,
+        "return_url": RETURN_URL,
+        **extra,
+    }
+    response = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+async def checkout(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, provider: str | None = None, key: str | None = None
+) -> httpx.Response:
+    headers = dict(sandbox.headers)
+    if key:
+        headers["Idempotency-Key"] = key
+    body = {} if provider is None else {"provider": provider}
+    return await client.post(f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=headers)
+
+
+async def start(client: httpx.AsyncClient, sandbox: Sandbox, provider: str | None = None, **intent: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    created = await create_intent(client, sandbox, **intent)
+    response = await checkout(client, sandbox, created["id"], provider)
+    assert response.status_code == 200, response.text
+    return created, response.json()
+
+
+async def open_checkout(client: httpx.AsyncClient, checkout_body: dict[str, Any]) -> Trip:
+    """The consumer's page sends the buyer to the checkout (form POST for A, redirect for B)."""
+    action = checkout_body["checkout"]
+    return await Browser(client).open(action["url"], action["method"], action["fields"] or None)
+
+
+async def pay(client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str) -> Trip:
+    """Open the checkout and press the outcome button; answer where the buyer ended."""
+    trip = await open_checkout(client, checkout_body)
+    assert trip.page is not None, trip
+    assert trip.page.response.status_code == 200, trip.page.response.text
+    return await Browser(client).press(trip.page, "outcome", outcome)
+
+
+async def read(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str) -> dict[str, Any]:
+    response = await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def query_of(url: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
+    """The intent's events as webhook bodies, in order (read from the outbox table)."""
+    import json
+
+    from sqlalchemy import select
+
+    from payorch.db.tables import events
+
+    async with runtime.database.transaction() as conn:
+        rows = await conn.execute(
+            select(events.c.payload).where(events.c.payment_intent_id == intent_id).order_by(events.c.seq)
+        )
+        return [json.loads(row.payload) for row in rows]
+
+
+async def set_fault(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> None:
+    """Simulator control (DECISIONS): the provider API answers this application with faults."""
+    response = await client.post(
+        "/simulator/controls/faults", json={"provider": provider, "mode": mode}, headers=sandbox.headers
+    )
+    assert response.status_code in (200, 201, 204), response.text
+
+
+async def choose_without_returning(client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str) -> str:
+    """The buyer presses an outcome at the simulator page; answer the return address the
+    provider sends them to, without following it (the test decides when the return arrives)."""
+    from urllib.parse import urljoin
+
+    trip = await open_checkout(client, checkout_body)
+    assert trip.page is not None
+    form = trip.page.form_with_button("outcome", outcome)
+    response = await client.post(
+        urljoin(trip.page.url, form.action), data={**form.fields, "outcome": outcome}
+    )
+    assert response.status_code == 303, response.text
+    return response.headers["location"]

@@ -1,0 +1,95 @@
+"""Provider A (POST redirect) end to end through HTTP: checkout, the simulator page submitted as
+a browser would, the return handler, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+
+from payorch.runtime import Runtime
+from tests.providers.helpers import A, RETURN_URL, events_of, mock_sandbox, pay, query_of, read, start
+
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+async def test_approve_authorizes_with_a_payment(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    assert body["payment_intent_id"] == intent["id"]
+    assert body["status"] == "REQUIRES_ACTION" and body["provider"] == A
+    assert body["checkout"]["type"] == "REDIRECT" and body["checkout"]["method"] == "POST"
+    assert set(body["checkout"]["fields"]) == {"token_ws"}
+    assert body["checkout"]["url"].startswith("http://testserver/simulator/provider_a/")
+    assert TIMESTAMP.match(body["expires_at"])
+
+    trip = await pay(client, body, "approve")
+    assert trip.left_to is not None, trip
+    assert trip.left_to.startswith("https://shop.example/return?")
+    assert query_of(trip.left_to) == {"order": "1", "payment_intent_id": intent["id"]}  # no status for A
+
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == A
+    payment = read_back["payment"]
+    assert payment["id"].startswith("pay_") and payment["status"] == "AUTHORIZED"
+    assert payment["authorization_code"] and TIMESTAMP.match(payment["authorized_at"])
+    assert [t["type"] for t in read_back["timeline"]] == [
+        "payment_intent.created",
+        "payment.checkout.started",
+        "payment.authorized",
+    ]
+    events = await events_of(runtime, intent["id"])
+    assert events[1]["data"] == {"payment_intent_id": intent["id"], "provider": A}
+    assert events[2]["data"] == {
+        "payment_intent_id": intent["id"],
+        "payment_id": payment["id"],
+        "provider": A,
+        "amount": 1500,
+        "currency": "CLP",
+    }
+
+
+async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    trip = await pay(client, body, "reject")
+    assert trip.left_to and query_of(trip.left_to)["payment_intent_id"] == intent["id"]
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "FAILED" and "payment" not in read_back
+    failed = (await events_of(runtime, intent["id"]))[-1]
+    assert failed["type"] == "payment.failed"
+    assert failed["data"]["provider"] == A and failed["data"]["reason"]
+
+
+async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    trip = await pay(client, body, "cancel")
+    assert trip.left_to and query_of(trip.left_to)["payment_intent_id"] == intent["id"]
+    assert (await read(client, sandbox, intent["id"]))["status"] == "CANCELLED"
+    cancelled = (await events_of(runtime, intent["id"]))[-1]
+    assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
+
+
+async def test_timeout_shape_does_not_authorize(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    trip = await pay(client, body, "timeout")
+    assert trip.left_to
+    status = (await read(client, sandbox, intent["id"]))["status"]
+    assert status in ("FAILED", "CANCELLED", "EXPIRED"), status
+
+
+async def test_error_shape_fails(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    trip = await pay(client, body, "error")
+    assert trip.left_to
+    assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
+
+
+async def test_return_url_keeps_its_own_query(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    trip = await pay(client, body, "approve")
+    assert trip.left_to == f"{RETURN_URL}&payment_intent_id={intent['id']}"

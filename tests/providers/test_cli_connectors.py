@@ -1,0 +1,88 @@
+"""`payorch applications create --mock-connectors` and the first-start bootstrap add MOCK connectors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from payorch.bootstrap import bootstrap_sandbox
+from payorch.db.migrate import upgrade_in_thread
+from payorch.runtime import Runtime
+from tests.conftest import TEST_SECRET_KEY, make_settings
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": SRC,
+        "PAYORCH_DATABASE_URL": database_url,
+        "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "payorch", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+async def test_applications_create_with_mock_connectors(
+    client: httpx.AsyncClient, database_url: str, runtime: Runtime
+) -> None:
+    done = run_cli(
+        database_url, "applications", "create", "--name", "cli", "--environment", "SANDBOX",
+        "--mock-connectors", "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    created = json.loads(done.stdout)
+    headers = {"Authorization": f"Bearer {created['api_key']}"}
+    listed = await client.get(
+        f"/v1/admin/merchant-accounts/{created['merchant_account_id']}/connectors", headers=headers
+    )
+    assert listed.status_code == 200, listed.text
+    items = listed.json()["items"]
+    assert [(i["provider"], i["mode"], i["priority"], i["enabled"]) for i in items] == [
+        ("provider_a_redirect_post", "MOCK", 1, True),
+        ("provider_b_redirect_get", "MOCK", 2, True),
+    ]
+
+
+async def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
+    done = run_cli(
+        database_url, "applications", "create", "--name", "cli", "--environment", "PRODUCTION",
+        "--mock-connectors", "--json",
+    )
+    assert done.returncode == 2 and "SANDBOX" in done.stderr and done.stdout == ""
+
+
+async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    url = f"sqlite:///{tmp_path / 'first.db'}"
+    upgrade_in_thread(url)
+    settings = make_settings(url)
+    await bootstrap_sandbox(settings)
+    printed = capsys.readouterr().out
+    api_key = next(line.split()[-1] for line in printed.splitlines() if "API key:" in line)
+    merchant = next(line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line)
+    runtime = Runtime.build(settings)
+    try:
+        from payorch.app import create_app
+
+        transport = httpx.ASGITransport(app=create_app(runtime=runtime))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            listed = await http.get(
+                f"/v1/admin/merchant-accounts/{merchant}/connectors",
+                headers={"Authorization": f"Bearer {api_key}"},
+            )
+        assert [i["provider"] for i in listed.json()["items"]] == [
+            "provider_a_redirect_post",
+            "provider_b_redirect_get",
+        ]
+        # A second start creates nothing more.
+        await bootstrap_sandbox(settings)
+        assert capsys.readouterr().out == ""
+    finally:
+        await runtime.close()

@@ -1,0 +1,114 @@
+"""Routing under faults: failover within one request, 503 retryable with the same key, skipping
+after repeated failures, the trial call, an explicit skipped provider; SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.runtime import Runtime
+from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, pay, read, set_fault
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
+    return {"provider_timeout_seconds": 0.3, "provider_failure_threshold": 3, "provider_skip_seconds": 10}
+
+
+async def provider_of_new_checkout(client: httpx.AsyncClient, sandbox, provider: str | None = None) -> str:  # type: ignore[no-untyped-def]
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"], provider)
+    assert response.status_code == 200, response.text
+    return str(response.json()["provider"])
+
+
+@pytest.mark.parametrize("fault", ["error", "timeout"])
+async def test_auto_fails_over_to_the_next_provider(
+    client: httpx.AsyncClient, runtime: Runtime, fault: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await set_fault(client, sandbox, A, fault)
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"], key="k")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["provider"] == B
+    await pay(client, body, "approve")
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == B
+
+
+async def test_503_when_none_is_available_then_retry_with_the_same_key(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await set_fault(client, sandbox, A, "error")
+    await set_fault(client, sandbox, B, "error")
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"], key="retry-me")
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "CONNECTOR_UNAVAILABLE" and error["request_id"]
+    assert isinstance(error["details"]["retry_after_seconds"], int) and error["details"]["retry_after_seconds"] >= 1
+    assert response.headers["retry-after"] == str(error["details"]["retry_after_seconds"])
+    assert (await read(client, sandbox, intent["id"]))["status"] == "CREATED"
+    await set_fault(client, sandbox, B, "ok")
+    again = await checkout(client, sandbox, intent["id"], key="retry-me")
+    assert again.status_code == 200, again.text
+    assert again.json()["provider"] == B and "idempotent-replayed" not in again.headers
+
+
+async def test_skipped_after_threshold_then_one_trial(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await set_fault(client, sandbox, A, "error")
+    for _ in range(3):  # three consecutive failures of A, each failing over to B
+        assert await provider_of_new_checkout(client, sandbox) == B
+    await set_fault(client, sandbox, A, "ok")
+    # A is healthy again, but skipped for 10 seconds: auto goes straight to B.
+    assert await provider_of_new_checkout(client, sandbox) == B
+    clock.advance(9)
+    assert await provider_of_new_checkout(client, sandbox) == B
+    clock.advance(2)
+    assert await provider_of_new_checkout(client, sandbox) == A  # the trial call succeeded
+    assert await provider_of_new_checkout(client, sandbox) == A
+
+
+async def test_explicit_provider_is_used_even_when_skipped(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await set_fault(client, sandbox, A, "error")
+    for _ in range(3):
+        assert await provider_of_new_checkout(client, sandbox) == B
+    # Explicitly A while it is down: no failover to another provider, a 503.
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"], A)
+    assert response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
+    await set_fault(client, sandbox, A, "ok")
+    assert await provider_of_new_checkout(client, sandbox) == B  # auto still skips A
+    assert await provider_of_new_checkout(client, sandbox, A) == A  # explicit: used while enabled
+
+
+async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await set_fault(client, sandbox, A, "error")
+    for _ in range(3):
+        await provider_of_new_checkout(client, sandbox)
+    await set_fault(client, sandbox, B, "error")
+    clock.advance(4)
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"])
+    assert response.status_code == 503
+    assert response.json()["error"]["details"]["retry_after_seconds"] == 1  # B may work on a retry
+    for _ in range(2):  # B's second and third failures: now both are skipped
+        assert (await checkout(client, sandbox, intent["id"])).status_code == 503
+    clock.advance(1)
+    response = await checkout(client, sandbox, intent["id"])
+    assert response.status_code == 503
+    assert response.json()["error"]["details"]["retry_after_seconds"] == 5  # A's trial comes first

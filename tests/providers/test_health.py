@@ -1,0 +1,82 @@
+"""Provider health: threshold, skip period, one trial call (half-open), in-process and Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.providers.health import InProcessHealth, ProviderHealth, RedisHealth, health_key
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(params=["in-process", "redis"])
+async def health(request: pytest.FixtureRequest, clock: FrozenClock) -> AsyncIterator[ProviderHealth]:
+    if request.param == "in-process":
+        yield InProcessHealth(clock, threshold=3, skip_seconds=10)
+        return
+    prefix = f"payorch-test-{secrets.token_hex(6)}:"
+    store = RedisHealth.from_url(REDIS_URL, clock, threshold=3, skip_seconds=10, prefix=prefix)
+    try:
+        await store._redis.ping()
+    except Exception as exc:  # noqa: BLE001
+        await store.aclose()
+        pytest.skip(f"Redis unreachable: {exc}")
+    try:
+        yield store
+    finally:
+        keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
+        if keys:
+            await store._redis.delete(*keys)
+        await store.aclose()
+
+
+async def test_skipped_after_threshold_then_one_trial(health: ProviderHealth, clock: FrozenClock) -> None:
+    key = "provider_a_redirect_post:MOCK:cfg_1"
+    for _ in range(2):
+        await health.failed(key)
+        assert (await health.admit(key)).allowed
+    await health.failed(key)  # third consecutive failure
+    refused = await health.admit(key)
+    assert not refused.allowed and refused.retry_after_seconds == 10
+    clock.advance(4)
+    assert (await health.admit(key)).retry_after_seconds == 6
+    assert (await health.admit("other")).allowed  # keys are independent
+    clock.advance(6)
+    trial = await health.admit(key)
+    assert trial.allowed and trial.trial
+    assert not (await health.admit(key)).allowed  # while the trial runs, others still skip
+    await health.failed(key)  # the trial failed: a new skip period
+    assert not (await health.admit(key)).allowed
+    clock.advance(10)
+    assert (await health.admit(key)).trial
+    await health.succeeded(key)  # the trial succeeded: back to normal
+    again = await health.admit(key)
+    assert again.allowed and not again.trial
+
+
+async def test_a_success_resets_the_count(health: ProviderHealth) -> None:
+    key = "k"
+    await health.failed(key)
+    await health.failed(key)
+    await health.succeeded(key)
+    await health.failed(key)
+    await health.failed(key)
+    assert (await health.admit(key)).allowed
+
+
+async def test_concurrent_admits_give_one_trial(health: ProviderHealth, clock: FrozenClock) -> None:
+    for _ in range(3):
+        await health.failed("k")
+    clock.advance(11)
+    admissions = await asyncio.gather(*(health.admit("k") for _ in range(10)))
+    assert sum(a.allowed for a in admissions) == 1
+
+
+def test_health_key_isolates_mock_connectors() -> None:
+    assert health_key("p", "MOCK", "cfg_1") != health_key("p", "MOCK", "cfg_2")
+    assert health_key("p", "PRODUCTION", "cfg_1") == health_key("p", "PRODUCTION", "cfg_2")

@@ -1,0 +1,170 @@
+"""Expiry and reconciliation through the worker jobs, and a restart in the middle of a checkout;
+on SQLite and PostgreSQL. Time moves with the FrozenClock."""
+
+from __future__ import annotations
+
+import httpx
+
+from payorch.app import create_app
+from payorch.clock import FrozenClock
+from payorch.db import Database
+from payorch.runtime import Runtime
+from payorch.worker.expiry import ExpireCheckouts
+from payorch.worker.reconciliation import ReconcileProcessing
+from tests.conftest import make_settings
+from tests.providers.helpers import (
+    choose_without_returning,
+    events_of,
+    mock_sandbox,
+    read,
+    set_fault,
+    start,
+)
+
+
+async def run_until_idle(job: object, runtime: Runtime, rounds: int = 50) -> None:
+    for _ in range(rounds):
+        if await job.run_once(runtime) == 0:  # type: ignore[attr-defined]
+            return
+    raise AssertionError("the job never went idle")
+
+
+async def test_unknown_commit_outcome_is_settled_by_reconciliation(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, "provider_a_redirect_post", "error")  # the commit gets a 500
+    response = await client.get(location)
+    assert response.status_code == 303
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    processing = (await events_of(runtime, intent["id"]))[-1]
+    assert processing["type"] == "payment.processing"
+    assert processing["data"]["provider"] == "provider_a_redirect_post"
+
+    # Not due yet: nothing happens. Still failing when due: it stays PROCESSING, retried later.
+    await run_until_idle(ReconcileProcessing(), runtime)
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+
+    await set_fault(client, sandbox, "provider_a_redirect_post", "ok")
+    clock.advance(31)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED" and read_back["payment"]["authorization_code"]
+    # A late second return changes nothing more.
+    assert (await client.get(location)).status_code == 303
+    assert [e["type"] for e in await events_of(runtime, intent["id"])].count(
+        "payment.authorized"
+    ) == 1
+
+
+async def test_expiry_asks_the_provider_first(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    unpaid, _ = await start(client, sandbox)
+    paid_late, paid_body = await start(client, sandbox)
+    await choose_without_returning(client, paid_body, "approve")  # paid at the last second
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, unpaid["id"]))["status"] == "REQUIRES_ACTION"  # not due yet
+
+    clock.advance(301)  # A's token lives 5 minutes: the checkout's expires_at
+    await run_until_idle(ExpireCheckouts(), runtime)
+    expired = await read(client, sandbox, unpaid["id"])
+    assert expired["status"] == "EXPIRED"
+    assert (await events_of(runtime, unpaid["id"]))[-1] == {
+        **(await events_of(runtime, unpaid["id"]))[-1],
+        "type": "payment.expired",
+    }
+    assert (await events_of(runtime, unpaid["id"]))[-1]["data"] == {
+        "payment_intent_id": unpaid["id"]
+    }
+    assert (await read(client, sandbox, paid_late["id"]))["status"] == "AUTHORIZED"
+
+
+async def test_expiry_waits_while_the_provider_is_down(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox)
+    await set_fault(client, sandbox, "provider_a_redirect_post", "error")
+    clock.advance(301)
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+    await set_fault(client, sandbox, "provider_a_redirect_post", "ok")
+    clock.advance(16)
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+
+
+async def test_restart_in_the_middle_of_a_checkout(
+    client: httpx.AsyncClient, runtime: Runtime, database_url: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    # The process dies; a new one (new Runtime, engine and app) on the same database takes the return.
+    fresh = Runtime.build(make_settings(database_url), database=Database(database_url))
+    fresh.owns_database = True
+    try:
+        transport = httpx.ASGITransport(app=create_app(runtime=fresh))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:
+            response = await other.get(location)
+            assert response.status_code == 303
+            assert (await read(other, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    finally:
+        await fresh.close()
+
+
+async def test_several_workers_claim_each_checkout_once(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    import asyncio
+
+    sandbox = await mock_sandbox(runtime)
+    started = [await start(client, sandbox) for _ in range(4)]
+    for _, body in started:
+        await choose_without_returning(client, body, "approve")
+    clock.advance(301)
+    jobs = [ExpireCheckouts() for _ in range(3)]
+    await asyncio.gather(*(run_until_idle(job, runtime) for job in jobs))
+    for intent, _ in started:
+        read_back = await read(client, sandbox, intent["id"])
+        assert read_back["status"] == "AUTHORIZED"
+        types = [e["type"] for e in await events_of(runtime, intent["id"])]
+        assert types.count("payment.authorized") == 1
+
+
+async def test_provider_b_checkout_expires(client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, "provider_b_redirect_get")
+    clock.advance(runtime.settings.checkout_ttl_seconds + 1)
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+
+
+async def test_provider_b_pending_settled_by_reconciliation_when_notifications_fail(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    from tests.providers.helpers import pay
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, "provider_b_redirect_get")
+    await pay(client, body, "pending")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, "provider_b_redirect_get", "error")
+    response = await client.post(
+        "/simulator/controls/settle",
+        json={"payment_intent_id": intent["id"], "outcome": "approve"},
+        headers=sandbox.headers,
+    )
+    assert response.status_code in (200, 201, 202), response.text
+    # The notification arrived but could not be confirmed (reading the payment failed).
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, "provider_b_redirect_get", "ok")
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"

@@ -1,0 +1,247 @@
+"""The providers' official Python SDKs, unchanged, against the simulator on a live server.
+
+A real uvicorn process serves the app on 127.0.0.1 (random free port, its own SQLite database);
+the SDKs talk to it over TCP. Only their base URL is redirected: transbank-sdk has no setting
+for it (its host is hard-coded per integration type), so ``RequestService.host`` is patched;
+mercadopago accepts a custom ``HttpClient``, which rewrites its fixed https://api.mercadopago.com.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import mercadopago
+import pytest
+from mercadopago.http import HttpClient
+from transbank.common.integration_type import IntegrationType
+from transbank.common.options import WebpayOptions
+from transbank.common.request_service import RequestService
+from transbank.error.transaction_commit_error import TransactionCommitError
+from transbank.error.transaction_create_error import TransactionCreateError
+from transbank.error.transaction_refund_error import TransactionRefundError
+from transbank.error.transaction_status_error import TransactionStatusError
+from transbank.webpay.webpay_plus.transaction import Transaction
+
+from payorch.crypto import Cipher
+from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE, mock_credentials
+
+SECRET = "sdk-test-secret-key-0123456789abcdefghij"
+MP_HOST = "https://api.mercadopago.com"
+
+
+@dataclass
+class Server:
+    url: str
+    application_id: str
+    api_key: str
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    db = tmp_path_factory.mktemp("sdk") / "sdk.db"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src"),
+        "PAYORCH_DATABASE_URL": f"sqlite:///{db}",
+        "PAYORCH_SECRET_KEY": SECRET,
+        "PAYORCH_PUBLIC_URL": url,
+    }
+    subprocess.run([sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True)
+    created = subprocess.run(
+        [sys.executable, "-m", "payorch.cli", "applications", "create", "--name", "sdk",
+         "--environment", "SANDBOX", "--merchant-name", "SDK shop", "--json"],
+        env=env, check=True, capture_output=True, text=True,
+    )
+    app = json.loads(created.stdout.strip().splitlines()[-1])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "payorch.app:create_app",
+         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(url + "/simulator/provider_b/checkout/v1/redirect", timeout=1)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("uvicorn did not start: " + process.stderr.read().decode()[-2000:]) from None
+                time.sleep(0.2)
+        yield Server(url, app["application_id"], app["api_key"])
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+# ----- provider A: transbank-sdk --------------------------------------------------------------------
+
+
+@pytest.fixture
+def webpay(server: Server, monkeypatch: pytest.MonkeyPatch) -> Transaction:
+    base = server.url + "/simulator/provider_a"
+    monkeypatch.setattr(RequestService, "host", classmethod(lambda cls, options: base))
+    return Transaction(WebpayOptions(PUBLIC_A_COMMERCE_CODE, PUBLIC_A_API_KEY, IntegrationType.TEST))
+
+
+def _buyer_chooses_a(url: str, token: str, outcome: str) -> httpx.Response:
+    """What a browser does: POST token_ws to the page, then press a button."""
+    page = httpx.post(url, data={"token_ws": token})
+    assert page.status_code == 200 and f'value="{outcome}"' in page.text
+    return httpx.post(url.rsplit("/", 1)[0] + "/decide", data={"token_ws": token, "outcome": outcome})
+
+
+def test_transbank_sdk_create_commit_status_refund(webpay: Transaction) -> None:
+    created = webpay.create("sdk-order-1", "session-1", 2500, "https://shop.example/return")
+    assert len(created["token"]) == 64 and created["url"].endswith("/webpayserver/initTransaction")
+    back = _buyer_chooses_a(created["url"], created["token"], "approve")
+    assert back.status_code == 303
+    assert back.headers["location"] == f"https://shop.example/return?token_ws={created['token']}"
+
+    committed = webpay.commit(created["token"])
+    assert committed["status"] == "AUTHORIZED" and committed["response_code"] == 0
+    assert committed["amount"] == 2500 and committed["buy_order"] == "sdk-order-1"
+    assert len(committed["card_detail"]["card_number"]) == 4
+    with pytest.raises(TransactionCommitError) as second:
+        webpay.commit(created["token"])
+    assert second.value.code == 422
+
+    assert webpay.status(created["token"])["status"] == "AUTHORIZED"
+    refund = webpay.refund(created["token"], 1000)
+    assert refund["type"] == "NULLIFIED" and refund["balance"] == 1500 and refund["nullified_amount"] == 1000
+    assert webpay.status(created["token"])["status"] == "PARTIALLY_NULLIFIED"
+    with pytest.raises(TransactionRefundError) as too_much:
+        webpay.refund(created["token"], 5000)
+    assert too_much.value.code == 422
+
+
+def test_transbank_sdk_full_refund_is_a_reversal_and_errors_are_typed(webpay: Transaction) -> None:
+    created = webpay.create("sdk-order-2", "session-2", 990, "https://shop.example/return")
+    _buyer_chooses_a(created["url"], created["token"], "approve")
+    webpay.commit(created["token"])
+    assert webpay.refund(created["token"], 990) == {"type": "REVERSED"}
+
+    aborted = webpay.create("sdk-order-3", "session-3", 990, "https://shop.example/return")
+    _buyer_chooses_a(aborted["url"], aborted["token"], "cancel")
+    with pytest.raises(TransactionCommitError) as error:
+        webpay.commit(aborted["token"])
+    assert error.value.code == 422 and "aborted" in error.value.message
+    with pytest.raises(TransactionStatusError) as unknown:
+        webpay.status("0" * 64)
+    assert unknown.value.code == 404
+    with pytest.raises(TransactionCreateError) as invalid:
+        webpay.create("bad order*", "s", 10, "https://shop.example/return")
+    assert invalid.value.code == 422
+
+
+def test_transbank_sdk_with_mock_credentials_and_a_bad_key(server: Server, webpay: Transaction) -> None:
+    creds = mock_credentials(Cipher([SECRET]), "provider_a", server.application_id)
+    own = Transaction(WebpayOptions(creds["commerce_code"], creds["api_key"], IntegrationType.TEST))
+    created = own.create("sdk-order-4", "s", 1500, "https://shop.example/return")
+    page = httpx.post(created["url"], data={"token_ws": created["token"]})
+    assert "SDK shop" in page.text and "$1.500" in page.text
+    with pytest.raises(TransactionStatusError) as foreign:  # the public owner cannot see it
+        webpay.status(created["token"])
+    assert foreign.value.code == 404
+    bad = Transaction(WebpayOptions(creds["commerce_code"], "0" * 64, IntegrationType.TEST))
+    with pytest.raises(TransactionCreateError) as denied:
+        bad.create("sdk-order-5", "s", 1500, "https://shop.example/return")
+    assert denied.value.code == 401
+
+
+# ----- provider B: mercadopago ------------------------------------------------------------------------
+
+
+class SimulatorHttpClient(HttpClient):  # type: ignore[misc]
+    """The SDK's own client, with its fixed API host replaced by the simulator's base URL."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def request(self, method, url, maxretries=None, retry_on=None, backoff_factor=None, **kwargs):  # type: ignore[no-untyped-def]
+        assert url.startswith(MP_HOST)
+        return super().request(method, self.base + url[len(MP_HOST):], maxretries, retry_on, backoff_factor, **kwargs)
+
+
+@pytest.fixture
+def mp(server: Server) -> mercadopago.SDK:
+    token = mock_credentials(Cipher([SECRET]), "provider_b", server.application_id)["access_token"]
+    return mercadopago.SDK(token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b"))
+
+
+def test_mercadopago_sdk_preference_payment_search_refund(server: Server, mp: mercadopago.SDK) -> None:
+    reference = f"sdk-{time.monotonic_ns()}"
+    created = mp.preference().create({
+        "items": [{"id": "sku-1", "title": "Mug", "quantity": 2, "unit_price": 4990, "currency_id": "CLP"}],
+        "back_urls": {"success": "https://shop.example/ok", "failure": "https://shop.example/ko",
+                      "pending": "https://shop.example/wait"},
+        "auto_return": "approved",
+        "external_reference": reference,
+    })
+    assert created["status"] == 201, created
+    preference = created["response"]
+    assert preference["init_point"].startswith(server.url) and preference["id"].count("-") == 5
+    assert mp.preference().get(preference["id"])["response"]["external_reference"] == reference
+
+    page = httpx.get(preference["init_point"])
+    assert page.status_code == 200 and "$9.980" in page.text
+    back = httpx.post(page.url, data={"pref_id": preference["id"], "outcome": "approve"})
+    assert back.status_code == 303 and back.headers["location"].startswith("https://shop.example/ok?")
+    payment_id = int(httpx.URL(back.headers["location"]).params["payment_id"])
+
+    payment = mp.payment().get(payment_id)
+    assert payment["status"] == 200
+    assert payment["response"]["status"] == "approved"
+    assert payment["response"]["transaction_amount"] == 9980
+    found = mp.payment().search({"external_reference": reference, "sort": "date_created", "criteria": "desc"})
+    assert found["status"] == 200 and found["response"]["paging"]["total"] == 1
+    assert found["response"]["results"][0]["id"] == payment_id
+
+    partial = mp.refund().create(payment_id, {"amount": 1000})
+    assert partial["status"] == 201 and partial["response"]["amount"] == 1000
+    after = mp.payment().get(payment_id)["response"]
+    assert (after["status"], after["status_detail"]) == ("approved", "partially_refunded")
+    rest = mp.refund().create(payment_id)
+    assert rest["status"] == 201 and rest["response"]["amount"] == 8980
+    assert mp.payment().get(payment_id)["response"]["status"] == "refunded"
+    assert len(mp.refund().list_all(payment_id)["response"]) == 2
+
+
+def test_mercadopago_sdk_cancel_pending_and_errors(server: Server, mp: mercadopago.SDK) -> None:
+    preference = mp.preference().create({
+        "items": [{"title": "Ticket", "quantity": 1, "unit_price": 1500}],
+        "back_urls": {"pending": "https://shop.example/wait"},
+        "external_reference": "sdk-pending",
+    })["response"]
+    back = httpx.post(
+        server.url + "/simulator/provider_b/checkout/v1/redirect",
+        data={"pref_id": preference["id"], "outcome": "pending"},
+    )
+    payment_id = int(httpx.URL(back.headers["location"]).params["payment_id"])
+    cancelled = mp.payment().update(payment_id, {"status": "cancelled"})
+    assert cancelled["status"] == 200 and cancelled["response"]["status"] == "cancelled"
+    assert mp.payment().update(payment_id, {"status": "cancelled"})["status"] == 400
+    assert mp.payment().get(999)["status"] == 404
+    invalid = mp.preference().create({"items": []})
+    assert invalid["status"] == 400 and invalid["response"]["message"] == "items needed"
+    expired = mp.preference().update(preference["id"], {"expires": True, "expiration_date_to": "2020-01-01T00:00:00Z"})
+    assert expired["status"] == 200 and expired["response"]["expires"] is True
+    denied = mercadopago.SDK("TEST-nobody-123", http_client=SimulatorHttpClient(server.url + "/simulator/provider_b"))
+    assert denied.payment().get(payment_id)["status"] == 401

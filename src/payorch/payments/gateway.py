@@ -9,7 +9,8 @@ gateway on ``runtime.refund_gateway`` and gets an answer in our own vocabulary:
   UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again) or UNKNOWN (ask later).
 
 The refund id travels in the order so that adapters whose provider supports idempotency send it
-as the provider's idempotency key. Tests inject a fake gateway through the runtime.
+as the provider's idempotency key. The default implementation is provider_gateway.py (over the
+provider adapters); tests inject a fake through ``runtime.refund_gateway``.
 """
 
 from __future__ import annotations
@@ -65,13 +66,3 @@ class RefundGateway(Protocol):
     async def refund(self, order: RefundOrder) -> RefundAnswer: ...
 
     async def lookup(self, order: RefundOrder) -> LookupAnswer: ...
-
-
-class NoProviderGateway:
-    """Used until the provider adapters are wired in: refuses every refund without sending it."""
-
-    async def refund(self, order: RefundOrder) -> RefundAnswer:
-        return RefundAnswer(RefundOutcome.FAILED, f"No adapter for provider {order.provider}.")
-
-    async def lookup(self, order: RefundOrder) -> LookupAnswer:
-        return LookupAnswer(LookupOutcome.NOT_APPLIED)

@@ -39,7 +39,6 @@ from payorch.intents.states import Move
 from payorch.payments import repository
 from payorch.payments.gateway import (
     LookupOutcome,
-    NoProviderGateway,
     RefundAnswer,
     RefundGateway,
     RefundOrder,
@@ -64,8 +63,11 @@ class Outcome:
 
 
 def gateway_of(runtime: Runtime) -> RefundGateway:
+    """The runtime's gateway: the provider adapters unless a test injected another."""
     if runtime.refund_gateway is None:
-        runtime.refund_gateway = NoProviderGateway()
+        from payorch.payments.provider_gateway import ProviderRefundGateway
+
+        runtime.refund_gateway = ProviderRefundGateway(runtime)
     gateway: RefundGateway = runtime.refund_gateway
     return gateway
 

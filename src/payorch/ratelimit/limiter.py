@@ -5,8 +5,10 @@
 - A request without a valid key (missing, malformed, unknown, revoked) counts against its
   client address, with a tenth of that limit (at least 1): guessing keys stays slow.
 
-Fixed windows (O(1) per request: one counter and its expiry). Memory storage per process by
-default; with PAYORCH_REDIS_URL the counters live in Redis and every replica shares them.
+Fixed windows (the ``limits`` fixed-window rule: a counter per window, allowed while the count
+is within the limit). O(1) per request: one increment; the window's end is read once per window
+and remembered here, so with Redis a request costs one round trip. Memory storage per process
+by default; with PAYORCH_REDIS_URL the counters live in Redis and every replica shares them.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from dataclasses import dataclass
 
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, Storage
-from limits.aio.strategies import FixedWindowRateLimiter
 from limits.storage import storage_from_string
 
 from payorch.config import Settings
 
 ANONYMOUS_DIVISOR = 10
 NAMESPACE = "payorch"
+MAX_REMEMBERED_WINDOWS = 100_000
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,10 @@ def _item(amount: int, unit: str) -> RateLimitItem:
 
 def build_storage(settings: Settings) -> Storage:
     if settings.redis_url:
-        storage: Storage = storage_from_string("async+" + settings.redis_url)  # type: ignore[assignment]
+        # redis-py (also used for provider health) rather than the default coredis client.
+        storage: Storage = storage_from_string(  # type: ignore[assignment]
+            "async+" + settings.redis_url, implementation="redispy"
+        )
         return storage
     return MemoryStorage()
 
@@ -50,7 +55,8 @@ class RateLimiter:
         amount, unit = settings.rate_limit_parts
         self.per_application = _item(amount, unit)
         self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
-        self._strategy = FixedWindowRateLimiter(storage or build_storage(settings))
+        self._storage = storage or build_storage(settings)
+        self._window_ends: dict[str, float] = {}  # key -> when its current window ends
 
     async def hit_application(self, application_id: str) -> Decision:
         return await self._hit(self.per_application, "app", application_id)
@@ -59,7 +65,14 @@ class RateLimiter:
         return await self._hit(self.per_address, "addr", address)
 
     async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
-        allowed = await self._strategy.hit(item, NAMESPACE, kind, who)
-        stats = await self._strategy.get_window_stats(item, NAMESPACE, kind, who)
-        reset = max(1, math.ceil(stats.reset_time - time.time()))
-        return Decision(allowed, item.amount, stats.remaining, reset)
+        key = item.key_for(NAMESPACE, kind, who)
+        count = await self._storage.incr(key, item.get_expiry())
+        now = time.time()
+        ends = self._window_ends.get(key)
+        if ends is None or ends <= now or count == 1:  # a new window (ours or another replica's)
+            ends = await self._storage.get_expiry(key)
+            if len(self._window_ends) >= MAX_REMEMBERED_WINDOWS:
+                self._window_ends.clear()
+            self._window_ends[key] = ends
+        reset = max(1, math.ceil(ends - now))
+        return Decision(count <= item.amount, item.amount, max(0, item.amount - count), reset)

@@ -128,3 +128,29 @@ async def test_another_process_refuses_the_key_within_the_cache_ttl(
             await other.get("/v1/payments", headers=bearer(doomed["api_key"]))
         ).status_code == 401
     await replica.close()
+
+
+async def test_concurrent_revocations_keep_one_active_key(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    """Two requests revoking the application's last two active keys at once: one wins, the
+    other is refused, so the application is never left without a key."""
+    import asyncio
+
+    second = (await client.post(URL, json={}, headers=sandbox.headers)).json()
+    first_id = next(
+        item["id"]
+        for item in (await client.get(URL, headers=sandbox.headers)).json()["items"]
+        if item["id"] != second["id"]
+    )
+    answers = await asyncio.gather(
+        client.delete(f"{URL}/{first_id}", headers=sandbox.headers),
+        client.delete(f"{URL}/{second['id']}", headers=bearer(second["api_key"])),
+    )
+    assert sorted(a.status_code for a in answers) == [204, 409], [a.text for a in answers]
+    items = (
+        (await client.get(URL, headers=bearer(second["api_key"]))).json()["items"]
+        if (answers[0].status_code == 204)
+        else (await client.get(URL, headers=sandbox.headers)).json()["items"]
+    )
+    assert sum(1 for item in items if item["revoked_at"] is None) == 1

@@ -175,3 +175,25 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     assert intent["status"] == "AUTHORIZED"
     types = [e["type"] for e in await events_of(runtime, payment["payment_intent_id"])]
     assert types[-2:] == ["refund.requested", "refund.failed"]
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    import asyncio
+
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1000)
+    url = f"/v1/payments/{payment['id']}/refunds"
+    answers = await asyncio.gather(
+        *(client.post(url, json={"amount": 300}, headers=sandbox.headers) for _ in range(10))
+    )
+    assert sorted(a.status_code for a in answers) == [201] * 3 + [422] * 7, [
+        a.text for a in answers
+    ]
+    assert await refunded_at_provider(runtime, provider, payment) == 900
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "PARTIALLY_REFUNDED"
+    read_back = (await client.get(f"/v1/payments/{payment['id']}", headers=sandbox.headers)).json()
+    assert read_back["refunded_amount"] == 900

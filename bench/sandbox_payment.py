@@ -61,7 +61,9 @@ async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n
     checkout = answer.json()["checkout"]
     # The buyer at the simulator page (no bearer key: a browser).
     if checkout["method"] == "POST":
-        page = await client.post(checkout["url"], data=checkout["fields"], headers={"Authorization": ""})
+        page = await client.post(
+            checkout["url"], data=checkout["fields"], headers={"Authorization": ""}
+        )
     else:
         page = await client.get(checkout["url"], headers={"Authorization": ""})
     page.raise_for_status()
@@ -69,7 +71,9 @@ async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n
     assert action, "no outcome form on the simulator page"
     fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page.text))
     chosen = await client.post(
-        urljoin(str(page.url), action.group(1)), data={**fields, "outcome": "approve"}, headers={"Authorization": ""}
+        urljoin(str(page.url), action.group(1)),
+        data={**fields, "outcome": "approve"},
+        headers={"Authorization": ""},
     )
     assert chosen.status_code == 303, chosen.text[:300]
     back = await client.get(chosen.headers["location"], headers={"Authorization": ""})  # the return
@@ -80,8 +84,12 @@ async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n
     return time.perf_counter() - started
 
 
-async def run(url: str, api_key: str, merchant: str, provider: str, count: int, concurrency: int) -> dict[str, float]:
-    limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
+async def run(
+    url: str, api_key: str, merchant: str, provider: str, count: int, concurrency: int
+) -> dict[str, float]:
+    limits = httpx.Limits(
+        max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2
+    )
     async with httpx.AsyncClient(
         base_url=url, headers={"Authorization": f"Bearer {api_key}"}, timeout=60, limits=limits
     ) as client:
@@ -123,12 +131,26 @@ def started_server(database_url: str, workers: int) -> Iterator[tuple[str, dict[
         "PYTHONPATH": str(ROOT / "src"),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_PUBLIC_URL": url,
-        "PAYORCH_SECRET_KEY": os.environ.get("PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"),
+        "PAYORCH_SECRET_KEY": os.environ.get(
+            "PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"
+        ),
         "PAYORCH_RATE_LIMIT": "100000/second",
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "payorch", "serve", "--port", str(port), "--workers", str(workers), "--no-worker"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "payorch",
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-worker",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60
@@ -148,12 +170,18 @@ def started_server(database_url: str, workers: int) -> Iterator[tuple[str, dict[
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--url", help="a running server; without it one is started")
     parser.add_argument("--api-key")
     parser.add_argument("--merchant")
-    parser.add_argument("--database-url", help="for the started server (default: SQLite in a temp dir)")
-    parser.add_argument("--workers", type=int, default=1, help="API processes of the started server")
+    parser.add_argument(
+        "--database-url", help="for the started server (default: SQLite in a temp dir)"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="API processes of the started server"
+    )
     parser.add_argument("--provider", choices=sorted(PROVIDERS), default="a")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -162,20 +190,43 @@ def main() -> int:
     if args.url:
         if not (args.api_key and args.merchant):
             parser.error("--url needs --api-key and --merchant")
-        result = asyncio.run(run(args.url, args.api_key, args.merchant, provider, args.count, args.concurrency))
+        result = asyncio.run(
+            run(args.url, args.api_key, args.merchant, provider, args.count, args.concurrency)
+        )
     else:
         with tempfile.TemporaryDirectory() as tmp:
             database_url = args.database_url or f"sqlite:///{tmp}/bench.db"
             with started_server(database_url, args.workers) as (url, env):
                 created = json.loads(
                     subprocess.run(
-                        [sys.executable, "-m", "payorch", "applications", "create", "--name", "bench",
-                         "--environment", "SANDBOX", "--mock-connectors", "--json"],
-                        env=env, capture_output=True, text=True, check=True,
+                        [
+                            sys.executable,
+                            "-m",
+                            "payorch",
+                            "applications",
+                            "create",
+                            "--name",
+                            "bench",
+                            "--environment",
+                            "SANDBOX",
+                            "--mock-connectors",
+                            "--json",
+                        ],
+                        env=env,
+                        capture_output=True,
+                        text=True,
+                        check=True,
                     ).stdout
                 )
                 result = asyncio.run(
-                    run(url, created["api_key"], created["merchant_account_id"], provider, args.count, args.concurrency)
+                    run(
+                        url,
+                        created["api_key"],
+                        created["merchant_account_id"],
+                        provider,
+                        args.count,
+                        args.concurrency,
+                    )
                 )
     print(json.dumps({"provider": provider, "concurrency": args.concurrency, **result}))
     return 0

@@ -1,7 +1,8 @@
 """Seed a PostgreSQL database with authorized payments for the listing benchmark.
 
     PYTHONPATH=src:. python -m bench.seed_payments \
-        --database-url postgresql://postgres@127.0.0.1:5432/DB --payments 10000 [--application-id app_...]
+        --database-url postgresql://postgres@127.0.0.1:5432/DB --payments 10000 \
+        [--application-id app_...]
 
 Creates (or reuses) one application and adds N payments with their intents, spread over the
 past year with time-ordered ids, using COPY (asyncpg ``copy_records_to_table``) in batches.

@@ -63,6 +63,9 @@ async def test_partial_then_full_refund_through_the_simulator(
     sandbox = await mock_sandbox(runtime)
     payment = await paid_payment(client, sandbox, provider, 1500)
     assert payment["provider"] == provider and payment["status"] == "AUTHORIZED"
+    assert payment["amount"] == 1500 and payment["refunded_amount"] == 0
+    listed = (await client.get("/v1/payments", headers=sandbox.headers)).json()
+    assert [p["id"] for p in listed["items"]] == [payment["id"]]
     url = f"/v1/payments/{payment['id']}/refunds"
 
     partial = await client.post(

@@ -8,7 +8,8 @@ confirms with the provider, authorizes, 303) -> read the intent (must be AUTHORI
     python bench/sandbox_payment.py --count 200 --concurrency 8
     # or against a running server with an application made by
     # `payorch applications create --environment SANDBOX --mock-connectors --json`:
-    python bench/sandbox_payment.py --url http://127.0.0.1:8000 --api-key pay_sb_... --merchant mrc_...
+    python bench/sandbox_payment.py --url http://127.0.0.1:8000 \
+        --api-key pay_sb_... --merchant mrc_...
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -136,7 +137,7 @@ def started_server(database_url: str, workers: int) -> Iterator[tuple[str, dict[
         ),
         "PAYORCH_RATE_LIMIT": "100000/second",
     }
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # noqa: S603 - our own server, fixed arguments
         [
             sys.executable,
             "-m",

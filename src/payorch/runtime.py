@@ -7,7 +7,7 @@ and database. Domain code receives the pieces it needs, never a global.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -18,6 +18,9 @@ from payorch.crypto import Cipher, load_cipher
 from payorch.db import Database
 from payorch.http.client import build_client
 from payorch.idempotency.service import Idempotency
+
+if TYPE_CHECKING:
+    from payorch.providers.health import ProviderHealth
 
 
 @dataclass
@@ -81,10 +84,10 @@ class Runtime:
             await self.database.dispose()
 
     # Provider health (providers/health.py): in-process, or shared through PAYORCH_REDIS_URL.
-    _provider_health: Any = field(default=None)
+    _provider_health: ProviderHealth | None = field(default=None)
 
     @property
-    def provider_health(self) -> Any:
+    def provider_health(self) -> ProviderHealth:
         if self._provider_health is None:
             from payorch.providers.health import build_health
 
@@ -94,4 +97,5 @@ class Runtime:
                 self.settings.provider_failure_threshold,
                 self.settings.provider_skip_seconds,
             )
-        return self._provider_health
+        health: ProviderHealth = self._provider_health
+        return health

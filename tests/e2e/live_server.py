@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
-SECRET_KEY = "e2e-secret-key-0123456789abcdef0123456789"
+SECRET_KEY = "e2e-secret-key-0123456789abcdef0123456789"  # noqa: S105 - test-only key
 
 
 def free_port() -> int:
@@ -32,16 +32,33 @@ class LiveServer:
 
     def create_sandbox(self) -> dict[str, str]:
         done = subprocess.run(
-            [sys.executable, "-m", "payorch", "applications", "create", "--name", "e2e",
-             "--environment", "SANDBOX", "--mock-connectors", "--json"],
-            env=self.env, capture_output=True, text=True, timeout=60, check=True,
+            [
+                sys.executable,
+                "-m",
+                "payorch",
+                "applications",
+                "create",
+                "--name",
+                "e2e",
+                "--environment",
+                "SANDBOX",
+                "--mock-connectors",
+                "--json",
+            ],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
         )
         data: dict[str, str] = json.loads(done.stdout)
         return data
 
 
 @contextmanager
-def live_server(database_url: str, *, workers: int = 1, extra_env: dict[str, str] | None = None) -> Iterator[LiveServer]:
+def live_server(
+    database_url: str, *, workers: int = 1, extra_env: dict[str, str] | None = None
+) -> Iterator[LiveServer]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
@@ -52,16 +69,32 @@ def live_server(database_url: str, *, workers: int = 1, extra_env: dict[str, str
         "PAYORCH_SECRET_KEY": SECRET_KEY,
         **(extra_env or {}),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "payorch", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--workers", str(workers), "--no-worker"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    process = subprocess.Popen(  # noqa: S603 - our own server, fixed arguments
+        [
+            sys.executable,
+            "-m",
+            "payorch",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--no-worker",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"the server stopped: {process.stderr.read() if process.stderr else ''}")
+                raise RuntimeError(
+                    f"the server stopped: {process.stderr.read() if process.stderr else ''}"
+                )
             try:
                 if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
                     break

@@ -94,7 +94,9 @@ async def walk(server: LiveServer, provider: str, shots: Path) -> None:
 
                 async def shop(route):  # type: ignore[no-untyped-def]
                     landed.append(route.request.url)
-                    await route.fulfill(status=200, content_type="text/html", body="<h1>Thanks</h1>")
+                    await route.fulfill(
+                        status=200, content_type="text/html", body="<h1>Thanks</h1>"
+                    )
 
                 await page.route("https://shop.example/**", shop)
                 if checkout["method"] == "POST":

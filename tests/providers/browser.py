@@ -90,7 +90,9 @@ class Browser:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self.client = client
 
-    async def open(self, url: str, method: str = "GET", fields: dict[str, str] | None = None) -> Trip:
+    async def open(
+        self, url: str, method: str = "GET", fields: dict[str, str] | None = None
+    ) -> Trip:
         visited: list[str] = []
         for _ in range(20):
             if urlsplit(url).hostname != OWN_HOST:
@@ -108,7 +110,10 @@ class Browser:
                     url, method, fields = location, "GET", None
                 continue
             page = parse(str(response.url), response)
-            auto = next((f for f in page.forms if f.id and f"{f.id}\").submit()" in "".join(page.scripts)), None)
+            auto = next(
+                (f for f in page.forms if f.id and f'{f.id}").submit()' in "".join(page.scripts)),
+                None,
+            )
             if auto is None:
                 return Trip(page, None, visited)
             url = urljoin(str(response.url), auto.action)

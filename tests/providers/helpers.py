@@ -26,7 +26,12 @@ async def mock_sandbox(runtime: Runtime) -> Sandbox:
 
 
 async def create_intent(
-    client: httpx.AsyncClient, sandbox: Sandbox, *, amount: int = 1500, currency: str = "CLP", **extra: Any
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    *,
+    amount: int = 1500,
+    currency: str = "CLP",
+    **extra: Any,
 ) -> dict[str, Any]:
     body = {
         "merchant_account_id": sandbox.merchant_account_id,
@@ -42,16 +47,24 @@ async def create_intent(
 
 
 async def checkout(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, provider: str | None = None, key: str | None = None
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_id: str,
+    provider: str | None = None,
+    key: str | None = None,
 ) -> httpx.Response:
     headers = dict(sandbox.headers)
     if key:
         headers["Idempotency-Key"] = key
     body = {} if provider is None else {"provider": provider}
-    return await client.post(f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=headers)
+    return await client.post(
+        f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=headers
+    )
 
 
-async def start(client: httpx.AsyncClient, sandbox: Sandbox, provider: str | None = None, **intent: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+async def start(
+    client: httpx.AsyncClient, sandbox: Sandbox, provider: str | None = None, **intent: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
     created = await create_intent(client, sandbox, **intent)
     response = await checkout(client, sandbox, created["id"], provider)
     assert response.status_code == 200, response.text
@@ -92,7 +105,9 @@ async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
 
     async with runtime.database.transaction() as conn:
         rows = await conn.execute(
-            select(events.c.payload).where(events.c.payment_intent_id == intent_id).order_by(events.c.seq)
+            select(events.c.payload)
+            .where(events.c.payment_intent_id == intent_id)
+            .order_by(events.c.seq)
         )
         return [json.loads(row.payload) for row in rows]
 
@@ -100,12 +115,16 @@ async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
 async def set_fault(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> None:
     """Simulator control (DECISIONS): the provider API answers this application with faults."""
     response = await client.post(
-        "/simulator/controls/faults", json={"provider": provider, "mode": mode}, headers=sandbox.headers
+        "/simulator/controls/faults",
+        json={"provider": provider, "mode": mode},
+        headers=sandbox.headers,
     )
     assert response.status_code in (200, 201, 204), response.text
 
 
-async def choose_without_returning(client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str) -> str:
+async def choose_without_returning(
+    client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str
+) -> str:
     """The buyer presses an outcome at the simulator page; answer the return address the
     provider sends them to, without following it (the test decides when the return arrives)."""
     from urllib.parse import urljoin

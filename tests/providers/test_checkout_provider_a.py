@@ -4,16 +4,29 @@ a browser would, the return handler, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import httpx
 
+from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, RETURN_URL, events_of, mock_sandbox, pay, query_of, read, start
+from tests.providers.helpers import (
+    RETURN_URL,
+    A,
+    events_of,
+    mock_sandbox,
+    pay,
+    query_of,
+    read,
+    start,
+)
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
-async def test_approve_authorizes_with_a_payment(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_approve_authorizes_with_a_payment(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     assert body["payment_intent_id"] == intent["id"]
@@ -22,11 +35,16 @@ async def test_approve_authorizes_with_a_payment(client: httpx.AsyncClient, runt
     assert set(body["checkout"]["fields"]) == {"token_ws"}
     assert body["checkout"]["url"].startswith("http://testserver/simulator/provider_a/")
     assert TIMESTAMP.match(body["expires_at"])
+    # PAYORCH_CHECKOUT_TTL_SECONDS (600) shortened to the provider token's 5 minutes.
+    assert body["expires_at"] == isoformat(clock.now() + timedelta(seconds=300))
 
     trip = await pay(client, body, "approve")
     assert trip.left_to is not None, trip
     assert trip.left_to.startswith("https://shop.example/return?")
-    assert query_of(trip.left_to) == {"order": "1", "payment_intent_id": intent["id"]}  # no status for A
+    assert query_of(trip.left_to) == {
+        "order": "1",
+        "payment_intent_id": intent["id"],
+    }  # no status for A
 
     read_back = await read(client, sandbox, intent["id"])
     assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == A
@@ -61,7 +79,9 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert failed["data"]["provider"] == A and failed["data"]["reason"]
 
 
-async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_cancel_comes_back_by_post_and_cancels(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "cancel")
@@ -71,13 +91,16 @@ async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, 
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_timeout_shape_does_not_authorize(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_timeout_shape_does_not_authorize(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "timeout")
     assert trip.left_to
-    status = (await read(client, sandbox, intent["id"]))["status"]
-    assert status in ("FAILED", "CANCELLED", "EXPIRED"), status
+    # The buyer let the payment form time out: nothing to commit, the checkout expired.
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+    assert (await events_of(runtime, intent["id"]))[-1]["type"] == "payment.expired"
 
 
 async def test_error_shape_fails(client: httpx.AsyncClient, runtime: Runtime) -> None:

@@ -3,8 +3,11 @@ browser would, the return with `status`, signed notifications, settle; SQLite an
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
 
+from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from tests.providers.helpers import (
     B,
@@ -29,12 +32,18 @@ async def settle(client: httpx.AsyncClient, sandbox, intent_id: str, outcome: st
     assert response.status_code in (200, 201, 202), response.text
 
 
-async def test_approve_authorizes_and_adds_status(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_approve_authorizes_and_adds_status(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     assert body["provider"] == B and body["status"] == "REQUIRES_ACTION"
     assert body["checkout"]["method"] == "GET" and body["checkout"]["fields"] == {}
-    assert body["checkout"]["url"].startswith("http://testserver/simulator/provider_b/checkout/v1/redirect?pref_id=")
+    ttl = timedelta(seconds=runtime.settings.checkout_ttl_seconds)
+    assert body["expires_at"] == isoformat(clock.now() + ttl)
+    assert body["checkout"]["url"].startswith(
+        "http://testserver/simulator/provider_b/checkout/v1/redirect?pref_id="
+    )
     trip = await pay(client, body, "approve")
     assert trip.left_to is not None, trip
     params = query_of(trip.left_to)
@@ -61,7 +70,11 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert trip.left_to and query_of(trip.left_to)["status"] == "FAILED"
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
     failed = (await events_of(runtime, intent["id"]))[-1]
-    assert failed["type"] == "payment.failed" and failed["data"]["provider"] == B and failed["data"]["reason"]
+    assert (
+        failed["type"] == "payment.failed"
+        and failed["data"]["provider"] == B
+        and failed["data"]["reason"]
+    )
 
 
 async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
@@ -73,7 +86,9 @@ async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> No
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_pending_then_settled_by_notification(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_pending_then_settled_by_notification(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     trip = await pay(client, body, "pending")
@@ -92,22 +107,29 @@ async def test_pending_then_rejected(client: httpx.AsyncClient, runtime: Runtime
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
 
 
-async def test_notification_without_return_authorizes(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_notification_without_return_authorizes(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     await choose_without_returning(client, body, "approve")  # the buyer closed the tab
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 
 
-async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_forged_notifications_are_refused(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
+        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors",
+        headers=sandbox.headers,
     )
     connector_id = next(c["id"] for c in listed.json()["items"] if c["provider"] == B)
     url = f"/v1/provider-notifications/{B}/{connector_id}"
-    unsigned = await client.post(url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}})
+    unsigned = await client.post(
+        url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}}
+    )
     assert unsigned.status_code == 400
     bad = await client.post(
         url,
@@ -116,11 +138,15 @@ async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runti
         json={"type": "payment", "data": {"id": "1"}},
     )
     assert bad.status_code == 400
-    assert (await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})).status_code == 404
+    assert (
+        await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})
+    ).status_code == 404
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
 
 
-async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_replacing_b_by_a_expires_the_preference(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     first = await checkout(client, sandbox, intent["id"], B)
@@ -132,8 +158,10 @@ async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient
     from tests.providers.helpers import open_checkout
 
     trip = await open_checkout(client, first.json())
-    if trip.page is not None and trip.page.response.status_code == 200 and any(
-        ("outcome", "approve") in f.buttons for f in trip.page.forms
+    if (
+        trip.page is not None
+        and trip.page.response.status_code == 200
+        and any(("outcome", "approve") in f.buttons for f in trip.page.forms)
     ):
         from tests.providers.browser import Browser
 
@@ -141,4 +169,36 @@ async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     await pay(client, second.json(), "approve")
     read_back = await read(client, sandbox, intent["id"])
-    assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
+    assert (
+        read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
+    )
+
+
+async def test_after_a_rejection_the_preference_cannot_be_paid_again(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    from payorch.simulator.credentials import mock_credentials
+    from tests.providers.helpers import open_checkout
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    await pay(client, body, "reject")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
+    # The buyer goes back to the old page and tries again: FAILED is final, so the service
+    # stopped the preference at the provider and no payment can be approved on it.
+    trip = await open_checkout(client, body)
+    page = trip.page
+    if page is not None and any(("outcome", "approve") in f.buttons for f in page.forms):
+        from tests.providers.browser import Browser
+
+        await Browser(client).press(page, "outcome", "approve")
+    token = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["access_token"]
+    found = await client.get(
+        "/simulator/provider_b/v1/payments/search",
+        params={"external_reference": intent["id"]},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert found.status_code == 200, found.text
+    statuses = [p["status"] for p in found.json()["results"]]
+    assert "approved" not in statuses, statuses
+    assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"

@@ -1,4 +1,4 @@
-"""`payorch applications create --mock-connectors` and the first-start bootstrap add MOCK connectors."""
+"""`payorch applications create --mock-connectors` and the first start add MOCK connectors."""
 
 from __future__ import annotations
 
@@ -25,8 +25,12 @@ def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
     }
-    return subprocess.run(
-        [sys.executable, "-m", "payorch", *args], env=env, capture_output=True, text=True, timeout=60
+    return subprocess.run(  # noqa: S603 - our own CLI, fixed arguments
+        [sys.executable, "-m", "payorch", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -34,8 +38,15 @@ async def test_applications_create_with_mock_connectors(
     client: httpx.AsyncClient, database_url: str, runtime: Runtime
 ) -> None:
     done = run_cli(
-        database_url, "applications", "create", "--name", "cli", "--environment", "SANDBOX",
-        "--mock-connectors", "--json",
+        database_url,
+        "applications",
+        "create",
+        "--name",
+        "cli",
+        "--environment",
+        "SANDBOX",
+        "--mock-connectors",
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     created = json.loads(done.stdout)
@@ -53,8 +64,15 @@ async def test_applications_create_with_mock_connectors(
 
 async def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
     done = run_cli(
-        database_url, "applications", "create", "--name", "cli", "--environment", "PRODUCTION",
-        "--mock-connectors", "--json",
+        database_url,
+        "applications",
+        "create",
+        "--name",
+        "cli",
+        "--environment",
+        "PRODUCTION",
+        "--mock-connectors",
+        "--json",
     )
     assert done.returncode == 2 and "SANDBOX" in done.stderr and done.stdout == ""
 
@@ -66,7 +84,9 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
     await bootstrap_sandbox(settings)
     printed = capsys.readouterr().out
     api_key = next(line.split()[-1] for line in printed.splitlines() if "API key:" in line)
-    merchant = next(line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line)
+    merchant = next(
+        line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line
+    )
     runtime = Runtime.build(settings)
     try:
         from payorch.app import create_app

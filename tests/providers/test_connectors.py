@@ -21,9 +21,13 @@ def path(merchant_id: str) -> str:
     return f"/v1/admin/merchant-accounts/{merchant_id}/connectors"
 
 
-async def test_create_list_and_patch(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime) -> None:
+async def test_create_list_and_patch(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
+) -> None:
     body = {"provider": A, "mode": "SANDBOX", "priority": 5, "credentials": A_CREDENTIALS}
-    response = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
+    response = await client.post(
+        path(sandbox.merchant_account_id), json=body, headers=sandbox.headers
+    )
     assert response.status_code == 201, response.text
     created = response.json()
     assert created["id"].startswith("cfg_")
@@ -32,7 +36,9 @@ async def test_create_list_and_patch(client: httpx.AsyncClient, sandbox: Sandbox
     assert "credentials" not in created and "secret-api-key-value" not in response.text
 
     mock = {"provider": B, "mode": "MOCK", "priority": 1}
-    response = await client.post(path(sandbox.merchant_account_id), json=mock, headers=sandbox.headers)
+    response = await client.post(
+        path(sandbox.merchant_account_id), json=mock, headers=sandbox.headers
+    )
     assert response.status_code == 201, response.text
     assert response.json()["has_credentials"] is False
 
@@ -54,7 +60,9 @@ async def test_create_list_and_patch(client: httpx.AsyncClient, sandbox: Sandbox
     # Encrypted at rest: the stored column is a Fernet token, not the secret.
     async with runtime.database.transaction() as conn:
         stored = (
-            await conn.execute(select(connectors.c.credentials).where(connectors.c.id == created["id"]))
+            await conn.execute(
+                select(connectors.c.credentials).where(connectors.c.id == created["id"])
+            )
         ).scalar_one()
     assert "secret-api-key-value" not in stored
     assert "secret-api-key-value" in runtime.cipher.decrypt(stored)
@@ -64,7 +72,9 @@ async def test_duplicate_provider_is_409(client: httpx.AsyncClient, sandbox: San
     body = {"provider": A, "mode": "MOCK"}
     first = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
     assert first.status_code == 201
-    second = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
+    second = await client.post(
+        path(sandbox.merchant_account_id), json=body, headers=sandbox.headers
+    )
     assert second.status_code == 409
     assert second.json()["error"]["code"] == "CONNECTOR_CONFIG_ALREADY_EXISTS"
 
@@ -72,7 +82,10 @@ async def test_duplicate_provider_is_409(client: httpx.AsyncClient, sandbox: San
 async def test_concurrent_creates_make_one(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     body = {"provider": B, "mode": "MOCK"}
     responses = await asyncio.gather(
-        *(client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers) for _ in range(4))
+        *(
+            client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
+            for _ in range(4)
+        )
     )
     codes = sorted(r.status_code for r in responses)
     assert codes == [201, 409, 409, 409], [r.text for r in responses]
@@ -80,14 +93,32 @@ async def test_concurrent_creates_make_one(client: httpx.AsyncClient, sandbox: S
     assert len(listed.json()["items"]) == 1
 
 
-async def test_credentials_are_validated_per_provider(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+async def test_credentials_are_validated_per_provider(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
     url = path(sandbox.merchant_account_id)
     cases = [
         ({"provider": A, "mode": "SANDBOX"}, "credentials"),
-        ({"provider": A, "mode": "SANDBOX", "credentials": {"commerce_code": "1"}}, "credentials.api_key"),
-        ({"provider": A, "mode": "SANDBOX", "credentials": B_CREDENTIALS}, "credentials.access_token"),
-        ({"provider": B, "mode": "SANDBOX", "credentials": {**B_CREDENTIALS, "x": "y"}}, "credentials.x"),
-        ({"provider": B, "mode": "SANDBOX", "credentials": {**B_CREDENTIALS, "access_token": ""}}, None),
+        (
+            {"provider": A, "mode": "SANDBOX", "credentials": {"commerce_code": "1"}},
+            "credentials.api_key",
+        ),
+        (
+            {"provider": A, "mode": "SANDBOX", "credentials": B_CREDENTIALS},
+            "credentials.access_token",
+        ),
+        (
+            {"provider": B, "mode": "SANDBOX", "credentials": {**B_CREDENTIALS, "x": "y"}},
+            "credentials.x",
+        ),
+        (
+            {
+                "provider": B,
+                "mode": "SANDBOX",
+                "credentials": {**B_CREDENTIALS, "access_token": ""},
+            },
+            None,
+        ),
         ({"provider": "paypal", "mode": "MOCK"}, "provider"),
         ({"provider": A, "mode": "LIVE"}, "mode"),
         ({"provider": A, "mode": "MOCK", "priority": -1}, "priority"),
@@ -116,10 +147,14 @@ async def test_modes_follow_the_application_environment(
 
     production = await new_application(runtime, "PRODUCTION")
     url = path(production.merchant_account_id)
-    response = await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=production.headers)
+    response = await client.post(
+        url, json={"provider": A, "mode": "MOCK"}, headers=production.headers
+    )
     assert response.status_code == 403 and response.json()["error"]["code"] == "FORBIDDEN"
     response = await client.post(
-        url, json={"provider": A, "mode": "PRODUCTION", "credentials": A_CREDENTIALS}, headers=production.headers
+        url,
+        json={"provider": A, "mode": "PRODUCTION", "credentials": A_CREDENTIALS},
+        headers=production.headers,
     )
     assert response.status_code == 201, response.text
     # Nor may PATCH switch it to MOCK.
@@ -131,7 +166,9 @@ async def test_modes_follow_the_application_environment(
 
 async def test_patch_rules(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     url = path(sandbox.merchant_account_id)
-    created = (await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)).json()
+    created = (
+        await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)
+    ).json()
     item = f"{url}/{created['id']}"
     # SANDBOX needs credentials: none stored, none sent.
     response = await client.patch(item, json={"mode": "SANDBOX"}, headers=sandbox.headers)
@@ -144,7 +181,9 @@ async def test_patch_rules(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     for bad in ({"provider": A}, {"enabled": None}, {"priority": 1.5}):
         response = await client.patch(item, json=bad, headers=sandbox.headers)
         assert response.status_code == 400, (bad, response.text)
-    response = await client.patch(f"{url}/cfg_unknown", json={"priority": 1}, headers=sandbox.headers)
+    response = await client.patch(
+        f"{url}/cfg_unknown", json={"priority": 1}, headers=sandbox.headers
+    )
     assert response.status_code == 404
 
 
@@ -152,16 +191,22 @@ async def test_another_application_gets_404(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
     url = path(sandbox.merchant_account_id)
-    created = (await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)).json()
+    created = (
+        await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)
+    ).json()
     other = await new_application(runtime)
     assert (await client.get(url, headers=other.headers)).status_code == 404
     response = await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=other.headers)
     assert response.status_code == 404
-    response = await client.patch(f"{url}/{created['id']}", json={"priority": 9}, headers=other.headers)
+    response = await client.patch(
+        f"{url}/{created['id']}", json={"priority": 9}, headers=other.headers
+    )
     assert response.status_code == 404
     # Nor through its own merchant id.
     response = await client.patch(
-        f"{path(other.merchant_account_id)}/{created['id']}", json={"priority": 9}, headers=other.headers
+        f"{path(other.merchant_account_id)}/{created['id']}",
+        json={"priority": 9},
+        headers=other.headers,
     )
     assert response.status_code == 404
     assert (await client.get(url)).status_code == 401

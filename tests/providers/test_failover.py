@@ -8,16 +8,31 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, pay, read, set_fault
+from tests.providers.helpers import (
+    A,
+    B,
+    checkout,
+    create_intent,
+    mock_sandbox,
+    pay,
+    read,
+    set_fault,
+)
 
 
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
     # The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
-    return {"provider_timeout_seconds": 0.3, "provider_failure_threshold": 3, "provider_skip_seconds": 10}
+    return {
+        "provider_timeout_seconds": 0.3,
+        "provider_failure_threshold": 3,
+        "provider_skip_seconds": 10,
+    }
 
 
-async def provider_of_new_checkout(client: httpx.AsyncClient, sandbox, provider: str | None = None) -> str:  # type: ignore[no-untyped-def]
+async def provider_of_new_checkout(
+    client: httpx.AsyncClient, sandbox, provider: str | None = None
+) -> str:  # type: ignore[no-untyped-def]
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"], provider)
     assert response.status_code == 200, response.text
@@ -51,7 +66,10 @@ async def test_503_when_none_is_available_then_retry_with_the_same_key(
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "CONNECTOR_UNAVAILABLE" and error["request_id"]
-    assert isinstance(error["details"]["retry_after_seconds"], int) and error["details"]["retry_after_seconds"] >= 1
+    assert (
+        isinstance(error["details"]["retry_after_seconds"], int)
+        and error["details"]["retry_after_seconds"] >= 1
+    )
     assert response.headers["retry-after"] == str(error["details"]["retry_after_seconds"])
     assert (await read(client, sandbox, intent["id"]))["status"] == "CREATED"
     await set_fault(client, sandbox, B, "ok")
@@ -87,7 +105,9 @@ async def test_explicit_provider_is_used_even_when_skipped(
     # Explicitly A while it is down: no failover to another provider, a 503.
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"], A)
-    assert response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
+    assert (
+        response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
+    )
     await set_fault(client, sandbox, A, "ok")
     assert await provider_of_new_checkout(client, sandbox) == B  # auto still skips A
     assert await provider_of_new_checkout(client, sandbox, A) == A  # explicit: used while enabled
@@ -112,3 +132,24 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
     response = await checkout(client, sandbox, intent["id"])
     assert response.status_code == 503
     assert response.json()["error"]["details"]["retry_after_seconds"] == 5  # A's trial comes first
+
+
+async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    from payorch.worker.reconciliation import ReconcileProcessing
+    from tests.providers.helpers import choose_without_returning, query_of, start
+    from tests.providers.test_worker_jobs import run_until_idle
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, A, "timeout")
+    response = await client.get(location)  # the commit gets no answer within the timeout
+    assert response.status_code == 303
+    assert query_of(response.headers["location"])["payment_intent_id"] == intent["id"]
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, A, "ok")
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"

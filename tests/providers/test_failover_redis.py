@@ -19,8 +19,11 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 async def redis_health(runtime: Runtime, prefix: str) -> RedisHealth:
     health = RedisHealth.from_url(
-        REDIS_URL, runtime.clock, runtime.settings.provider_failure_threshold,
-        runtime.settings.provider_skip_seconds, prefix=prefix,
+        REDIS_URL,
+        runtime.clock,
+        runtime.settings.provider_failure_threshold,
+        runtime.settings.provider_skip_seconds,
+        prefix=prefix,
     )
     try:
         await health._redis.ping()
@@ -35,7 +38,11 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
 ) -> None:
     prefix = f"payorch-test-{secrets.token_hex(6)}:"
     runtime._provider_health = await redis_health(runtime, prefix)
-    replica = Runtime.build(make_settings(database_url, redis_url=REDIS_URL), clock=runtime.clock, database=runtime.database)
+    replica = Runtime.build(
+        make_settings(database_url, redis_url=REDIS_URL),
+        clock=runtime.clock,
+        database=runtime.database,
+    )
     replica._provider_health = await redis_health(replica, prefix)
     try:
         sandbox = await mock_sandbox(runtime)
@@ -49,7 +56,9 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:
             intent = await create_intent(other, sandbox)
             response = await checkout(other, sandbox, intent["id"])
-            assert response.status_code == 200 and response.json()["provider"] == B  # skipped there too
+            assert (
+                response.status_code == 200 and response.json()["provider"] == B
+            )  # skipped there too
     finally:
         store = runtime._provider_health
         keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]

@@ -15,7 +15,9 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture(params=["in-process", "redis"])
-async def health(request: pytest.FixtureRequest, clock: FrozenClock) -> AsyncIterator[ProviderHealth]:
+async def health(
+    request: pytest.FixtureRequest, clock: FrozenClock
+) -> AsyncIterator[ProviderHealth]:
     if request.param == "in-process":
         yield InProcessHealth(clock, threshold=3, skip_seconds=10)
         return
@@ -35,7 +37,9 @@ async def health(request: pytest.FixtureRequest, clock: FrozenClock) -> AsyncIte
         await store.aclose()
 
 
-async def test_skipped_after_threshold_then_one_trial(health: ProviderHealth, clock: FrozenClock) -> None:
+async def test_skipped_after_threshold_then_one_trial(
+    health: ProviderHealth, clock: FrozenClock
+) -> None:
     key = "provider_a_redirect_post:MOCK:cfg_1"
     for _ in range(2):
         await health.failed(key)
@@ -80,3 +84,13 @@ async def test_concurrent_admits_give_one_trial(health: ProviderHealth, clock: F
 def test_health_key_isolates_mock_connectors() -> None:
     assert health_key("p", "MOCK", "cfg_1") != health_key("p", "MOCK", "cfg_2")
     assert health_key("p", "PRODUCTION", "cfg_1") == health_key("p", "PRODUCTION", "cfg_2")
+
+
+async def test_redis_down_means_try_the_provider(clock: FrozenClock) -> None:
+    store = RedisHealth.from_url("redis://127.0.0.1:1/0", clock, threshold=1, skip_seconds=10)
+    try:
+        await store.failed("k")  # logged, not raised
+        assert (await store.admit("k")).allowed
+        await store.succeeded("k")
+    finally:
+        await store.aclose()

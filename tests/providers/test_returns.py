@@ -24,7 +24,11 @@ from tests.providers.helpers import (
 
 async def payment_count(runtime: Runtime, intent_id: str) -> int:
     async with runtime.database.transaction() as conn:
-        query = select(func.count()).select_from(payments).where(payments.c.payment_intent_id == intent_id)
+        query = (
+            select(func.count())
+            .select_from(payments)
+            .where(payments.c.payment_intent_id == intent_id)
+        )
         return int((await conn.execute(query)).scalar_one())
 
 
@@ -51,7 +55,9 @@ async def test_forged_returns_change_nothing(client: httpx.AsyncClient, runtime:
     # The browser's parameters say nothing: the other buyer approves, and a return carrying
     # that token on this intent still changes nothing here.
     await pay(client, other_body, "approve")
-    response = await client.get(base, params={"token_ws": other_body["checkout"]["fields"]["token_ws"]})
+    response = await client.get(
+        base, params={"token_ws": other_body["checkout"]["fields"]["token_ws"]}
+    )
     assert response.status_code == 303
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     assert (await read(client, sandbox, other["id"]))["status"] == "AUTHORIZED"
@@ -77,7 +83,9 @@ async def test_double_return_authorizes_once(client: httpx.AsyncClient, runtime:
     assert authorized_events(await events_of(runtime, intent["id"])) == 1
 
 
-async def test_racing_returns_commit_and_authorize_once(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_racing_returns_commit_and_authorize_once(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
@@ -120,6 +128,25 @@ async def test_post_return_is_accepted(client: httpx.AsyncClient, runtime: Runti
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
     token = query_of(location)["token_ws"]
-    response = await client.post(f"/v1/checkout-returns/{A}/{intent['id']}", data={"token_ws": token})
+    response = await client.post(
+        f"/v1/checkout-returns/{A}/{intent['id']}", data={"token_ws": token}
+    )
     assert response.status_code == 303
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+
+
+async def test_a_return_racing_a_replacement_authorizes_once(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    returned, replaced = await asyncio.gather(
+        client.get(location), checkout(client, sandbox, intent["id"], "provider_b_redirect_get")
+    )
+    assert returned.status_code == 303
+    # Paid at A: the replacement is refused whichever came first.
+    assert replaced.status_code == 409, replaced.text
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    assert await payment_count(runtime, intent["id"]) == 1
+    assert authorized_events(await events_of(runtime, intent["id"])) == 1

@@ -3,6 +3,8 @@ on SQLite and PostgreSQL. Time moves with the FrozenClock."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import httpx
 
 from payorch.app import create_app
@@ -106,7 +108,7 @@ async def test_restart_in_the_middle_of_a_checkout(
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
-    # The process dies; a new one (new Runtime, engine and app) on the same database takes the return.
+    # The process dies; a new one (new Runtime, engine, app) on the same database takes the return.
     fresh = Runtime.build(make_settings(database_url), database=Database(database_url))
     fresh.owns_database = True
     try:
@@ -138,7 +140,9 @@ async def test_several_workers_claim_each_checkout_once(
         assert types.count("payment.authorized") == 1
 
 
-async def test_provider_b_checkout_expires(client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock) -> None:
+async def test_provider_b_checkout_expires(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, "provider_b_redirect_get")
     clock.advance(runtime.settings.checkout_ttl_seconds + 1)
@@ -168,3 +172,65 @@ async def test_provider_b_pending_settled_by_reconciliation_when_notifications_f
     clock.advance(16)
     await run_until_idle(ReconcileProcessing(), runtime)
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+
+
+async def test_the_worker_runs_expiry_and_reconciliation(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    import asyncio
+
+    from payorch.worker.jobs import default_jobs
+    from payorch.worker.runner import Worker
+
+    names = {job.name for job in default_jobs()}
+    assert {"checkout-expiry", "reconciliation"} <= names
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox)
+    worker = Worker(runtime)
+    task = asyncio.create_task(worker.run())
+    try:
+        clock.advance(301)
+        worker.wake("checkout-expiry")
+        for _ in range(200):
+            if (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED":
+                break
+            await asyncio.sleep(0.05)
+        assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_crash_between_the_commit_and_the_database_write(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """A process committed at the provider, then died before writing: its lease runs out, the
+    next return commits again (422 at the provider), reads the status and authorizes once."""
+    from sqlalchemy import update
+
+    from payorch.db.tables.providers import checkouts
+    from payorch.simulator.credentials import mock_credentials
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    token = body["checkout"]["fields"]["token_ws"]
+    keys = mock_credentials(runtime.cipher, "provider_a", sandbox.application_id)
+    committed = await client.put(
+        f"/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions/{token}",
+        headers={"Tbk-Api-Key-Id": keys["commerce_code"], "Tbk-Api-Key-Secret": keys["api_key"]},
+    )
+    assert committed.status_code == 200 and committed.json()["status"] == "AUTHORIZED"
+    async with runtime.database.transaction() as conn:  # the dead process's lease
+        await conn.execute(
+            update(checkouts)
+            .where(checkouts.c.payment_intent_id == intent["id"])
+            .values(lease_until=clock.now() + timedelta(seconds=25))
+        )
+    clock.advance(26)
+    response = await client.get(location)
+    assert response.status_code == 303
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED"
+    types = [e["type"] for e in await events_of(runtime, intent["id"])]
+    assert types.count("payment.authorized") == 1

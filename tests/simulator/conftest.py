@@ -53,7 +53,11 @@ async def app_client(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient,
 
     async def hook(request: Request) -> Response:
         receiver.received.append(
-            {"query": dict(request.query_params), "headers": dict(request.headers), "body": await request.body()}
+            {
+                "query": dict(request.query_params),
+                "headers": dict(request.headers),
+                "body": await request.body(),
+            }
         )
         if receiver.failures_left > 0:
             receiver.failures_left -= 1
@@ -62,7 +66,9 @@ async def app_client(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient,
 
     app.add_api_route(HOOK_PATH, hook, methods=["POST"])
     runtime.app = app  # in-process dispatch of runtime.http goes to this app
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as http:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+    ) as http:
         yield http, receiver
 
 
@@ -79,7 +85,12 @@ def receiver(app_client: tuple[httpx.AsyncClient, Receiver]) -> Receiver:
 async def create_a(
     http: httpx.AsyncClient, headers: dict[str, str], intent_id: str = "payi_test", **overrides: Any
 ) -> str:
-    body = {"buy_order": "order-1", "session_id": "session-1", "amount": 1500, "return_url": RETURN_A + intent_id}
+    body = {
+        "buy_order": "order-1",
+        "session_id": "session-1",
+        "amount": 1500,
+        "return_url": RETURN_A + intent_id,
+    }
     body.update(overrides)
     answer = await http.post(A_API, json=body, headers=headers)
     assert answer.status_code == 200, answer.text
@@ -92,7 +103,9 @@ async def decide_a(http: httpx.AsyncClient, token: str, outcome: str) -> httpx.R
 
 def preference_body(reference: str = "payi_test", **overrides: Any) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "items": [{"id": "i1", "title": "Book", "quantity": 2, "unit_price": 750, "currency_id": "CLP"}],
+        "items": [
+            {"id": "i1", "title": "Book", "quantity": 2, "unit_price": 750, "currency_id": "CLP"}
+        ],
         "back_urls": {
             "success": RETURN_B + reference,
             "failure": RETURN_B + reference + "?leg=failure",
@@ -106,8 +119,12 @@ def preference_body(reference: str = "payi_test", **overrides: Any) -> dict[str,
     return body
 
 
-async def create_b(http: httpx.AsyncClient, headers: dict[str, str], **overrides: Any) -> dict[str, Any]:
-    answer = await http.post(B + "/checkout/preferences", json=preference_body(**overrides), headers=headers)
+async def create_b(
+    http: httpx.AsyncClient, headers: dict[str, str], **overrides: Any
+) -> dict[str, Any]:
+    answer = await http.post(
+        B + "/checkout/preferences", json=preference_body(**overrides), headers=headers
+    )
     assert answer.status_code == 201, answer.text
     return dict(answer.json())
 

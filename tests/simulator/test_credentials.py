@@ -20,7 +20,9 @@ APP = "app_01abcdefghjkmnpqrstvwxyz012"
 
 def test_provider_a_shape_matches_contract() -> None:
     creds = mock_credentials(CIPHER, "provider_a", APP)
-    expected = hmac.new(CIPHER.derive("simulator"), f"provider_a:{APP}".encode(), hashlib.sha256).hexdigest()
+    expected = hmac.new(
+        CIPHER.derive("simulator"), f"provider_a:{APP}".encode(), hashlib.sha256
+    ).hexdigest()
     assert creds == {"commerce_code": APP, "api_key": expected}
     assert application_of(CIPHER, "provider_a", creds) == APP
 
@@ -36,7 +38,14 @@ def test_provider_b_shape_matches_contract() -> None:
 
 def test_forged_and_foreign_credentials_are_refused() -> None:
     a = mock_credentials(CIPHER, "provider_a", APP)
-    assert application_of(CIPHER, "provider_a", {**a, "api_key": a["api_key"][:-1] + "0"}) is None
+    assert (
+        application_of(
+            CIPHER,
+            "provider_a",
+            {**a, "api_key": a["api_key"][:-1] + ("1" if a["api_key"][-1] == "0" else "0")},
+        )
+        is None
+    )
     assert application_of(CIPHER, "provider_a", {**a, "commerce_code": "app_other"}) is None
     assert application_of(CIPHER, "provider_a", {}) is None
     other = Cipher(["another-key"])

@@ -13,7 +13,12 @@ from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CO
 from tests.conftest import Sandbox, new_application
 from tests.simulator.conftest import A_API, RETURN_A, a_headers, create_a, decide_a
 
-GOOD = {"buy_order": "order-1", "session_id": "s", "amount": 1500, "return_url": RETURN_A + "payi_x"}
+GOOD = {
+    "buy_order": "order-1",
+    "session_id": "s",
+    "amount": 1500,
+    "return_url": RETURN_A + "payi_x",
+}
 
 
 async def test_create_answers_token_and_page_url_with_or_without_trailing_slash(
@@ -45,7 +50,11 @@ async def test_amount_may_be_a_numeric_string_as_the_sdk_sends_it(
         ({"buy_order": "order#1"}, 422, "Invalid value for parameter: buy_order"),
         ({"buy_order": ""}, 422, "buy_order is required!"),
         ({"session_id": "s" * 62}, 422, "Invalid value for parameter: session_id"),
-        ({"return_url": "https://shop.example/" + "r" * 236}, 422, "Invalid value for parameter: return_url"),
+        (
+            {"return_url": "https://shop.example/" + "r" * 236},
+            422,
+            "Invalid value for parameter: return_url",
+        ),
         ({"return_url": "ftp://shop.example/"}, 422, "Invalid value for parameter: return_url"),
         ({"amount": 10**17}, 422, "Invalid value for parameter: amount"),
         ({"amount": "12.5"}, 422, "Invalid value for parameter: amount"),
@@ -56,14 +65,23 @@ async def test_amount_may_be_a_numeric_string_as_the_sdk_sends_it(
     ],
 )
 async def test_create_validation_answers_the_provider_error_body(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, change: dict[str, object], status: int, message: str
+    sim: httpx.AsyncClient,
+    runtime: Runtime,
+    sandbox: Sandbox,
+    change: dict[str, object],
+    status: int,
+    message: str,
 ) -> None:
-    answer = await sim.post(A_API, json={**GOOD, **change}, headers=a_headers(runtime, sandbox.application_id))
+    answer = await sim.post(
+        A_API, json={**GOOD, **change}, headers=a_headers(runtime, sandbox.application_id)
+    )
     assert answer.status_code == status
     assert answer.json() == {"error_message": message}
 
 
-async def test_limits_are_inclusive(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_limits_are_inclusive(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     body = {
         "buy_order": "A|_=&%.,~:/?[+!@()>-z" + "12345",
         "session_id": "s" * 61,
@@ -75,7 +93,9 @@ async def test_limits_are_inclusive(sim: httpx.AsyncClient, runtime: Runtime, sa
     assert answer.status_code == 200, answer.text
 
 
-async def test_malformed_json_is_400(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_malformed_json_is_400(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = {**a_headers(runtime, sandbox.application_id), "Content-Type": "application/json"}
     answer = await sim.post(A_API, content=b"{not json", headers=headers)
     assert answer.status_code == 400 and answer.json() == {"error_message": "Invalid json format"}
@@ -83,12 +103,17 @@ async def test_malformed_json_is_400(sim: httpx.AsyncClient, runtime: Runtime, s
     assert answer.status_code == 400
 
 
-async def test_bad_or_missing_key_is_401(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_bad_or_missing_key_is_401(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     for bad in (
         {},
         {**headers, "Tbk-Api-Key-Secret": "0" * 64},
-        {"Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE, "Tbk-Api-Key-Secret": headers["Tbk-Api-Key-Secret"]},
+        {
+            "Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE,
+            "Tbk-Api-Key-Secret": headers["Tbk-Api-Key-Secret"],
+        },
     ):
         answer = await sim.post(A_API, json=GOOD, headers=bad)
         assert answer.status_code == 401 and answer.json() == {"error_message": "Not Authorized"}
@@ -112,10 +137,14 @@ async def test_unknown_or_foreign_token_is_404(
             sim.post(f"{A_API}/{unknown}/refunds", json={"amount": 1}, headers=other),
         ):
             answer = await call
-            assert answer.status_code == 404 and answer.json() == {"error_message": "Transaction not found"}
+            assert answer.status_code == 404 and answer.json() == {
+                "error_message": "Transaction not found"
+            }
 
 
-async def test_commit_once_after_approval(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_commit_once_after_approval(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     early = await sim.put(f"{A_API}/{token}", headers=headers)
@@ -128,17 +157,25 @@ async def test_commit_once_after_approval(sim: httpx.AsyncClient, runtime: Runti
     assert committed.status_code == 200
     body = committed.json()
     assert body["status"] == "AUTHORIZED" and body["response_code"] == 0
-    assert body["amount"] == 1500 and body["buy_order"] == "order-1" and body["session_id"] == "session-1"
+    assert (
+        body["amount"] == 1500
+        and body["buy_order"] == "order-1"
+        and body["session_id"] == "session-1"
+    )
     assert body["card_detail"] == {"card_number": "6623"} and body["payment_type_code"] == "VN"
     assert len(body["authorization_code"]) == 6 and len(body["accounting_date"]) == 4
     assert body["transaction_date"].endswith("Z") and body["balance"] == 1500
     second = await sim.put(f"{A_API}/{token}", headers=headers)
     assert second.status_code == 422
-    assert second.json() == {"error_message": "Transaction has an invalid finished state: committed"}
+    assert second.json() == {
+        "error_message": "Transaction has an invalid finished state: committed"
+    }
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json() == body
 
 
-async def test_rejected_commit_says_failed(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_rejected_commit_says_failed(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "reject")
@@ -173,7 +210,9 @@ async def test_late_commit_is_422(
     assert answer.json() == {"error_message": "Transaction has an invalid finished state: expired"}
 
 
-async def test_commit_body_must_be_empty(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_commit_body_must_be_empty(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
@@ -182,11 +221,15 @@ async def test_commit_body_must_be_empty(sim: httpx.AsyncClient, runtime: Runtim
     assert (await sim.put(f"{A_API}/{token}", json={}, headers=headers)).status_code == 200
 
 
-async def test_concurrent_commits_succeed_once(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_concurrent_commits_succeed_once(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
-    answers = await asyncio.gather(*(sim.put(f"{A_API}/{token}", headers=headers) for _ in range(6)))
+    answers = await asyncio.gather(
+        *(sim.put(f"{A_API}/{token}", headers=headers) for _ in range(6))
+    )
     assert sorted(a.status_code for a in answers) == [200] + [422] * 5
 
 
@@ -230,17 +273,25 @@ async def test_late_full_refund_and_partial_refunds_are_nullifications(
     late = await _authorized(sim, headers)
     partial = await _authorized(sim, headers)
     clock.advance(3 * 3600 + 1)
-    body = (await sim.post(f"{A_API}/{late}/refunds", json={"amount": "1500"}, headers=headers)).json()
+    body = (
+        await sim.post(f"{A_API}/{late}/refunds", json={"amount": "1500"}, headers=headers)
+    ).json()
     assert body["type"] == "NULLIFIED" and body["balance"] == 0 and body["nullified_amount"] == 1500
     assert body["response_code"] == 0 and len(body["authorization_code"]) == 6
     assert (await sim.get(f"{A_API}/{late}", headers=headers)).json()["status"] == "NULLIFIED"
 
-    first = (await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 500}, headers=headers)).json()
+    first = (
+        await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 500}, headers=headers)
+    ).json()
     assert first["type"] == "NULLIFIED" and first["balance"] == 1000
-    assert (await sim.get(f"{A_API}/{partial}", headers=headers)).json()["status"] == "PARTIALLY_NULLIFIED"
+    assert (await sim.get(f"{A_API}/{partial}", headers=headers)).json()[
+        "status"
+    ] == "PARTIALLY_NULLIFIED"
     over = await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1001}, headers=headers)
     assert over.status_code == 422 and "(311)" in over.json()["error_message"]
-    last = (await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1000}, headers=headers)).json()
+    last = (
+        await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1000}, headers=headers)
+    ).json()
     assert last["type"] == "NULLIFIED" and last["balance"] == 0
 
 
@@ -266,7 +317,10 @@ async def test_concurrent_refunds_never_exceed_the_amount(
     headers = a_headers(runtime, sandbox.application_id)
     token = await _authorized(sim, headers, amount=1000)
     answers = await asyncio.gather(
-        *(sim.post(f"{A_API}/{token}/refunds", json={"amount": 300}, headers=headers) for _ in range(5))
+        *(
+            sim.post(f"{A_API}/{token}/refunds", json={"amount": 300}, headers=headers)
+            for _ in range(5)
+        )
     )
     assert sorted(a.status_code for a in answers) == [200, 200, 200, 422, 422]
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["balance"] == 100

@@ -10,20 +10,32 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
-from tests.simulator.conftest import A_API, A_PAGE, RETURN_A, a_headers, create_a, decide_a, query_of
+from tests.simulator.conftest import (
+    A_API,
+    A_PAGE,
+    RETURN_A,
+    a_headers,
+    create_a,
+    decide_a,
+    query_of,
+)
 
 
 async def test_page_shows_amount_merchant_order_and_the_outcome_buttons(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    token = await create_a(sim, a_headers(runtime, sandbox.application_id), amount=125990, buy_order="ORD-77")
+    token = await create_a(
+        sim, a_headers(runtime, sandbox.application_id), amount=125990, buy_order="ORD-77"
+    )
     page = await sim.post(A_PAGE, data={"token_ws": token})
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "$125.990" in page.text and "shop" in page.text and "ORD-77" in page.text
     buttons = re.findall(r'<button[^>]*name="outcome" value="(\w+)"', page.text)
     assert buttons == ["approve", "reject", "cancel", "timeout", "error"]
     assert f'name="token_ws" value="{token}"' in page.text
-    assert "http" not in page.text.split("<body>")[1].split("</main>")[0].replace(A_PAGE, "")  # no outside asset
+    assert "http" not in page.text.split("<body>")[1].split("</main>")[0].replace(
+        A_PAGE, ""
+    )  # no outside asset
     assert "default-src 'none'" in page.headers["content-security-policy"]
     assert (await sim.get(A_PAGE, params={"token_ws": token})).status_code == 200
 
@@ -49,7 +61,9 @@ async def test_normal_end_returns_only_token_ws_by_get(
 async def test_timeout_returns_order_and_session_only(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    token = await create_a(sim, a_headers(runtime, sandbox.application_id), buy_order="o-9", session_id="s-9")
+    token = await create_a(
+        sim, a_headers(runtime, sandbox.application_id), buy_order="o-9", session_id="s-9"
+    )
     back = await decide_a(sim, token, "timeout")
     assert back.status_code == 303
     assert query_of(back) == {"TBK_ORDEN_COMPRA": "o-9", "TBK_ID_SESION": "s-9"}
@@ -66,7 +80,13 @@ async def test_error_page_returns_token_ws_and_tbk_token(
 async def test_abort_comes_back_as_an_auto_submitted_post_form(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    token = await create_a(sim, a_headers(runtime, sandbox.application_id), intent_id="payi_c", buy_order="o-3", session_id="s-3")
+    token = await create_a(
+        sim,
+        a_headers(runtime, sandbox.application_id),
+        intent_id="payi_c",
+        buy_order="o-3",
+        session_id="s-3",
+    )
     back = await decide_a(sim, token, "cancel")
     assert back.status_code == 200
     assert f'method="post" action="{RETURN_A}payi_c"' in back.text
@@ -75,13 +95,19 @@ async def test_abort_comes_back_as_an_auto_submitted_post_form(
     assert ".submit()" in back.text
 
 
-async def test_return_url_query_is_kept(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
-    token = await create_a(sim, a_headers(runtime, sandbox.application_id), return_url="https://shop.example/r?a=1")
+async def test_return_url_query_is_kept(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    token = await create_a(
+        sim, a_headers(runtime, sandbox.application_id), return_url="https://shop.example/r?a=1"
+    )
     back = await decide_a(sim, token, "approve")
     assert back.headers["location"] == f"https://shop.example/r?a=1&token_ws={token}"
 
 
-async def test_second_choice_changes_nothing(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
+async def test_second_choice_changes_nothing(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
@@ -105,3 +131,17 @@ async def test_expired_page_only_times_out(
     back = await decide_a(sim, token, "approve")  # a stale form still pressed
     assert query_of(back) == {"TBK_ORDEN_COMPRA": "o-5", "TBK_ID_SESION": "s-5"}
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["status"] == "FAILED"
+
+
+async def test_way_back_from_a_finished_page_keeps_the_shop_query(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
+) -> None:
+    token = await create_a(
+        sim, a_headers(runtime, sandbox.application_id), return_url="https://shop.example/r?a=1"
+    )
+    await decide_a(sim, token, "approve")
+    page = await sim.post(A_PAGE, data={"token_ws": token})
+    assert page.status_code == 409
+    assert (
+        f'href="https://shop.example/r?a=1&amp;token_ws={token}"' in page.text
+    )  # a link, not a GET form

@@ -34,7 +34,7 @@ from transbank.webpay.webpay_plus.transaction import Transaction
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE, mock_credentials
 
-SECRET = "sdk-test-secret-key-0123456789abcdefghij"
+SECRET = "sdk-test-secret-key-0123456789abcdefghij"  # noqa: S105 - a test key
 MP_HOST = "https://api.mercadopago.com"
 
 
@@ -63,17 +63,47 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "PAYORCH_SECRET_KEY": SECRET,
         "PAYORCH_PUBLIC_URL": url,
     }
-    subprocess.run([sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True
+    )
     created = subprocess.run(
-        [sys.executable, "-m", "payorch.cli", "applications", "create", "--name", "sdk",
-         "--environment", "SANDBOX", "--merchant-name", "SDK shop", "--json"],
-        env=env, check=True, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "payorch.cli",
+            "applications",
+            "create",
+            "--name",
+            "sdk",
+            "--environment",
+            "SANDBOX",
+            "--merchant-name",
+            "SDK shop",
+            "--json",
+        ],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     app = json.loads(created.stdout.strip().splitlines()[-1])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "payorch.app:create_app",
-         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "payorch.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 30
@@ -83,7 +113,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
                 break
             except httpx.TransportError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("uvicorn did not start: " + process.stderr.read().decode()[-2000:]) from None
+                    raise RuntimeError(
+                        "uvicorn did not start: " + process.stderr.read().decode()[-2000:]
+                    ) from None
                 time.sleep(0.2)
         yield Server(url, app["application_id"], app["api_key"])
     finally:
@@ -91,21 +123,25 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         process.wait(timeout=10)
 
 
-# ----- provider A: transbank-sdk --------------------------------------------------------------------
+# ----- provider A: transbank-sdk -----------------------------------------------------------------
 
 
 @pytest.fixture
 def webpay(server: Server, monkeypatch: pytest.MonkeyPatch) -> Transaction:
     base = server.url + "/simulator/provider_a"
     monkeypatch.setattr(RequestService, "host", classmethod(lambda cls, options: base))
-    return Transaction(WebpayOptions(PUBLIC_A_COMMERCE_CODE, PUBLIC_A_API_KEY, IntegrationType.TEST))
+    return Transaction(
+        WebpayOptions(PUBLIC_A_COMMERCE_CODE, PUBLIC_A_API_KEY, IntegrationType.TEST)
+    )
 
 
 def _buyer_chooses_a(url: str, token: str, outcome: str) -> httpx.Response:
     """What a browser does: POST token_ws to the page, then press a button."""
     page = httpx.post(url, data={"token_ws": token})
     assert page.status_code == 200 and f'value="{outcome}"' in page.text
-    return httpx.post(url.rsplit("/", 1)[0] + "/decide", data={"token_ws": token, "outcome": outcome})
+    return httpx.post(
+        url.rsplit("/", 1)[0] + "/decide", data={"token_ws": token, "outcome": outcome}
+    )
 
 
 def test_transbank_sdk_create_commit_status_refund(webpay: Transaction) -> None:
@@ -125,7 +161,11 @@ def test_transbank_sdk_create_commit_status_refund(webpay: Transaction) -> None:
 
     assert webpay.status(created["token"])["status"] == "AUTHORIZED"
     refund = webpay.refund(created["token"], 1000)
-    assert refund["type"] == "NULLIFIED" and refund["balance"] == 1500 and refund["nullified_amount"] == 1000
+    assert (
+        refund["type"] == "NULLIFIED"
+        and refund["balance"] == 1500
+        and refund["nullified_amount"] == 1000
+    )
     assert webpay.status(created["token"])["status"] == "PARTIALLY_NULLIFIED"
     with pytest.raises(TransactionRefundError) as too_much:
         webpay.refund(created["token"], 5000)
@@ -151,7 +191,9 @@ def test_transbank_sdk_full_refund_is_a_reversal_and_errors_are_typed(webpay: Tr
     assert invalid.value.code == 422
 
 
-def test_transbank_sdk_with_mock_credentials_and_a_bad_key(server: Server, webpay: Transaction) -> None:
+def test_transbank_sdk_with_mock_credentials_and_a_bad_key(
+    server: Server, webpay: Transaction
+) -> None:
     creds = mock_credentials(Cipher([SECRET]), "provider_a", server.application_id)
     own = Transaction(WebpayOptions(creds["commerce_code"], creds["api_key"], IntegrationType.TEST))
     created = own.create("sdk-order-4", "s", 1500, "https://shop.example/return")
@@ -166,7 +208,7 @@ def test_transbank_sdk_with_mock_credentials_and_a_bad_key(server: Server, webpa
     assert denied.value.code == 401
 
 
-# ----- provider B: mercadopago ------------------------------------------------------------------------
+# ----- provider B: mercadopago -------------------------------------------------------------------
 
 
 class SimulatorHttpClient(HttpClient):  # type: ignore[misc]
@@ -177,24 +219,43 @@ class SimulatorHttpClient(HttpClient):  # type: ignore[misc]
 
     def request(self, method, url, maxretries=None, retry_on=None, backoff_factor=None, **kwargs):  # type: ignore[no-untyped-def]
         assert url.startswith(MP_HOST)
-        return super().request(method, self.base + url[len(MP_HOST):], maxretries, retry_on, backoff_factor, **kwargs)
+        return super().request(
+            method, self.base + url[len(MP_HOST) :], maxretries, retry_on, backoff_factor, **kwargs
+        )
 
 
 @pytest.fixture
 def mp(server: Server) -> mercadopago.SDK:
     token = mock_credentials(Cipher([SECRET]), "provider_b", server.application_id)["access_token"]
-    return mercadopago.SDK(token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b"))
+    return mercadopago.SDK(
+        token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b")
+    )
 
 
-def test_mercadopago_sdk_preference_payment_search_refund(server: Server, mp: mercadopago.SDK) -> None:
+def test_mercadopago_sdk_preference_payment_search_refund(
+    server: Server, mp: mercadopago.SDK
+) -> None:
     reference = f"sdk-{time.monotonic_ns()}"
-    created = mp.preference().create({
-        "items": [{"id": "sku-1", "title": "Mug", "quantity": 2, "unit_price": 4990, "currency_id": "CLP"}],
-        "back_urls": {"success": "https://shop.example/ok", "failure": "https://shop.example/ko",
-                      "pending": "https://shop.example/wait"},
-        "auto_return": "approved",
-        "external_reference": reference,
-    })
+    created = mp.preference().create(
+        {
+            "items": [
+                {
+                    "id": "sku-1",
+                    "title": "Mug",
+                    "quantity": 2,
+                    "unit_price": 4990,
+                    "currency_id": "CLP",
+                }
+            ],
+            "back_urls": {
+                "success": "https://shop.example/ok",
+                "failure": "https://shop.example/ko",
+                "pending": "https://shop.example/wait",
+            },
+            "auto_return": "approved",
+            "external_reference": reference,
+        }
+    )
     assert created["status"] == 201, created
     preference = created["response"]
     assert preference["init_point"].startswith(server.url) and preference["id"].count("-") == 5
@@ -203,14 +264,18 @@ def test_mercadopago_sdk_preference_payment_search_refund(server: Server, mp: me
     page = httpx.get(preference["init_point"])
     assert page.status_code == 200 and "$9.980" in page.text
     back = httpx.post(page.url, data={"pref_id": preference["id"], "outcome": "approve"})
-    assert back.status_code == 303 and back.headers["location"].startswith("https://shop.example/ok?")
+    assert back.status_code == 303 and back.headers["location"].startswith(
+        "https://shop.example/ok?"
+    )
     payment_id = int(httpx.URL(back.headers["location"]).params["payment_id"])
 
     payment = mp.payment().get(payment_id)
     assert payment["status"] == 200
     assert payment["response"]["status"] == "approved"
     assert payment["response"]["transaction_amount"] == 9980
-    found = mp.payment().search({"external_reference": reference, "sort": "date_created", "criteria": "desc"})
+    found = mp.payment().search(
+        {"external_reference": reference, "sort": "date_created", "criteria": "desc"}
+    )
     assert found["status"] == 200 and found["response"]["paging"]["total"] == 1
     assert found["response"]["results"][0]["id"] == payment_id
 
@@ -225,11 +290,13 @@ def test_mercadopago_sdk_preference_payment_search_refund(server: Server, mp: me
 
 
 def test_mercadopago_sdk_cancel_pending_and_errors(server: Server, mp: mercadopago.SDK) -> None:
-    preference = mp.preference().create({
-        "items": [{"title": "Ticket", "quantity": 1, "unit_price": 1500}],
-        "back_urls": {"pending": "https://shop.example/wait"},
-        "external_reference": "sdk-pending",
-    })["response"]
+    preference = mp.preference().create(
+        {
+            "items": [{"title": "Ticket", "quantity": 1, "unit_price": 1500}],
+            "back_urls": {"pending": "https://shop.example/wait"},
+            "external_reference": "sdk-pending",
+        }
+    )["response"]
     back = httpx.post(
         server.url + "/simulator/provider_b/checkout/v1/redirect",
         data={"pref_id": preference["id"], "outcome": "pending"},
@@ -241,7 +308,11 @@ def test_mercadopago_sdk_cancel_pending_and_errors(server: Server, mp: mercadopa
     assert mp.payment().get(999)["status"] == 404
     invalid = mp.preference().create({"items": []})
     assert invalid["status"] == 400 and invalid["response"]["message"] == "items needed"
-    expired = mp.preference().update(preference["id"], {"expires": True, "expiration_date_to": "2020-01-01T00:00:00Z"})
+    expired = mp.preference().update(
+        preference["id"], {"expires": True, "expiration_date_to": "2020-01-01T00:00:00Z"}
+    )
     assert expired["status"] == 200 and expired["response"]["expires"] is True
-    denied = mercadopago.SDK("TEST-nobody-123", http_client=SimulatorHttpClient(server.url + "/simulator/provider_b"))
+    denied = mercadopago.SDK(
+        "TEST-nobody-123", http_client=SimulatorHttpClient(server.url + "/simulator/provider_b")
+    )
     assert denied.payment().get(payment_id)["status"] == 401

@@ -10,6 +10,7 @@ re-reads the intent (FOR UPDATE) and releases the lease.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 
@@ -20,11 +21,21 @@ from payorch.checkouts.calls import context_for, lease_length, ref_of
 from payorch.checkouts.outcomes import apply_result
 from payorch.connectors import repository as connectors
 from payorch.intents import repository as intents
-from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.intents.states import IntentStatus
+from payorch.providers.base import (
+    CheckoutRef,
+    ConnectorContext,
+    Outcome,
+    PaymentResult,
+    ProviderError,
+    get_adapter,
+)
 from payorch.runtime import Runtime
 
 ProviderCall = Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]]
 WAIT_STEP_SECONDS = 0.05
+STOPPED_ENDS = (IntentStatus.FAILED, IntentStatus.CANCELLED)
+log = logging.getLogger("payorch.checkouts")
 
 
 async def confirm_current_checkout(
@@ -44,7 +55,9 @@ async def confirm_current_checkout(
     while True:
         async with runtime.database.transaction() as conn:
             intent = await intents.get_any(conn, intent_id)
-            if intent is None or (application_id is not None and intent.application_id != application_id):
+            if intent is None or (
+                application_id is not None and intent.application_id != application_id
+            ):
                 return None
             checkout = await repository.active_for_intent(conn, intent_id)
             if (
@@ -83,8 +96,55 @@ async def call_and_apply(
         fresh = await intents.get_any(conn, intent.id, for_update=True)
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
-        await apply_result(conn, runtime.clock, fresh, current, result)
+        status = await apply_result(conn, runtime.clock, fresh, current, result)
         await repository.release_lease(conn, checkout.id)
         after = await intents.get_any(conn, intent.id)
     assert after is not None
+    if status != fresh.status and status in STOPPED_ENDS:
+        await _stop_at_provider(runtime, after, current, connector)
     return after
+
+
+async def _stop_at_provider(
+    runtime: Runtime,
+    intent: Row,  # type: ignore[type-arg]
+    checkout: Row,  # type: ignore[type-arg]
+    connector: Row,  # type: ignore[type-arg]
+) -> None:
+    """FAILED and CANCELLED are final (DECISIONS): make sure the buyer cannot pay the same
+    checkout afterwards (provider B lets a buyer retry on a preference after a rejection)."""
+    try:
+        stopped = await get_adapter(checkout.provider).cancel_checkout(
+            context_for(runtime, connector), ref_of(checkout, intent)
+        )
+    except ProviderError as exc:
+        log.warning("could not stop checkout %s at the provider: %s", checkout.id, exc.reason)
+        return
+    if stopped.outcome is Outcome.AUTHORIZED:
+        log.error(
+            "checkout %s: the provider reports a payment after the intent became %s",
+            checkout.id,
+            intent.status,
+        )
+
+
+async def lease_checkout(runtime: Runtime, checkout_id: str) -> bool:
+    """Take the checkout's lease, waiting for a holder to finish (bounded); False if it is no
+    longer ACTIVE or the holder did not finish in time."""
+    deadline = time.monotonic() + lease_length(runtime).total_seconds()
+    while True:
+        async with runtime.database.transaction() as conn:
+            checkout = await repository.get(conn, checkout_id)
+            if checkout is None or checkout.status != repository.ACTIVE:
+                return False
+            now = runtime.clock.now()
+            if await repository.take_lease(conn, checkout_id, now, now + lease_length(runtime)):
+                return True
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(WAIT_STEP_SECONDS)
+
+
+async def release(runtime: Runtime, checkout_id: str) -> None:
+    async with runtime.database.transaction() as conn:
+        await repository.release_lease(conn, checkout_id)

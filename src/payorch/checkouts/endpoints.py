@@ -59,7 +59,9 @@ async def request_checkout(
     return await service.request_checkout(runtime, caller, payment_intent_id, body, scope)
 
 
-async def _return(provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep) -> Response:
+async def _return(
+    provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep
+) -> Response:
     params = dict(request.query_params)
     if request.method == "POST":
         raw = await request.body()
@@ -77,7 +79,9 @@ router.add_api_route(
     methods=["GET", "POST"],
     status_code=303,
     summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
-    responses={303: {"description": "To the intent's return_url with payment_intent_id (and status)"}},
+    responses={
+        303: {"description": "To the intent's return_url with payment_intent_id (and status)"}
+    },
 )
 
 

@@ -55,16 +55,29 @@ async def apply_result(
             changes.update(next_check_at=now + reconcile_delay(0), check_attempts=0)
     elif outcome is Outcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
-        new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
+        new = await apply_move(
+            conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
+        )
     elif outcome in (Outcome.CANCELLED, Outcome.EXPIRED):
         move = Move.CANCEL if outcome is Outcome.CANCELLED else Move.EXPIRE
         if allowed(status, move):
-            data = {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
+            data = (
+                {"reason": result.reason or "The buyer cancelled the payment."}
+                if move is Move.CANCEL
+                else {}
+            )
             new = await apply_move(conn, clock, intent, move, data=data)
         elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
             reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
-            new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
-    if new in (IntentStatus.AUTHORIZED, IntentStatus.FAILED, IntentStatus.CANCELLED, IntentStatus.EXPIRED):
+            new = await apply_move(
+                conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
+            )
+    if new in (
+        IntentStatus.AUTHORIZED,
+        IntentStatus.FAILED,
+        IntentStatus.CANCELLED,
+        IntentStatus.EXPIRED,
+    ):
         changes.update(status=repository.CLOSED, closed_at=now, next_check_at=None)
     if changes:
         await repository.update_checkout(conn, checkout.id, **changes)

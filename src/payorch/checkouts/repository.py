@@ -48,7 +48,9 @@ async def update_checkout(conn: AsyncConnection, checkout_id: str, **values: Any
     await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(**values))
 
 
-async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
+async def take_lease(
+    conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime
+) -> bool:
     """Claim the right to talk to the provider about this checkout (one actor at a time)."""
     result = await conn.execute(
         update(checkouts)
@@ -62,7 +64,9 @@ async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, unt
 
 
 async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
-    await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(lease_until=None))
+    await conn.execute(
+        update(checkouts).where(checkouts.c.id == checkout_id).values(lease_until=None)
+    )
 
 
 async def claim_due(
@@ -104,7 +108,9 @@ async def claim_due(
     return list((await conn.execute(select(checkouts).where(checkouts.c.id.in_(ids)))).all())
 
 
-async def latest_for_intent(conn: AsyncConnection, payment_intent_id: str, provider: str) -> Row | None:  # type: ignore[type-arg]
+async def latest_for_intent(
+    conn: AsyncConnection, payment_intent_id: str, provider: str
+) -> Row | None:  # type: ignore[type-arg]
     query = (
         select(checkouts)
         .where(checkouts.c.payment_intent_id == payment_intent_id, checkouts.c.provider == provider)

@@ -21,7 +21,7 @@ from payorch.providers.base import (
     ConnectorContext,
     IncomingNotification,
     InvalidNotification,
-    ProviderUnavailable,
+    ProviderError,
     UnknownProvider,
 )
 from payorch.runtime import Runtime
@@ -39,7 +39,9 @@ def _known(provider: str) -> None:
         raise ResourceNotFound("No such provider.") from None
 
 
-async def handle_return(runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]) -> str:
+async def handle_return(
+    runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]
+) -> str:
     """Confirm and apply a buyer's return; answer where to send the buyer."""
     _known(provider)
     adapter = adapter_of(provider)
@@ -51,10 +53,11 @@ async def handle_return(runtime: Runtime, provider: str, intent_id: str, params:
         intent = await confirm_current_checkout(
             runtime, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
         )
-    except ProviderUnavailable as exc:
-        # Not confirmed now: the intent stays as it is; a notification, the expiry job or a new
-        # return settles it. The buyer still goes back to the shop.
-        log.warning("return not confirmed, provider unavailable: %s", exc.reason)
+    except ProviderError as exc:
+        # Not confirmed now (unavailable, or a refusal such as bad credentials): the intent stays
+        # as it is; a notification, the expiry job or a new return settles it. The buyer still
+        # goes back to the shop.
+        log.warning("return not confirmed by the provider: %s", exc.reason)
         async with runtime.database.transaction() as conn:
             from payorch.intents import repository as intents
 
@@ -88,13 +91,17 @@ async def handle_notification(
         ref = await adapter.parse_notification(context_for(runtime, connector), notification)
     except InvalidNotification as exc:
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
-    except ProviderUnavailable as exc:
-        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    except ProviderError as exc:
+        raise ConnectorUnavailable(
+            1, f"Could not confirm the notification now: {exc.reason}"
+        ) from None
     if ref.provider_payment_reference is None or ref.payment_intent_id is None:
         return  # a topic we do not act on, or a payment that is not ours
 
     async def read(ctx: ConnectorContext, checkout: CheckoutRef):  # type: ignore[no-untyped-def]
-        return await adapter.read_status(ctx, checkout, payment_reference=ref.provider_payment_reference)
+        return await adapter.read_status(
+            ctx, checkout, payment_reference=ref.provider_payment_reference
+        )
 
     try:
         await confirm_current_checkout(
@@ -105,6 +112,8 @@ async def handle_notification(
             connector_id=connector.id,
             application_id=connector.application_id,
         )
-    except ProviderUnavailable as exc:
+    except ProviderError as exc:
         # Answer 503 so the provider sends it again.
-        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+        raise ConnectorUnavailable(
+            1, f"Could not confirm the notification now: {exc.reason}"
+        ) from None

@@ -27,13 +27,17 @@ def candidates(connectors: list[Row], requested: str, currency: str) -> list[Row
     if requested != AUTO:
         chosen = [c for c in enabled if c.provider == requested]
         if not chosen:
-            raise ConnectorNotConfigured(f"The provider {requested} is not enabled for this merchant.")
+            raise ConnectorNotConfigured(
+                f"The provider {requested} is not enabled for this merchant."
+            )
         if not supports_currency(requested, currency):
             raise ConnectorNotConfigured(f"The provider {requested} does not support {currency}.")
         return chosen
     usable = [c for c in enabled if supports_currency(c.provider, currency)]
     if not usable:
         if enabled:
-            raise ConnectorNotConfigured(f"No enabled provider of this merchant supports {currency}.")
+            raise ConnectorNotConfigured(
+                f"No enabled provider of this merchant supports {currency}."
+            )
         raise ConnectorNotConfigured("The merchant has no enabled provider.")
     return sorted(usable, key=lambda c: (c.priority, c.created_at, c.id))

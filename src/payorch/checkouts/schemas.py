@@ -15,7 +15,9 @@ class CheckoutRequestBody(BaseModel):
 
     provider: Annotated[
         str | None,
-        Field(description="`auto` or a provider identifier; absent: the intent's requested provider."),
+        Field(
+            description="`auto` or a provider identifier; absent: the intent's requested provider."
+        ),
     ] = None
 
     @field_validator("provider")
@@ -30,7 +32,9 @@ class CheckoutAction(BaseModel):
     type: Literal["REDIRECT"]
     url: str
     method: Literal["POST", "GET"]
-    fields: dict[str, str] = Field(description="Hidden form fields for POST (`token_ws`); {} for GET.")
+    fields: dict[str, str] = Field(
+        description="Hidden form fields for POST (`token_ws`); {} for GET."
+    )
 
 
 class Checkout(BaseModel):

@@ -24,7 +24,7 @@ from sqlalchemy import Row
 from starlette.responses import Response
 
 from payorch.auth.service import Caller
-from payorch.checkouts import repository, routing
+from payorch.checkouts import confirm, repository, routing
 from payorch.checkouts.calls import adapter_of, context_for, key_of, ref_of
 from payorch.checkouts.outcomes import apply_result
 from payorch.checkouts.schemas import CheckoutRequestBody, checkout_body
@@ -36,6 +36,7 @@ from payorch.ids import new_id
 from payorch.intents import repository as intents
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move
+from payorch.providers import AUTO
 from payorch.providers.base import (
     CheckoutRequest,
     CheckoutSession,
@@ -73,7 +74,10 @@ async def request_checkout(
     runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
 ) -> Response:
     if scope is not None:
-        stored = await runtime.idempotency.begin(scope)
+        # The key's lease must outlive the slowest request: waiting for a confirmation in
+        # progress, stopping the current checkout, then one call per candidate provider.
+        lease = 6 * runtime.settings.provider_timeout_seconds + 10
+        stored = await runtime.idempotency.begin(scope, lease_seconds=lease)
         if stored is not None:
             return stored.response()
     try:
@@ -89,18 +93,33 @@ async def _run(
     runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
 ) -> tuple[int, bytes]:
     plan = await _plan(runtime, caller, intent_id, body)
-    if plan.current is not None:
-        await _stop_current(runtime, plan)
-    connector, session, checkout_id = await _create(runtime, plan)
+    leased = False
     try:
-        return await _record(runtime, plan, connector, session, checkout_id, scope)
-    except InvalidState:
-        # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
-        await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
+        if plan.current is not None:
+            # Hold the current checkout's lease from "the provider confirms it is unused" until it
+            # is marked REPLACED: a return racing us waits, then finds it replaced (no commit).
+            if not await confirm.lease_checkout(runtime, plan.current.id):
+                raise InvalidState(
+                    plan.intent.status, "The current checkout is being confirmed; retry."
+                )
+            leased = True
+            await _stop_current(runtime, plan)
+        connector, session, checkout_id = await _create(runtime, plan)
+        try:
+            return await _record(runtime, plan, connector, session, checkout_id, scope)
+        except InvalidState:
+            # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
+            await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
+            raise
+    except BaseException:
+        if leased and plan.current is not None:
+            await confirm.release(runtime, plan.current.id)
         raise
 
 
-async def _plan(runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
+async def _plan(
+    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody
+) -> _Plan:
     async with runtime.database.transaction() as conn:
         intent = await intents.get(conn, caller.application_id, intent_id)
         if intent is None:
@@ -113,10 +132,12 @@ async def _plan(runtime: Runtime, caller: Caller, intent_id: str, body: Checkout
         current = await repository.active_for_intent(conn, intent.id)
         current_connector = None
         if current is not None:
-            current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)
+            current_connector = next(
+                (c for c in merchant_connectors if c.id == current.connector_id), None
+            )
             if current_connector is None:
                 current_connector = await connectors.get_any(conn, current.connector_id)
-    return _Plan(intent, candidates, requested != routing.AUTO, current, current_connector)
+    return _Plan(intent, candidates, requested != AUTO, current, current_connector)
 
 
 async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
@@ -130,10 +151,13 @@ async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
     except ProviderUnavailable as exc:
         log.warning("cannot stop the current checkout: %s", exc.reason)
         raise ConnectorUnavailable(
-            _retry_after(runtime), "The current provider cannot confirm that the checkout is unused; retry."
+            _retry_after(runtime),
+            "The current provider cannot confirm that the checkout is unused; retry.",
         ) from None
     except ProviderRejected as exc:
-        raise InvalidState(plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}") from None
+        raise InvalidState(
+            plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}"
+        ) from None
     if result.outcome in STOPPED or result.outcome is Outcome.IGNORED:
         return
     # The buyer already did something there: record it and refuse the replacement.
@@ -206,16 +230,25 @@ async def _record(
         intent = await intents.get_any(conn, plan.intent.id, for_update=True)
         assert intent is not None
         if intent.status != plan.intent.status:
-            raise InvalidState(intent.status, "The payment intent changed during the checkout request.")
+            raise InvalidState(
+                intent.status, "The payment intent changed during the checkout request."
+            )
         now = clock.now()
         if plan.current is not None:
             if not await repository.replace(conn, plan.current.id, now):
-                raise InvalidState(intent.status, "Another checkout request replaced the checkout first.")
+                raise InvalidState(
+                    intent.status, "Another checkout request replaced the checkout first."
+                )
         elif await repository.active_for_intent(conn, intent.id) is not None:
             raise InvalidState(intent.status, "Another checkout request won the race.")
         provider = connector.provider
         status = await apply_move(
-            conn, clock, intent, Move.START_CHECKOUT, data={"provider": provider}, changes={"provider": provider}
+            conn,
+            clock,
+            intent,
+            Move.START_CHECKOUT,
+            data={"provider": provider},
+            changes={"provider": provider},
         )
         values: dict[str, Any] = {
             "id": checkout_id,
@@ -245,7 +278,11 @@ async def _record(
 
 
 async def _cancel_quietly(
-    runtime: Runtime, connector: Row, intent: Row, checkout_id: str, session: CheckoutSession  # type: ignore[type-arg]
+    runtime: Runtime,
+    connector: Row,  # type: ignore[type-arg]
+    intent: Row,  # type: ignore[type-arg]
+    checkout_id: str,
+    session: CheckoutSession,
 ) -> None:
     from payorch.providers.base import CheckoutRef
 

@@ -38,7 +38,11 @@ async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -
     status_code=201,
     response_model=Connector,
     responses=problem_responses(
-        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound, ConnectorConfigAlreadyExists
+        ValidationFailed,
+        AuthenticationFailed,
+        Forbidden,
+        ResourceNotFound,
+        ConnectorConfigAlreadyExists,
     ),
     summary="Configure a provider for a merchant",
 )
@@ -54,7 +58,9 @@ async def create_connector(
 @router.patch(
     BASE + "/{config_id}",
     response_model=Connector,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
+    responses=problem_responses(
+        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound
+    ),
     summary="Change a provider configuration (priority, enabled, mode, credentials)",
 )
 async def update_connector(

@@ -26,7 +26,9 @@ CREDENTIAL_FIELDS: dict[str, tuple[str, ...]] = {
     PROVIDER_B: ("access_token", "webhook_secret"),
 }
 
-CredentialValue = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
+CredentialValue = Annotated[
+    str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)
+]
 Credentials = dict[str, CredentialValue]
 Priority = Annotated[int, Field(ge=0, le=MAX_PRIORITY, description="Lower wins.")]
 

@@ -25,16 +25,25 @@ from payorch.connectors.schemas import (
     connector_body,
 )
 from payorch.crypto import Cipher
-from payorch.errors import ConnectorConfigAlreadyExists, Forbidden, ResourceNotFound, ValidationFailed
+from payorch.errors import (
+    ConnectorConfigAlreadyExists,
+    Forbidden,
+    ResourceNotFound,
+    ValidationFailed,
+)
 from payorch.ids import new_id
 from payorch.providers import PROVIDER_A, PROVIDER_B, PROVIDER_IDS
 
 MOCK_PRIORITIES = ((PROVIDER_A, 1), (PROVIDER_B, 2))
 
 
-async def list_connectors(conn: AsyncConnection, caller: Caller, merchant_id: str) -> dict[str, Any]:
+async def list_connectors(
+    conn: AsyncConnection, caller: Caller, merchant_id: str
+) -> dict[str, Any]:
     await _check_merchant(conn, caller, merchant_id)
-    return {"items": [connector_body(row) for row in await repository.for_merchant(conn, merchant_id)]}
+    return {
+        "items": [connector_body(row) for row in await repository.for_merchant(conn, merchant_id)]
+    }
 
 
 async def create_connector(
@@ -114,7 +123,9 @@ async def update_connector(
     return connector_body(_Values(values))
 
 
-async def add_mock_connectors(conn: AsyncConnection, clock: Clock, merchant_account_id: str) -> None:
+async def add_mock_connectors(
+    conn: AsyncConnection, clock: Clock, merchant_account_id: str
+) -> None:
     """MOCK configurations for both providers: A priority 1, B priority 2 (sandbox start)."""
     application_id = await repository.application_of_merchant(conn, merchant_account_id)
     if application_id is None:

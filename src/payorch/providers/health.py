@@ -13,11 +13,16 @@ Both use the runtime clock (tests move it with FrozenClock).
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from redis.exceptions import RedisError
+
 from payorch.clock import Clock
+
+log = logging.getLogger("payorch.providers.health")
 
 
 @dataclass(frozen=True)
@@ -84,21 +89,22 @@ class InProcessHealth:
 
 
 # Atomic on the Redis server, so every replica sees one counter and exactly one trial.
+# Times are whole milliseconds (Lua numbers are doubles; integers stay exact).
 _ADMIT = """
 local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
-if failures < tonumber(ARGV[1]) then return {1, 0, '0'} end
+if failures < tonumber(ARGV[1]) then return {1, 0, 0} end
 local now = tonumber(ARGV[2])
 local untl = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
-if now < untl then return {0, 0, tostring(untl - now)} end
-redis.call('HSET', KEYS[1], 'until', tostring(now + tonumber(ARGV[3])))
+if now < untl then return {0, 0, untl - now} end
+redis.call('HSET', KEYS[1], 'until', now + tonumber(ARGV[3]))
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-return {1, 1, '0'}
+return {1, 1, 0}
 """
 
 _FAILED = """
 local failures = redis.call('HINCRBY', KEYS[1], 'failures', 1)
 if failures >= tonumber(ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'until', tostring(tonumber(ARGV[2]) + tonumber(ARGV[3])))
+  redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 return failures
@@ -107,7 +113,12 @@ return failures
 
 class RedisHealth:
     def __init__(
-        self, redis: Any, clock: Clock, threshold: int, skip_seconds: float, prefix: str = "payorch:"
+        self,
+        redis: Any,
+        clock: Clock,
+        threshold: int,
+        skip_seconds: float,
+        prefix: str = "payorch:",
     ) -> None:
         self._redis = redis
         self._clock = clock
@@ -116,6 +127,7 @@ class RedisHealth:
         self._prefix = prefix + "health:"
         # Forget a key well after its last failure (a day, or longer for long skip periods).
         self._ttl = int(max(86400, skip_seconds * 10))
+        self._skip_ms = int(skip_seconds * 1000)
         self._admit = redis.register_script(_ADMIT)
         self._failed = redis.register_script(_FAILED)
 
@@ -127,29 +139,45 @@ class RedisHealth:
 
         return cls(redis_asyncio.from_url(url), clock, threshold, skip_seconds, prefix)
 
+    def _now_ms(self) -> int:
+        return int(self._clock.now().timestamp() * 1000)
+
     async def admit(self, key: str) -> Admission:
-        allowed, trial, wait = await self._admit(
-            keys=[self._prefix + key],
-            args=[self._threshold, repr(self._clock.now().timestamp()), self._skip, self._ttl],
-        )
+        try:
+            allowed, trial, wait = await self._admit(
+                keys=[self._prefix + key],
+                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
+            )
+        except RedisError as exc:
+            # Health is an optimisation: without Redis, try the provider rather than fail.
+            log.warning("provider health unavailable (Redis): %s", exc)
+            return Admission(True)
         if int(allowed):
             return Admission(True, trial=bool(int(trial)))
-        return Admission(False, retry_after_seconds=_retry_after(float(wait)))
+        return Admission(False, retry_after_seconds=_retry_after(int(wait) / 1000))
 
     async def succeeded(self, key: str) -> None:
-        await self._redis.delete(self._prefix + key)
+        try:
+            await self._redis.delete(self._prefix + key)
+        except RedisError as exc:
+            log.warning("provider health unavailable (Redis): %s", exc)
 
     async def failed(self, key: str) -> None:
-        await self._failed(
-            keys=[self._prefix + key],
-            args=[self._threshold, repr(self._clock.now().timestamp()), self._skip, self._ttl],
-        )
+        try:
+            await self._failed(
+                keys=[self._prefix + key],
+                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
+            )
+        except RedisError as exc:
+            log.warning("provider health unavailable (Redis): %s", exc)
 
     async def aclose(self) -> None:
         await self._redis.aclose()
 
 
-def build_health(clock: Clock, redis_url: str | None, threshold: int, skip_seconds: float) -> ProviderHealth:
+def build_health(
+    clock: Clock, redis_url: str | None, threshold: int, skip_seconds: float
+) -> ProviderHealth:
     if redis_url:
         return RedisHealth.from_url(redis_url, clock, threshold, skip_seconds)
     return InProcessHealth(clock, threshold, skip_seconds)

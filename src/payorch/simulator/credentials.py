@@ -1,4 +1,4 @@
-"""MOCK credentials: derived from PAYORCH_SECRET_KEY, so nothing is stored and every application has its own.
+"""MOCK credentials: derived from PAYORCH_SECRET_KEY, none stored, one set per application.
 
 The simulator scopes all its state (transactions, preferences, payments, faults) by the owner a
 credential maps to: an application id, or "public" for provider A's published integration keys
@@ -27,10 +27,14 @@ def _mac(cipher: Cipher, message: str) -> str:
 def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict[str, str]:
     """The credentials a MOCK connector of ``application_id`` presents to the simulator."""
     if provider == "provider_a":
-        return {"commerce_code": application_id, "api_key": _mac(cipher, "provider_a:" + application_id)}
-    if provider == "provider_b":
         return {
-            "access_token": f"TEST-{application_id}-{_mac(cipher, 'provider_b:' + application_id)[:32]}",
+            "commerce_code": application_id,
+            "api_key": _mac(cipher, "provider_a:" + application_id),
+        }
+    if provider == "provider_b":
+        token_mac = _mac(cipher, "provider_b:" + application_id)
+        return {
+            "access_token": f"TEST-{application_id}-{token_mac[:32]}",
             "webhook_secret": _mac(cipher, "provider_b-webhook:" + application_id),
         }
     raise ValueError(f"unknown provider {provider!r}")
@@ -47,7 +51,11 @@ def application_of(cipher: Cipher, provider: str, presented: dict[str, str]) -> 
         code = presented.get("commerce_code") or ""
         key = presented.get("api_key") or ""
         if code == PUBLIC_A_COMMERCE_CODE:
-            return PUBLIC_OWNER if hmac.compare_digest(key.encode(), PUBLIC_A_API_KEY.encode()) else None
+            return (
+                PUBLIC_OWNER
+                if hmac.compare_digest(key.encode(), PUBLIC_A_API_KEY.encode())
+                else None
+            )
         if not code:
             return None
         expected = mock_credentials(cipher, "provider_a", code)["api_key"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from babel.numbers import format_currency
 from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -41,8 +42,22 @@ def money(amount: Decimal | int, currency: str) -> str:
 _ENV.filters["money"] = money
 
 
+def with_query(url: str, fields: dict[str, str]) -> str:
+    """``url`` with ``fields`` added to its query string (what it already has is kept)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True) + list(fields.items())
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+_ENV.filters["with_query"] = with_query
+
+
 def render(
-    template: str, status_code: int = 200, *, background: BackgroundTask | None = None, **context: Any
+    template: str,
+    status_code: int = 200,
+    *,
+    background: BackgroundTask | None = None,
+    **context: Any,
 ) -> HTMLResponse:
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.

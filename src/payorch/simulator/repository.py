@@ -21,7 +21,9 @@ async def fault_mode(conn: AsyncConnection, owner: str, provider: str) -> str:
 
 
 async def fault_modes(conn: AsyncConnection, owner: str) -> dict[str, str]:
-    rows = await conn.execute(select(faults.c.provider, faults.c.mode).where(faults.c.owner == owner))
+    rows = await conn.execute(
+        select(faults.c.provider, faults.c.mode).where(faults.c.owner == owner)
+    )
     return {row.provider: row.mode for row in rows}
 
 

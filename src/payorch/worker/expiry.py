@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 
 from payorch.checkouts import repository
+from payorch.checkouts.calls import lease_length
 from payorch.checkouts.confirm import call_and_apply
+from payorch.checkouts.outcomes import reconcile_delay
 from payorch.connectors import repository as connectors
 from payorch.intents import repository as intents
 from payorch.intents.states import IntentStatus
@@ -24,8 +26,6 @@ from payorch.providers.base import (
     get_adapter,
 )
 from payorch.runtime import Runtime
-from payorch.checkouts.calls import lease_length
-from payorch.checkouts.outcomes import reconcile_delay
 
 log = logging.getLogger("payorch.worker.expiry")
 BATCH = 20
@@ -47,7 +47,8 @@ async def check_due(runtime: Runtime, intent_statuses: tuple[str, ...], decide) 
         for checkout in claimed:
             intent = await intents.get_any(conn, checkout.payment_intent_id)
             connector = await connectors.get_any(conn, checkout.connector_id)
-            rows.append((checkout, intent, connector))
+            if intent is not None and connector is not None:  # foreign keys: always there
+                rows.append((checkout, intent, connector))
     for checkout, intent, connector in rows:
         try:
             await call_and_apply(runtime, intent, checkout, connector, decide)
@@ -62,7 +63,8 @@ async def check_due(runtime: Runtime, intent_statuses: tuple[str, ...], decide) 
                 await repository.update_checkout(
                     conn,
                     checkout.id,
-                    next_check_at=runtime.clock.now() + reconcile_delay(max(0, current.check_attempts - 1)),
+                    next_check_at=runtime.clock.now()
+                    + reconcile_delay(max(0, current.check_attempts - 1)),
                     lease_until=None,
                 )
     return len(rows)
@@ -85,6 +87,3 @@ class ExpireCheckouts:
 
     async def run_once(self, runtime: Runtime) -> int:
         return await check_due(runtime, (IntentStatus.REQUIRES_ACTION.value,), _expire_decision)
-
-
-

@@ -40,7 +40,7 @@ simulator_a_transactions = Table(
     Column("amount", BigInteger, nullable=False),
     Column("return_url", String(255), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
-    # What the buyer did on the page: approve | reject | cancel | timeout | error (null: nothing yet)
+    # The buyer's choice: approve | reject | cancel | timeout | error (null: nothing yet)
     Column("outcome", String(8), nullable=True),
     Column("decided_at", UtcDateTime, nullable=True),
     Column("committed_at", UtcDateTime, nullable=True),

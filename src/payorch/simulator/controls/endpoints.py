@@ -1,4 +1,4 @@
-"""HTTP of the simulator controls (DECISIONS.md "Simulator controls"): bearer key of a SANDBOX app."""
+"""HTTP of the simulator controls (DECISIONS.md "Simulator controls"): SANDBOX bearer keys."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from payorch.http.deps import CurrentCaller, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.simulator.controls import service
-from payorch.simulator.controls.schemas import Fault, FaultList, FaultRequest, Settled, SettleRequest
+from payorch.simulator.controls.schemas import (
+    Fault,
+    FaultList,
+    FaultRequest,
+    Settled,
+    SettleRequest,
+)
 from payorch.simulator.provider_b import notify
 
 router = APIRouter(tags=["Simulator controls"])
@@ -45,7 +51,9 @@ async def list_faults(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
 @router.post(
     "/simulator/controls/settle",
     response_model=Settled,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
+    responses=problem_responses(
+        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound
+    ),
     summary="Settle a payment the buyer left in process",
     description="Provider B: its pending payments for the intent (external_reference) become "
     "approved or rejected and a signed notification is sent. Provider A: the intent's transaction "

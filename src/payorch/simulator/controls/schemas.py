@@ -13,7 +13,9 @@ PROVIDERS = {
     "provider_a": "provider_a",
     "provider_b": "provider_b",
 }
-ProviderId = Literal["provider_a_redirect_post", "provider_b_redirect_get", "provider_a", "provider_b"]
+ProviderId = Literal[
+    "provider_a_redirect_post", "provider_b_redirect_get", "provider_a", "provider_b"
+]
 LONG_NAMES = {"provider_a": "provider_a_redirect_post", "provider_b": "provider_b_redirect_get"}
 
 
@@ -36,11 +38,15 @@ class SettleRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     payment_intent_id: str = Field(min_length=1, max_length=64)
     outcome: Literal["approve", "reject"]
-    provider: ProviderId | None = Field(None, description="Only this provider's payments (default: both).")
+    provider: ProviderId | None = Field(
+        None, description="Only this provider's payments (default: both)."
+    )
 
 
 class Settled(BaseModel):
     payment_intent_id: str
     provider: str
     outcome: str
-    references: list[str] = Field(description="Provider A tokens or provider B payment ids settled.")
+    references: list[str] = Field(
+        description="Provider A tokens or provider B payment ids settled."
+    )

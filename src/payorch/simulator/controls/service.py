@@ -20,7 +20,9 @@ async def set_fault(runtime: Runtime, caller: Caller, provider: str, mode: str) 
     require_sandbox(caller)
     short = PROVIDERS[provider]
     async with runtime.database.transaction() as conn:
-        await repository.set_fault_mode(conn, caller.application_id, short, mode, runtime.clock.now())
+        await repository.set_fault_mode(
+            conn, caller.application_id, short, mode, runtime.clock.now()
+        )
     return Fault(provider=LONG_NAMES[short], mode=mode)
 
 
@@ -28,7 +30,9 @@ async def list_faults(runtime: Runtime, caller: Caller) -> list[Fault]:
     require_sandbox(caller)
     async with runtime.database.transaction() as conn:
         modes = await repository.fault_modes(conn, caller.application_id)
-    return [Fault(provider=LONG_NAMES[s], mode=modes.get(s, "ok")) for s in ("provider_a", "provider_b")]
+    return [
+        Fault(provider=LONG_NAMES[s], mode=modes.get(s, "ok")) for s in ("provider_a", "provider_b")
+    ]
 
 
 async def settle(
@@ -42,13 +46,23 @@ async def settle(
     if only in (None, "provider_b"):
         ids, notifications = await provider_b.settle(runtime, owner, payment_intent_id, outcome)
         if ids:
-            answer = Settled(payment_intent_id=payment_intent_id, provider=LONG_NAMES["provider_b"],
-                             outcome=outcome, references=[str(i) for i in ids])
+            answer = Settled(
+                payment_intent_id=payment_intent_id,
+                provider=LONG_NAMES["provider_b"],
+                outcome=outcome,
+                references=[str(i) for i in ids],
+            )
             return answer, notifications
     if only in (None, "provider_a"):
-        token = await provider_a.settle(runtime.database, runtime.clock, owner, payment_intent_id, outcome)
+        token = await provider_a.settle(
+            runtime.database, runtime.clock, owner, payment_intent_id, outcome
+        )
         if token:
-            answer = Settled(payment_intent_id=payment_intent_id, provider=LONG_NAMES["provider_a"],
-                             outcome=outcome, references=[token])
+            answer = Settled(
+                payment_intent_id=payment_intent_id,
+                provider=LONG_NAMES["provider_a"],
+                outcome=outcome,
+                references=[token],
+            )
             return answer, []
     raise ResourceNotFound("Nothing in process to settle for this payment intent.")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit, parse_qsl
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
@@ -18,13 +17,14 @@ from payorch.http.responses import json_response
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault
-from payorch.simulator.pages import render
+from payorch.simulator.pages import render, with_query
 from payorch.simulator.provider_a import service
 from payorch.simulator.provider_a.wire import WireError, parse_create, parse_object, parse_refund
 
 BASE = "/simulator/provider_a"
 API = BASE + "/rswebpaytransaction/api/webpay/v1.2/transactions"
 PAGE = BASE + "/webpayserver/initTransaction"
+UNKNOWN_MESSAGE = "This payment link is not valid. Go back to the shop and start the payment again."
 
 router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 
@@ -118,7 +118,7 @@ async def payment_page(request: Request, runtime: RuntimeDep) -> Response:
             404,
             title="Unknown transaction",
             brand="Provider A",
-            message="This payment link is not valid. Go back to the shop and start the payment again.",
+            message=UNKNOWN_MESSAGE,
         )
     if row.outcome is not None:
         return _finished_page(row)
@@ -140,14 +140,22 @@ async def decide(request: Request, runtime: RuntimeDep) -> Response:
     outcome = str(form.get("outcome", ""))
     if outcome not in service.OUTCOMES:
         return render(
-            "message.html", 400, title="Choose an outcome", brand="Provider A",
+            "message.html",
+            400,
+            title="Choose an outcome",
+            brand="Provider A",
             message="Go back and press one of the buttons.",
         )
-    decided = await service.decide(runtime.database, runtime.clock, token, outcome) if token else None
+    decided = (
+        await service.decide(runtime.database, runtime.clock, token, outcome) if token else None
+    )
     if decided is None:
         return render(
-            "message.html", 404, title="Unknown transaction", brand="Provider A",
-            message="This payment link is not valid. Go back to the shop and start the payment again.",
+            "message.html",
+            404,
+            title="Unknown transaction",
+            brand="Provider A",
+            message=UNKNOWN_MESSAGE,
         )
     if not decided.first:
         return _finished_page(decided.row)
@@ -162,7 +170,11 @@ def _finished_page(row: Any) -> Response:
         title="This payment is already finished",
         brand="Provider A",
         message="The result was already sent to the shop. You can go back to it.",
-        back={"url": row.return_url, "method": "POST" if row.outcome == "cancel" else "GET", "fields": fields},
+        back={
+            "url": row.return_url,
+            "method": "POST" if row.outcome == "cancel" else "GET",
+            "fields": fields,
+        },
     )
 
 
@@ -173,22 +185,20 @@ def return_fields(row: Any) -> dict[str, str]:
     if row.outcome == "timeout":
         return {"TBK_ORDEN_COMPRA": row.buy_order, "TBK_ID_SESION": row.session_id}
     if row.outcome == "cancel":
-        return {"TBK_TOKEN": row.token, "TBK_ORDEN_COMPRA": row.buy_order, "TBK_ID_SESION": row.session_id}
+        return {
+            "TBK_TOKEN": row.token,
+            "TBK_ORDEN_COMPRA": row.buy_order,
+            "TBK_ID_SESION": row.session_id,
+        }
     return {"token_ws": row.token, "TBK_TOKEN": row.token}  # error page, then "back to shop"
 
 
 def send_back(row: Any) -> Response:
-    """Normal end, timeout and error come back by GET; an abort comes back as a POSTed form."""
+    """Normal end, timeout and error come back by GET (303); an abort as a POSTed form."""
     fields = return_fields(row)
     if row.outcome == "cancel":
         return render("autopost.html", url=row.return_url, fields=fields, brand="Provider A")
     return RedirectResponse(with_query(row.return_url, fields), status_code=303)
-
-
-def with_query(url: str, fields: dict[str, str]) -> str:
-    parts = urlsplit(url)
-    query = parse_qsl(parts.query, keep_blank_values=True) + list(fields.items())
-    return urlunsplit(parts._replace(query=urlencode(query)))
 
 
 async def _field(request: Request, name: str) -> str:

@@ -14,7 +14,9 @@ async def insert_transaction(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(insert(transactions).values(**values))
 
 
-async def get(conn: AsyncConnection, token: str, *, owner: str | None = None, for_update: bool = False) -> Row | None:  # type: ignore[type-arg]
+async def get(
+    conn: AsyncConnection, token: str, *, owner: str | None = None, for_update: bool = False
+) -> Row | None:  # type: ignore[type-arg]
     """By token; ``owner`` None only for the buyer's page, which carries no credentials."""
     query = select(transactions).where(transactions.c.token == token)
     if owner is not None:
@@ -44,7 +46,9 @@ async def mark_committed(conn: AsyncConnection, token: str, **values: Any) -> bo
     return result.rowcount == 1
 
 
-async def apply_refund(conn: AsyncConnection, token: str, before: int, after: int, status: str) -> bool:
+async def apply_refund(
+    conn: AsyncConnection, token: str, before: int, after: int, status: str
+) -> bool:
     result = await conn.execute(
         update(transactions)
         .where(transactions.c.token == token, transactions.c.nullified_amount == before)

@@ -172,7 +172,11 @@ async def refund(db: Database, clock: Clock, owner: str, token: str, amount: int
             and amount == row.amount
             and now <= row.decided_at + timedelta(seconds=REVERSAL_SECONDS)
         )
-        state = "REVERSED" if reversal else ("NULLIFIED" if after == row.amount else "PARTIALLY_NULLIFIED")
+        state = (
+            "REVERSED"
+            if reversal
+            else ("NULLIFIED" if after == row.amount else "PARTIALLY_NULLIFIED")
+        )
         if not await repository.apply_refund(conn, token, row.nullified_amount, after, state):
             raise WireError(422, "Transaction already locked by another process")
     if reversal:
@@ -187,7 +191,9 @@ async def refund(db: Database, clock: Clock, owner: str, token: str, amount: int
     }
 
 
-async def settle(db: Database, clock: Clock, owner: str, payment_intent_id: str, outcome: str) -> str | None:
+async def settle(
+    db: Database, clock: Clock, owner: str, payment_intent_id: str, outcome: str
+) -> str | None:
     """The controls' settle: decide the intent's open transaction as if the buyer had. Its token."""
     now = clock.now()
     choice = "approve" if outcome == "approve" else "reject"

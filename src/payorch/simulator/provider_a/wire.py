@@ -1,4 +1,4 @@
-"""Provider A's wire rules: request bodies, field checks and error bodies, as the real API has them."""
+"""Provider A's wire rules: request bodies, field checks and error bodies, as the real API."""
 
 from __future__ import annotations
 
@@ -81,7 +81,12 @@ def parse_create(raw: bytes) -> dict[str, Any]:
     return_url = _text(data, "return_url", 255)
     if not return_url.startswith(("http://", "https://")):
         raise WireError(422, "Invalid value for parameter: return_url")
-    return {"buy_order": buy_order, "session_id": session_id, "amount": amount, "return_url": return_url}
+    return {
+        "buy_order": buy_order,
+        "session_id": session_id,
+        "amount": amount,
+        "return_url": return_url,
+    }
 
 
 def parse_refund(raw: bytes) -> int:

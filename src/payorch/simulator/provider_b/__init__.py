@@ -1,1 +1,1 @@
-"""Simulated provider B: Checkout Pro API (preferences, payments, refunds), page and notifications."""
+"""Simulated provider B: the Checkout Pro API, its checkout page and its notifications."""

@@ -19,8 +19,7 @@ from payorch.runtime import Runtime
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import application_of
 from payorch.simulator.faults import active_fault
-from payorch.simulator.pages import render
-from payorch.simulator.provider_a.endpoints import with_query
+from payorch.simulator.pages import render, with_query
 from payorch.simulator.provider_b import notify, service
 from payorch.simulator.provider_b.wire import WireError, parse_body
 
@@ -41,7 +40,9 @@ async def _api(request: Request, runtime: Runtime, operation: Operation) -> Resp
         return json_response(WireError(401, "invalid access token", "unauthorized").body(), 401)
     fault = await active_fault(runtime, owner, "provider_b")
     if fault == "error":
-        return json_response(WireError(500, "Internal server error", "internal_server_error").body(), 500)
+        return json_response(
+            WireError(500, "Internal server error", "internal_server_error").body(), 500
+        )
     if fault == "timeout":
         return json_response(WireError(504, "Gateway timeout", "gateway_timeout").body(), 504)
     try:
@@ -130,7 +131,7 @@ async def list_refunds(payment_id: str, request: Request, runtime: RuntimeDep) -
 
 # ----- the buyer's page ---------------------------------------------------------------------------
 
-_UNKNOWN = {
+_UNKNOWN: dict[str, Any] = {
     "title": "Unknown checkout",
     "brand": BRAND,
     "message": "This payment link is not valid. Go back to the shop and start the payment again.",
@@ -164,19 +165,34 @@ async def choose(request: Request, runtime: RuntimeDep) -> Response:
     form = await request.form()
     outcome = str(form.get("outcome", ""))
     if outcome not in service.OUTCOMES:
-        return render("message.html", 400, title="Choose an outcome", brand=BRAND,
-                      message="Go back and press one of the buttons.")
+        return render(
+            "message.html",
+            400,
+            title="Choose an outcome",
+            brand=BRAND,
+            message="Go back and press one of the buttons.",
+        )
     choice = await service.choose(runtime, str(form.get("pref_id", "")), outcome)
     if choice is None:
         return render("message.html", 404, **_UNKNOWN)
     preference = choice.state.preference
     if choice.outcome == "settled":
         return _settled_page(preference, choice.payment)
-    task = BackgroundTask(notify.deliver_now, runtime, choice.notifications) if choice.notifications else None
+    task = (
+        BackgroundTask(notify.deliver_now, runtime, choice.notifications)
+        if choice.notifications
+        else None
+    )
     url = service.back_url(preference, choice.payment)
     if url is None:
-        return render("message.html", 200, title="Payment finished", brand=BRAND, background=task,
-                      message="The shop gave no address to return to. You can close this window.")
+        return render(
+            "message.html",
+            200,
+            title="Payment finished",
+            brand=BRAND,
+            background=task,
+            message="The shop gave no address to return to. You can close this window.",
+        )
     target = with_query(url, service.back_params(preference, choice.payment))
     return RedirectResponse(target, status_code=303, background=task)
 
@@ -187,7 +203,10 @@ def _settled_page(preference: Any, payment: Any) -> Response:
     if url is not None:
         back = {"url": url, "method": "GET", "fields": service.back_params(preference, payment)}
     return render(
-        "message.html", 409, title="This checkout is already paid", brand=BRAND,
-        message=f"Payment {payment.id} is {payment.status.replace('_', ' ')}. Nothing more to pay here.",
+        "message.html",
+        409,
+        title="This checkout is already paid",
+        brand=BRAND,
+        message=f"Payment {payment.id} is {payment.status.replace('_', ' ')}. Nothing left to pay.",
         back=back,
     )

@@ -1,7 +1,8 @@
 """Provider B's signed notifications: an outbox written with the payment change, sent after commit.
 
 Real shape: POST ``notification_url?data.id=<id>&type=payment`` with the JSON body of the docs
-and ``x-signature: ts=<unix>,v1=<hex HMAC-SHA256(webhook_secret, "id:<data.id>;request-id:<x-request-id>;ts:<ts>;")>``.
+and ``x-signature: ts=<unix>,v1=<hex>``: HMAC-SHA256 under the webhook_secret of
+``id:<data.id>;request-id:<x-request-id>;ts:<ts>;``.
 Only URLs of this service itself (PAYORCH_PUBLIC_URL) are notified: in MOCK mode that is the
 service's provider-notification endpoint; the simulator never POSTs to other hosts.
 Sent in the background right after the change (a few quick retries), then by the worker job on
@@ -93,7 +94,9 @@ async def _attempt(runtime: Runtime, row: Any) -> tuple[bool, str | None]:
     headers = signature_headers(secret, str(row.body["data"]["id"]), runtime.clock.now())
     try:
         async with asyncio.timeout(ANSWER_SECONDS):
-            answer = await runtime.http.post(row.url, content=orjson.dumps(row.body), headers=headers)
+            answer = await runtime.http.post(
+                row.url, content=orjson.dumps(row.body), headers=headers
+            )
     except Exception as exc:  # noqa: BLE001 - any failure is retried later
         return False, f"{type(exc).__name__}: {exc}"[:255]
     if answer.status_code in (200, 201):
@@ -110,7 +113,11 @@ async def _record(runtime: Runtime, row: Any, ok: bool, error: str | None) -> No
         values = {"status": "GAVE_UP", "attempts": attempts, "last_error": error}
     else:
         wait = BACKOFF[max(0, attempts - len(QUICK_RETRIES))]
-        values = {"attempts": attempts, "last_error": error, "next_attempt_at": now + timedelta(seconds=wait)}
+        values = {
+            "attempts": attempts,
+            "last_error": error,
+            "next_attempt_at": now + timedelta(seconds=wait),
+        }
     async with runtime.database.transaction() as conn:
         await repository.record_attempt(conn, row.id, **values)
 
@@ -141,7 +148,10 @@ async def deliver_due(runtime: Runtime, limit: int = 20) -> int:
     for candidate in due:
         async with runtime.database.transaction() as conn:
             row = await repository.claim_notification(
-                conn, candidate.id, candidate.next_attempt_at, now + timedelta(seconds=LEASE_SECONDS)
+                conn,
+                candidate.id,
+                candidate.next_attempt_at,
+                now + timedelta(seconds=LEASE_SECONDS),
             )
         if row is None:
             continue  # another worker took it

@@ -10,8 +10,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.simulator import (
     simulator_b_notifications as notifications,
+)
+from payorch.db.tables.simulator import (
     simulator_b_payments as payments,
+)
+from payorch.db.tables.simulator import (
     simulator_b_preferences as preferences,
+)
+from payorch.db.tables.simulator import (
     simulator_b_refunds as refunds,
 )
 
@@ -22,15 +28,25 @@ async def insert_preference(conn: AsyncConnection, **values: Any) -> None:
     await conn.execute(insert(preferences).values(**values))
 
 
-async def get_preference(conn: AsyncConnection, preference_id: str, *, owner: str | None = None) -> Row | None:  # type: ignore[type-arg]
+async def get_preference(
+    conn: AsyncConnection,
+    preference_id: str,
+    *,
+    owner: str | None = None,
+    for_update: bool = False,
+) -> Row | None:  # type: ignore[type-arg]
     query = select(preferences).where(preferences.c.id == preference_id)
     if owner is not None:
         query = query.where(preferences.c.owner == owner)
+    if for_update:
+        query = query.with_for_update()
     return (await conn.execute(query)).first()
 
 
 async def update_preference(conn: AsyncConnection, preference_id: str, **values: Any) -> None:
-    await conn.execute(update(preferences).where(preferences.c.id == preference_id).values(**values))
+    await conn.execute(
+        update(preferences).where(preferences.c.id == preference_id).values(**values)
+    )
 
 
 async def insert_payment(conn: AsyncConnection, **values: Any) -> None:
@@ -50,12 +66,16 @@ async def get_payment(
 
 async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[Row]:  # type: ignore[type-arg]
     rows = await conn.execute(
-        select(payments).where(payments.c.preference_id == preference_id).order_by(payments.c.date_created)
+        select(payments)
+        .where(payments.c.preference_id == preference_id)
+        .order_by(payments.c.date_created)
     )
     return list(rows)
 
 
-async def open_payments_for_reference(conn: AsyncConnection, owner: str, reference: str) -> list[Row]:  # type: ignore[type-arg]
+async def open_payments_for_reference(
+    conn: AsyncConnection, owner: str, reference: str
+) -> list[Row]:  # type: ignore[type-arg]
     rows = await conn.execute(
         select(payments)
         .where(
@@ -74,7 +94,9 @@ async def set_payment_status(
 ) -> bool:
     """Compare-and-set on the status, so two settlements cannot both apply."""
     result = await conn.execute(
-        update(payments).where(payments.c.id == payment_id, payments.c.status.in_(expected)).values(**values)
+        update(payments)
+        .where(payments.c.id == payment_id, payments.c.status.in_(expected))
+        .values(**values)
     )
     return result.rowcount == 1
 
@@ -88,7 +110,13 @@ _SORTS = {
 
 
 async def search_payments(
-    conn: AsyncConnection, owner: str, filters: dict[str, str], sort: str, descending: bool, limit: int, offset: int
+    conn: AsyncConnection,
+    owner: str,
+    filters: dict[str, str],
+    sort: str,
+    descending: bool,
+    limit: int,
+    offset: int,
 ) -> tuple[int, list[Row]]:  # type: ignore[type-arg]
     conditions = [payments.c.owner == owner]
     if "external_reference" in filters:
@@ -97,10 +125,16 @@ async def search_payments(
         conditions.append(payments.c.status == filters["status"])
     if "id" in filters:
         conditions.append(payments.c.id == int(filters["id"]))
-    total = (await conn.execute(select(func.count()).select_from(payments).where(*conditions))).scalar_one()
+    total = (
+        await conn.execute(select(func.count()).select_from(payments).where(*conditions))
+    ).scalar_one()
     column = _SORTS.get(sort, payments.c.date_created)
-    order = [column.desc(), payments.c.id.desc()] if descending else [column.asc(), payments.c.id.asc()]
-    rows = await conn.execute(select(payments).where(*conditions).order_by(*order).limit(limit).offset(offset))
+    order = (
+        [column.desc(), payments.c.id.desc()] if descending else [column.asc(), payments.c.id.asc()]
+    )
+    rows = await conn.execute(
+        select(payments).where(*conditions).order_by(*order).limit(limit).offset(offset)
+    )
     return int(total), list(rows)
 
 
@@ -134,7 +168,9 @@ async def due_notifications(conn: AsyncConnection, now: datetime, limit: int) ->
     return list(rows)
 
 
-async def claim_notification(conn: AsyncConnection, notification_id: str, seen: datetime, until: datetime) -> Row | None:  # type: ignore[type-arg]
+async def claim_notification(
+    conn: AsyncConnection, notification_id: str, seen: datetime, until: datetime
+) -> Row | None:  # type: ignore[type-arg]
     """Take a due notification for one sender: compare-and-set on next_attempt_at (a lease)."""
     result = await conn.execute(
         update(notifications)
@@ -147,12 +183,18 @@ async def claim_notification(conn: AsyncConnection, notification_id: str, seen: 
     )
     if result.rowcount != 1:
         return None
-    return (await conn.execute(select(notifications).where(notifications.c.id == notification_id))).first()
+    return (
+        await conn.execute(select(notifications).where(notifications.c.id == notification_id))
+    ).first()
 
 
 async def record_attempt(conn: AsyncConnection, notification_id: str, **values: Any) -> None:
-    await conn.execute(update(notifications).where(notifications.c.id == notification_id).values(**values))
+    await conn.execute(
+        update(notifications).where(notifications.c.id == notification_id).values(**values)
+    )
 
 
 async def notification_of(conn: AsyncConnection, notification_id: str) -> Row | None:  # type: ignore[type-arg]
-    return (await conn.execute(select(notifications).where(notifications.c.id == notification_id))).first()
+    return (
+        await conn.execute(select(notifications).where(notifications.c.id == notification_id))
+    ).first()

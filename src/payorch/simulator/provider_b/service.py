@@ -53,7 +53,9 @@ def preference_body(row: Any, public_url: str) -> dict[str, Any]:
         "site_id": SITE_ID,
         "items": body.get("items", []),
         "payer": body.get("payer", {}),
-        "back_urls": {k: body.get("back_urls", {}).get(k, "") or "" for k in ("success", "failure", "pending")},
+        "back_urls": {
+            k: body.get("back_urls", {}).get(k, "") or "" for k in ("success", "failure", "pending")
+        },
         "auto_return": body.get("auto_return", "") or "",
         "payment_methods": body.get("payment_methods", {}),
         "external_reference": body.get("external_reference", "") or "",
@@ -103,7 +105,9 @@ async def get_preference(runtime: Runtime, owner: str, preference_id: str) -> di
     return preference_body(row, runtime.settings.public_url)
 
 
-async def update_preference(runtime: Runtime, owner: str, preference_id: str, data: dict[str, Any]) -> dict[str, Any]:
+async def update_preference(
+    runtime: Runtime, owner: str, preference_id: str, data: dict[str, Any]
+) -> dict[str, Any]:
     """PUT: any field may change (e.g. ``expires`` + ``expiration_date_to`` to expire it now)."""
     async with runtime.database.transaction() as conn:
         row = await repository.get_preference(conn, preference_id, owner=owner)
@@ -114,7 +118,9 @@ async def update_preference(runtime: Runtime, owner: str, preference_id: str, da
             merged["expiration_date_from"] = isoformat(row.expiration_date_from)
         if row.expiration_date_to and "expiration_date_to" not in data:
             merged["expiration_date_to"] = isoformat(row.expiration_date_to)
-        await repository.update_preference(conn, preference_id, **_columns(check_preference(merged)))
+        await repository.update_preference(
+            conn, preference_id, **_columns(check_preference(merged))
+        )
         row = await repository.get_preference(conn, preference_id)
     return preference_body(row, runtime.settings.public_url)
 
@@ -122,7 +128,7 @@ async def update_preference(runtime: Runtime, owner: str, preference_id: str, da
 def is_expired(preference: Any, now: datetime) -> bool:
     if not preference.expires:
         return False
-    if preference.expiration_date_to is not None and now > preference.expiration_date_to:
+    if preference.expiration_date_to is not None and now >= preference.expiration_date_to:
         return True
     return preference.expiration_date_from is not None and now < preference.expiration_date_from
 
@@ -134,7 +140,11 @@ def refund_body(row: Any) -> dict[str, Any]:
         "payment_id": row.payment_id,
         "amount": amount,
         "metadata": {},
-        "source": {"id": str(collector_of(row.owner)), "name": "Sandbox collector", "type": "collector"},
+        "source": {
+            "id": str(collector_of(row.owner)),
+            "name": "Sandbox collector",
+            "type": "collector",
+        },
         "date_created": isoformat(row.date_created),
         "unique_sequence_number": None,
         "refund_mode": "standard",
@@ -220,7 +230,13 @@ async def search_payments(runtime: Runtime, owner: str, params: dict[str, str]) 
     filters = {k: v for k, v in params.items() if k in ("external_reference", "status", "id")}
     async with runtime.database.transaction() as conn:
         total, rows = await repository.search_payments(
-            conn, owner, filters, params.get("sort", "date_created"), criteria == "desc", limit, offset
+            conn,
+            owner,
+            filters,
+            params.get("sort", "date_created"),
+            criteria == "desc",
+            limit,
+            offset,
         )
         results = [payment_body(row, await repository.refunds_of(conn, row.id)) for row in rows]
     return {"paging": {"total": total, "limit": limit, "offset": offset}, "results": results}
@@ -249,27 +265,45 @@ async def refund(
         previous = await repository.refund_by_key(conn, owner, key)
         if previous is not None:
             if previous.payment_id != number:
-                raise WireError(409, "X-Idempotency-Key already used for another request", "conflict")
+                raise WireError(
+                    409, "X-Idempotency-Key already used for another request", "conflict"
+                )
             return RefundResult(refund_body(previous), replayed=True)
         if payment.status != "approved":
-            raise WireError(400, f"Payment with status {payment.status} cannot be refunded", "bad_request")
+            raise WireError(
+                400, f"Payment with status {payment.status} cannot be refunded", "bad_request"
+            )
         left = payment.amount_hundredths - payment.refunded_hundredths
         amount = left
         if data.get("amount") is not None:
             amount = hundredths(data["amount"], currency=payment.currency_id, field="amount")
         if amount > left:
-            raise WireError(400, "The amount to refund exceeds the amount left to refund", "bad_request",
-                            [{"code": 4044, "description": "Invalid refund amount", "data": None}])
+            raise WireError(
+                400,
+                "The amount to refund exceeds the amount left to refund",
+                "bad_request",
+                [{"code": 4044, "description": "Invalid refund amount", "data": None}],
+            )
         earlier = await repository.refunds_of(conn, number)
         # Increasing per payment (listed in order even when two share a timestamp).
-        refund_id = max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
+        refund_id = (
+            max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
+        )
         await repository.insert_refund(
-            conn, id=refund_id, owner=owner, payment_id=number, amount_hundredths=amount,
-            status="approved", idempotency_key=key, date_created=now,
+            conn,
+            id=refund_id,
+            owner=owner,
+            payment_id=number,
+            amount_hundredths=amount,
+            status="approved",
+            idempotency_key=key,
+            date_created=now,
         )
         full = amount == left
         await repository.set_payment_status(
-            conn, number, ("approved",),
+            conn,
+            number,
+            ("approved",),
             status="refunded" if full else "approved",
             status_detail="refunded" if full else "partially_refunded",
             refunded_hundredths=payment.refunded_hundredths + amount,
@@ -287,7 +321,9 @@ async def list_refunds(runtime: Runtime, owner: str, payment_id: str) -> list[di
         return [refund_body(r) for r in await repository.refunds_of(conn, number)]
 
 
-async def update_payment(runtime: Runtime, owner: str, payment_id: str, data: dict[str, Any]) -> dict[str, Any]:
+async def update_payment(
+    runtime: Runtime, owner: str, payment_id: str, data: dict[str, Any]
+) -> dict[str, Any]:
     """Only ``{"status": "cancelled"}``, only while the payment is pending or in process."""
     number = _payment_id(payment_id)
     if set(data) != {"status"} or data["status"] != "cancelled":
@@ -298,10 +334,16 @@ async def update_payment(runtime: Runtime, owner: str, payment_id: str, data: di
         if row is None:
             raise not_found("Payment")
         if not await repository.set_payment_status(
-            conn, number, repository.OPEN_STATUSES,
-            status="cancelled", status_detail="by_collector", date_last_updated=now,
+            conn,
+            number,
+            repository.OPEN_STATUSES,
+            status="cancelled",
+            status_detail="by_collector",
+            date_last_updated=now,
         ):
-            raise WireError(400, f"Payment with status {row.status} cannot be cancelled", "bad_request")
+            raise WireError(
+                400, f"Payment with status {row.status} cannot be cancelled", "bad_request"
+            )
         row = await repository.get_payment(conn, number)
         refunds = await repository.refunds_of(conn, number)
     return payment_body(row, refunds)
@@ -344,7 +386,8 @@ async def choose(runtime: Runtime, preference_id: str, outcome: str) -> Choice |
     """The buyer's button: a payment for approve/reject/pending, nothing for cancel."""
     now = runtime.clock.now()
     async with runtime.database.transaction() as conn:
-        preference = await repository.get_preference(conn, preference_id)
+        # Locked: two buttons pressed at once (two tabs) must not both pay the checkout.
+        preference = await repository.get_preference(conn, preference_id, for_update=True)
         if preference is None:
             return None
         state = PageState(preference, await repository.payments_of_preference(conn, preference_id))
@@ -371,7 +414,9 @@ async def choose(runtime: Runtime, preference_id: str, outcome: str) -> Choice |
             currency_id=preference.currency_id,
             amount_hundredths=preference.amount_hundredths,
             refunded_hundredths=0,
-            authorization_code=f"{secrets.randbelow(900000) + 100000}" if status == "approved" else None,
+            authorization_code=f"{secrets.randbelow(900000) + 100000}"
+            if status == "approved"
+            else None,
             notification_url=preference.body.get("notification_url"),
             date_created=now,
             date_approved=now if status == "approved" else None,
@@ -385,19 +430,31 @@ async def choose(runtime: Runtime, preference_id: str, outcome: str) -> Choice |
     return Choice(state, payment, outcome, notifications)
 
 
-async def settle(runtime: Runtime, owner: str, payment_intent_id: str, outcome: str) -> tuple[list[int], list[str]]:
+async def settle(
+    runtime: Runtime, owner: str, payment_intent_id: str, outcome: str
+) -> tuple[list[int], list[str]]:
     """Approve or reject the intent's payments left pending; their ids and notifications."""
     now = runtime.clock.now()
-    status, detail = ("approved", "accredited") if outcome == "approve" else ("rejected", "cc_rejected_other_reason")
+    status, detail = (
+        ("approved", "accredited")
+        if outcome == "approve"
+        else ("rejected", "cc_rejected_other_reason")
+    )
     settled: list[int] = []
     notifications: list[str] = []
     async with runtime.database.transaction() as conn:
         for payment in await repository.open_payments_for_reference(conn, owner, payment_intent_id):
             changed = await repository.set_payment_status(
-                conn, payment.id, repository.OPEN_STATUSES,
-                status=status, status_detail=detail, date_last_updated=now,
+                conn,
+                payment.id,
+                repository.OPEN_STATUSES,
+                status=status,
+                status_detail=detail,
+                date_last_updated=now,
                 date_approved=now if status == "approved" else None,
-                authorization_code=f"{secrets.randbelow(900000) + 100000}" if status == "approved" else None,
+                authorization_code=f"{secrets.randbelow(900000) + 100000}"
+                if status == "approved"
+                else None,
             )
             if not changed:
                 continue
@@ -413,7 +470,14 @@ def back_params(preference: Any, payment: Any | None) -> dict[str, str]:
     """The query parameters of the return to a back URL (``null`` when the buyer did not pay)."""
     if payment is None:
         paid: dict[str, str] = dict.fromkeys(
-            ("collection_id", "collection_status", "payment_id", "status", "payment_type", "merchant_order_id"),
+            (
+                "collection_id",
+                "collection_status",
+                "payment_id",
+                "status",
+                "payment_type",
+                "merchant_order_id",
+            ),
             "null",
         )
     else:
@@ -443,9 +507,12 @@ def back_params(preference: Any, payment: Any | None) -> dict[str, str]:
 def back_url(preference: Any, payment: Any | None) -> str | None:
     urls = preference.body.get("back_urls", {}) or {}
     status = payment.status if payment is not None else None
-    wanted = {"approved": "success", "refunded": "success", "pending": "pending", "in_process": "pending"}.get(
-        status or "", "failure"
-    )
+    wanted = {
+        "approved": "success",
+        "refunded": "success",
+        "pending": "pending",
+        "in_process": "pending",
+    }.get(status or "", "failure")
     for name in (wanted, "success", "failure", "pending"):
         if urls.get(name):
             return str(urls[name])

@@ -20,7 +20,9 @@ SEARCH_MAX_LIMIT = 1000
 class WireError(Exception):
     """An error answer: ``{"message", "error", "status", "cause"}``."""
 
-    def __init__(self, status: int, message: str, error: str = "bad_request", cause: list[Any] | None = None) -> None:
+    def __init__(
+        self, status: int, message: str, error: str = "bad_request", cause: list[Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
@@ -28,11 +30,21 @@ class WireError(Exception):
         self.cause = cause or []
 
     def body(self) -> dict[str, Any]:
-        return {"message": self.message, "error": self.error, "status": self.status, "cause": self.cause}
+        return {
+            "message": self.message,
+            "error": self.error,
+            "status": self.status,
+            "cause": self.cause,
+        }
 
 
 def not_found(what: str) -> WireError:
-    return WireError(404, f"{what} not found", "not_found", [{"code": 2000, "description": f"{what} not found", "data": None}])
+    return WireError(
+        404,
+        f"{what} not found",
+        "not_found",
+        [{"code": 2000, "description": f"{what} not found", "data": None}],
+    )
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:
@@ -41,7 +53,9 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     try:
         data = json.loads(raw, parse_float=Decimal)
     except (ValueError, UnicodeDecodeError):
-        raise WireError(400, "JSON parse error: the body is not valid JSON", "bad_request") from None
+        raise WireError(
+            400, "JSON parse error: the body is not valid JSON", "bad_request"
+        ) from None
     if not isinstance(data, dict):
         raise WireError(400, "The body must be a JSON object", "bad_request")
     return data
@@ -57,9 +71,14 @@ def hundredths(value: Any, *, currency: str, field: str, error: str = "bad_reque
         raise WireError(400, f"{field} invalid", error) from None
     places = min(exponent(currency) or 0, 2)
     scaled = number * (10**places)
-    if not number.is_finite() or number <= 0 or scaled != scaled.to_integral_value() or number > 10**13:
+    if (
+        not number.is_finite()
+        or number <= 0
+        or scaled != scaled.to_integral_value()
+        or number > 10**13
+    ):
         raise WireError(400, f"{field} invalid", error)
-    return int(scaled) * 10 ** (2 - places)
+    return int(scaled) * int(10 ** (2 - places))
 
 
 def amount_out(value: int) -> int | float:
@@ -78,7 +97,11 @@ def _json_number(value: Any) -> Any:
 
 
 def _url(value: Any, field: str, message: str | None = None) -> str:
-    if not isinstance(value, str) or len(value) > 600 or not value.startswith(("http://", "https://")):
+    if (
+        not isinstance(value, str)
+        or len(value) > 600
+        or not value.startswith(("http://", "https://"))
+    ):
         raise WireError(400, message or f"{field} invalid", "invalid_" + field.split(".")[0])
     return value
 
@@ -97,9 +120,21 @@ def _date(value: Any, field: str) -> datetime | None:
 
 # Fields of a preference the client controls (kept as given, once checked).
 PREFERENCE_FIELDS = (
-    "items", "back_urls", "auto_return", "external_reference", "notification_url", "expires",
-    "expiration_date_from", "expiration_date_to", "metadata", "payer", "payment_methods",
-    "statement_descriptor", "binary_mode", "marketplace", "additional_info",
+    "items",
+    "back_urls",
+    "auto_return",
+    "external_reference",
+    "notification_url",
+    "expires",
+    "expiration_date_from",
+    "expiration_date_to",
+    "metadata",
+    "payer",
+    "payment_methods",
+    "statement_descriptor",
+    "binary_mode",
+    "marketplace",
+    "additional_info",
 )
 
 
@@ -119,13 +154,19 @@ def check_preference(data: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(title, str) or not title.strip() or len(title) > 256:
             raise WireError(400, "title needed", "invalid_items")
         quantity = item.get("quantity")
-        if isinstance(quantity, bool) or not isinstance(quantity, int) or not 1 <= quantity <= 999_999:
+        if (
+            isinstance(quantity, bool)
+            or not isinstance(quantity, int)
+            or not 1 <= quantity <= 999_999
+        ):
             raise WireError(400, "quantity invalid", "invalid_items")
         currency = item.get("currency_id", DEFAULT_CURRENCY)
         if not isinstance(currency, str) or exponent(currency) is None:
             raise WireError(400, "currency_id invalid", "invalid_items")
         currencies.add(currency)
-        price = hundredths(item.get("unit_price"), currency=currency, field="unit_price", error="invalid_items")
+        price = hundredths(
+            item.get("unit_price"), currency=currency, field="unit_price", error="invalid_items"
+        )
         total += price * quantity
         kept_items.append({**item, "currency_id": currency})
     if len(currencies) > 1:
@@ -142,24 +183,34 @@ def check_preference(data: dict[str, Any]) -> dict[str, Any]:
     if auto_return not in (None, "", "approved", "all"):
         raise WireError(400, "auto_return invalid", "invalid_auto_return")
     if auto_return and not back_urls.get("success"):
-        raise WireError(400, "auto_return invalid. back_url.success must be defined", "invalid_auto_return")
+        raise WireError(
+            400, "auto_return invalid. back_url.success must be defined", "invalid_auto_return"
+        )
     reference = data.get("external_reference")
     if reference is not None and (not isinstance(reference, str) or len(reference) > 256):
         raise WireError(400, "external_reference invalid", "invalid_external_reference")
     if data.get("notification_url") not in (None, ""):
-        _url(data["notification_url"], "notification_url", "notification_url attribute must be url valid")
+        _url(
+            data["notification_url"],
+            "notification_url",
+            "notification_url attribute must be url valid",
+        )
     expires = data.get("expires", False)
     if not isinstance(expires, bool):
         raise WireError(400, "expires invalid", "invalid_expires")
     date_from = _date(data.get("expiration_date_from"), "expiration_date_from")
     date_to = _date(data.get("expiration_date_to"), "expiration_date_to")
     if date_from and date_to and date_to < date_from:
-        raise WireError(400, "expiration_date_to must not be before expiration_date_from", "invalid_expiration_date_to")
+        raise WireError(
+            400,
+            "expiration_date_to must not be before expiration_date_from",
+            "invalid_expiration_date_to",
+        )
     metadata = data.get("metadata", {})
     if not isinstance(metadata, dict):
         raise WireError(400, "metadata invalid", "invalid_metadata")
     kept = {k: data[k] for k in PREFERENCE_FIELDS if k in data}
     kept.update(items=kept_items, back_urls=back_urls, expires=expires, metadata=metadata)
-    kept = _json_number(kept)
+    kept = dict(_json_number(kept))
     kept.update(_currency=currencies.pop(), _amount=total, _from=date_from, _to=date_to)
     return kept

@@ -1,4 +1,6 @@
-"""Simulator state: the sandbox providers' transactions, preferences, payments, faults (issue: providers/simulator).
+"""Simulator state: the sandbox providers' transactions, preferences, payments, faults.
+
+(issue: providers/simulator)
 
 Revision ID: 0005
 Revises: 0004

@@ -36,9 +36,6 @@ class Runtime:
     # Set by create_app; a worker builds one on first use.
     app: Any = field(default=None)
     _http: httpx.AsyncClient | None = field(default=None)
-    # Refunds reach the providers through this seam (payments/gateway.py); None = the default
-    # gateway over the provider adapters. Tests inject a fake.
-    refund_gateway: Any = field(default=None)
 
     @property
     def http(self) -> httpx.AsyncClient:
@@ -99,3 +96,7 @@ class Runtime:
             )
         health: ProviderHealth = self._provider_health
         return health
+
+    # Refunds reach the providers through this seam (payments/gateway.py); None = the default
+    # gateway over the provider adapters. Tests inject a fake.
+    refund_gateway: Any = field(default=None)

@@ -132,7 +132,26 @@ async def test_unknown_or_other_applications_payment_is_404(
 ) -> None:
     paid = await authorized_payment(runtime, sandbox)
     other = await new_application(runtime)
-    for app, payment_id in ((sandbox, "pay_nope"), (other, paid.payment_id)):
+    # An intent that was never authorized has no payment: its id (or an unknown one) is a 404.
+    unpaid = await client.post(
+        "/v1/payment-intents",
+        json={
+            "merchant_account_id": sandbox.merchant_account_id,
+            "external_reference": "unpaid",
+            "amount": 1000,
+            "currency": "CLP",
+            "return_url": "https://shop.example/return",
+        },
+        headers=sandbox.headers,
+    )
+    assert unpaid.status_code == 201
+    cases = (
+        (sandbox, "pay_nope"),
+        (sandbox, unpaid.json()["id"]),
+        (sandbox, paid.intent_id),
+        (other, paid.payment_id),
+    )
+    for app, payment_id in cases:
         for method, path in (
             ("POST", f"/v1/payments/{payment_id}/refunds"),
             ("GET", f"/v1/payments/{payment_id}/refunds"),

@@ -22,6 +22,7 @@ from payorch.payments.endpoints import router as payments_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import router as simulator_router
 from payorch.webhooks.endpoints import router as webhooks_router
+from payorch.ratelimit.middleware import RateLimitMiddleware
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
@@ -59,5 +60,6 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.include_router(router)
     if runtime.settings.simulator_enabled:
         app.include_router(simulator_router)
+    app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     return app

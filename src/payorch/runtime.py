@@ -96,3 +96,7 @@ class Runtime:
             )
         health: ProviderHealth = self._provider_health
         return health
+
+    # Refunds reach the providers through this seam (payments/gateway.py); None = the default
+    # gateway over the provider adapters. Tests inject a fake.
+    refund_gateway: Any = field(default=None)

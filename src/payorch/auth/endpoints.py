@@ -1,5 +1,53 @@
-"""HTTP of the auth domain: parse, call the service, answer."""
+"""HTTP of API credentials administration: parse, call the service, answer."""
+
+from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.responses import Response
+
+from payorch.auth import credentials
+from payorch.auth.schemas import ApiCredentialList, CreateApiCredential, CreatedApiCredential
+from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
+from payorch.http.deps import CurrentCaller, RuntimeDep
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
 
 router = APIRouter(tags=["API credentials"])
+
+
+@router.post(
+    "/v1/admin/api-credentials",
+    status_code=201,
+    response_model=CreatedApiCredential,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="Create an additional API key (shown only in this answer)",
+)
+async def create_api_credential(
+    caller: CurrentCaller, runtime: RuntimeDep, body: CreateApiCredential | None = None
+) -> Response:
+    # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
+    created = await credentials.create_credential(runtime, caller, body or CreateApiCredential())
+    return json_response(created, 201)
+
+
+@router.get(
+    "/v1/admin/api-credentials",
+    response_model=ApiCredentialList,
+    responses=problem_responses(AuthenticationFailed),
+    summary="List the application's API keys (never the keys themselves)",
+)
+async def list_api_credentials(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
+    return json_response(await credentials.list_credentials(runtime, caller))
+
+
+@router.delete(
+    "/v1/admin/api-credentials/{credential_id}",
+    status_code=204,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound, InvalidState),
+    summary="Revoke an API key (refused at once)",
+)
+async def revoke_api_credential(
+    credential_id: str, caller: CurrentCaller, runtime: RuntimeDep
+) -> Response:
+    await credentials.revoke_credential(runtime, caller, credential_id)
+    return Response(status_code=204)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import api_credentials, applications
@@ -71,3 +71,26 @@ async def revoke(
     )
     prefix: str | None = result.scalar_one_or_none()
     return prefix
+
+
+async def lock_application(conn: AsyncConnection, application_id: str) -> None:
+    """Serialize credential changes of one application (PostgreSQL; SQLite serializes anyway)."""
+    await conn.execute(
+        select(applications.c.id).where(applications.c.id == application_id).with_for_update()
+    )
+
+
+async def get_credential(conn: AsyncConnection, application_id: str, credential_id: str) -> Row | None:  # type: ignore[type-arg]
+    query = select(api_credentials).where(
+        api_credentials.c.id == credential_id,
+        api_credentials.c.application_id == application_id,
+    )
+    return (await conn.execute(query)).first()
+
+
+async def count_active(conn: AsyncConnection, application_id: str) -> int:
+    query = select(func.count()).where(
+        api_credentials.c.application_id == application_id,
+        api_credentials.c.revoked_at.is_(None),
+    )
+    return int((await conn.execute(query)).scalar_one())

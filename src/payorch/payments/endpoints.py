@@ -1,5 +1,119 @@
-"""HTTP of the payments domain: parse, call the service, answer."""
+"""HTTP of payments and refunds: parse, call the service, answer."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from payorch.errors import (
+    AuthenticationFailed,
+    IdempotencyConflict,
+    IdempotencyKeyInUse,
+    InvalidState,
+    ProviderError,
+    RefundAmountExceeded,
+    ResourceNotFound,
+    ValidationFailed,
+)
+from payorch.http.deps import Conn, CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.idempotency.service import Stored
+from payorch.payments import refunds, service
+from payorch.payments.schemas import CreateRefund, Payment, PaymentList, Refund, RefundList
 
 router = APIRouter(tags=["Payments and refunds"])
+
+
+@router.get(
+    "/v1/payments",
+    response_model=PaymentList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="List payments, newest first",
+)
+async def list_payments(
+    caller: CurrentCaller,
+    conn: Conn,
+    status: Annotated[
+        str | None, Query(description="AUTHORIZED, PARTIALLY_REFUNDED or REFUNDED.")
+    ] = None,
+    from_: Annotated[
+        str | None,
+        Query(
+            alias="from", description="Inclusive; a date (UTC midnight) or an ISO 8601 timestamp."
+        ),
+    ] = None,
+    to: Annotated[
+        str | None, Query(description="Exclusive; a date (UTC midnight) or an ISO 8601 timestamp.")
+    ] = None,
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
+    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+) -> Response:
+    return json_response(
+        await service.list_payments(
+            conn, caller, status=status, from_=from_, to=to, cursor=cursor, limit=limit
+        )
+    )
+
+
+@router.get(
+    "/v1/payments/{payment_id}",
+    response_model=Payment,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="Read a payment",
+)
+async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    return json_response(await service.read_payment(conn, caller, payment_id))
+
+
+@router.post(
+    "/v1/payments/{payment_id}/refunds",
+    status_code=201,
+    response_model=Refund,
+    responses={
+        202: {
+            "model": Refund,
+            "description": "The provider's answer is unknown: PENDING; "
+            "refund.succeeded or refund.failed tells the end.",
+        },
+        **problem_responses(
+            ValidationFailed,
+            AuthenticationFailed,
+            ResourceNotFound,
+            InvalidState,
+            IdempotencyConflict,
+            IdempotencyKeyInUse,
+            RefundAmountExceeded,
+            ProviderError,
+        ),
+    },
+    summary="Refund a payment, totally or partially",
+)
+async def create_refund(
+    payment_id: str,
+    request: Request,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    body: CreateRefund | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    body = body or CreateRefund()
+    scope = idempotency_scope(
+        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    )
+    outcome = await refunds.request_refund(runtime, caller, payment_id, body, scope)
+    if isinstance(outcome, Stored):
+        return outcome.response()
+    return json_response(outcome.body, outcome.status)
+
+
+@router.get(
+    "/v1/payments/{payment_id}/refunds",
+    response_model=RefundList,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="List a payment's refunds, newest first",
+)
+async def list_refunds(payment_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    return json_response(await refunds.list_refunds(conn, caller, payment_id))

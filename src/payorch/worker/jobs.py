@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from payorch.runtime import Runtime
+from payorch.worker.refunds import ResolvePendingRefunds
 
 
 class Job(Protocol):
@@ -38,4 +39,5 @@ def default_jobs() -> list[Job]:
         ExpireCheckouts(),
         ReconcileProcessing(),
         DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
+        ResolvePendingRefunds(),
     ]

@@ -1,0 +1,68 @@
+"""The seam between the refund rules and the providers: a RefundGateway.
+
+The refund service never talks to a provider directly. It hands a ``RefundOrder`` to the
+gateway on ``runtime.refund_gateway`` and gets an answer in our own vocabulary:
+
+- ``refund`` sends the refund once. SUCCEEDED / FAILED are definite; UNKNOWN means the provider
+  did not answer usably (timeout, network, 5xx) and the refund may or may not have happened.
+- ``lookup`` reads the provider to learn what became of an earlier ``refund`` whose answer was
+  UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again) or UNKNOWN (ask later).
+
+The refund id travels in the order so that adapters whose provider supports idempotency send it
+as the provider's idempotency key. The default implementation is provider_gateway.py (over the
+provider adapters); tests inject a fake through ``runtime.refund_gateway``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+
+class RefundOutcome(StrEnum):
+    SUCCEEDED = "SUCCEEDED"
+    FAILED = "FAILED"
+    UNKNOWN = "UNKNOWN"
+
+
+class LookupOutcome(StrEnum):
+    APPLIED = "APPLIED"
+    NOT_APPLIED = "NOT_APPLIED"
+    UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True)
+class RefundOrder:
+    refund_id: str  # rfd_...; the provider's idempotency key where it has one
+    amount: int
+    currency: str
+    application_id: str
+    merchant_account_id: str
+    payment_id: str
+    payment_intent_id: str
+    payment_amount: int
+    provider: str
+    provider_reference: str  # token (A) or payment id (B)
+    # What we know the provider refunded before this refund (our SUCCEEDED total): lets an
+    # adapter without idempotency tell from the provider's refunded total whether it applied.
+    refunded_before: int
+
+
+@dataclass(frozen=True)
+class RefundAnswer:
+    outcome: RefundOutcome
+    failure_reason: str | None = None
+    provider_refund_id: str | None = None
+
+
+@dataclass(frozen=True)
+class LookupAnswer:
+    outcome: LookupOutcome
+    provider_refund_id: str | None = None
+
+
+class RefundGateway(Protocol):
+    async def refund(self, order: RefundOrder) -> RefundAnswer: ...
+
+    async def lookup(self, order: RefundOrder) -> LookupAnswer: ...

@@ -1,0 +1,1 @@
+"""Per-application rate limiting (the ``limits`` package), as a pure ASGI middleware."""

@@ -1,0 +1,78 @@
+"""Who is counted, against which limit, in which storage.
+
+- A request with a valid API key counts against its application: PAYORCH_RATE_LIMIT
+  (default 100/second), shared by all the application's keys.
+- A request without a valid key (missing, malformed, unknown, revoked) counts against its
+  client address, with a tenth of that limit (at least 1): guessing keys stays slow.
+
+Fixed windows (the ``limits`` fixed-window rule: a counter per window, allowed while the count
+is within the limit). O(1) per request: one increment; the window's end is read once per window
+and remembered here, so with Redis a request costs one round trip. Memory storage per process
+by default; with PAYORCH_REDIS_URL the counters live in Redis and every replica shares them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
+from limits.aio.storage import MemoryStorage, Storage
+from limits.storage import storage_from_string
+
+from payorch.config import Settings
+
+ANONYMOUS_DIVISOR = 10
+NAMESPACE = "payorch"
+MAX_REMEMBERED_WINDOWS = 100_000
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_seconds: int  # until the window ends
+
+
+def _item(amount: int, unit: str) -> RateLimitItem:
+    return RateLimitItemPerSecond(amount) if unit == "second" else RateLimitItemPerMinute(amount)
+
+
+def build_storage(settings: Settings) -> Storage:
+    if settings.redis_url:
+        # redis-py (also used for provider health) rather than the default coredis client.
+        storage: Storage = storage_from_string(  # type: ignore[assignment]
+            "async+" + settings.redis_url, implementation="redispy"
+        )
+        return storage
+    return MemoryStorage()
+
+
+class RateLimiter:
+    def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
+        amount, unit = settings.rate_limit_parts
+        self.per_application = _item(amount, unit)
+        self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
+        self._storage = storage or build_storage(settings)
+        self._window_ends: dict[str, float] = {}  # key -> when its current window ends
+
+    async def hit_application(self, application_id: str) -> Decision:
+        return await self._hit(self.per_application, "app", application_id)
+
+    async def hit_address(self, address: str) -> Decision:
+        return await self._hit(self.per_address, "addr", address)
+
+    async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
+        key = item.key_for(NAMESPACE, kind, who)
+        count = await self._storage.incr(key, item.get_expiry())
+        now = time.time()
+        ends = self._window_ends.get(key)
+        if ends is None or ends <= now or count == 1:  # a new window (ours or another replica's)
+            ends = await self._storage.get_expiry(key)
+            if len(self._window_ends) >= MAX_REMEMBERED_WINDOWS:
+                self._window_ends.clear()
+            self._window_ends[key] = ends
+        reset = max(1, math.ceil(ends - now))
+        return Decision(count <= item.amount, item.amount, max(0, item.amount - count), reset)

@@ -1,0 +1,202 @@
+"""Refunds through the real adapters and the simulator, for each provider, on SQLite and
+PostgreSQL: a sandbox payment paid at the simulator page, then refunded over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from payorch.clock import FrozenClock
+from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_refunds
+from payorch.runtime import Runtime
+from payorch.worker.refunds import ResolvePendingRefunds
+from tests.conftest import Sandbox
+from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, set_fault, start
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
+    return {"provider_timeout_seconds": 1.0}
+
+
+async def paid_payment(
+    client: httpx.AsyncClient, sandbox: Sandbox, provider: str, amount: int
+) -> dict[str, Any]:
+    intent, checkout = await start(client, sandbox, provider, amount=amount)
+    trip = await pay(client, checkout, "approve")
+    assert trip.left_to is not None, trip
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "AUTHORIZED", read_back
+    payment = await client.get(
+        f"/v1/payments/{read_back['payment']['id']}", headers=sandbox.headers
+    )
+    assert payment.status_code == 200
+    return dict(payment.json())
+
+
+async def refunded_at_provider(runtime: Runtime, provider: str, payment: dict[str, Any]) -> int:
+    """What the simulated provider's own books say was refunded (A: token, B: payment id)."""
+    from payorch.payments import repository
+
+    async with runtime.database.engine.connect() as conn:
+        row = await repository.get_any(conn, payment["id"])
+        assert row is not None
+        if provider == A:
+            query = select(simulator_a_transactions.c.nullified_amount).where(
+                simulator_a_transactions.c.token == row.provider_reference
+            )
+            return int((await conn.execute(query)).scalar_one())
+        query = select(func.coalesce(func.sum(simulator_b_refunds.c.amount_hundredths), 0)).where(
+            simulator_b_refunds.c.payment_id == int(row.provider_reference)
+        )
+        return int((await conn.execute(query)).scalar_one()) // 100  # CLP has no minor unit
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_partial_then_full_refund_through_the_simulator(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1500)
+    assert payment["provider"] == provider and payment["status"] == "AUTHORIZED"
+    assert payment["amount"] == 1500 and payment["refunded_amount"] == 0
+    listed = (await client.get("/v1/payments", headers=sandbox.headers)).json()
+    assert [p["id"] for p in listed["items"]] == [payment["id"]]
+    url = f"/v1/payments/{payment['id']}/refunds"
+
+    partial = await client.post(
+        url, json={"amount": 500}, headers={**sandbox.headers, "Idempotency-Key": "r-1"}
+    )
+    assert partial.status_code == 201, partial.text
+    assert partial.json()["status"] == "SUCCEEDED" and partial.json()["amount"] == 500
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "PARTIALLY_REFUNDED"
+    assert intent["payment"]["status"] == "PARTIALLY_REFUNDED"
+    assert await refunded_at_provider(runtime, provider, payment) == 500
+
+    rest = await client.post(url, json={}, headers={**sandbox.headers, "Idempotency-Key": "r-2"})
+    assert rest.status_code == 201, rest.text
+    assert rest.json()["amount"] == 1000
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "REFUNDED"
+    assert await refunded_at_provider(runtime, provider, payment) == 1500
+    types = [e["type"] for e in await events_of(runtime, payment["payment_intent_id"])]
+    assert types[-4:] == ["refund.requested", "refund.succeeded"] * 2
+    assert [t["type"] for t in intent["timeline"]][-4:] == types[-4:]
+
+    over = await client.post(url, json={"amount": 1}, headers=sandbox.headers)
+    assert over.status_code == 409
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_provider_timeout_then_the_worker_resolves_with_one_provider_refund(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1500)
+    url = f"/v1/payments/{payment['id']}/refunds"
+
+    await set_fault(client, sandbox, provider, "timeout")
+    response = await client.post(url, json={"amount": 600}, headers=sandbox.headers)
+    assert response.status_code == 202, response.text
+    assert response.json()["status"] == "PENDING"
+
+    # The provider answers 500 now: the worker cannot tell, so it sends nothing.
+    await set_fault(client, sandbox, provider, "error")
+    clock.advance(10)
+    job = ResolvePendingRefunds()
+    while await job.run_once(runtime):
+        pass
+    listed = (await client.get(url, headers=sandbox.headers)).json()["items"]
+    assert [r["status"] for r in listed] == ["PENDING"]
+
+    # Back to normal: the worker reads the provider (not applied), sends it once, done.
+    await set_fault(client, sandbox, provider, "ok")
+    clock.advance(3600)
+    while await job.run_once(runtime):
+        pass
+    listed = (await client.get(url, headers=sandbox.headers)).json()["items"]
+    assert [r["status"] for r in listed] == ["SUCCEEDED"]
+    assert await refunded_at_provider(runtime, provider, payment) == 600
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "PARTIALLY_REFUNDED"
+    succeeded = [
+        e
+        for e in await events_of(runtime, payment["payment_intent_id"])
+        if e["type"] == "refund.succeeded"
+    ]
+    assert len(succeeded) == 1
+    assert succeeded[0]["data"]["payment_intent_status"] == "PARTIALLY_REFUNDED"
+
+    # Nothing left to do, and the provider's books never move again.
+    clock.advance(3600)
+    assert await job.run_once(runtime) == 0
+    assert await refunded_at_provider(runtime, provider, payment) == 600
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_provider_refusal_is_502_and_nothing_moves(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1500)
+    # Someone refunds everything at the provider behind our back: our refund is then refused.
+    from payorch.payments import repository
+    from payorch.payments.gateway import RefundOrder, RefundOutcome
+    from payorch.payments.provider_gateway import ProviderRefundGateway
+
+    async with runtime.database.engine.connect() as conn:
+        row = await repository.get_any(conn, payment["id"])
+    assert row is not None
+    order = RefundOrder(
+        refund_id="rfd_behind_our_back",
+        amount=1500,
+        currency="CLP",
+        application_id=row.application_id,
+        merchant_account_id=row.merchant_account_id,
+        payment_id=row.id,
+        payment_intent_id=row.payment_intent_id,
+        payment_amount=1500,
+        provider=provider,
+        provider_reference=row.provider_reference,
+        refunded_before=0,
+    )
+    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is RefundOutcome.SUCCEEDED
+
+    url = f"/v1/payments/{payment['id']}/refunds"
+    response = await client.post(url, json={"amount": 700}, headers=sandbox.headers)
+    assert response.status_code == 502, response.text
+    error = response.json()["error"]
+    assert error["code"] == "PROVIDER_ERROR" and error["details"]["failure_reason"]
+    listed = (await client.get(url, headers=sandbox.headers)).json()["items"]
+    assert [r["status"] for r in listed] == ["FAILED"]
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "AUTHORIZED"
+    types = [e["type"] for e in await events_of(runtime, payment["payment_intent_id"])]
+    assert types[-2:] == ["refund.requested", "refund.failed"]
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    import asyncio
+
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1000)
+    url = f"/v1/payments/{payment['id']}/refunds"
+    answers = await asyncio.gather(
+        *(client.post(url, json={"amount": 300}, headers=sandbox.headers) for _ in range(10))
+    )
+    assert sorted(a.status_code for a in answers) == [201] * 3 + [422] * 7, [
+        a.text for a in answers
+    ]
+    assert await refunded_at_provider(runtime, provider, payment) == 900
+    intent = await read(client, sandbox, payment["payment_intent_id"])
+    assert intent["status"] == "PARTIALLY_REFUNDED"
+    read_back = (await client.get(f"/v1/payments/{payment['id']}", headers=sandbox.headers)).json()
+    assert read_back["refunded_amount"] == 900

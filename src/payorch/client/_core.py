@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from payorch.client.errors import (
     PayorchConnectionError,
@@ -211,7 +211,10 @@ def unwrap(data: Any) -> Any:
 
 
 def parse(model: type[M], data: Any) -> M:
-    return model.model_validate(unwrap(data))
+    try:
+        return model.model_validate(unwrap(data))
+    except ValidationError as exc:
+        raise _unexpected(model, exc) from None
 
 
 def parse_list(model: type[M], data: Any) -> list[M]:
@@ -220,7 +223,17 @@ def parse_list(model: type[M], data: Any) -> list[M]:
         data = data["items"]
     if not isinstance(data, list):
         raise UnexpectedResponseError("Expected a list.", code="UNEXPECTED_RESPONSE")
-    return [model.model_validate(item) for item in data]
+    try:
+        return [model.model_validate(item) for item in data]
+    except ValidationError as exc:
+        raise _unexpected(model, exc) from None
+
+
+def _unexpected(model: type[BaseModel], exc: ValidationError) -> UnexpectedResponseError:
+    return UnexpectedResponseError(
+        f"The answer is not a valid {model.__name__}: {exc.errors()[0].get('msg')}",
+        code="UNEXPECTED_RESPONSE",
+    )
 
 
 def parse_page(model: type[M], data: Any) -> Page[M]:

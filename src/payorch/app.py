@@ -17,6 +17,7 @@ from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
 from payorch.intents.endpoints import router as intents_router
 from payorch.observability.endpoints import router as observability_router
+from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.simulator.endpoints import router as simulator_router
 from payorch.webhooks.endpoints import router as webhooks_router
@@ -60,4 +61,5 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     if runtime.settings.simulator_enabled:
         app.include_router(simulator_router)
     app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
     return app

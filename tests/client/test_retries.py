@@ -435,3 +435,25 @@ def test_every_operation_hits_its_documented_route(
     assert (seen[0].method, seen[0].url.path) == (method, path)
     if method == "POST" and "retry" not in path:
         assert seen[0].headers.get("idempotency-key")
+
+
+def test_async_client_is_generated_from_the_sync_one() -> None:
+    """_async.py is _sync.py awaited: regenerate with tests/client/generate_async.py."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.client.generate_async import CLIENT, generate
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed")
+    formatted = subprocess.run(  # noqa: S603 - our own ruff on our own source
+        [ruff, "format", "--line-length", "100", "--stdin-filename", "_async.py", "-"],
+        input=generate((CLIENT / "_sync.py").read_text()),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert formatted == (CLIENT / "_async.py").read_text()

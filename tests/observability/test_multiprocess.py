@@ -36,7 +36,7 @@ def test_two_processes_report_one_sum(tmp_path: Path) -> None:
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
         "PAYORCH_PUBLIC_URL": f"http://127.0.0.1:{port}",
     }
-    server = subprocess.Popen(
+    server = subprocess.Popen(  # noqa: S603 - our interpreter, fixed arguments
         [
             sys.executable,
             "-m",

@@ -1,4 +1,4 @@
-"""The asynchronous client: the same operations as PayorchClient, awaited."""
+"""The asynchronous client, generated from _sync.py by tests/client/generate_async.py."""
 
 from __future__ import annotations
 
@@ -154,8 +154,13 @@ class AsyncPayorchClient:
         return parse(PaymentIntent, await self.request(ops.get_payment_intent(payment_intent_id)))
 
     async def create_checkout(
-        self, payment_intent_id: str, *, provider: str = "auto", idempotency_key: str | None = None
+        self,
+        payment_intent_id: str,
+        *,
+        provider: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Checkout:
+        """``provider``: ``auto`` or a provider id; None keeps the one requested on the intent."""
         call = ops.create_checkout(
             payment_intent_id, provider=provider, idempotency_key=idempotency_key
         )
@@ -227,8 +232,23 @@ class AsyncPayorchClient:
         call = ops.create_webhook_endpoint(url=url, events=events, idempotency_key=idempotency_key)
         return parse(WebhookEndpoint, await self.request(call))
 
-    async def list_webhook_endpoints(self) -> list[WebhookEndpoint]:
-        return parse_list(WebhookEndpoint, await self.request(ops.list_webhook_endpoints()))
+    async def list_webhook_endpoints(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookEndpoint]:
+        call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
+        return parse_page(WebhookEndpoint, await self.request(call))
+
+    async def iter_webhook_endpoints(
+        self, *, limit: int | None = None
+    ) -> AsyncIterator[WebhookEndpoint]:
+        cursor: str | None = None
+        while True:
+            page = await self.list_webhook_endpoints(cursor=cursor, limit=limit)
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     async def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
         return parse(WebhookEndpoint, await self.request(ops.get_webhook_endpoint(endpoint_id)))
@@ -264,6 +284,10 @@ class AsyncPayorchClient:
             if not page.next_cursor:
                 return
             cursor = page.next_cursor
+
+    async def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        call = ops.get_webhook_delivery(endpoint_id, delivery_id)
+        return parse(WebhookDelivery, await self.request(call))
 
     async def retry_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
         return parse(

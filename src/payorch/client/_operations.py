@@ -47,10 +47,13 @@ def get_payment_intent(payment_intent_id: str) -> Call:
     return Call("GET", f"{INTENTS}/{segment(payment_intent_id)}")
 
 
-def create_checkout(payment_intent_id: str, *, provider: str, idempotency_key: str | None) -> Call:
+def create_checkout(
+    payment_intent_id: str, *, provider: str | None, idempotency_key: str | None
+) -> Call:
+    # No provider: the one requested when the intent was created.
     return post(
         f"{INTENTS}/{segment(payment_intent_id)}/checkout",
-        {"provider": provider},
+        clean({"provider": provider}),
         idempotency_key=idempotency_key,
         server_idempotent=True,
     )
@@ -96,8 +99,8 @@ def create_webhook_endpoint(
     )
 
 
-def list_webhook_endpoints() -> Call:
-    return Call("GET", WEBHOOK_ENDPOINTS)
+def list_webhook_endpoints(*, cursor: str | None, limit: int | None) -> Call:
+    return Call("GET", WEBHOOK_ENDPOINTS, params=clean({"cursor": cursor, "limit": limit}))
 
 
 def get_webhook_endpoint(endpoint_id: str) -> Call:
@@ -120,6 +123,12 @@ def list_webhook_deliveries(endpoint_id: str, *, cursor: str | None, limit: int 
         "GET",
         f"{WEBHOOK_ENDPOINTS}/{segment(endpoint_id)}/deliveries",
         params=clean({"cursor": cursor, "limit": limit}),
+    )
+
+
+def get_webhook_delivery(endpoint_id: str, delivery_id: str) -> Call:
+    return Call(
+        "GET", f"{WEBHOOK_ENDPOINTS}/{segment(endpoint_id)}/deliveries/{segment(delivery_id)}"
     )
 
 

@@ -154,8 +154,13 @@ class PayorchClient:
         return parse(PaymentIntent, self.request(ops.get_payment_intent(payment_intent_id)))
 
     def create_checkout(
-        self, payment_intent_id: str, *, provider: str = "auto", idempotency_key: str | None = None
+        self,
+        payment_intent_id: str,
+        *,
+        provider: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Checkout:
+        """``provider``: ``auto`` or a provider id; None keeps the one requested on the intent."""
         call = ops.create_checkout(
             payment_intent_id, provider=provider, idempotency_key=idempotency_key
         )
@@ -224,8 +229,20 @@ class PayorchClient:
         call = ops.create_webhook_endpoint(url=url, events=events, idempotency_key=idempotency_key)
         return parse(WebhookEndpoint, self.request(call))
 
-    def list_webhook_endpoints(self) -> list[WebhookEndpoint]:
-        return parse_list(WebhookEndpoint, self.request(ops.list_webhook_endpoints()))
+    def list_webhook_endpoints(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookEndpoint]:
+        call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
+        return parse_page(WebhookEndpoint, self.request(call))
+
+    def iter_webhook_endpoints(self, *, limit: int | None = None) -> Iterator[WebhookEndpoint]:
+        cursor: str | None = None
+        while True:
+            page = self.list_webhook_endpoints(cursor=cursor, limit=limit)
+            yield from page.items
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
         return parse(WebhookEndpoint, self.request(ops.get_webhook_endpoint(endpoint_id)))
@@ -260,6 +277,10 @@ class PayorchClient:
             if not page.next_cursor:
                 return
             cursor = page.next_cursor
+
+    def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        call = ops.get_webhook_delivery(endpoint_id, delivery_id)
+        return parse(WebhookDelivery, self.request(call))
 
     def retry_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
         return parse(

@@ -155,6 +155,7 @@ class Connector(Model):
     has_credentials: bool = False
     merchant_account_id: str | None = None
     created_at: datetime | None = None
+    updated_at: datetime | None = None
 
 
 class ApiCredential(Model):

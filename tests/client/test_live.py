@@ -14,6 +14,7 @@ import pytest
 
 from payorch.app import create_app
 from payorch.client import (
+    AlreadyExistsError,
     AsyncPayorchClient,
     AuthenticationError,
     IdempotencyError,
@@ -131,15 +132,39 @@ async def test_async_create_and_read(async_client: AsyncPayorchClient, sandbox: 
         await async_client.get_payment_intent("payi_nope")
 
 
-async def test_async_checkout(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
-    created = await async_client.create_payment_intent(**intent_args(sandbox))  # type: ignore[arg-type]
+async def test_async_connector_then_checkout(
+    async_client: AsyncPayorchClient, sandbox: Sandbox
+) -> None:
     try:
-        checkout = await async_client.create_checkout(created.id)
+        connector = await async_client.create_connector(
+            sandbox.merchant_account_id,
+            provider="provider_a_redirect_post",
+            mode="MOCK",
+            priority=1,
+        )
     except NotFoundError as error:
-        skip_if_route_missing(error, "checkout, issue of the providers branch")
+        skip_if_route_missing(error, "connectors administration")
         raise
+    assert connector.id.startswith("cfg_") and connector.has_credentials is False
+    with pytest.raises(AlreadyExistsError) as duplicate:
+        await async_client.create_connector(
+            sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK"
+        )
+    assert duplicate.value.code == "CONNECTOR_CONFIG_ALREADY_EXISTS"
+    changed = await async_client.update_connector(
+        sandbox.merchant_account_id, connector.id, priority=5
+    )
+    assert changed.priority == 5
+    created = await async_client.create_payment_intent(**intent_args(sandbox))  # type: ignore[arg-type]
+    checkout = await async_client.create_checkout(created.id, idempotency_key="co-1")
     assert checkout.payment_intent_id == created.id and checkout.status == "REQUIRES_ACTION"
-    assert checkout.checkout.method in ("POST", "GET")
+    assert checkout.provider == "provider_a_redirect_post"
+    assert checkout.checkout.method == "POST" and "token_ws" in checkout.checkout.fields
+    assert 'name="token_ws"' in checkout.checkout.html_form()
+    replay = await async_client.create_checkout(created.id, idempotency_key="co-1")
+    assert replay.checkout.fields == checkout.checkout.fields
+    intent = await async_client.get_payment_intent(created.id)
+    assert intent.status == "REQUIRES_ACTION" and intent.provider == "provider_a_redirect_post"
 
 
 async def test_async_payments_iterate(async_client: AsyncPayorchClient) -> None:

@@ -144,3 +144,20 @@ async def test_health_attempts_and_backlog_reach_the_scrape(client: httpx.AsyncC
     assert "payorch_webhook_delivery_backlog_age_seconds 42.5" in response.text
     assert "payorch_webhook_delivery_backlog 7.0" in response.text
     assert sample("payorch_webhook_delivery_attempts_total", outcome="timeout") == before + 1
+
+
+def test_the_worker_exporter_serves_this_process_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
+    from payorch.observability.exporter import PORT_VARIABLE, start_worker_exporter
+    from tests.client.live import free_port
+
+    monkeypatch.delenv(PORT_VARIABLE, raising=False)
+    assert start_worker_exporter() is None
+    monkeypatch.setenv(PORT_VARIABLE, "not-a-port")
+    with pytest.raises(ValueError, match=PORT_VARIABLE):
+        start_worker_exporter()
+    port = free_port()
+    monkeypatch.setenv(PORT_VARIABLE, str(port))
+    assert start_worker_exporter(host="127.0.0.1") == port
+    metrics.record_delivery_attempt("succeeded")
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics").text
+    assert 'payorch_webhook_delivery_attempts_total{outcome="succeeded"}' in text

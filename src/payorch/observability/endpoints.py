@@ -12,10 +12,11 @@ from starlette.responses import Response
 from payorch.http.deps import RuntimeDep
 from payorch.http.errors import problem_responses, request_id_of
 from payorch.http.responses import error_response, json_response
-from payorch.observability import metrics
+from payorch.observability import backlog, metrics
 from payorch.observability.service import NotReady, check_readiness
 
 router = APIRouter(tags=["Operations"])
+metrics.on_scrape(backlog.refresh_delivery_backlog)
 
 
 class Health(BaseModel):

@@ -15,10 +15,9 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
   ``succeeded``, ``http_error``, ``timeout`` or ``network_error``; and
   ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
-- Webhooks domain, once at import: ``on_scrape(hook)`` with an ``async def hook(runtime)`` that
-  reads the oldest due delivery from the database and calls
-  ``set_delivery_backlog(age_seconds, count)``. /metrics awaits the hooks before answering,
-  so any API replica reports the backlog shared by all workers.
+- Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
+  (observability/backlog.py, registered with ``on_scrape``), so any API replica reports the
+  backlog shared by all workers. ``on_scrape(hook)`` takes more such ``async def hook(runtime)``.
 
 HTTP request count and latency are recorded by ``MetricsMiddleware`` (observability/middleware.py).
 

@@ -103,9 +103,12 @@ async def test_provider_call_times_calls_and_counts_failures_by_kind() -> None:
     with pytest.raises(ValueError), metrics.provider_call(provider, op):
         raise ValueError("nonsense")
 
+    metrics.observe_provider_call(provider, op, 0.25, "http_4xx")
+    metrics.observe_provider_call(provider, op, 0.01)
+
     after = sample("payorch_provider_call_duration_seconds_count", provider=provider, operation=op)
-    assert after == before + 5
-    for kind in ("http_5xx", "timeout", "network", "error"):
+    assert after == before + 7
+    for kind in ("http_5xx", "timeout", "network", "error", "http_4xx"):
         labels = {"provider": provider, "operation": op, "kind": kind}
         assert sample("payorch_provider_call_errors_total", **labels) >= 1
 

@@ -10,10 +10,13 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
               call.fail("http_5xx")          # returned, but unusable
 
   Exceptions escaping the block are counted by kind (timeout, network, error) and re-raised.
+  Where the duration is already measured (one logging helper per call site):
+  ``observe_provider_call(provider, operation, seconds, error_kind_or_None)``.
 - Provider health (routing), when a provider starts or stops being skipped:
   ``set_provider_health(provider, ProviderHealth.SKIPPED)`` / ``ProviderHealth.AVAILABLE``.
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
-  ``succeeded``, ``http_error``, ``timeout`` or ``network_error``; and
+  ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
+  ``url_not_allowed`` (the address failed the URL rules at delivery time); and
   ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
 - Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
   (observability/backlog.py, registered with ``on_scrape``), so any API replica reports the
@@ -84,7 +87,8 @@ PROVIDER_HEALTH = Gauge(
 )
 WEBHOOK_DELIVERY_ATTEMPTS = Counter(
     "payorch_webhook_delivery_attempts",
-    "Webhook delivery attempts by outcome: succeeded, http_error, timeout, network_error; "
+    "Webhook delivery attempts by outcome: succeeded, http_error, timeout, network_error, "
+    "url_not_allowed; "
     "exhausted counts deliveries whose last attempt failed.",
     ["outcome"],
 )
@@ -105,7 +109,9 @@ class ProviderHealth(IntEnum):
     SKIPPED = 1
 
 
-DELIVERY_OUTCOMES = frozenset({"succeeded", "http_error", "timeout", "network_error", "exhausted"})
+DELIVERY_OUTCOMES = frozenset(
+    {"succeeded", "http_error", "timeout", "network_error", "url_not_allowed", "exhausted"}
+)
 
 
 class ProviderCall:
@@ -135,6 +141,14 @@ def provider_call(provider: str, operation: str) -> Iterator[ProviderCall]:
         PROVIDER_CALL_DURATION.labels(provider, operation).observe(time.perf_counter() - started)
         if call.kind is not None:
             PROVIDER_CALL_ERRORS.labels(provider, operation, call.kind).inc()
+
+
+def observe_provider_call(
+    provider: str, operation: str, seconds: float, error_kind: str | None = None
+) -> None:
+    PROVIDER_CALL_DURATION.labels(provider, operation).observe(seconds)
+    if error_kind is not None:
+        PROVIDER_CALL_ERRORS.labels(provider, operation, error_kind).inc()
 
 
 def _failure_kind(exc: BaseException) -> str:

@@ -167,6 +167,16 @@ async def test_async_connector_then_checkout(
     assert intent.status == "REQUIRES_ACTION" and intent.provider == "provider_a_redirect_post"
 
 
+async def test_async_simulator_controls(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
+    try:
+        fault = await async_client.simulator_set_fault("provider_b_redirect_get", "error")
+    except NotFoundError as error:
+        skip_if_route_missing(error, "simulator controls")
+        raise
+    assert fault["mode"] == "error"
+    assert (await async_client.simulator_set_fault("provider_b_redirect_get", "ok"))["mode"] == "ok"
+
+
 async def test_async_payments_iterate(async_client: AsyncPayorchClient) -> None:
     try:
         page = await async_client.list_payments(limit=1)

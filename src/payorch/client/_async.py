@@ -390,3 +390,18 @@ class AsyncPayorchClient:
 
     async def revoke_api_credential(self, credential_id: str) -> None:
         await self.request(ops.revoke_api_credential(credential_id))
+
+    # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
+
+    async def simulator_set_fault(self, provider: str, mode: str) -> dict[str, Any]:
+        """``mode``: ``ok``, ``error`` (the simulated provider answers 500) or ``timeout``."""
+        return dict(await self.request(ops.simulator_set_fault(provider=provider, mode=mode)))
+
+    async def simulator_settle(
+        self, payment_intent_id: str, outcome: str, *, provider: str | None = None
+    ) -> dict[str, Any]:
+        """Settle a payment the buyer left pending: ``outcome`` ``approve`` or ``reject``."""
+        call = ops.simulator_settle(
+            payment_intent_id=payment_intent_id, outcome=outcome, provider=provider
+        )
+        return dict(await self.request(call))

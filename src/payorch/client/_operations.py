@@ -203,3 +203,18 @@ def list_api_credentials() -> Call:
 
 def revoke_api_credential(credential_id: str) -> Call:
     return Call("DELETE", f"{API_CREDENTIALS}/{segment(credential_id)}")
+
+
+def simulator_set_fault(*, provider: str, mode: str) -> Call:
+    # Setting a mode twice is the same as once: safe to retry.
+    return Call(
+        "POST",
+        "/simulator/controls/faults",
+        json={"provider": provider, "mode": mode},
+        server_idempotent=True,
+    )
+
+
+def simulator_settle(*, payment_intent_id: str, outcome: str, provider: str | None) -> Call:
+    body = clean({"payment_intent_id": payment_intent_id, "outcome": outcome, "provider": provider})
+    return Call("POST", "/simulator/controls/settle", json=body)

@@ -234,6 +234,17 @@ def test_two_api_processes_and_two_workers_on_one_postgresql(tmp_path: Path) -> 
             assert 'route="/v1/payment-intents"' in text or 'route="/v1/payment-intents/{' in text
         for client in clients:
             client.close()
+
+        # The processes' real logs: JSON lines, request ids on request lines, no secret.
+        for log in logs:
+            log.flush()
+        text = "".join((tmp_path / f"process-{n}.log").read_text() for n in range(4))
+        secret = receiver.secret
+        assert app["api_key"] not in text and app["api_key"].rsplit("_", 1)[1] not in text
+        assert secret not in text
+        lines = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+        assert lines and all(line["request_id"] for line in lines)
+        assert any(line["request_id"].startswith("req_") for line in lines)
     finally:
         for process in processes:
             process.terminate()

@@ -30,6 +30,7 @@ _HEX64 = re.compile(r"\b[0-9a-fA-F]{64}\b")  # the shape of a webhook endpoint s
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
     "message",
     "asctime",
+    "color_message",  # uvicorn's copy of the message with terminal colour codes
 }
 
 

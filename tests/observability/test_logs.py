@@ -204,3 +204,21 @@ async def test_provider_credentials_never_reach_the_logs(
 def test_redact(text: str, kept: str, gone: str) -> None:
     cleaned = redact(text)
     assert kept in cleaned and gone not in cleaned and MASK in cleaned
+
+
+def test_extra_fields_become_json_fields_and_terminal_colours_do_not() -> None:
+    stream = io.StringIO()
+    logger = logging.getLogger("tests.extra")
+    handler = build_handler(stream)
+    logger.addHandler(handler)
+    logger.propagate, old = False, logger.propagate
+    try:
+        logger.warning(
+            "delivery %s failed", "whd_1", extra={"attempt": 3, "color_message": "\x1b[31m"}
+        )
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = old
+    line = json.loads(stream.getvalue())
+    assert line["message"] == "delivery whd_1 failed" and line["attempt"] == 3
+    assert "color_message" not in line and line["request_id"] == "-"

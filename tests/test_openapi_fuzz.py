@@ -74,8 +74,12 @@ def _document() -> dict[str, Any]:
 DOCUMENT = _document()
 schema = schemathesis.openapi.from_dict(DOCUMENT)
 # Valid and invalid inputs alike: an invalid one must get a 4xx in the spec's shape, not a 5xx.
+# NUL characters are left out: on PostgreSQL they are a known 500 (see
+# test_nul_characters_are_refused_not_a_500), which would make this run fail at random.
 schema.config.generation.update(
-    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=MAX_EXAMPLES
+    modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+    max_examples=MAX_EXAMPLES,
+    allow_x00=False,
 )
 
 
@@ -94,3 +98,62 @@ def test_api_from_its_openapi_document(case: Any, sandbox: Sandbox, fuzz_base_ur
     if isinstance(case.body, dict) and "merchant_account_id" in case.body:
         case.body["merchant_account_id"] = sandbox.merchant_account_id
     case.call_and_validate(base_url=fuzz_base_url, headers=sandbox.headers, checks=CHECKS)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="FastAPI adds its default 422 HTTPValidationError response to every operation with "
+    "parameters or a body; the API answers validation failures with 400 VALIDATION_ERROR in the "
+    "spec's shape instead, so the document is wrong there (fix: drop those entries in a custom "
+    "app.openapi, or set responses per route). Reported to the coordinator.",
+)
+def test_the_document_advertises_only_the_errors_the_api_answers() -> None:
+    wrong = [
+        f"{method.upper()} {path}"
+        for path, operations in DOCUMENT["paths"].items()
+        for method, operation in operations.items()
+        if "HTTPValidationError" in str(operation.get("responses", {}).get("422", {}))
+    ]
+    assert wrong == []
+
+
+def test_every_error_response_is_documented_with_the_error_envelope() -> None:
+    for path, operations in DOCUMENT["paths"].items():
+        for method, operation in operations.items():
+            for status, response in operation.get("responses", {}).items():
+                if not status.startswith(("4", "5")) or status == "422":
+                    continue
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}, (method, path)
+
+
+NUL_REASON = (
+    "PostgreSQL text cannot hold NUL (0x00): asyncpg raises on such a parameter and the request "
+    "ends in 500 INTERNAL_ERROR (found by this fuzzing). Fix: refuse NUL in path, query and "
+    "JSON strings with 400 VALIDATION_ERROR at the edge. Reported to the coordinator."
+)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("POST", "/v1/payment-intents", {"external_reference": "order\x00"}),
+        ("POST", "/v1/payment-intents", {"metadata": {"k": "v\x00"}}),
+        ("GET", "/v1/payment-intents/payi_%00", None),
+    ],
+)
+async def test_nul_characters_are_refused_not_a_500(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_body: dict[str, object],
+    database_url: str,
+    request: pytest.FixtureRequest,
+    method: str,
+    path: str,
+    body: dict[str, object] | None,
+) -> None:
+    if database_url.startswith("postgres"):
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=NUL_REASON))
+    json_body = {**intent_body, **body} if body is not None else None
+    response = await client.request(method, path, json=json_body, headers=sandbox.headers)
+    assert response.status_code < 500, response.text

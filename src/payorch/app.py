@@ -18,6 +18,7 @@ from payorch.http.errors import install_error_handlers
 from payorch.intents.endpoints import router as intents_router
 from payorch.logs import configure_logging
 from payorch.observability.endpoints import router as observability_router
+from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import router as simulator_router
@@ -62,4 +63,5 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         app.include_router(simulator_router)
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
     return app

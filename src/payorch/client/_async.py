@@ -1,0 +1,407 @@
+"""The asynchronous client, generated from _sync.py by tests/client/generate_async.py."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from payorch import __version__
+from payorch.client import _operations as ops
+from payorch.client._core import (
+    DEFAULT_BASE_URL,
+    DEFAULT_TIMEOUT,
+    USER_AGENT,
+    Call,
+    RetryPolicy,
+    decode,
+    network_error,
+    parse,
+    parse_list,
+    parse_page,
+    request_headers,
+    retry_delay,
+)
+from payorch.client.errors import PayorchError
+from payorch.client.models import (
+    ApiCredential,
+    Checkout,
+    Connector,
+    Event,
+    Page,
+    Payment,
+    PaymentIntent,
+    Refund,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
+
+
+class AsyncPayorchClient:
+    """payorch's API from asyncio code.
+
+    >>> async with AsyncPayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000") as client:
+    ...     intent = await client.create_payment_intent(merchant_account_id="mrc_...", ...)
+
+    ``transport`` replaces the network (``httpx.ASGITransport(app)`` or ``httpx.MockTransport``
+    in tests); ``sleep`` replaces ``asyncio.sleep`` between retries.
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        base_url: str = DEFAULT_BASE_URL,
+        *,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        if not api_key:
+            raise ValueError("api_key is required")
+        self.base_url = base_url.rstrip("/")
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=timeout,
+            transport=transport,
+            follow_redirects=False,
+            headers={
+                **(headers or {}),
+                "Authorization": f"Bearer {api_key}",
+                "Accept": "application/json",
+                "User-Agent": f"{USER_AGENT}/{__version__}",
+            },
+        )
+
+    def __repr__(self) -> str:
+        return f"AsyncPayorchClient(base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncPayorchClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def request(self, call: Call) -> Any:
+        """Send one operation, retrying as the policy allows; the decoded JSON of the answer."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.request(
+                    call.method,
+                    call.path,
+                    params=call.params,
+                    json=call.json,
+                    headers=request_headers(call),
+                )
+            except httpx.TransportError as exc:
+                delay = retry_delay(self._retry, call, attempt, transport_error=exc)
+                if delay is None:
+                    raise network_error(exc) from exc
+            else:
+                try:
+                    return decode(response)
+                except PayorchError as error:
+                    delay = retry_delay(self._retry, call, attempt, error=error)
+                    if delay is None:
+                        raise
+            await self._sleep(delay)
+
+    # Payment intents and checkout
+
+    async def create_payment_intent(
+        self,
+        *,
+        merchant_account_id: str,
+        external_reference: str,
+        amount: int,
+        currency: str,
+        return_url: str,
+        description: str | None = None,
+        provider: str | None = None,
+        metadata: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> PaymentIntent:
+        call = ops.create_payment_intent(
+            merchant_account_id=merchant_account_id,
+            external_reference=external_reference,
+            amount=amount,
+            currency=currency,
+            return_url=return_url,
+            description=description,
+            provider=provider,
+            metadata=metadata,
+            idempotency_key=idempotency_key,
+        )
+        return parse(PaymentIntent, await self.request(call))
+
+    async def get_payment_intent(self, payment_intent_id: str) -> PaymentIntent:
+        return parse(PaymentIntent, await self.request(ops.get_payment_intent(payment_intent_id)))
+
+    async def create_checkout(
+        self,
+        payment_intent_id: str,
+        *,
+        provider: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Checkout:
+        """``provider``: ``auto`` or a provider id; None keeps the one requested on the intent."""
+        call = ops.create_checkout(
+            payment_intent_id, provider=provider, idempotency_key=idempotency_key
+        )
+        return parse(Checkout, await self.request(call))
+
+    # Payments and refunds
+
+    async def list_payments(
+        self,
+        *,
+        status: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page[Payment]:
+        call = ops.list_payments(status=status, from_=from_, to=to, cursor=cursor, limit=limit)
+        return parse_page(Payment, await self.request(call))
+
+    async def iter_payments(
+        self,
+        *,
+        status: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[Payment]:
+        """Every payment matching the filters, newest first, fetching pages as needed."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_payments(
+                status=status, from_=from_, to=to, cursor=cursor, limit=limit
+            )
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    async def get_payment(self, payment_id: str) -> Payment:
+        return parse(Payment, await self.request(ops.get_payment(payment_id)))
+
+    async def create_refund(
+        self,
+        payment_id: str,
+        *,
+        amount: int | None = None,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> Refund:
+        call = ops.create_refund(
+            payment_id, amount=amount, reason=reason, idempotency_key=idempotency_key
+        )
+        return parse(Refund, await self.request(call))
+
+    async def list_refunds(
+        self, payment_id: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[Refund]:
+        return parse_page(
+            Refund, await self.request(ops.list_refunds(payment_id, cursor=cursor, limit=limit))
+        )
+
+    # Webhook endpoints and deliveries
+
+    async def create_webhook_endpoint(
+        self, *, url: str, events: list[str] | None = None, idempotency_key: str | None = None
+    ) -> WebhookEndpoint:
+        """The answer carries ``secret`` (only this once): store it to verify notices."""
+        call = ops.create_webhook_endpoint(url=url, events=events, idempotency_key=idempotency_key)
+        return parse(WebhookEndpoint, await self.request(call))
+
+    async def list_webhook_endpoints(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookEndpoint]:
+        call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
+        return parse_page(WebhookEndpoint, await self.request(call))
+
+    async def iter_webhook_endpoints(
+        self, *, limit: int | None = None
+    ) -> AsyncIterator[WebhookEndpoint]:
+        cursor: str | None = None
+        while True:
+            page = await self.list_webhook_endpoints(cursor=cursor, limit=limit)
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    async def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
+        return parse(WebhookEndpoint, await self.request(ops.get_webhook_endpoint(endpoint_id)))
+
+    async def update_webhook_endpoint(
+        self,
+        endpoint_id: str,
+        *,
+        url: str | None = None,
+        events: list[str] | None = None,
+        enabled: bool | None = None,
+    ) -> WebhookEndpoint:
+        call = ops.update_webhook_endpoint(endpoint_id, url=url, events=events, enabled=enabled)
+        return parse(WebhookEndpoint, await self.request(call))
+
+    async def delete_webhook_endpoint(self, endpoint_id: str) -> None:
+        await self.request(ops.delete_webhook_endpoint(endpoint_id))
+
+    async def list_webhook_deliveries(
+        self, endpoint_id: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookDelivery]:
+        call = ops.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+        return parse_page(WebhookDelivery, await self.request(call))
+
+    async def iter_webhook_deliveries(
+        self, endpoint_id: str, *, limit: int | None = None
+    ) -> AsyncIterator[WebhookDelivery]:
+        cursor: str | None = None
+        while True:
+            page = await self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    async def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        call = ops.get_webhook_delivery(endpoint_id, delivery_id)
+        return parse(WebhookDelivery, await self.request(call))
+
+    async def retry_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        return parse(
+            WebhookDelivery,
+            await self.request(ops.retry_webhook_delivery(endpoint_id, delivery_id)),
+        )
+
+    # Events
+
+    async def list_events(
+        self,
+        *,
+        type: str | None = None,
+        payment_intent_id: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page[Event]:
+        call = ops.list_events(
+            type=type, payment_intent_id=payment_intent_id, cursor=cursor, limit=limit
+        )
+        return parse_page(Event, await self.request(call))
+
+    async def iter_events(
+        self,
+        *,
+        type: str | None = None,
+        payment_intent_id: str | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[Event]:
+        cursor: str | None = None
+        while True:
+            page = await self.list_events(
+                type=type, payment_intent_id=payment_intent_id, cursor=cursor, limit=limit
+            )
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    # Connectors (provider configurations)
+
+    async def list_connectors(self, merchant_account_id: str) -> list[Connector]:
+        return parse_list(Connector, await self.request(ops.list_connectors(merchant_account_id)))
+
+    async def create_connector(
+        self,
+        merchant_account_id: str,
+        *,
+        provider: str,
+        mode: str,
+        enabled: bool | None = None,
+        priority: int | None = None,
+        credentials: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Connector:
+        call = ops.create_connector(
+            merchant_account_id,
+            provider=provider,
+            mode=mode,
+            enabled=enabled,
+            priority=priority,
+            credentials=credentials,
+            idempotency_key=idempotency_key,
+        )
+        return parse(Connector, await self.request(call))
+
+    async def update_connector(
+        self,
+        merchant_account_id: str,
+        config_id: str,
+        *,
+        mode: str | None = None,
+        enabled: bool | None = None,
+        priority: int | None = None,
+        credentials: dict[str, str] | None = None,
+    ) -> Connector:
+        changes = {
+            "mode": mode,
+            "enabled": enabled,
+            "priority": priority,
+            "credentials": credentials,
+        }
+        return parse(
+            Connector,
+            await self.request(ops.update_connector(merchant_account_id, config_id, changes)),
+        )
+
+    # API credentials
+
+    async def create_api_credential(
+        self, *, name: str | None = None, idempotency_key: str | None = None
+    ) -> ApiCredential:
+        """The answer carries ``api_key`` (only this once)."""
+        call = ops.create_api_credential(name=name, idempotency_key=idempotency_key)
+        return parse(ApiCredential, await self.request(call))
+
+    async def list_api_credentials(self) -> list[ApiCredential]:
+        return parse_list(ApiCredential, await self.request(ops.list_api_credentials()))
+
+    async def revoke_api_credential(self, credential_id: str) -> None:
+        await self.request(ops.revoke_api_credential(credential_id))
+
+    # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
+
+    async def simulator_set_fault(self, provider: str, mode: str) -> dict[str, Any]:
+        """``mode``: ``ok``, ``error`` (the simulated provider answers 500) or ``timeout``."""
+        return dict(await self.request(ops.simulator_set_fault(provider=provider, mode=mode)))
+
+    async def simulator_settle(
+        self, payment_intent_id: str, outcome: str, *, provider: str | None = None
+    ) -> dict[str, Any]:
+        """Settle a payment the buyer left pending: ``outcome`` ``approve`` or ``reject``."""
+        call = ops.simulator_settle(
+            payment_intent_id=payment_intent_id, outcome=outcome, provider=provider
+        )
+        return dict(await self.request(call))

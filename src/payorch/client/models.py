@@ -1,0 +1,175 @@
+"""Typed models of the API's resources, as the client receives them.
+
+Lenient on purpose: unknown fields are kept (``extra="allow"``) so a newer server never breaks
+an older client, and fields the contract may omit default to None. Secrets returned once
+(a webhook endpoint's ``secret``, a new API credential's ``api_key``) are ``SecretStr``: masked in
+repr and logs, read with ``.get_secret_value()``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+T = TypeVar("T")
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class TimelineEntry(Model):
+    type: str
+    at: datetime
+
+
+class IntentPayment(Model):
+    """The ``payment`` object on an intent, present once the provider authorized."""
+
+    id: str
+    status: str
+    authorization_code: str | None = None
+    authorized_at: datetime | None = None
+
+
+class PaymentIntent(Model):
+    id: str
+    status: str
+    merchant_account_id: str | None = None
+    external_reference: str | None = None
+    amount: int
+    currency: str
+    description: str | None = None
+    provider: str | None = None
+    return_url: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    payment: IntentPayment | None = None
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+
+
+class CheckoutAction(Model):
+    type: str  # REDIRECT
+    url: str
+    method: str  # POST or GET
+    fields: dict[str, str] = Field(default_factory=dict)
+
+    def html_form(self, submit_label: str = "Pay") -> str:
+        """For method POST: an auto-submittable HTML form with the fields as hidden inputs."""
+        from html import escape
+
+        inputs = "".join(
+            f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">'
+            for k, v in self.fields.items()
+        )
+        return (
+            f'<form method="{escape(self.method.lower())}" action="{escape(self.url)}">'
+            f'{inputs}<button type="submit">{escape(submit_label)}</button></form>'
+        )
+
+
+class Checkout(Model):
+    payment_intent_id: str
+    status: str
+    provider: str
+    checkout: CheckoutAction
+    expires_at: datetime | None = None
+
+
+class Payment(Model):
+    id: str
+    payment_intent_id: str | None = None
+    merchant_account_id: str | None = None
+    external_reference: str | None = None
+    status: str
+    amount: int | None = None
+    refunded_amount: int | None = None
+    currency: str | None = None
+    provider: str | None = None
+    authorization_code: str | None = None
+    authorized_at: datetime | None = None
+    created_at: datetime | None = None
+
+
+class Refund(Model):
+    refund_id: str
+    payment_id: str | None = None
+    payment_intent_id: str | None = None
+    status: str
+    amount: int | None = None
+    currency: str | None = None
+    reason: str | None = None
+    failure_reason: str | None = None
+    created_at: datetime | None = None
+
+
+class WebhookEndpoint(Model):
+    id: str
+    application_id: str | None = None
+    url: str
+    enabled: bool = True
+    events: list[str] = Field(default_factory=list)
+    created_at: datetime | None = None
+    secret: SecretStr | None = Field(None, description="Only in the creation response.")
+
+
+class WebhookDelivery(Model):
+    id: str
+    endpoint_id: str | None = None
+    event_id: str | None = None
+    event_type: str | None = None
+    status: str
+    attempts: int | None = None
+    next_attempt_at: datetime | None = None
+    last_attempt_at: datetime | None = None
+    response_status: int | None = None
+    response_excerpt: str | None = None
+    error: str | None = None
+    created_at: datetime | None = None
+
+
+class Event(Model):
+    """An event, as listed by GET /v1/events and as received by a webhook endpoint."""
+
+    id: str
+    type: str
+    created_at: datetime | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def payment_intent_id(self) -> str | None:
+        value = self.data.get("payment_intent_id")
+        return value if isinstance(value, str) else None
+
+
+class Connector(Model):
+    """A merchant's provider configuration; credentials are write-only (``has_credentials``)."""
+
+    id: str
+    provider: str
+    mode: str
+    enabled: bool
+    priority: int
+    has_credentials: bool = False
+    merchant_account_id: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class ApiCredential(Model):
+    id: str
+    name: str | None = None
+    prefix: str | None = None
+    environment: str | None = None
+    api_key: SecretStr | None = Field(None, description="Only in the creation response.")
+    created_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
+class Page(Model, Generic[T]):
+    """One page of a list; pass ``next_cursor`` as ``cursor`` for the next (None: last page)."""
+
+    items: list[T]
+    next_cursor: str | None = None

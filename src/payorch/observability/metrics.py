@@ -1,0 +1,213 @@
+"""Every Prometheus metric of payorch, and the few calls other domains make to update them.
+
+What to call where (all calls are cheap, synchronous and never raise on bad label values):
+
+- Provider adapters, around every call to a provider's API::
+
+      with provider_call(provider, "create_checkout") as call:
+          response = await http.post(...)
+          if response.status_code >= 500:
+              call.fail("http_5xx")          # returned, but unusable
+
+  Exceptions escaping the block are counted by kind (timeout, network, error) and re-raised.
+  Where the duration is already measured (one logging helper per call site):
+  ``observe_provider_call(provider, operation, seconds, error_kind_or_None)``.
+- Provider health (routing), when a provider starts or stops being skipped:
+  ``set_provider_health(provider, ProviderHealth.SKIPPED)`` / ``ProviderHealth.AVAILABLE``.
+- Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
+  ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
+  ``url_not_allowed`` (the address failed the URL rules at delivery time); and
+  ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
+- Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
+  (observability/backlog.py, registered with ``on_scrape``), so any API replica reports the
+  backlog shared by all workers. ``on_scrape(hook)`` takes more such ``async def hook(runtime)``.
+
+HTTP request count and latency are recorded by ``MetricsMiddleware`` (observability/middleware.py).
+
+Processes: by default each process keeps its own metrics and answers its own /metrics (one API
+process per container, every container scraped). With ``PROMETHEUS_MULTIPROC_DIR`` set before
+start (an empty directory, shared by the processes of one host), ``payorch serve --workers N``
+and workers on that host write to it and /metrics aggregates them (docs/deployment.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from enum import IntEnum
+from typing import Any
+
+import httpx
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+log = logging.getLogger("payorch.observability")
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+HTTP_REQUESTS = Counter(
+    "payorch_http_requests",
+    "HTTP requests answered, by method, route template and status code.",
+    ["method", "route", "status"],
+)
+HTTP_REQUEST_DURATION = Histogram(
+    "payorch_http_request_duration_seconds",
+    "Time from receiving a request to sending the end of its answer.",
+    ["method", "route", "status"],
+    buckets=LATENCY_BUCKETS,
+)
+PROVIDER_CALL_DURATION = Histogram(
+    "payorch_provider_call_duration_seconds",
+    "Duration of calls to a provider's API, by provider and operation.",
+    ["provider", "operation"],
+    buckets=LATENCY_BUCKETS,
+)
+PROVIDER_CALL_ERRORS = Counter(
+    "payorch_provider_call_errors",
+    "Failed calls to a provider's API, by provider, operation and kind of failure.",
+    ["provider", "operation", "kind"],
+)
+PROVIDER_HEALTH = Gauge(
+    "payorch_provider_health_state",
+    "0 = available, 1 = being skipped after repeated failures (as seen by this process, or by "
+    "all replicas when PAYORCH_REDIS_URL is set).",
+    ["provider"],
+    multiprocess_mode="livemax",
+)
+WEBHOOK_DELIVERY_ATTEMPTS = Counter(
+    "payorch_webhook_delivery_attempts",
+    "Webhook delivery attempts by outcome: succeeded, http_error, timeout, network_error, "
+    "url_not_allowed; "
+    "exhausted counts deliveries whose last attempt failed.",
+    ["outcome"],
+)
+WEBHOOK_DELIVERY_BACKLOG_AGE = Gauge(
+    "payorch_webhook_delivery_backlog_age_seconds",
+    "How long the oldest delivery that is due has been waiting (0 when none is due).",
+    multiprocess_mode="mostrecent",
+)
+WEBHOOK_DELIVERY_BACKLOG = Gauge(
+    "payorch_webhook_delivery_backlog",
+    "Deliveries due and not yet attempted.",
+    multiprocess_mode="mostrecent",
+)
+
+
+class ProviderHealth(IntEnum):
+    AVAILABLE = 0
+    SKIPPED = 1
+
+
+DELIVERY_OUTCOMES = frozenset(
+    {"succeeded", "http_error", "timeout", "network_error", "url_not_allowed", "exhausted"}
+)
+
+
+class ProviderCall:
+    """Handle given by ``provider_call``: mark a call that returned but failed."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+
+    def fail(self, kind: str) -> None:
+        """E.g. ``http_5xx``, ``http_4xx``, ``invalid_response``."""
+        self.kind = kind
+
+
+@contextmanager
+def provider_call(provider: str, operation: str) -> Iterator[ProviderCall]:
+    call = ProviderCall()
+    started = time.perf_counter()
+    try:
+        yield call
+    except BaseException as exc:
+        if call.kind is None:
+            call.kind = _failure_kind(exc)
+        raise
+    finally:
+        PROVIDER_CALL_DURATION.labels(provider, operation).observe(time.perf_counter() - started)
+        if call.kind is not None:
+            PROVIDER_CALL_ERRORS.labels(provider, operation, call.kind).inc()
+
+
+def observe_provider_call(
+    provider: str, operation: str, seconds: float, error_kind: str | None = None
+) -> None:
+    PROVIDER_CALL_DURATION.labels(provider, operation).observe(seconds)
+    if error_kind is not None:
+        PROVIDER_CALL_ERRORS.labels(provider, operation, error_kind).inc()
+
+
+def _failure_kind(exc: BaseException) -> str:
+    if isinstance(exc, httpx.TimeoutException | asyncio.TimeoutError):
+        return "timeout"
+    if isinstance(exc, httpx.TransportError):
+        return "network"
+    if isinstance(exc, asyncio.CancelledError):
+        return "cancelled"
+    return "error"
+
+
+def set_provider_health(provider: str, state: ProviderHealth) -> None:
+    PROVIDER_HEALTH.labels(provider).set(int(state))
+
+
+def record_delivery_attempt(outcome: str) -> None:
+    if outcome not in DELIVERY_OUTCOMES:
+        log.warning("unknown webhook delivery outcome %r counted as network_error", outcome)
+        outcome = "network_error"
+    WEBHOOK_DELIVERY_ATTEMPTS.labels(outcome).inc()
+
+
+def set_delivery_backlog(age_seconds: float, count: int) -> None:
+    WEBHOOK_DELIVERY_BACKLOG_AGE.set(max(0.0, age_seconds))
+    WEBHOOK_DELIVERY_BACKLOG.set(max(0, count))
+
+
+ScrapeHook = Callable[[Any], Awaitable[None]]
+_scrape_hooks: list[ScrapeHook] = []
+SCRAPE_HOOK_TIMEOUT_SECONDS = 2.0
+
+
+def on_scrape(hook: ScrapeHook) -> ScrapeHook:
+    """Register ``async def hook(runtime)`` to refresh gauges read from shared state."""
+    if hook not in _scrape_hooks:
+        _scrape_hooks.append(hook)
+    return hook
+
+
+async def run_scrape_hooks(runtime: Any) -> None:
+    for hook in list(_scrape_hooks):
+        try:
+            await asyncio.wait_for(hook(runtime), SCRAPE_HOOK_TIMEOUT_SECONDS)
+        except Exception:
+            # A slow or broken hook leaves its gauge stale; the rest of /metrics still answers.
+            log.exception("metrics scrape hook %s failed", getattr(hook, "__name__", hook))
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
+
+
+def render() -> tuple[bytes, str]:
+    """The exposition text of this process, or of every process sharing the multiprocess dir."""
+    if multiprocess_dir():
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

@@ -1,0 +1,90 @@
+"""Regenerate src/payorch/client/_async.py from _sync.py (run by hand after editing _sync.py):
+
+    python tests/client/generate_async.py && ruff format --line-length 100 src/payorch/client
+
+test_async_client_is_generated_from_the_sync_one fails when the two drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CLIENT = Path(__file__).resolve().parents[2] / "src" / "payorch" / "client"
+
+SYNC_DOC = '''    """payorch's API from synchronous code.
+
+    >>> client = PayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000")
+    >>> intent = client.create_payment_intent(merchant_account_id="mrc_...", ...)
+
+    ``transport`` replaces the network (``httpx.MockTransport`` in tests); ``sleep`` replaces
+    ``time.sleep`` between retries.
+    """'''
+ASYNC_DOC = '''    """payorch's API from asyncio code.
+
+    >>> async with AsyncPayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000") as client:
+    ...     intent = await client.create_payment_intent(merchant_account_id="mrc_...", ...)
+
+    ``transport`` replaces the network (``httpx.ASGITransport(app)`` or ``httpx.MockTransport``
+    in tests); ``sleep`` replaces ``asyncio.sleep`` between retries.
+    """'''
+SYNC_CLOSE = """    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> PayorchClient:
+        return self
+
+    def __exit__("""
+ASYNC_CLOSE = """    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncPayorchClient:
+        return self
+
+    async def __aexit__("""
+
+
+def generate(sync_source: str) -> str:
+    s = sync_source
+    replacements = [
+        (
+            '"""The synchronous client."""',
+            '"""The asynchronous client, generated from _sync.py by '
+            'tests/client/generate_async.py."""',
+        ),
+        (
+            "import time\nfrom collections.abc import Callable, Iterator, Mapping",
+            "import asyncio\n"
+            "from collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
+        ),
+        ("class PayorchClient:", "class AsyncPayorchClient:"),
+        (SYNC_DOC, ASYNC_DOC),
+        (
+            "transport: httpx.BaseTransport | None = None,",
+            "transport: httpx.AsyncBaseTransport | None = None,",
+        ),
+        (
+            "sleep: Callable[[float], None] = time.sleep,",
+            "sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,",
+        ),
+        ("self._http = httpx.Client(", "self._http = httpx.AsyncClient("),
+        ('return f"PayorchClient(', 'return f"AsyncPayorchClient('),
+        (SYNC_CLOSE, ASYNC_CLOSE),
+        ("        self.close()\n", "        await self.aclose()\n"),
+        ("response = self._http.request(", "response = await self._http.request("),
+        ("self._sleep(delay)", "await self._sleep(delay)"),
+    ]
+    for old, new in replacements:
+        if old not in s:
+            raise SystemExit(f"generate_async: pattern not found in _sync.py: {old[:60]!r}")
+        s = s.replace(old, new)
+    s = re.sub(r"(\n    )def (?!__)", r"\1async def ", s)
+    s = s.replace("self.request(", "await self.request(")
+    s = re.sub(r"-> Iterator\[(\w+)\]", r"-> AsyncIterator[\1]", s)
+    s = s.replace("page = self.list_", "page = await self.list_")
+    s = s.replace("yield from page.items", "for item in page.items:\n                yield item")
+    return s
+
+
+if __name__ == "__main__":
+    (CLIENT / "_async.py").write_text(generate((CLIENT / "_sync.py").read_text()))

@@ -75,12 +75,10 @@ def _document() -> dict[str, Any]:
 DOCUMENT = _document()
 schema = schemathesis.openapi.from_dict(DOCUMENT)
 # Valid and invalid inputs alike: an invalid one must get a 4xx in the spec's shape, not a 5xx.
-# NUL characters are left out: on PostgreSQL they are a known 500 (see
-# test_nul_characters_are_refused_not_a_500), which would make this run fail at random.
+# NUL characters included: the edge refuses them with 400 (test_nul_characters_are_refused_not_a_500).
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
     max_examples=MAX_EXAMPLES,
-    allow_x00=False,
 )
 
 
@@ -101,13 +99,6 @@ def test_api_from_its_openapi_document(case: Any, sandbox: Sandbox, fuzz_base_ur
     case.call_and_validate(base_url=fuzz_base_url, headers=sandbox.headers, checks=CHECKS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FastAPI adds its default 422 HTTPValidationError response to every operation with "
-    "parameters or a body; the API answers validation failures with 400 VALIDATION_ERROR in the "
-    "spec's shape instead, so the document is wrong there (fix: drop those entries in a custom "
-    "app.openapi, or set responses per route). Reported to the coordinator.",
-)
 def test_the_document_advertises_only_the_errors_the_api_answers() -> None:
     wrong = [
         f"{method.upper()} {path}"
@@ -128,12 +119,6 @@ def test_every_error_response_is_documented_with_the_error_envelope() -> None:
                 assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}, (method, path)
 
 
-NUL_REASON = (
-    "PostgreSQL text cannot hold NUL (0x00): asyncpg raises on such a parameter and the request "
-    "ends in 500 INTERNAL_ERROR (found by this fuzzing). Fix: refuse NUL in path, query and "
-    "JSON strings with 400 VALIDATION_ERROR at the edge. Reported to the coordinator."
-)
-
 
 @pytest.mark.parametrize(
     ("method", "path", "body"),
@@ -153,8 +138,7 @@ async def test_nul_characters_are_refused_not_a_500(
     path: str,
     body: dict[str, object] | None,
 ) -> None:
-    if database_url.startswith("postgres"):
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=NUL_REASON))
     json_body = {**intent_body, **body} if body is not None else None
     response = await client.request(method, path, json=json_body, headers=sandbox.headers)
-    assert response.status_code < 500, response.text
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "VALIDATION_ERROR"

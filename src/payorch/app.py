@@ -15,6 +15,7 @@ from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.errors import install_error_handlers
+from payorch.http.openapi import install_openapi
 from payorch.intents.endpoints import router as intents_router
 from payorch.logs import configure_logging
 from payorch.observability.endpoints import router as observability_router
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
     if runtime.app is None:
         runtime.app = app
     install_error_handlers(app)
+    install_openapi(app)
     for router in (
         intents_router,
         checkouts_router,

@@ -81,12 +81,6 @@ async def test_readyz_is_503_until_migrations_are_current(
     await runtime.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Error answers carry X-Request-Id twice: http/responses.error_response sets it and "
-    "http/context.RequestContextMiddleware appends it again (clients that join repeated headers "
-    "see 'req_x, req_x'). Fix: append only when the answer has none. Reported to the coordinator.",
-)
 async def test_x_request_id_is_sent_once_on_errors(client: httpx.AsyncClient) -> None:
     response = await client.get("/v1/payment-intents/payi_x")
     assert response.status_code == 401

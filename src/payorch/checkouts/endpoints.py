@@ -73,16 +73,19 @@ async def _return(
     return RedirectResponse(location, status_code=303)
 
 
-router.add_api_route(
-    "/v1/checkout-returns/{provider}/{payment_intent_id}",
-    _return,
-    methods=["GET", "POST"],
-    status_code=303,
-    summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
-    responses={
-        303: {"description": "To the intent's return_url with payment_intent_id (and status)"}
-    },
-)
+# Two routes, not one with two methods, so each gets its own OpenAPI operationId.
+for _method in ("GET", "POST"):
+    router.add_api_route(
+        "/v1/checkout-returns/{provider}/{payment_intent_id}",
+        _return,
+        methods=[_method],
+        name=f"checkout_return_{_method.lower()}",
+        status_code=303,
+        summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
+        responses={
+            303: {"description": "To the intent's return_url with payment_intent_id (and status)"}
+        },
+    )
 
 
 @router.post(

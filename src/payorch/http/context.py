@@ -12,7 +12,13 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from payorch.errors import ApiError, InternalError, PayloadTooLarge, UnsupportedMediaType
+from payorch.errors import (
+    ApiError,
+    InternalError,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
 from payorch.http.responses import dumps, error_body
 from payorch.ids import new_id
 
@@ -65,7 +71,15 @@ class RequestContextMiddleware:
             request_id_var.reset(token)
 
 
+NUL_MESSAGE = "NUL characters are not accepted."
+
+
 def _reject_body(scope: Scope, headers: dict[bytes, bytes]) -> ApiError | None:
+    # No text column (PostgreSQL's least of all) can hold NUL: refuse it at the door as bad
+    # input instead of failing deep inside with a 500.
+    query: bytes = scope.get("query_string", b"")
+    if "\x00" in scope["path"] or b"%00" in query or b"\x00" in query:
+        return ValidationFailed(NUL_MESSAGE)
     if scope["method"] not in ("POST", "PUT", "PATCH"):
         return None
     length = headers.get(b"content-length")
@@ -87,15 +101,22 @@ def _limited(receive: Receive, scope: Scope) -> Receive:
     in the request state that the error handler turns back into 413.
     """
     seen = 0
+    tail = b""  # the end of the previous chunk, so an escape split across chunks is found
 
     async def wrapped() -> Message:
-        nonlocal seen
+        nonlocal seen, tail
         message = await receive()
         if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
+            chunk: bytes = message.get("body", b"")
+            seen += len(chunk)
             if seen > MAX_BODY_BYTES:
                 scope["state"]["body_too_large"] = True
                 raise PayloadTooLarge()
+            window = tail + chunk
+            if b"\\u0000" in window or b"\x00" in window or b"%00" in window:
+                scope["state"]["body_has_nul"] = True
+                raise ValidationFailed(NUL_MESSAGE)
+            tail = window[-6:]
         return message
 
     return wrapped

@@ -68,6 +68,8 @@ def install_error_handlers(app: FastAPI) -> None:
         error = mapped.get(exc.status_code)
         if getattr(request.state, "body_too_large", False):
             error = PayloadTooLarge()
+        elif getattr(request.state, "body_has_nul", False):
+            error = ValidationFailed.field("body", "NUL characters are not accepted.")
         if error is None:
             if exc.status_code == 400:
                 error = ValidationFailed(str(exc.detail))

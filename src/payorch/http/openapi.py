@@ -1,0 +1,59 @@
+"""The OpenAPI document as the service really answers: errors in the spec's shape, never 422.
+
+FastAPI documents a 422 `HTTPValidationError` on every operation that takes input; this service
+answers validation failures with 400 VALIDATION_ERROR in the spec's error shape, so the
+document is corrected once, when first built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from payorch.http.schemas import ErrorEnvelope
+
+_ERROR_REF = "#/components/schemas/ErrorEnvelope"
+
+
+def install_openapi(app: FastAPI) -> None:
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _corrected(
+                get_openapi(
+                    title=app.title,
+                    version=app.version,
+                    summary=app.summary,
+                    description=app.description,
+                    routes=app.routes,
+                    tags=app.openapi_tags,
+                )
+            )
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _corrected(document: dict[str, Any]) -> dict[str, Any]:
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+    envelope = ErrorEnvelope.model_json_schema(ref_template="#/components/schemas/{model}")
+    for name, definition in envelope.pop("$defs", {}).items():
+        schemas.setdefault(name, definition)
+    schemas.setdefault("ErrorEnvelope", envelope)
+    error_content = {"application/json": {"schema": {"$ref": _ERROR_REF}}}
+    for path_item in document.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            responses = operation["responses"]
+            default_422 = "HTTPValidationError" in str(responses.get("422", ""))
+            if default_422:
+                del responses["422"]
+            if default_422 and "400" not in responses:
+                responses["400"] = {"description": "VALIDATION_ERROR", "content": error_content}
+            # Every operation can meet these, whatever it declares.
+            responses.setdefault("500", {"description": "INTERNAL_ERROR", "content": error_content})
+    return document

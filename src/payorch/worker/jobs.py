@@ -29,4 +29,6 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
-    return [PurgeIdempotencyRecords()]
+    from payorch.worker.deliveries import WebhookDeliveries
+
+    return [PurgeIdempotencyRecords(), WebhookDeliveries()]

@@ -101,7 +101,8 @@ async def serve_receiver(port: int = 8080) -> AsyncIterator[Receiver]:
     host, bound_port = sock.getsockname()[:2]
     receiver = Receiver(host, bound_port)
     config = uvicorn.Config(
-        receiver, log_level="warning", lifespan="off", access_log=False, timeout_keep_alive=30
+        receiver, log_level="warning", lifespan="off", access_log=False, timeout_keep_alive=30,
+        timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]

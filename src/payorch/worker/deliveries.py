@@ -79,6 +79,7 @@ class WebhookDeliveries:
         self._results: list[Result] = []
         self._have_results: asyncio.Event | None = None
         self._background: list[asyncio.Task[None]] = []
+        self._apply_lock = asyncio.Lock()  # one writer of results at a time
 
     # ---- life cycle (called by worker.runner.Worker) ---------------------------------------
 
@@ -104,8 +105,9 @@ class WebhookDeliveries:
         """Wait for every attempt in flight and record every result (tests, shutdown)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
-        while self._results:
-            await self._apply_pending()
+        async with self._apply_lock:  # waits for a batch the writer task is applying
+            while self._results:
+                await self._apply_pending()
 
     async def run_until_idle(self, runtime: Runtime) -> int:
         """Claim and attempt until nothing is due (tests drive the job with a FrozenClock)."""
@@ -200,7 +202,8 @@ class WebhookDeliveries:
             await self._have_results.wait()
             self._have_results.clear()
             try:
-                await self._apply_pending()
+                async with self._apply_lock:
+                    await self._apply_pending()
             except Exception:
                 log.exception("recording delivery results failed; trying again")
                 await asyncio.sleep(APPLY_RETRY_SECONDS)

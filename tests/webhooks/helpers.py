@@ -12,6 +12,10 @@ from tests.conftest import Sandbox
 
 BASE = "/v1/admin/webhook-endpoints"
 
+# Endpoints created by the running test; conftest deletes them (and so their deliveries) after
+# it, so a later test's worker never picks up an earlier test's pending deliveries.
+CREATED: list[str] = []
+
 
 async def create_endpoint(
     client: httpx.AsyncClient, app: Sandbox, url: str, events: list[str] | None = None
@@ -22,6 +26,7 @@ async def create_endpoint(
     response = await client.post(BASE, json=body, headers=app.headers)
     assert response.status_code == 201, response.text
     data = response.json()["data"]
+    CREATED.append(data["id"])
     return data["id"], data["secret"]
 
 

@@ -126,7 +126,6 @@ class WebhookDeliveries:
         if self._sender is None:
             self._sender = Sender(
                 timeout_seconds=runtime.settings.webhook_timeout_seconds,
-                max_connections=self.concurrency,
                 resolver=runtime.webhook_resolver,
             )
 
@@ -184,7 +183,7 @@ class WebhookDeliveries:
             )
         except Exception:
             log.exception("delivery %s: attempt crashed", claim.id)
-            outcome = Outcome(False, 0.0, 0, None, None, NETWORK_ERROR)
+            outcome = Outcome(False, 0, None, None, NETWORK_ERROR)
         finally:
             self._inflight[claim.endpoint_id] -= 1
             if self._inflight[claim.endpoint_id] <= 0:

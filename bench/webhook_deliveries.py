@@ -56,7 +56,9 @@ async def main() -> None:
     parser.add_argument("--latency-events", type=int, default=200)
     args = parser.parse_args()
 
-    admin = os.environ.get("PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+    admin = os.environ.get(
+        "PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+    )
     name = f"payorch_bench_{secrets.token_hex(4)}"
     conn = await asyncpg.connect(admin)
     await conn.execute(f'CREATE DATABASE "{name}"')
@@ -68,16 +70,33 @@ async def main() -> None:
         settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver")  # type: ignore[arg-type]
         runtime = Runtime.build(settings)
         async with runtime.database.transaction() as db:
-            app = await create_application(db, runtime.clock, name="bench", environment="SANDBOX", merchant_name="shop")
+            app = await create_application(
+                db, runtime.clock, name="bench", environment="SANDBOX", merchant_name="shop"
+            )
         headers = {"Authorization": f"Bearer {app.api_key}"}
-        receiver = subprocess.Popen([sys.executable, str(ROOT / "bench" / "webhook_receiver.py")], stdout=subprocess.PIPE, text=True)
+        receiver = subprocess.Popen(
+            [sys.executable, str(ROOT / "bench" / "webhook_receiver.py")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         base = receiver.stdout.readline().strip()  # type: ignore[union-attr]
-        api = httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(runtime=runtime)), base_url="http://testserver")
+        api = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_app(runtime=runtime)),
+            base_url="http://testserver",
+        )
         plain = httpx.AsyncClient(trust_env=False)
         for n in range(args.endpoints):
-            r = await api.post("/v1/admin/webhook-endpoints", json={"url": f"{base}/hook/{n}"}, headers=headers)
+            r = await api.post(
+                "/v1/admin/webhook-endpoints", json={"url": f"{base}/hook/{n}"}, headers=headers
+            )
             assert r.status_code == 201, r.text
-        body = {"merchant_account_id": app.merchant_account_id, "external_reference": "bench", "amount": 1000, "currency": "CLP", "return_url": "https://shop.example/r"}
+        body = {
+            "merchant_account_id": app.merchant_account_id,
+            "external_reference": "bench",
+            "amount": 1000,
+            "currency": "CLP",
+            "return_url": "https://shop.example/r",
+        }
 
         # 1. Throughput: commit a backlog, then start one worker.
         sem = asyncio.Semaphore(8)
@@ -89,11 +108,21 @@ async def main() -> None:
 
         t = time.perf_counter()
         await asyncio.gather(*(create() for _ in range(args.events)))
-        print(f"backlog: {args.events} events x {args.endpoints} endpoints committed in {time.perf_counter() - t:.1f}s", flush=True)
+        print(
+            f"backlog: {args.events} events x {args.endpoints} endpoints committed in {time.perf_counter() - t:.1f}s",
+            flush=True,
+        )
         total = args.events * args.endpoints
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PAYORCH_DATABASE_URL": url, "PAYORCH_SECRET_KEY": SECRET_KEY}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "src"),
+            "PAYORCH_DATABASE_URL": url,
+            "PAYORCH_SECRET_KEY": SECRET_KEY,
+        }
         started = time.time()
-        worker = subprocess.Popen([sys.executable, "-m", "payorch", "worker"], env=env, stderr=subprocess.DEVNULL)
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "payorch", "worker"], env=env, stderr=subprocess.DEVNULL
+        )
         while True:
             stats = (await plain.get(f"{base}/__stats")).json()["received"]
             if len(stats) >= total:
@@ -107,22 +136,38 @@ async def main() -> None:
         recorded_deadline = time.time() + 60
         while time.time() < recorded_deadline:
             pg = await asyncpg.connect(url)
-            done = await pg.fetchval("SELECT count(*) FROM webhook_deliveries WHERE status = 'SUCCEEDED'")
+            done = await pg.fetchval(
+                "SELECT count(*) FROM webhook_deliveries WHERE status = 'SUCCEEDED'"
+            )
             await pg.close()
             if done == total:
                 break
             await asyncio.sleep(0.2)
         recorded = time.time() - started
-        print(f"throughput: {total} deliveries, first->last arrival {span:.2f}s = {rate:.0f} deliveries/s; "
-              f"all recorded SUCCEEDED {recorded:.1f}s after the worker process started "
-              f"(includes interpreter start-up)", flush=True)
+        print(
+            f"throughput: {total} deliveries, first->last arrival {span:.2f}s = {rate:.0f} deliveries/s; "
+            f"all recorded SUCCEEDED {recorded:.1f}s after the worker process started "
+            f"(includes interpreter start-up)",
+            flush=True,
+        )
 
         # 2. Latency: one endpoint, the worker idle between events.
-        for_latency = await api.post("/v1/admin/webhook-endpoints", json={"url": f"{base}/latency"}, headers=headers)
-        endpoint_ids = [e["id"] for e in (await api.get("/v1/admin/webhook-endpoints", params={"limit": 100}, headers=headers)).json()["items"]]
+        for_latency = await api.post(
+            "/v1/admin/webhook-endpoints", json={"url": f"{base}/latency"}, headers=headers
+        )
+        endpoint_ids = [
+            e["id"]
+            for e in (
+                await api.get("/v1/admin/webhook-endpoints", params={"limit": 100}, headers=headers)
+            ).json()["items"]
+        ]
         for endpoint_id in endpoint_ids:
             if endpoint_id != for_latency.json()["data"]["id"]:
-                await api.patch(f"/v1/admin/webhook-endpoints/{endpoint_id}", json={"enabled": False}, headers=headers)
+                await api.patch(
+                    f"/v1/admin/webhook-endpoints/{endpoint_id}",
+                    json={"enabled": False},
+                    headers=headers,
+                )
         await asyncio.sleep(1.0)
         sent: dict[str, tuple[float, float]] = {}
         for _ in range(args.latency_events):
@@ -153,12 +198,25 @@ async def main() -> None:
                 from_commit.append((at - sent[intent][1]) * 1000)
                 from_send.append((at - sent[intent][0]) * 1000)
         assert len(from_commit) == args.latency_events, len(from_commit)
-        print(f"latency commit->first attempt over {len(from_commit)} events: "
-              f"p50 {statistics.median(from_commit):.1f} ms, p99 {percentile(from_commit, 99):.1f} ms, "
-              f"max {max(from_commit):.1f} ms; from POST sent: p50 {statistics.median(from_send):.1f} ms, "
-              f"p99 {percentile(from_send, 99):.1f} ms", flush=True)
-        cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-        print(f"machine: nproc {os.cpu_count()}, {cpu}, Python {platform.python_version()}", flush=True)
+        print(
+            f"latency commit->first attempt over {len(from_commit)} events: "
+            f"p50 {statistics.median(from_commit):.1f} ms, p99 {percentile(from_commit, 99):.1f} ms, "
+            f"max {max(from_commit):.1f} ms; from POST sent: p50 {statistics.median(from_send):.1f} ms, "
+            f"p99 {percentile(from_send, 99):.1f} ms",
+            flush=True,
+        )
+        cpu = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in open("/proc/cpuinfo")
+                if line.startswith("model name")
+            ),
+            "?",
+        )
+        print(
+            f"machine: nproc {os.cpu_count()}, {cpu}, Python {platform.python_version()}",
+            flush=True,
+        )
         await api.aclose()
         await plain.aclose()
         await runtime.close()

@@ -34,13 +34,19 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
                 event_id = value.decode()
         received.append((event_id, time.time()))
         body = b"ok"
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
 def main() -> None:
     for _ in range(50):
-        host = f"127.{random.randint(1, 254)}.{random.randint(0, 255)}.{random.randint(1, 254)}"
+        host = f"127.{random.randint(1, 254)}.{random.randint(0, 255)}.{random.randint(1, 254)}"  # noqa: S311
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -52,8 +58,15 @@ def main() -> None:
         raise SystemExit("no free loopback address")
     sock.listen(4096)
     print(f"http://{host}:8080", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
-                            http="httptools", loop="uvloop", backlog=4096)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        http="httptools",
+        loop="uvloop",
+        backlog=4096,
+    )
     uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-
 from sqlalchemy import delete
 
 from payorch.db.tables.webhooks import webhook_endpoints

@@ -43,7 +43,9 @@ async def create_intent(client: httpx.AsyncClient, app: Sandbox, reference: str 
     return str(response.json()["id"])
 
 
-async def deliveries_of(client: httpx.AsyncClient, app: Sandbox, endpoint_id: str) -> list[dict[str, Any]]:
+async def deliveries_of(
+    client: httpx.AsyncClient, app: Sandbox, endpoint_id: str
+) -> list[dict[str, Any]]:
     response = await client.get(
         f"{BASE}/{endpoint_id}/deliveries", params={"limit": 100}, headers=app.headers
     )

@@ -72,8 +72,11 @@ class Receiver:
         elif path == "/redirect":
             status, extra = 302, [(b"location", b"/ok")]
         await send(
-            {"type": "http.response.start", "status": status,
-             "headers": [(b"content-type", b"text/plain"), *extra]}
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(b"content-type", b"text/plain"), *extra],
+            }
         )
         await send({"type": "http.response.body", "body": answer})
 
@@ -81,7 +84,7 @@ class Receiver:
 def loopback_socket(port: int = 8080) -> socket.socket:
     """A listening socket on a random 127.x.y.z (so parallel runs never share an address)."""
     for _ in range(50):
-        host = f"127.{random.randint(1, 254)}.{random.randint(0, 255)}.{random.randint(1, 254)}"
+        host = f"127.{random.randint(1, 254)}.{random.randint(0, 255)}.{random.randint(1, 254)}"  # noqa: S311
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -101,7 +104,11 @@ async def serve_receiver(port: int = 8080) -> AsyncIterator[Receiver]:
     host, bound_port = sock.getsockname()[:2]
     receiver = Receiver(host, bound_port)
     config = uvicorn.Config(
-        receiver, log_level="warning", lifespan="off", access_log=False, timeout_keep_alive=30,
+        receiver,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        timeout_keep_alive=30,
         timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)

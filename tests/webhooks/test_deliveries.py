@@ -59,7 +59,9 @@ async def test_a_delivery_is_signed_and_carries_the_stored_bytes(
     assert body["data"]["payment_intent_id"] == intent_id
     assert body["data"]["amount"] == 1500 and body["data"]["currency"] == "CLP"
     # The exact bytes stored with the event, the same ones GET /v1/events returns.
-    listed = await client.get("/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers)
+    listed = await client.get(
+        "/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers
+    )
     assert request.body in listed.content
     # A re-serialized body would not verify.
     reserialized = orjson.dumps(body, option=orjson.OPT_INDENT_2)
@@ -158,36 +160,50 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
     clock.advance(10**6)
     assert await deliveries.run_until_idle(runtime) == 0
 
-    detail = (await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)).json()
+    detail = (
+        await client.get(
+            f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
+        )
+    ).json()
     assert [a["number"] for a in detail["attempt_history"]] == list(range(1, 8))
     assert all(a["error"] == "unexpected_status" for a in detail["attempt_history"])
     assert all(a["duration_ms"] >= 0 for a in detail["attempt_history"])
 
     # The endpoint is fixed; the manual retry attempts at once with a new 7-attempt schedule.
-    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/status/503")}, headers=sandbox.headers)
+    await client.patch(
+        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/status/503")}, headers=sandbox.headers
+    )
     retry_url = f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}/retry"
     response = await client.post(retry_url, headers=sandbox.headers)
     assert response.status_code == 202, response.text
     assert response.json()["status"] == "PENDING" and response.json()["id"] == delivery["id"]
-    for attempt in range(8, 15):  # seven more attempts: the schedule really restarted
+    for _ in range(8, 15):  # seven more attempts: the schedule really restarted
         assert await deliveries.run_until_idle(runtime) == 1
         clock.advance(max(SCHEDULE))
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["status"] == "EXHAUSTED" and delivery["attempts"] == 14
     assert delivery["response_status"] == 503
 
-    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
+    await client.patch(
+        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
+    )
     assert (await client.post(retry_url, headers=sandbox.headers)).status_code == 202
     assert await deliveries.run_until_idle(runtime) == 1
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["status"] == "SUCCEEDED" and delivery["attempts"] == 15
-    history = (await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)).json()
+    history = (
+        await client.get(
+            f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
+        )
+    ).json()
     assert len(history["attempt_history"]) == 15  # history kept across schedules
 
     again = await client.post(retry_url, headers=sandbox.headers)
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "WEBHOOK_DELIVERY_ALREADY_SUCCEEDED"
-    missing = await client.post(f"{BASE}/{endpoint_id}/deliveries/whd_nope/retry", headers=sandbox.headers)
+    missing = await client.post(
+        f"{BASE}/{endpoint_id}/deliveries/whd_nope/retry", headers=sandbox.headers
+    )
     assert missing.status_code == 404
 
 
@@ -238,7 +254,11 @@ async def test_deliveries_list_pages_newest_first(
     for n in range(3):
         await create_intent(client, sandbox, f"order-{n}")
     items = await deliveries_of(client, sandbox, endpoint_id)
-    page = (await client.get(f"{BASE}/{endpoint_id}/deliveries", params={"limit": 2}, headers=sandbox.headers)).json()
+    page = (
+        await client.get(
+            f"{BASE}/{endpoint_id}/deliveries", params={"limit": 2}, headers=sandbox.headers
+        )
+    ).json()
     assert [d["id"] for d in page["items"]] == [d["id"] for d in items[:2]]
     assert items == sorted(items, key=lambda d: d["id"], reverse=True)
     rest = (

@@ -144,7 +144,9 @@ async def test_a_crashed_workers_claims_are_retried_after_the_lease(
     crashed._results.clear()
     await crashed.drain()
 
-    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
+    await client.patch(
+        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
+    )
     survivor = WebhookDeliveries()
     try:
         assert await survivor.run_until_idle(runtime) == 0  # still leased to the dead worker
@@ -176,7 +178,9 @@ async def test_deleting_an_endpoint_drops_its_pending_deliveries(
 ) -> None:
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
     await create_intent(client, sandbox)
-    assert (await client.delete(f"{BASE}/{endpoint_id}", headers=sandbox.headers)).status_code == 204
+    assert (
+        await client.delete(f"{BASE}/{endpoint_id}", headers=sandbox.headers)
+    ).status_code == 204
     job = WebhookDeliveries()
     try:
         assert await job.run_until_idle(runtime) == 0

@@ -49,14 +49,18 @@ async def test_create_answers_201_with_wrapper_and_a_secret_shown_once(
     async with runtime.database.transaction() as conn:
         stored = (
             await conn.execute(
-                select(webhook_endpoints.c.secret_encrypted).where(webhook_endpoints.c.id == data["id"])
+                select(webhook_endpoints.c.secret_encrypted).where(
+                    webhook_endpoints.c.id == data["id"]
+                )
             )
         ).scalar_one()
     assert data["secret"] not in stored
     assert runtime.cipher.decrypt(stored) == data["secret"]
 
 
-async def test_each_endpoint_gets_its_own_secret(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+async def test_each_endpoint_gets_its_own_secret(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
     first = (await _create(client, sandbox)).json()["data"]["secret"]
     second = (await _create(client, sandbox)).json()["data"]["secret"]
     assert first != second

@@ -111,7 +111,9 @@ async def test_update_applies_the_rules_too(client: httpx.AsyncClient, runtime: 
     created = await client.post(BASE, json={"url": "https://shop.example/h"}, headers=app.headers)
     assert created.status_code == 201, created.text
     url = f"{BASE}/{created.json()['data']['id']}"
-    response = await client.patch(url, json={"url": "https://internal.example/h"}, headers=app.headers)
+    response = await client.patch(
+        url, json={"url": "https://internal.example/h"}, headers=app.headers
+    )
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
     assert (await client.get(url, headers=app.headers)).json()["url"] == "https://shop.example/h"

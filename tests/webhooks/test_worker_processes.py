@@ -92,8 +92,10 @@ async def test_sigkill_of_one_worker_loses_nothing(
         seen = {(r.path, r.headers["x-pay-event-id"]) for r in receiver.requests}
         assert len(seen) == expected  # every (endpoint, event) at least once
         duplicates = len(receiver.requests) - len(seen)
-        print(f"\nreceived {len(receiver.requests)} for {expected} deliveries: "
-              f"{duplicates} duplicate(s) from the killed worker's claims")
+        print(
+            f"\nreceived {len(receiver.requests)} for {expected} deliveries: "
+            f"{duplicates} duplicate(s) from the killed worker's claims"
+        )
 
         # SIGTERM: the survivor finishes what is in flight and exits cleanly.
         survivor.send_signal(signal.SIGTERM)

@@ -34,7 +34,9 @@ class EventList(BaseModel):
 async def list_events(
     caller: CurrentCaller,
     conn: Conn,
-    type: Annotated[str | None, Query(description="An event type, e.g. payment.authorized.")] = None,
+    type: Annotated[
+        str | None, Query(description="An event type, e.g. payment.authorized.")
+    ] = None,
     payment_intent_id: Annotated[str | None, Query(max_length=40)] = None,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)] = pagination.DEFAULT_LIMIT,

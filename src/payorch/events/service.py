@@ -52,5 +52,5 @@ async def emit(
         payload=event.payload,
         created_at=at,
     )
-    await fan_out(conn, event_id=event.id, application_id=application_id, event_type=event.type, at=at)
+    await fan_out(conn, event_id=event.id, application_id=application_id, event_type=type, at=at)
     return event

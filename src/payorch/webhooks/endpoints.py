@@ -31,7 +31,9 @@ from payorch.webhooks.schemas import (
 router = APIRouter(tags=["Webhooks"])
 BASE = "/v1/admin/webhook-endpoints"
 
-Cursor = Annotated[str | None, Query(max_length=200, description="`next_cursor` of the previous page.")]
+Cursor = Annotated[
+    str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
+]
 Limit = Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)]
 
 
@@ -39,7 +41,9 @@ Limit = Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)]
     BASE,
     status_code=201,
     response_model=CreatedWebhookEndpoint,
-    responses=problem_responses(ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed),
+    responses=problem_responses(
+        ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed
+    ),
     summary="Create a webhook endpoint (its secret is shown only in this answer)",
 )
 async def create_webhook_endpoint(
@@ -58,7 +62,10 @@ async def create_webhook_endpoint(
     summary="List webhook endpoints, newest first (no secrets)",
 )
 async def list_webhook_endpoints(
-    caller: CurrentCaller, conn: Conn, cursor: Cursor = None, limit: Limit = pagination.DEFAULT_LIMIT
+    caller: CurrentCaller,
+    conn: Conn,
+    cursor: Cursor = None,
+    limit: Limit = pagination.DEFAULT_LIMIT,
 ) -> Response:
     return json_response(await service.list_endpoints(conn, caller, cursor, limit))
 
@@ -90,7 +97,9 @@ async def update_webhook_endpoint(
 ) -> Response:
     if body.url is not None:
         await service.check_url(body.url, caller.environment, runtime.webhook_resolver)
-    return json_response(await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body))
+    return json_response(
+        await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body)
+    )
 
 
 @router.delete(
@@ -136,7 +145,9 @@ async def get_webhook_delivery(
     BASE + "/{endpoint_id}/deliveries/{delivery_id}/retry",
     status_code=202,
     response_model=WebhookDelivery,
-    responses=problem_responses(AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded),
+    responses=problem_responses(
+        AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded
+    ),
     summary="Attempt now, with a new 7-attempt schedule (history is kept)",
 )
 async def retry_webhook_delivery(

@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, insert, select, text, update
+from sqlalchemy import bindparam, delete, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import applications, events
-from payorch.db.types import UtcDateTime
 from payorch.db.tables.webhooks import (
     webhook_deliveries as deliveries,
 )
@@ -20,11 +19,12 @@ from payorch.db.tables.webhooks import (
 from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
+from payorch.db.types import UtcDateTime
 
 PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
 NOTIFY_CHANNEL = "payorch_webhook_deliveries"
 
-RowT = Row[Any]
+RowT = Any  # sqlalchemy.Row of varying width
 
 # ---- endpoints ---------------------------------------------------------------------------
 
@@ -205,7 +205,9 @@ async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]])
         .with_for_update()
     )
     rows = (await conn.execute(query)).all()
-    return {row.id for row in rows if row.lease_token is not None and row.lease_token == tokens[row.id]}
+    return {
+        row.id for row in rows if row.lease_token is not None and row.lease_token == tokens[row.id]
+    }
 
 
 async def apply_results(

@@ -31,12 +31,17 @@ async def check_url(url: str, environment: str, resolver: urls.Resolver | None) 
 
 
 async def create_endpoint(
-    conn: AsyncConnection, clock: Clock, cipher: Cipher, caller: Caller, request: CreateWebhookEndpoint
+    conn: AsyncConnection,
+    clock: Clock,
+    cipher: Cipher,
+    caller: Caller,
+    request: CreateWebhookEndpoint,
 ) -> dict[str, Any]:
     now = clock.now()
     secret = new_secret()
-    values = {
-        "id": new_id("whe"),
+    endpoint_id = new_id("whe")
+    values: dict[str, Any] = {
+        "id": endpoint_id,
         "application_id": caller.application_id,
         "url": request.url,
         "events": request.events or [],
@@ -46,7 +51,7 @@ async def create_endpoint(
         "updated_at": now,
     }
     await repository.insert_endpoint(conn, **values)
-    row = await repository.get_endpoint(conn, caller.application_id, values["id"])
+    row = await repository.get_endpoint(conn, caller.application_id, endpoint_id)
     return {"success": True, "data": {**endpoint_body(row), "secret": secret}}
 
 
@@ -64,7 +69,11 @@ async def list_endpoints(
 
 
 async def update_endpoint(
-    conn: AsyncConnection, clock: Clock, caller: Caller, endpoint_id: str, request: UpdateWebhookEndpoint
+    conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
+    endpoint_id: str,
+    request: UpdateWebhookEndpoint,
 ) -> dict[str, Any]:
     await _endpoint(conn, caller, endpoint_id)
     changes: dict[str, Any] = request.model_dump(exclude_unset=True, exclude_none=True)

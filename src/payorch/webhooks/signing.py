@@ -1,4 +1,4 @@
-"""The v1 signature of the spec: hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed by the secret text."""
+"""The v1 signature: hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed by the secret text."""
 
 from __future__ import annotations
 

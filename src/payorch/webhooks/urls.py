@@ -1,4 +1,4 @@
-"""The spec's allowed webhook URLs, judged on the URL text AND on the addresses the name resolves to.
+"""The spec's allowed webhook URLs, judged on the URL text and on the addresses a name resolves to.
 
 | environment | rule |
 |---|---|

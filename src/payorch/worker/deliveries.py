@@ -66,7 +66,9 @@ class Result:
 class WebhookDeliveries:
     name = "webhook-deliveries"
 
-    def __init__(self, *, concurrency: int = 256, per_endpoint: int = 32, claim_batch: int = 128) -> None:
+    def __init__(
+        self, *, concurrency: int = 256, per_endpoint: int = 32, claim_batch: int = 128
+    ) -> None:
         self.interval = PG_POLL_SECONDS
         self.concurrency = concurrency
         self.per_endpoint = per_endpoint
@@ -158,8 +160,16 @@ class WebhookDeliveries:
                 )
         for row in kept:
             claim = Claim(
-                row.id, row.endpoint_id, row.event_id, row.attempts, row.schedule_attempts,
-                row.url, row.secret_encrypted, row.environment, row.payload, token,
+                row.id,
+                row.endpoint_id,
+                row.event_id,
+                row.attempts,
+                row.schedule_attempts,
+                row.url,
+                row.secret_encrypted,
+                row.environment,
+                row.payload,
+                token,
             )
             self._inflight[claim.endpoint_id] += 1
             task = asyncio.create_task(self._deliver(runtime, claim))
@@ -224,7 +234,9 @@ class WebhookDeliveries:
         schedule = runtime.settings.retry_schedule
         now = runtime.clock.now()
         async with runtime.database.transaction() as conn:
-            valid = await repository.still_leased(conn, [(r.claim.id, r.claim.token) for r in batch])
+            valid = await repository.still_leased(
+                conn, [(r.claim.id, r.claim.token) for r in batch]
+            )
             updates: list[dict[str, Any]] = []
             attempt_rows: list[dict[str, Any]] = []
             for result in batch:
@@ -279,11 +291,14 @@ class WebhookDeliveries:
             conn = None
             try:
                 conn = await asyncpg.connect(dsn)
-                closed = asyncio.get_running_loop().create_future()
-                conn.add_termination_listener(lambda _c: closed.done() or closed.set_result(None))
-                await conn.add_listener(
-                    repository.NOTIFY_CHANNEL, lambda *_args: self._wake()
-                )
+                closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+                def on_close(_conn: object, closed: asyncio.Future[None] = closed) -> None:
+                    if not closed.done():
+                        closed.set_result(None)
+
+                conn.add_termination_listener(on_close)
+                await conn.add_listener(repository.NOTIFY_CHANNEL, lambda *_args: self._wake())
                 self._wake()  # catch up with what was committed while we were not listening
                 await closed
                 log.warning("notification connection lost; reconnecting")

@@ -68,7 +68,9 @@ webhook_deliveries = Table(
 webhook_delivery_attempts = Table(
     "webhook_delivery_attempts",
     metadata,
-    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column(
+        "seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
     Column(
         "delivery_id",
         String(40),

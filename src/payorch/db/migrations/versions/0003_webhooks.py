@@ -19,7 +19,9 @@ def upgrade() -> None:
     op.create_table(
         "webhook_endpoints",
         sa.Column("id", sa.String(40), primary_key=True),
-        sa.Column("application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False),
+        sa.Column(
+            "application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False
+        ),
         sa.Column("url", sa.Text, nullable=False),
         sa.Column("events", JsonType, nullable=False),
         sa.Column("enabled", sa.Boolean, nullable=False),
@@ -33,7 +35,9 @@ def upgrade() -> None:
     op.create_table(
         "webhook_deliveries",
         sa.Column("id", sa.String(40), primary_key=True),
-        sa.Column("application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False),
+        sa.Column(
+            "application_id", sa.String(40), sa.ForeignKey("applications.id"), nullable=False
+        ),
         sa.Column(
             "endpoint_id",
             sa.String(40),

@@ -99,7 +99,9 @@ def loopback_socket(port: int = 8080) -> socket.socket:
 
 
 @contextlib.asynccontextmanager
-async def serve_receiver(port: int = 8080) -> AsyncIterator[Receiver]:
+async def serve_receiver(
+    port: int = 8080, certfile: str | None = None, keyfile: str | None = None
+) -> AsyncIterator[Receiver]:
     sock = loopback_socket(port)
     host, bound_port = sock.getsockname()[:2]
     receiver = Receiver(host, bound_port)
@@ -110,6 +112,8 @@ async def serve_receiver(port: int = 8080) -> AsyncIterator[Receiver]:
         access_log=False,
         timeout_keep_alive=30,
         timeout_graceful_shutdown=1,
+        ssl_certfile=certfile,
+        ssl_keyfile=keyfile,
     )
     server = uvicorn.Server(config)
     server.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httptools
 
 IDLE_SECONDS = 30.0
-MAX_IDLE_PER_KEY = 64
+MAX_IDLE_PER_KEY = 256  # one worker runs up to 256 attempts at once
 
 
 class HttpError(Exception):
@@ -46,6 +46,9 @@ class _Connection(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self.body = bytearray()
         self.headers_done = False
+        self.complete = False
+        # llhttp forgets keep-alive once a message is complete: remember it while it knows.
+        self.keep_alive = False
         self.done: asyncio.Future[None] | None = None
         self.received_any = False
         self.closed = False
@@ -65,7 +68,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        if self.headers_done and not self._keeps_length():
+        if self.headers_done and not self.keep_alive:
             self._finish(None)  # a body delimited by the end of the connection
         else:
             self._finish(HttpError("connection closed before a complete answer"))
@@ -73,6 +76,7 @@ class _Connection(asyncio.Protocol):
     # httptools callbacks
     def on_headers_complete(self) -> None:
         self.headers_done = True
+        self.keep_alive = self._keeps_alive()
 
     def on_body(self, body: bytes) -> None:
         room = self.max_body - len(self.body)
@@ -83,10 +87,12 @@ class _Connection(asyncio.Protocol):
             self._finish(None)  # enough for an excerpt; this connection is not reused
 
     def on_message_complete(self) -> None:
+        self.complete = True
+        self.keep_alive = self._keeps_alive()
         self._finish(None)
 
     # helpers
-    def _keeps_length(self) -> bool:
+    def _keeps_alive(self) -> bool:
         try:
             return self.parser.should_keep_alive()
         except Exception:  # noqa: BLE001 - parser in an odd state: treat as not reusable
@@ -101,17 +107,20 @@ class _Connection(asyncio.Protocol):
 
     def reusable(self) -> bool:
         return (
-            not self.closed
+            self.complete
+            and self.keep_alive
+            and not self.closed
             and not self.truncated
             and self.transport is not None
             and not self.transport.is_closing()
-            and self._keeps_length()
         )
 
     async def exchange(self, request: bytes) -> Answer:
         assert self.transport is not None
         self.body = bytearray()
         self.headers_done = False
+        self.complete = False
+        self.keep_alive = False
         self.received_any = False
         self.truncated = False
         self.parser = httptools.HttpResponseParser(self)

@@ -69,7 +69,8 @@ class _Parts:
 
 
 def _parse(url: str, environment: str) -> _Parts:
-    if len(url) > MAX_URL_LENGTH or any(c.isspace() or ord(c) < 32 for c in url):
+    # isprintable() is False for control characters and every white space but " ".
+    if len(url) > MAX_URL_LENGTH or not url.isprintable() or " " in url:
         raise UrlNotAllowed("not a valid URL")
     try:
         parts = urlsplit(url)

@@ -40,6 +40,7 @@ SQLITE_POLL_SECONDS = 0.1
 PG_POLL_SECONDS = 1.0
 LEASE_MARGIN_SECONDS = 10.0  # beyond the attempt timeout, for recording the result
 APPLY_RETRY_SECONDS = 1.0
+SECRET_CACHE_SIZE = 10_000
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class WebhookDeliveries:
         self._have_results: asyncio.Event | None = None
         self._background: list[asyncio.Task[None]] = []
         self._apply_lock = asyncio.Lock()  # one writer of results at a time
+        self._secrets: dict[str, str] = {}  # ciphertext -> secret: decrypt once per endpoint
 
     # ---- life cycle (called by worker.runner.Worker) ---------------------------------------
 
@@ -186,7 +188,7 @@ class WebhookDeliveries:
             outcome = await self._sender.attempt(
                 url=claim.url,
                 environment=claim.environment,
-                secret=runtime.cipher.decrypt(claim.secret_encrypted),
+                secret=self._secret(runtime, claim.secret_encrypted),
                 event_id=claim.event_id,
                 body=claim.payload.encode(),
                 timestamp=int(started_at.timestamp()),  # fresh for every attempt
@@ -202,6 +204,14 @@ class WebhookDeliveries:
         self._results.append(Result(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()
+
+    def _secret(self, runtime: Runtime, encrypted: str) -> str:
+        secret = self._secrets.get(encrypted)
+        if secret is None:
+            if len(self._secrets) >= SECRET_CACHE_SIZE:
+                self._secrets.clear()
+            secret = self._secrets[encrypted] = runtime.cipher.decrypt(encrypted)
+        return secret
 
     # ---- record ----------------------------------------------------------------------------
 

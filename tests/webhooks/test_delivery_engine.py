@@ -123,6 +123,7 @@ async def test_an_idle_worker_attempts_a_new_delivery_promptly(
         await running
     # PostgreSQL wakes on NOTIFY (a few ms); SQLite polls every 100 ms. Bounds are generous
     # for a shared machine; bench/webhook_deliveries.py measures the real figures.
+    print(f"\nmedian latency {statistics.median(latencies) * 1000:.1f} ms")
     assert statistics.median(latencies) < 0.25, latencies
 
 

@@ -20,6 +20,7 @@ from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
 from payorch.db.types import UtcDateTime
+from payorch.webhooks import wakeups
 
 PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
 NOTIFY_CHANNEL = "payorch_webhook_deliveries"
@@ -86,9 +87,11 @@ async def insert_deliveries(conn: AsyncConnection, rows: list[dict[str, Any]]) -
 
 async def notify_workers(conn: AsyncConnection) -> None:
     """PostgreSQL delivers the notice at COMMIT (and not at all on rollback): a worker LISTENing
-    wakes within milliseconds of the deliveries becoming visible."""
+    wakes within milliseconds of the deliveries becoming visible. SQLite: in-process wake-up."""
     if conn.dialect.name == "postgresql":
         await conn.execute(text(f"SELECT pg_notify('{NOTIFY_CHANNEL}', '')"))
+    else:
+        wakeups.fire()  # workers of this process; see wakeups.py for why this is safe
 
 
 async def get_delivery(

@@ -11,9 +11,10 @@
   still carries this claim's lease token (a manual retry or an expired lease voids it).
 - Wake-up: on PostgreSQL a dedicated connection LISTENs for the NOTIFY that the fan-out sends in
   the event's transaction, so an idle worker claims a new delivery milliseconds after the commit;
-  it also polls every PG_POLL_SECONDS for scheduled retries and as a safety net. SQLite has no
+  it also polls every PG_POLL_SECONDS for scheduled retries and as a safety net. On SQLite a
+  worker in the same process is woken directly (webhooks/wakeups.py); SQLite has no
   notifications across processes (``payorch serve`` runs the worker in its own process), so the
-  worker polls every SQLITE_POLL_SECONDS, a cheap indexed query.
+  worker also polls every SQLITE_POLL_SECONDS, a cheap indexed query.
 - SIGTERM: the runner stops claiming; ``drain`` waits for the attempts in flight (each bounded by
   PAYORCH_WEBHOOK_TIMEOUT_SECONDS), records them and closes the connections.
 """
@@ -30,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from payorch.runtime import Runtime
-from payorch.webhooks import repository
+from payorch.webhooks import repository, wakeups
 from payorch.webhooks.sender import NETWORK_ERROR, Outcome, Sender
 
 log = logging.getLogger("payorch.worker.deliveries")
@@ -91,11 +92,14 @@ class WebhookDeliveries:
         self._wake = wake
         self._ensure(runtime)
         self._background.append(asyncio.create_task(self._apply_loop()))
-        if not runtime.database.is_sqlite:
+        if runtime.database.is_sqlite:
+            wakeups.subscribe(wake)
+        else:
             self._background.append(asyncio.create_task(self._listen(runtime)))
 
     async def drain(self) -> None:
         """Finish the attempts in flight, record them, and release the connections."""
+        wakeups.unsubscribe(self._wake)
         await self.settle()
         for task in self._background:
             task.cancel()

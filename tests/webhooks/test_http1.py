@@ -50,7 +50,7 @@ async def raw_server(handler: Handler) -> AsyncIterator[tuple[int, list[int]]]:
 async def post(client: Client, port: int) -> tuple[int, bytes]:
     answer = await client.post(
         scheme="http",
-        address="127.0.0.1",
+        addresses=["127.0.0.1"],
         port=port,
         host="hooks.test",
         target="/h",
@@ -145,3 +145,19 @@ async def test_a_refused_connection_is_an_error() -> None:
     client = Client()
     with pytest.raises(HttpError):
         await post(client, port)
+
+
+async def test_tries_the_next_vetted_address_when_one_refuses() -> None:
+    async with raw_server(lambda head: (OK, False)) as (port, connections):
+        client = Client()
+        answer = await client.post(
+            scheme="http",
+            addresses=["::1", "127.0.0.1"],  # nothing listens on ::1 (IPv4 server)
+            port=port,
+            host="localhost",
+            target="/h",
+            headers={},
+            body=b"{}",
+        )
+        await client.aclose()
+    assert answer.status == 200 and len(connections) == 1

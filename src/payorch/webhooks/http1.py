@@ -13,6 +13,7 @@ import asyncio
 import ssl
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import httptools
@@ -146,25 +147,35 @@ class Client:
         self,
         *,
         scheme: str,
-        address: str,
+        addresses: Sequence[str],
         port: int,
         host: str,
         target: str,
         headers: dict[str, str],
         body: bytes,
     ) -> Answer:
-        key = _Key(scheme, address, port, host)
-        request = _request(key, target, headers, body)
-        connection = self._take_idle(key)
-        if connection is not None:
+        """POST to the first of ``addresses`` that accepts a connection (an idle one first)."""
+        keys = [_Key(scheme, address, port, host) for address in addresses]
+        request = _request(keys[0], target, headers, body)
+        for key in keys:
+            connection = self._take_idle(key)
+            if connection is not None:
+                try:
+                    return await self._run(key, connection, request)
+                except HttpError:
+                    if connection.received_any:
+                        raise
+                    # The server closed the idle connection as we reused it: a fresh one.
+                break
+        error: HttpError | None = None
+        for key in keys:
             try:
-                return await self._run(key, connection, request)
-            except HttpError:
-                if connection.received_any:
-                    raise
-                # The server closed the idle connection as we reused it: a fresh one, once.
-        connection = await self._connect(key)
-        return await self._run(key, connection, request)
+                connection = await self._connect(key)
+            except HttpError as exc:
+                error = exc
+                continue
+            return await self._run(key, connection, request)
+        raise error or HttpError("no address to connect to")
 
     async def _run(self, key: _Key, connection: _Connection, request: bytes) -> Answer:
         try:

@@ -68,7 +68,7 @@ class Sender:
                 target = await urls.vet(url, environment, self.resolver)
                 answer = await client.post(
                     scheme=target.scheme,
-                    address=target.address,
+                    addresses=target.addresses,
                     port=target.port,
                     host=_ascii_host(target.host),
                     target=_request_target(url),

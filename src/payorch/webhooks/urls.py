@@ -7,8 +7,9 @@
                loopback, link-local, multicast, reserved or unspecified; IPv4 or IPv6, IPv4-mapped
                and other IPv4-embedding IPv6 forms judged on the embedded IPv4) |
 
-``vet`` returns a ``Target`` that names the one address the connection must go to: the sender
-connects to that address, never to a fresh resolution (no DNS-rebinding window).
+``vet`` returns a ``Target`` that names the addresses the connection may go to: the sender
+connects to one of those (the next on a refused connection), never to a fresh resolution (no
+DNS-rebinding window).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Target:
     scheme: str
     host: str  # as in the URL: sent as Host and as the TLS server name
     port: int
-    address: str  # the vetted address the connection goes to
+    addresses: tuple[str, ...]  # the vetted addresses, in resolver order: connect only to these
 
 
 class UrlNotAllowed(WebhookEndpointUrlNotAllowed):
@@ -157,7 +158,10 @@ async def vet(url: str, environment: str, resolver: Resolver | None = None) -> T
         # be steered there by the next lookup.
         if not all(is_public(a) for a in addresses):
             raise UrlNotAllowed("the host resolves to an address that is not public")
-    chosen = addresses[0]
-    if isinstance(chosen, ipaddress.IPv6Address) and chosen.ipv4_mapped is not None:
-        chosen = chosen.ipv4_mapped
-    return Target(url, parts.scheme, parts.host, parts.port, str(chosen))
+    chosen: list[str] = []
+    for address in addresses:
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        if str(address) not in chosen:
+            chosen.append(str(address))
+    return Target(url, parts.scheme, parts.host, parts.port, tuple(chosen))

@@ -269,3 +269,27 @@ async def test_deliveries_list_pages_newest_first(
         )
     ).json()
     assert [d["id"] for d in rest["items"]] == [items[2]["id"]] and rest["next_cursor"] is None
+
+
+async def test_a_disabled_endpoint_pauses_its_deliveries_until_enabled(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/paused"))
+    await create_intent(client, sandbox)
+    url = f"{BASE}/{endpoint_id}"
+    await client.patch(url, json={"enabled": False}, headers=sandbox.headers)
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    assert delivery["status"] == "PENDING" and delivery["next_attempt_at"] is None
+    assert await deliveries.run_until_idle(runtime) == 0
+    await create_intent(client, sandbox, "order-2")  # not queued for a disabled endpoint
+    assert len(await deliveries_of(client, sandbox, endpoint_id)) == 1
+
+    await client.patch(url, json={"enabled": True}, headers=sandbox.headers)
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    assert delivery["next_attempt_at"] is not None
+    assert await deliveries.run_until_idle(runtime) == 1
+    assert [r.path for r in receiver.requests] == ["/paused"]

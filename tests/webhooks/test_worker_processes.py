@@ -105,3 +105,37 @@ async def test_sigkill_of_one_worker_loses_nothing(
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+
+
+async def test_a_worker_process_delivers_on_either_database(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    """The topology of `payorch serve`: API in one process, worker in another. PostgreSQL wakes
+    the worker by NOTIFY; SQLite's worker polls every 100 ms."""
+    await create_endpoint(client, sandbox, receiver.url("/hook"))
+    worker = await start_worker(database_url, tmp_path / "worker.log")
+    try:
+        await asyncio.sleep(2.0)  # interpreter start-up; then the worker idles
+        latencies = []
+        for n in range(10):
+            before = time.time()
+            await create_intent(client, sandbox, f"order-{n}")
+            await receiver.wait_for(n + 1, timeout=10)
+            latencies.append(receiver.requests[-1].at - before)
+        worker.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(worker.wait(), 20) == 0
+    finally:
+        if worker.returncode is None:
+            worker.kill()
+            await worker.wait()
+    latencies.sort()
+    print(
+        f"\n{database_url.split(':')[0]}: median {latencies[5] * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms"
+    )
+    assert latencies[5] < 0.5, latencies
+    assert (await counts(runtime, sandbox.application_id)) == {"SUCCEEDED": 10}

@@ -146,6 +146,31 @@ async def restart_schedule(conn: AsyncConnection, delivery_id: str, *, now: date
     )
 
 
+async def pause_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:
+    """PENDING without a next attempt: paused. An attempt in flight (leased) finishes first."""
+    await conn.execute(
+        update(deliveries)
+        .where(
+            deliveries.c.endpoint_id == endpoint_id,
+            deliveries.c.status == PENDING,
+            deliveries.c.lease_token.is_(None),
+        )
+        .values(next_attempt_at=None, updated_at=now)
+    )
+
+
+async def resume_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:
+    await conn.execute(
+        update(deliveries)
+        .where(
+            deliveries.c.endpoint_id == endpoint_id,
+            deliveries.c.status == PENDING,
+            deliveries.c.next_attempt_at.is_(None),
+        )
+        .values(next_attempt_at=now, updated_at=now)
+    )
+
+
 # ---- the worker's claim and apply ---------------------------------------------------------
 
 

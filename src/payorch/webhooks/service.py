@@ -75,12 +75,21 @@ async def update_endpoint(
     endpoint_id: str,
     request: UpdateWebhookEndpoint,
 ) -> dict[str, Any]:
-    await _endpoint(conn, caller, endpoint_id)
+    current = await _endpoint(conn, caller, endpoint_id)
     changes: dict[str, Any] = request.model_dump(exclude_unset=True, exclude_none=True)
+    now = clock.now()
     if changes:
         await repository.update_endpoint(
-            conn, caller.application_id, endpoint_id, **changes, updated_at=clock.now()
+            conn, caller.application_id, endpoint_id, **changes, updated_at=now
         )
+    if changes.get("enabled", current.enabled) != current.enabled:
+        # Paused deliveries leave the claim queue (so a long backlog of a disabled endpoint costs
+        # the workers nothing); enabling makes them due at once.
+        if changes["enabled"]:
+            await repository.resume_deliveries(conn, endpoint_id, now=now)
+            await repository.notify_workers(conn)
+        else:
+            await repository.pause_deliveries(conn, endpoint_id, now=now)
     return endpoint_body(await _endpoint(conn, caller, endpoint_id))
 
 

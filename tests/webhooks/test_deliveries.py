@@ -156,6 +156,8 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
             assert delivery["status"] == "EXHAUSTED"
             assert delivery["next_attempt_at"] is None
     assert len(receiver.requests) == 7
+    stamps = [int(r.headers["x-pay-timestamp"]) for r in receiver.requests]
+    assert stamps == sorted(set(stamps))  # a fresh timestamp (and signature) for every attempt
     assert clock.now() - start == timedelta(seconds=sum(SCHEDULE))
     clock.advance(10**6)
     assert await deliveries.run_until_idle(runtime) == 0

@@ -39,6 +39,15 @@ async def start_worker(database_url: str, log: Path) -> asyncio.subprocess.Proce
     )
 
 
+async def claims_of(runtime: Runtime, pid: int | None) -> int:
+    async with runtime.database.transaction() as conn:
+        query = select(func.count()).where(
+            webhook_deliveries.c.lease_token.like(f"{pid:x}-%"),
+            webhook_deliveries.c.status == "PENDING",
+        )
+        return int((await conn.execute(query)).scalar_one())
+
+
 async def counts(runtime: Runtime, application_id: str) -> dict[str, int]:
     async with runtime.database.transaction() as conn:
         rows = await conn.execute(
@@ -61,7 +70,7 @@ async def test_sigkill_of_one_worker_loses_nothing(
 ) -> None:
     if not database_url.startswith("postgresql"):
         pytest.skip("many worker processes share one PostgreSQL (SKIP LOCKED); not SQLite")
-    paths = ["/sleep/0.05", "/sleep/0.1", "/sleep/0.2"]
+    paths = ["/sleep/0.05", "/sleep/0.1", "/sleep/0.5"]
     for path in paths:
         await create_endpoint(client, sandbox, receiver.url(path))
     doomed = await start_worker(database_url, tmp_path / "worker-a.log")
@@ -71,9 +80,16 @@ async def test_sigkill_of_one_worker_loses_nothing(
         for n in range(EVENTS):
             await create_intent(client, sandbox, f"order-{n}")
             if n == EVENTS // 3:
-                await receiver.wait_for(len(paths) * 10, timeout=20)  # both busy by now
+                # Kill it while it holds claims (its lease tokens start with its pid).
+                held = 0
+                for _ in range(200):
+                    held = await claims_of(runtime, doomed.pid)
+                    if held:
+                        break
+                    await asyncio.sleep(0.02)
                 doomed.send_signal(signal.SIGKILL)
                 await doomed.wait()
+                assert held > 0, "the worker held no claim when killed"
                 killed_at = len(receiver.requests)
             await asyncio.sleep(0.01)
         assert killed_at is not None and doomed.returncode == -signal.SIGKILL

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 from collections import defaultdict
 from collections.abc import Callable
@@ -149,7 +150,8 @@ class WebhookDeliveries:
         lease_until = now + timedelta(
             seconds=runtime.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS
         )
-        token = secrets.token_hex(16)
+        # Whose claim it is (process id), for operators reading the table; random for the rest.
+        token = f"{os.getpid():x}-{secrets.token_hex(8)}"
         kept: list[Any] = []
         async with runtime.database.transaction() as conn:
             rows = await repository.lock_due(

@@ -295,3 +295,23 @@ async def test_a_disabled_endpoint_pauses_its_deliveries_until_enabled(
     assert delivery["next_attempt_at"] is not None
     assert await deliveries.run_until_idle(runtime) == 1
     assert [r.path for r in receiver.requests] == ["/paused"]
+
+
+async def test_deliveries_are_scoped_to_their_endpoint_and_application(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
+    sibling_id, _ = await create_endpoint(
+        client, sandbox, receiver.url("/sibling"), ["payment.failed"]
+    )
+    await create_intent(client, sandbox)
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    other = await new_application(runtime)
+    other_endpoint, _ = await create_endpoint(client, other, receiver.url())
+    for app, endpoint in ((other, endpoint_id), (other, other_endpoint), (sandbox, sibling_id)):
+        path = f"{BASE}/{endpoint}/deliveries/{delivery['id']}"
+        assert (await client.get(path, headers=app.headers)).status_code == 404
+        assert (await client.post(path + "/retry", headers=app.headers)).status_code == 404
+    assert (
+        await client.get(f"{BASE}/{endpoint_id}/deliveries", headers=other.headers)
+    ).status_code == 404

@@ -36,6 +36,9 @@ class Runtime:
     # Set by create_app; a worker builds one on first use.
     app: Any = field(default=None)
     _http: httpx.AsyncClient | None = field(default=None)
+    # Webhooks: how host names of webhook URLs are resolved (None: the event loop's
+    # getaddrinfo). Tests inject a fake to judge names that resolve to private addresses.
+    webhook_resolver: Any = field(default=None)
 
     @property
     def http(self) -> httpx.AsyncClient:

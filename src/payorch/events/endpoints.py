@@ -1,5 +1,68 @@
-"""HTTP of the events domain: parse, call the service, answer."""
+"""HTTP of the events domain: the application's events, so a consumer can recover what it missed."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+from starlette.responses import Response
+
+from payorch.errors import AuthenticationFailed, ValidationFailed
+from payorch.events import repository
+from payorch.events.types import ALL_EVENT_TYPES
+from payorch.http.deps import Conn, CurrentCaller
+from payorch.http.errors import problem_responses
+from payorch.webhooks import pagination
 
 router = APIRouter(tags=["Events"])
+
+
+class EventList(BaseModel):
+    items: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+@router.get(
+    "/v1/events",
+    response_model=EventList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="List the application's events, newest first",
+    description="Each item is the exact body that webhook deliveries of that event send.",
+)
+async def list_events(
+    caller: CurrentCaller,
+    conn: Conn,
+    type: Annotated[
+        str | None, Query(description="An event type, e.g. payment.authorized.")
+    ] = None,
+    payment_intent_id: Annotated[str | None, Query(max_length=40)] = None,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)] = pagination.DEFAULT_LIMIT,
+) -> Response:
+    if type is not None and type not in ALL_EVENT_TYPES:
+        raise ValidationFailed.field("type", "Unknown event type.")
+    position = pagination.decode(cursor)
+    if position is not None and not position.isdigit():
+        raise ValidationFailed.field("cursor", "Not a cursor returned by this list.")
+    rows = await repository.list_events(
+        conn,
+        caller.application_id,
+        type=type,
+        payment_intent_id=payment_intent_id,
+        before_seq=int(position) if position is not None else None,
+        limit=limit + 1,
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    next_cursor = pagination.encode(str(rows[-1].seq)) if more else None
+    # The stored bodies are already JSON: splice them in rather than parse and re-serialize.
+    body = (
+        b'{"items":['
+        + b",".join(row.payload.encode() for row in rows)
+        + b'],"next_cursor":'
+        + orjson.dumps(next_cursor)
+        + b"}"
+    )
+    return Response(body, media_type="application/json")

@@ -42,3 +42,24 @@ async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[Row]: 
         .order_by(events.c.seq)
     )
     return list((await conn.execute(query)).all())
+
+
+async def list_events(
+    conn: AsyncConnection,
+    application_id: str,
+    *,
+    type: str | None,
+    payment_intent_id: str | None,
+    before_seq: int | None,
+    limit: int,
+) -> list[Row]:  # type: ignore[type-arg]
+    """Newest first by seq (the total order of events); keyset on seq."""
+    query = select(events.c.seq, events.c.payload).where(events.c.application_id == application_id)
+    if type is not None:
+        query = query.where(events.c.type == type)
+    if payment_intent_id is not None:
+        query = query.where(events.c.payment_intent_id == payment_intent_id)
+    if before_seq is not None:
+        query = query.where(events.c.seq < before_seq)
+    query = query.order_by(events.c.seq.desc()).limit(limit)
+    return list((await conn.execute(query)).all())

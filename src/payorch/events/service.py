@@ -13,6 +13,7 @@ from payorch.events import repository
 from payorch.events.types import EventType
 from payorch.http.responses import dumps
 from payorch.ids import new_id
+from payorch.webhooks.fanout import fan_out
 
 
 @dataclass(frozen=True)
@@ -51,4 +52,5 @@ async def emit(
         payload=event.payload,
         created_at=at,
     )
+    await fan_out(conn, event_id=event.id, application_id=application_id, event_type=type, at=at)
     return event

@@ -1,5 +1,157 @@
-"""HTTP of the webhooks domain: parse, call the service, answer."""
+"""HTTP of the webhooks domain: endpoint administration, deliveries and manual retry."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from starlette.responses import Response
+
+from payorch.errors import (
+    AuthenticationFailed,
+    ResourceNotFound,
+    ValidationFailed,
+    WebhookDeliveryAlreadySucceeded,
+    WebhookEndpointUrlNotAllowed,
+)
+from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.webhooks import pagination, service
+from payorch.webhooks.schemas import (
+    CreatedWebhookEndpoint,
+    CreateWebhookEndpoint,
+    UpdateWebhookEndpoint,
+    WebhookDelivery,
+    WebhookDeliveryList,
+    WebhookEndpoint,
+    WebhookEndpointList,
+)
 
 router = APIRouter(tags=["Webhooks"])
+BASE = "/v1/admin/webhook-endpoints"
+
+Cursor = Annotated[
+    str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
+]
+Limit = Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)]
+
+
+@router.post(
+    BASE,
+    status_code=201,
+    response_model=CreatedWebhookEndpoint,
+    responses=problem_responses(
+        ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed
+    ),
+    summary="Create a webhook endpoint (its secret is shown only in this answer)",
+)
+async def create_webhook_endpoint(
+    body: CreateWebhookEndpoint, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+) -> Response:
+    # Resolve before the first statement: no transaction is open while DNS answers.
+    await service.check_url(body.url, caller.environment, runtime.webhook_resolver)
+    created = await service.create_endpoint(conn, runtime.clock, runtime.cipher, caller, body)
+    return json_response(created, 201)
+
+
+@router.get(
+    BASE,
+    response_model=WebhookEndpointList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="List webhook endpoints, newest first (no secrets)",
+)
+async def list_webhook_endpoints(
+    caller: CurrentCaller,
+    conn: Conn,
+    cursor: Cursor = None,
+    limit: Limit = pagination.DEFAULT_LIMIT,
+) -> Response:
+    return json_response(await service.list_endpoints(conn, caller, cursor, limit))
+
+
+@router.get(
+    BASE + "/{endpoint_id}",
+    response_model=WebhookEndpoint,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="Read a webhook endpoint",
+)
+async def get_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    return json_response(await service.get_endpoint(conn, caller, endpoint_id))
+
+
+@router.patch(
+    BASE + "/{endpoint_id}",
+    response_model=WebhookEndpoint,
+    responses=problem_responses(
+        ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed, ResourceNotFound
+    ),
+    summary="Change url, events or enabled",
+)
+async def update_webhook_endpoint(
+    endpoint_id: str,
+    body: UpdateWebhookEndpoint,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    conn: Conn,
+) -> Response:
+    if body.url is not None:
+        await service.check_url(body.url, caller.environment, runtime.webhook_resolver)
+    return json_response(
+        await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body)
+    )
+
+
+@router.delete(
+    BASE + "/{endpoint_id}",
+    status_code=204,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="Delete a webhook endpoint with its deliveries",
+)
+async def delete_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+    await service.delete_endpoint(conn, caller, endpoint_id)
+    return Response(status_code=204)
+
+
+@router.get(
+    BASE + "/{endpoint_id}/deliveries",
+    response_model=WebhookDeliveryList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="The endpoint's deliveries, newest first",
+)
+async def list_webhook_deliveries(
+    endpoint_id: str,
+    caller: CurrentCaller,
+    conn: Conn,
+    cursor: Cursor = None,
+    limit: Limit = pagination.DEFAULT_LIMIT,
+) -> Response:
+    return json_response(await service.list_deliveries(conn, caller, endpoint_id, cursor, limit))
+
+
+@router.get(
+    BASE + "/{endpoint_id}/deliveries/{delivery_id}",
+    response_model=WebhookDelivery,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    summary="One delivery with its attempt history",
+)
+async def get_webhook_delivery(
+    endpoint_id: str, delivery_id: str, caller: CurrentCaller, conn: Conn
+) -> Response:
+    return json_response(await service.get_delivery(conn, caller, endpoint_id, delivery_id))
+
+
+@router.post(
+    BASE + "/{endpoint_id}/deliveries/{delivery_id}/retry",
+    status_code=202,
+    response_model=WebhookDelivery,
+    responses=problem_responses(
+        AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded
+    ),
+    summary="Attempt now, with a new 7-attempt schedule (history is kept)",
+)
+async def retry_webhook_delivery(
+    endpoint_id: str, delivery_id: str, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+) -> Response:
+    body = await service.retry_delivery(conn, runtime.clock, caller, endpoint_id, delivery_id)
+    return json_response(body, 202)

@@ -30,12 +30,14 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
+    from payorch.simulator.jobs import DeliverSimulatorNotifications
+    from payorch.worker.deliveries import WebhookDeliveries
     from payorch.worker.expiry import ExpireCheckouts
     from payorch.worker.reconciliation import ReconcileProcessing
-    from payorch.simulator.jobs import DeliverSimulatorNotifications
 
     return [
         PurgeIdempotencyRecords(),
+        WebhookDeliveries(),
         ExpireCheckouts(),
         ReconcileProcessing(),
         DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 from collections.abc import Sequence
@@ -33,7 +34,19 @@ class Worker:
 
     async def run(self) -> None:
         log.info("worker started", extra={"jobs": [job.name for job in self.jobs]})
-        await asyncio.gather(*(self._loop(job) for job in self.jobs))
+        # Optional hooks: start(runtime, wake) before the loops (e.g. a LISTEN connection that
+        # wakes the job), drain() after them (finish the work in flight, then release).
+        for job in self.jobs:
+            start = getattr(job, "start", None)
+            if start is not None:
+                await start(self.runtime, functools.partial(self.wake, job.name))
+        try:
+            await asyncio.gather(*(self._loop(job) for job in self.jobs))
+        finally:
+            for job in self.jobs:
+                drain = getattr(job, "drain", None)
+                if drain is not None:
+                    await drain()
         log.info("worker stopped")
 
     async def _loop(self, job: Job) -> None:

@@ -1,0 +1,114 @@
+"""One delivery attempt: vet the URL, connect to the vetted address, POST the signed bytes.
+
+The connection goes to the address ``urls.vet`` approved, never to a fresh lookup: the client
+(``http1.Client``) takes an address to connect to, while Host, TLS SNI and the certificate check
+use the URL's host name. Each environment has its own connection pool, so a SANDBOX connection
+to a private address can never be reused by a PRODUCTION delivery to the same name. Redirects
+are never followed (a 3xx is a failure like any other non-2xx).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import quote, urlsplit
+
+from payorch.webhooks import urls
+from payorch.webhooks.http1 import Client, HttpError
+from payorch.webhooks.signing import signature
+
+EXCERPT_CHARS = 1024
+MAX_READ_BYTES = 8192  # read no more of a consumer's answer than an excerpt needs
+
+# Error kinds recorded on a failed attempt.
+TIMEOUT = "timeout"
+NETWORK_ERROR = "network_error"
+URL_NOT_ALLOWED = "url_not_allowed"
+UNEXPECTED_STATUS = "unexpected_status"
+
+_SAFE_PATH = "/%:@!$&'()*+,;=-._~"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    succeeded: bool
+    duration_ms: int
+    response_status: int | None
+    response_excerpt: str | None
+    error: str | None
+
+
+class Sender:
+    """Owns the outgoing connections of a worker process (one pool per application environment)."""
+
+    def __init__(
+        self,
+        *,
+        timeout_seconds: float,
+        resolver: urls.Resolver | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.timeout_seconds = timeout_seconds
+        self.resolver = resolver
+        self._clients = {
+            env: Client(ssl_context=ssl_context, max_body=MAX_READ_BYTES)
+            for env in (urls.SANDBOX, urls.PRODUCTION)
+        }
+
+    async def attempt(
+        self, *, url: str, environment: str, secret: str, event_id: str, body: bytes, timestamp: int
+    ) -> Outcome:
+        start = time.monotonic()
+        client = self._clients[urls.SANDBOX if environment == urls.SANDBOX else urls.PRODUCTION]
+        try:
+            # One deadline for the whole attempt: lookup, connect, send and answer.
+            async with asyncio.timeout(self.timeout_seconds):
+                target = await urls.vet(url, environment, self.resolver)
+                answer = await client.post(
+                    scheme=target.scheme,
+                    addresses=target.addresses,
+                    port=target.port,
+                    host=_ascii_host(target.host),
+                    target=_request_target(url),
+                    headers={
+                        "Content-Type": "application/json",
+                        "User-Agent": "payorch-webhooks/1",
+                        "X-Pay-Event-Id": event_id,
+                        "X-Pay-Timestamp": str(timestamp),
+                        "X-Pay-Signature": signature(secret, timestamp, body),
+                    },
+                    body=body,
+                )
+        except urls.UrlNotAllowed:
+            return _failure(start, URL_NOT_ALLOWED)
+        except TimeoutError:
+            return _failure(start, TIMEOUT)
+        except (HttpError, OSError):
+            return _failure(start, NETWORK_ERROR)
+        excerpt = answer.body.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
+        ok = 200 <= answer.status < 300
+        return Outcome(ok, _ms(start), answer.status, excerpt, None if ok else UNEXPECTED_STATUS)
+
+    async def aclose(self) -> None:
+        for client in self._clients.values():
+            await client.aclose()
+
+
+def _request_target(url: str) -> str:
+    parts = urlsplit(url)
+    path = quote(parts.path or "/", safe=_SAFE_PATH)
+    return path + ("?" + quote(parts.query, safe=_SAFE_PATH + "?") if parts.query else "")
+
+
+def _ascii_host(host: str) -> str:
+    return host if host.isascii() else host.encode("idna").decode("ascii")
+
+
+def _ms(start: float) -> int:
+    return int((time.monotonic() - start) * 1000)
+
+
+def _failure(start: float, error: str) -> Outcome:
+    return Outcome(False, _ms(start), None, None, error)

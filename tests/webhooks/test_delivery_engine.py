@@ -1,0 +1,190 @@
+"""The delivery engine: pinned connections, re-vetting at each attempt, fairness between
+endpoints, wake-up latency, leases after a crash, graceful stop, deleted endpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+
+import httpx
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.runtime import Runtime
+from payorch.worker.deliveries import LEASE_MARGIN_SECONDS, WebhookDeliveries
+from payorch.worker.runner import Worker
+from tests.conftest import Sandbox, new_application
+from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.webhooks.receiver import Receiver
+
+TIMEOUT = 3.0
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    return {"webhook_timeout_seconds": TIMEOUT}
+
+
+async def test_connects_to_the_vetted_address_with_the_original_host(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+) -> None:
+    lookups: list[str] = []
+
+    async def resolver(host: str, port: int) -> list[str]:
+        lookups.append(host)
+        return [receiver.host]  # "hooks.test" exists only here: httpx cannot resolve it itself
+
+    runtime.webhook_resolver = resolver
+    job = WebhookDeliveries()
+    try:
+        await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/pinned")
+        await create_intent(client, sandbox)
+        assert await job.run_until_idle(runtime) == 1
+    finally:
+        await job.drain()
+    [request] = receiver.requests
+    assert request.path == "/pinned"
+    assert request.headers["host"] == f"hooks.test:{receiver.port}"
+    assert lookups == ["hooks.test"]  # resolved once, by the vetting, for the one attempt
+
+
+async def test_production_addresses_are_judged_again_at_every_attempt(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    answers = {"hooks.example": ["93.184.216.34"]}
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return answers[host]
+
+    runtime.webhook_resolver = resolver
+    app = await new_application(runtime, "PRODUCTION")
+    endpoint_id, _ = await create_endpoint(client, app, "https://hooks.example/h")
+    # The name now points inside the network (DNS rebinding): the attempt is refused unsent.
+    answers["hooks.example"] = ["93.184.216.34", "10.0.0.7"]
+    await create_intent(client, app)
+    job = WebhookDeliveries()
+    try:
+        assert await job.run_until_idle(runtime) == 1
+    finally:
+        await job.drain()
+    [delivery] = await deliveries_of(client, app, endpoint_id)
+    assert delivery["error"] == "url_not_allowed"
+    assert delivery["status"] == "PENDING" and delivery["response_status"] is None
+
+
+async def test_a_slow_endpoint_does_not_delay_the_others(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> None:
+    slow, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/2.5"))
+    fast, _ = await create_endpoint(client, sandbox, receiver.url("/fast"))
+    for n in range(6):
+        await create_intent(client, sandbox, f"order-{n}")
+    job = WebhookDeliveries(per_endpoint=2)
+    worker = Worker(runtime, [job])
+    started = time.monotonic()
+    running = asyncio.create_task(worker.run())
+    try:
+        await receiver.wait_for(6, path="/fast", timeout=5)
+        fast_done = time.monotonic() - started
+        assert fast_done < 2.0  # while the slow endpoint holds its 2 slots for 2.5 s each
+        assert len(receiver.at("/sleep/2.5")) <= 2  # its cap: 2 in flight at a time
+    finally:
+        worker.stop()
+        await running
+    fast_items = await deliveries_of(client, sandbox, fast)
+    assert [d["status"] for d in fast_items] == ["SUCCEEDED"] * 6
+    slow_items = await deliveries_of(client, sandbox, slow)
+    # The two in flight when the worker stopped were finished, not abandoned.
+    assert sum(d["status"] == "SUCCEEDED" for d in slow_items) == 2
+
+
+async def test_an_idle_worker_attempts_a_new_delivery_promptly(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> None:
+    await create_endpoint(client, sandbox, receiver.url("/hook"))
+    job = WebhookDeliveries()
+    worker = Worker(runtime, [job])
+    running = asyncio.create_task(worker.run())
+    latencies = []
+    try:
+        await asyncio.sleep(0.3)  # idle: LISTENing (PostgreSQL) or polling (SQLite)
+        for n in range(8):
+            before = time.time()
+            await create_intent(client, sandbox, f"order-{n}")
+            await receiver.wait_for(n + 1, timeout=5)
+            latencies.append(receiver.requests[-1].at - before)
+            await asyncio.sleep(0.05)
+    finally:
+        worker.stop()
+        await running
+    # PostgreSQL wakes on NOTIFY (a few ms); SQLite polls every 100 ms. Bounds are generous
+    # for a shared machine; bench/webhook_deliveries.py measures the real figures.
+    print(f"\nmedian latency {statistics.median(latencies) * 1000:.1f} ms")
+    assert statistics.median(latencies) < 0.25, latencies
+
+
+async def test_a_crashed_workers_claims_are_retried_after_the_lease(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/30"))
+    await create_intent(client, sandbox)
+    crashed = WebhookDeliveries()
+    assert await crashed.run_once(runtime) == 1  # claimed, attempt in flight...
+    await receiver.wait_for(1)
+    for task in list(crashed._tasks):  # ...and the worker dies: nothing is recorded
+        task.cancel()
+    await asyncio.gather(*crashed._tasks, return_exceptions=True)
+    crashed._results.clear()
+    await crashed.drain()
+
+    await client.patch(
+        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
+    )
+    survivor = WebhookDeliveries()
+    try:
+        assert await survivor.run_until_idle(runtime) == 0  # still leased to the dead worker
+        clock.advance(TIMEOUT + LEASE_MARGIN_SECONDS)
+        assert await survivor.run_until_idle(runtime) == 1
+    finally:
+        await survivor.drain()
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    assert delivery["status"] == "SUCCEEDED" and delivery["attempts"] == 1
+    assert [r.path for r in receiver.requests] == ["/sleep/30", "/ok"]
+
+
+async def test_stop_finishes_the_attempts_in_flight(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/1"))
+    await create_intent(client, sandbox)
+    worker = Worker(runtime, [WebhookDeliveries()])
+    running = asyncio.create_task(worker.run())
+    await receiver.wait_for(1)
+    worker.stop()  # what SIGTERM does
+    await running
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    assert delivery["status"] == "SUCCEEDED"
+
+
+async def test_deleting_an_endpoint_drops_its_pending_deliveries(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
+    await create_intent(client, sandbox)
+    assert (
+        await client.delete(f"{BASE}/{endpoint_id}", headers=sandbox.headers)
+    ).status_code == 204
+    job = WebhookDeliveries()
+    try:
+        assert await job.run_until_idle(runtime) == 0
+    finally:
+        await job.drain()
+    assert receiver.requests == []

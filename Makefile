@@ -16,6 +16,8 @@ run: $(STAMP)
 	$(BIN)/payorch serve
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)

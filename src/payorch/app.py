@@ -21,10 +21,10 @@ from payorch.logs import configure_logging
 from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
+from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import router as simulator_router
 from payorch.webhooks.endpoints import router as webhooks_router
-from payorch.ratelimit.middleware import RateLimitMiddleware
 
 
 def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-20}
+CONNECTIONS=${CONNECTIONS:-64}
 PG_ADMIN=${PG_ADMIN:-postgresql://postgres@127.0.0.1:5432/test}
 DB=payorch_bench_$$
 PORT=${PORT:-8765}
@@ -28,11 +29,11 @@ SERVER=$!
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/v1/payment-intents/x" && break; sleep 0.2; done
 # Warm up the processes' pools and caches.
 wrk -t2 -c64 -d3s -s bench/create_intents.lua "http://127.0.0.1:$PORT" >/dev/null
-echo "== POST /v1/payment-intents (fresh Idempotency-Key each), 64 connections, ${DURATION}s"
-wrk -t2 -c64 -d"${DURATION}s" --latency -s bench/create_intents.lua "http://127.0.0.1:$PORT" | tee /tmp/payorch-bench-create.txt | grep -E "RESULT|Latency|Req/Sec"
+echo "== POST /v1/payment-intents (fresh Idempotency-Key each), $CONNECTIONS connections, ${DURATION}s"
+wrk -t2 -c$CONNECTIONS -d"${DURATION}s" --latency -s bench/create_intents.lua "http://127.0.0.1:$PORT" | tee /tmp/payorch-bench-create.txt | grep -E "RESULT|Latency|Req/Sec"
 export PAYORCH_BENCH_INTENT=$(curl -s "http://127.0.0.1:$PORT/v1/payment-intents" -H "Authorization: Bearer $PAYORCH_BENCH_KEY" \
   -H 'Content-Type: application/json' \
   -d "{\"merchant_account_id\":\"$PAYORCH_BENCH_MERCHANT\",\"external_reference\":\"g\",\"amount\":1,\"currency\":\"CLP\",\"return_url\":\"https://s.example/r\"}" \
   | $BIN/python -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-echo "== GET /v1/payment-intents/{id}, 64 connections, ${DURATION}s"
-wrk -t2 -c64 -d"${DURATION}s" --latency -s bench/get_intent.lua "http://127.0.0.1:$PORT" | grep -E "RESULT|Latency|Req/Sec"
+echo "== GET /v1/payment-intents/{id}, $CONNECTIONS connections, ${DURATION}s"
+wrk -t2 -c$CONNECTIONS -d"${DURATION}s" --latency -s bench/get_intent.lua "http://127.0.0.1:$PORT" | grep -E "RESULT|Latency|Req/Sec"

@@ -136,3 +136,77 @@ def test_worker_starts_and_stops_cleanly_on_sigterm(database_url: str) -> None:
     assert process.wait(timeout=20) == 0
     output = seen + process.stdout.read()
     assert "worker stopped" in output and "Traceback" not in output
+
+
+def test_first_start_on_an_empty_embedded_database_prints_a_sandbox_key_once(tmp_path) -> None:
+    """What `make run` does: serve on an empty SQLite database creates a sandbox application
+    with MOCK connectors and prints its key and merchant once; the key works for a checkout."""
+    from tests.live import free_port
+
+    env = payorch_env(f"sqlite:///{tmp_path}/first.db")
+    env.pop("PAYORCH_SECRET_KEY")  # the embedded default makes its own key file
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env["PAYORCH_PUBLIC_URL"] = base
+
+    def start() -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "payorch", "serve", "--port", str(port), "--no-worker"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    def wait_until_up(process: subprocess.Popen[str]) -> str:
+        assert process.stdout is not None
+        seen = ""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(base + "/healthz", timeout=1)
+                return seen
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise AssertionError("server did not start")
+
+    process = start()
+    try:
+        wait_until_up(process)
+        assert process.stdout is not None
+        lines = []
+        while not any("curl" in line for line in lines):
+            lines.append(process.stdout.readline())
+        printed = "".join(lines)
+        api_key = printed.split("API key:", 1)[1].split()[0]
+        merchant = printed.split("merchant_account_id:", 1)[1].split()[0]
+        assert api_key.startswith("pay_sb_") and merchant.startswith("mrc_")
+        headers = {"Authorization": f"Bearer {api_key}"}
+        intent = httpx.post(
+            f"{base}/v1/payment-intents",
+            headers=headers,
+            json={
+                "merchant_account_id": merchant,
+                "external_reference": "first",
+                "amount": 1000,
+                "currency": "CLP",
+                "return_url": "https://shop.example/r",
+            },
+        ).json()
+        checkout = httpx.post(
+            f"{base}/v1/payment-intents/{intent['id']}/checkout", headers=headers, json={}
+        )
+        assert checkout.status_code == 200, checkout.text
+        assert checkout.json()["provider"] == "provider_a_redirect_post"  # MOCK A has priority 1
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    assert (tmp_path / "first.db.key").exists()
+
+    second = start()  # not empty any more: nothing new is created or printed
+    try:
+        wait_until_up(second)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        output = second.communicate(timeout=30)[0]
+    assert "API key" not in output

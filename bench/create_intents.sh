@@ -2,6 +2,10 @@
 # Load benchmark of POST /v1/payment-intents (and a GET) against `payorch serve --workers 2
 # --no-worker` on PostgreSQL, driven by wrk with 64 connections. Prints RESULT lines.
 # Usage: bench/create_intents.sh [duration_seconds]   (needs: wrk, PostgreSQL on 127.0.0.1)
+#        CONNECTIONS=8 bench/create_intents.sh 20     (fewer connections: latency below saturation)
+# Profile: run one API process instead (uvicorn --factory payorch.app:create_app) under the same
+# wrk load and `py-spy record -p <pid> -d 10 -f raw -o prof.raw --nonblocking`
+# (pip install py-spy); see docs/performance.md for the reading.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-20}

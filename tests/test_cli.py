@@ -210,3 +210,39 @@ def test_first_start_on_an_empty_embedded_database_prints_a_sandbox_key_once(tmp
         second.send_signal(signal.SIGTERM)
         output = second.communicate(timeout=30)[0]
     assert "API key" not in output
+
+
+def test_sigterm_to_serve_also_stops_its_worker(database_url: str) -> None:
+    from tests.live import free_port
+
+    port = free_port()
+    env = {**payorch_env(database_url), "PAYORCH_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "payorch", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        children: list[str] = []
+        while time.monotonic() < deadline and not children:
+            listing = subprocess.run(
+                ["pgrep", "-P", str(process.pid)], capture_output=True, text=True, check=False
+            )
+            children = listing.stdout.split()
+            time.sleep(0.2)
+        assert children, "serve started no worker"
+        for _ in range(300):
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=40)
+    time.sleep(0.5)
+    for child in children:
+        alive = subprocess.run(["kill", "-0", child], capture_output=True, check=False).returncode == 0
+        assert not alive, f"worker {child} outlived serve"

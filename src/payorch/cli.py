@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -70,6 +71,9 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
     _migrate(settings, args)
     asyncio.run(bootstrap_sandbox(settings))
+    # uvicorn restores the handler it found and re-raises SIGTERM after its shutdown; with the
+    # default handler that kills us before the `finally` below can stop the worker child.
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     worker = None
     if not args.no_worker:
         worker = subprocess.Popen([sys.executable, "-m", "payorch", "worker"], env=os.environ.copy())
@@ -92,6 +96,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             except subprocess.TimeoutExpired:
                 worker.kill()
     return 0
+
+
+def _exit_cleanly(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
 
 
 def _worker(settings: Settings, _args: argparse.Namespace) -> int:

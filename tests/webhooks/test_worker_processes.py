@@ -39,6 +39,16 @@ async def start_worker(database_url: str, log: Path) -> asyncio.subprocess.Proce
     )
 
 
+async def wait_started(log: Path, seconds: float = 60) -> None:
+    """Interpreter start-up is slow on a loaded machine: wait for the worker's own word."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if log.exists() and b"worker started" in log.read_bytes():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"worker did not start: {log.read_bytes()[-2000:]!r}")
+
+
 async def claims_of(runtime: Runtime, pid: int | None) -> int:
     async with runtime.database.transaction() as conn:
         query = select(func.count()).where(
@@ -76,16 +86,25 @@ async def test_sigkill_of_one_worker_loses_nothing(
     doomed = await start_worker(database_url, tmp_path / "worker-a.log")
     survivor = await start_worker(database_url, tmp_path / "worker-b.log")
     try:
+        await wait_started(tmp_path / "worker-a.log")
+        await wait_started(tmp_path / "worker-b.log")
         killed_at = None
+        created = 0
         for n in range(EVENTS):
             await create_intent(client, sandbox, f"order-{n}")
+            created += 1
             if n == EVENTS // 3:
-                # Kill it while it holds claims (its lease tokens start with its pid).
+                # Kill it while it holds claims (its lease tokens start with its pid). The
+                # survivor may be taking everything at this moment: keep feeding events until
+                # the doomed worker holds some, for up to 30 s.
                 held = 0
-                for _ in range(200):
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
                     held = await claims_of(runtime, doomed.pid)
                     if held:
                         break
+                    await create_intent(client, sandbox, f"extra-{created}")
+                    created += 1
                     await asyncio.sleep(0.02)
                 doomed.send_signal(signal.SIGKILL)
                 await doomed.wait()
@@ -94,7 +113,7 @@ async def test_sigkill_of_one_worker_loses_nothing(
             await asyncio.sleep(0.01)
         assert killed_at is not None and doomed.returncode == -signal.SIGKILL
 
-        expected = EVENTS * len(paths)
+        expected = created * len(paths)
         deadline = time.monotonic() + 90  # the dead worker's leases end after 12 s
         while time.monotonic() < deadline:
             state = await counts(runtime, sandbox.application_id)

@@ -70,6 +70,12 @@ class Settings(BaseSettings):
         ),
     )
 
+    @field_validator("worker_metrics_port", mode="before")
+    @classmethod
+    def _worker_metrics_port(cls, value: object) -> object:
+        # Empty means unset, as for the exporter that reads the same variable.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:

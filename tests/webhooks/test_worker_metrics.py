@@ -88,7 +88,7 @@ async def test_the_worker_serves_its_metrics_on_the_configured_port(
 
 
 def test_a_bad_port_stops_the_worker_with_one_line(database_url: str) -> None:
-    for bad in ("not-a-port", "70000"):
+    for bad in ("not-a-port", "0", "70000"):
         done = subprocess.run(
             [sys.executable, "-m", "payorch", "worker"],
             env=worker_env(database_url, PAYORCH_WORKER_METRICS_PORT=bad),

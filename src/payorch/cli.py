@@ -104,10 +104,22 @@ def _exit_cleanly(_signum: int, _frame: object) -> None:
 
 def _worker(settings: Settings, _args: argparse.Namespace) -> int:
     from payorch.logs import configure_logging
+    from payorch.observability.exporter import start_worker_exporter
     from payorch.runtime import Runtime
     from payorch.worker.runner import run_until_signalled
 
     configure_logging()
+    if settings.worker_metrics_port is not None:
+        # Validated by Settings (a bad value already stopped the start); the exporter reads
+        # the same variable. Started before any work so a port in use fails the start.
+        try:
+            start_worker_exporter()
+        except OSError as exc:
+            print(
+                f"payorch: PAYORCH_WORKER_METRICS_PORT: cannot serve metrics: {exc}",
+                file=sys.stderr,
+            )
+            return 2
 
     async def main() -> None:
         await run_until_signalled(Runtime.build(settings))

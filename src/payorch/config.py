@@ -60,6 +60,21 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None, description="When set, rate limits and provider health are shared by all replicas."
     )
+    worker_metrics_port: int | None = Field(
+        None,
+        gt=0,
+        lt=65536,
+        description=(
+            "Unset by default. When set, `payorch worker` serves its own Prometheus /metrics on "
+            "this port (all interfaces): workers answer no other HTTP (observability/exporter.py)."
+        ),
+    )
+
+    @field_validator("worker_metrics_port", mode="before")
+    @classmethod
+    def _worker_metrics_port(cls, value: object) -> object:
+        # Empty means unset, as for the exporter that reads the same variable.
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("database_url")
     @classmethod

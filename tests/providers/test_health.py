@@ -94,3 +94,64 @@ async def test_redis_down_means_try_the_provider(clock: FrozenClock) -> None:
         await store.succeeded("k")
     finally:
         await store.aclose()
+
+
+def _gauge(provider: str) -> float | None:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("payorch_provider_health_state", {"provider": provider})
+
+
+async def test_the_gauge_is_skipped_while_any_key_of_the_provider_is(
+    health: ProviderHealth, clock: FrozenClock
+) -> None:
+    provider = f"provider_gauge_{secrets.token_hex(3)}"
+    one, two = f"{provider}:MOCK:cfg_1", f"{provider}:MOCK:cfg_2"
+    for _ in range(2):
+        await health.failed(one)
+    assert _gauge(provider) is None  # below the threshold: nothing changed, nothing set
+    await health.failed(one)
+    assert _gauge(provider) == 1
+    for _ in range(3):
+        await health.failed(two)
+    await health.succeeded(one)
+    assert _gauge(provider) == 1  # two is still skipped
+    clock.advance(11)
+    assert (await health.admit(two)).trial
+    assert _gauge(provider) == 1  # half-open is still skipped
+    await health.succeeded(two)
+    assert _gauge(provider) == 0
+
+
+async def test_a_replica_sees_through_redis_what_another_tripped(clock: FrozenClock) -> None:
+    prefix = f"payorch-test-{secrets.token_hex(6)}:"
+    first = RedisHealth.from_url(REDIS_URL, clock, threshold=2, skip_seconds=10, prefix=prefix)
+    second = RedisHealth.from_url(REDIS_URL, clock, threshold=2, skip_seconds=10, prefix=prefix)
+    provider = f"provider_gauge_{secrets.token_hex(3)}"
+    key = f"{provider}:PRODUCTION"
+    try:
+        try:
+            await first._redis.ping()
+        except Exception as exc:  # noqa: BLE001
+            pytest.skip(f"Redis unreachable: {exc}")
+        await first.failed(key)
+        await first.failed(key)  # tripped by the first replica
+        # The gauge is per process; tests share one, so reset it to see the second's view.
+        from payorch.observability.metrics import ProviderHealth as State
+        from payorch.observability.metrics import set_provider_health
+
+        set_provider_health(provider, State.AVAILABLE)
+        assert not (await second.admit(key)).allowed
+        assert _gauge(provider) == 1  # the second learnt it from Redis's answer
+        clock.advance(11)
+        assert (await first.admit(key)).trial
+        await first.succeeded(key)  # the first's trial brought it back
+        set_provider_health(provider, State.SKIPPED)
+        assert (await second.admit(key)).allowed
+        assert _gauge(provider) == 0  # and the second sees it on its next admission
+    finally:
+        keys = [k async for k in first._redis.scan_iter(match=prefix + "*")]
+        if keys:
+            await first._redis.delete(*keys)
+        await first.aclose()
+        await second.aclose()

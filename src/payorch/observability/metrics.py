@@ -11,7 +11,9 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
 
   Exceptions escaping the block are counted by kind (timeout, network, error) and re-raised.
   Where the duration is already measured (one logging helper per call site):
-  ``observe_provider_call(provider, operation, seconds, error_kind_or_None)``.
+  ``observe_provider_call(provider, operation, seconds, error_kind_or_None)``; a failure found
+  after the call was timed (an unparseable answer): ``record_provider_error(provider, operation,
+  "invalid_response")``. providers/http.py does all of this for every adapter.
 - Provider health (routing), when a provider starts or stops being skipped:
   ``set_provider_health(provider, ProviderHealth.SKIPPED)`` / ``ProviderHealth.AVAILABLE``.
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
@@ -149,6 +151,11 @@ def observe_provider_call(
     PROVIDER_CALL_DURATION.labels(provider, operation).observe(seconds)
     if error_kind is not None:
         PROVIDER_CALL_ERRORS.labels(provider, operation, error_kind).inc()
+
+
+def record_provider_error(provider: str, operation: str, kind: str) -> None:
+    """A call already timed by ``observe_provider_call`` turned out unusable afterwards."""
+    PROVIDER_CALL_ERRORS.labels(provider, operation, kind).inc()
 
 
 def _failure_kind(exc: BaseException) -> str:

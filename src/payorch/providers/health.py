@@ -9,6 +9,10 @@ failure starts a new skip period.
 
 In-process by default; shared by every replica through Redis when PAYORCH_REDIS_URL is set.
 Both use the runtime clock (tests move it with FrozenClock).
+
+/metrics shows ``payorch_provider_health_state{provider}``: 1 while any key of that provider is
+skipped as far as this process knows (its own calls, or Redis's answers to them), 0 once none
+is. Only transitions touch the gauge; the common case costs one empty-dict check.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from payorch.clock import Clock
+from payorch.observability.metrics import ProviderHealth as HealthState
+from payorch.observability.metrics import set_provider_health
 
 log = logging.getLogger("payorch.providers.health")
 
@@ -54,12 +60,42 @@ def _retry_after(seconds: float) -> int:
     return max(1, math.ceil(seconds))
 
 
+class _SkippedKeys:
+    """The keys this store knows to be skipped, by provider; drives the health gauge."""
+
+    __slots__ = ("_by_provider",)
+
+    def __init__(self) -> None:
+        self._by_provider: dict[str, set[str]] = {}
+
+    def skipped(self, key: str) -> None:
+        provider = key.split(":", 1)[0]
+        keys = self._by_provider.setdefault(provider, set())
+        if key not in keys:
+            keys.add(key)
+            if len(keys) == 1:
+                set_provider_health(provider, HealthState.SKIPPED)
+
+    def available(self, key: str) -> None:
+        if not self._by_provider:
+            return  # nothing skipped: the hot path
+        provider = key.split(":", 1)[0]
+        keys = self._by_provider.get(provider)
+        if keys is None or key not in keys:
+            return
+        keys.discard(key)
+        if not keys:
+            del self._by_provider[provider]
+            set_provider_health(provider, HealthState.AVAILABLE)
+
+
 class InProcessHealth:
     def __init__(self, clock: Clock, threshold: int, skip_seconds: float) -> None:
         self._clock = clock
         self._threshold = threshold
         self._skip = skip_seconds
         self._state: dict[str, tuple[int, float]] = {}  # key -> (failures, skipped_until)
+        self._skipped = _SkippedKeys()
 
     def _now(self) -> float:
         return self._clock.now().timestamp()
@@ -76,12 +112,14 @@ class InProcessHealth:
 
     async def succeeded(self, key: str) -> None:
         self._state.pop(key, None)
+        self._skipped.available(key)
 
     async def failed(self, key: str) -> None:
         failures, until = self._state.get(key, (0, 0.0))
         failures += 1
         if failures >= self._threshold:
             until = self._now() + self._skip
+            self._skipped.skipped(key)
         self._state[key] = (failures, until)
 
     async def aclose(self) -> None:
@@ -130,6 +168,7 @@ class RedisHealth:
         self._skip_ms = int(skip_seconds * 1000)
         self._admit = redis.register_script(_ADMIT)
         self._failed = redis.register_script(_FAILED)
+        self._skipped = _SkippedKeys()
 
     @classmethod
     def from_url(
@@ -153,7 +192,12 @@ class RedisHealth:
             log.warning("provider health unavailable (Redis): %s", exc)
             return Admission(True)
         if int(allowed):
-            return Admission(True, trial=bool(int(trial)))
+            if int(trial):
+                self._skipped.skipped(key)  # perhaps tripped by another replica
+                return Admission(True, trial=True)
+            self._skipped.available(key)  # perhaps recovered by another replica's trial
+            return Admission(True)
+        self._skipped.skipped(key)
         return Admission(False, retry_after_seconds=_retry_after(int(wait) / 1000))
 
     async def succeeded(self, key: str) -> None:
@@ -161,15 +205,20 @@ class RedisHealth:
             await self._redis.delete(self._prefix + key)
         except RedisError as exc:
             log.warning("provider health unavailable (Redis): %s", exc)
+            return
+        self._skipped.available(key)
 
     async def failed(self, key: str) -> None:
         try:
-            await self._failed(
+            failures = await self._failed(
                 keys=[self._prefix + key],
                 args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
             )
         except RedisError as exc:
             log.warning("provider health unavailable (Redis): %s", exc)
+            return
+        if int(failures) >= self._threshold:
+            self._skipped.skipped(key)
 
     async def aclose(self) -> None:
         await self._redis.aclose()

@@ -7,6 +7,10 @@ provider's wire model, or ProviderUnavailable when it cannot (a garbage answer t
 The timeout is ``asyncio.timeout`` around the whole call, because httpx does not enforce its
 own timeouts on in-process ASGI calls (MOCK mode reaches the simulator that way). Logs name the
 operation and the status, never the URL (it can carry a token) nor any header (credentials).
+Every call is also timed into /metrics by provider and operation, a failure counted by kind
+(observability/metrics.py): ``timeout``, ``network``, ``http_5xx`` (unavailable), ``http_4xx``
+(the provider refused; the adapter decides whether that is definite), ``error`` (crashed
+in-process) and, from ``parse``, ``invalid_response``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from payorch.observability.metrics import observe_provider_call, record_provider_error
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
 
 logger = logging.getLogger("payorch.providers")
@@ -63,17 +68,17 @@ async def send(
             )
             await response.aread()
     except TimeoutError:
-        _log(ctx, operation, "timeout", started)
+        _done(ctx, operation, "timeout", started, "timeout")
         raise ProviderUnavailable(
             f"{operation}: no answer within {ctx.timeout_seconds:g}s", provider=ctx.provider
         ) from None
     except httpx.HTTPError as exc:
-        _log(ctx, operation, type(exc).__name__, started)
+        _done(ctx, operation, type(exc).__name__, started, "network")
         raise ProviderUnavailable(
             f"{operation}: network error ({type(exc).__name__})", provider=ctx.provider
         ) from None
     except OSError as exc:
-        _log(ctx, operation, type(exc).__name__, started)
+        _done(ctx, operation, type(exc).__name__, started, "network")
         raise ProviderUnavailable(
             f"{operation}: network error ({type(exc).__name__})", provider=ctx.provider
         ) from None
@@ -81,9 +86,12 @@ async def send(
         # In-process (MOCK) calls re-raise the simulator's own crash here; from the adapter's
         # side that is a provider failing, not a bug of the caller.
         logger.exception("provider call %s %s crashed in-process", ctx.provider, operation)
+        _done(ctx, operation, "crashed", started, "error", log=False)
         raise ProviderUnavailable(f"{operation}: provider crashed", provider=ctx.provider) from None
-    _log(ctx, operation, str(response.status_code), started)
-    if response.status_code >= 500:
+    status = response.status_code
+    kind = "http_5xx" if status >= 500 else "http_4xx" if status >= 400 else None
+    _done(ctx, operation, str(status), started, kind)
+    if status >= 500:
         raise ProviderUnavailable(
             f"{operation}: provider answered {response.status_code}",
             provider=ctx.provider,
@@ -97,6 +105,7 @@ def parse(model: type[M], response: httpx.Response, operation: str, provider: st
     try:
         return model.model_validate_json(response.content)
     except ValidationError:
+        record_provider_error(provider, operation, "invalid_response")
         raise ProviderUnavailable(
             f"{operation}: unparseable answer (HTTP {response.status_code})", provider=provider
         ) from None
@@ -109,13 +118,24 @@ def json_or_none(response: httpx.Response) -> Any:
         return None
 
 
-def _log(ctx: ConnectorContext, operation: str, result: str, started: float) -> None:
-    logger.info(
-        "provider call %s %s -> %s in %.0f ms (connector %s, %s)",
-        ctx.provider,
-        operation,
-        result,
-        (time.monotonic() - started) * 1000,
-        ctx.connector_id,
-        ctx.mode.value,
-    )
+def _done(
+    ctx: ConnectorContext,
+    operation: str,
+    result: str,
+    started: float,
+    error_kind: str | None,
+    *,
+    log: bool = True,
+) -> None:
+    seconds = time.monotonic() - started
+    observe_provider_call(ctx.provider, operation, seconds, error_kind)
+    if log:
+        logger.info(
+            "provider call %s %s -> %s in %.0f ms (connector %s, %s)",
+            ctx.provider,
+            operation,
+            result,
+            seconds * 1000,
+            ctx.connector_id,
+            ctx.mode.value,
+        )

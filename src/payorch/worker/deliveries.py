@@ -15,6 +15,8 @@
   worker in the same process is woken directly (webhooks/wakeups.py); SQLite has no
   notifications across processes (``payorch serve`` runs the worker in its own process), so the
   worker also polls every SQLITE_POLL_SECONDS, a cheap indexed query.
+- Metrics: each attempt is counted by outcome when it ends (``payorch_webhook_delivery_attempts``,
+  in memory, no database), and ``exhausted`` once its exhausting result is committed.
 - SIGTERM: the runner stops claiming; ``drain`` waits for the attempts in flight (each bounded by
   PAYORCH_WEBHOOK_TIMEOUT_SECONDS), records them and closes the connections.
 """
@@ -31,9 +33,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from payorch.observability.metrics import record_delivery_attempt
 from payorch.runtime import Runtime
 from payorch.webhooks import repository, wakeups
-from payorch.webhooks.sender import NETWORK_ERROR, Outcome, Sender
+from payorch.webhooks.sender import (
+    NETWORK_ERROR,
+    TIMEOUT,
+    UNEXPECTED_STATUS,
+    URL_NOT_ALLOWED,
+    Outcome,
+    Sender,
+)
 
 log = logging.getLogger("payorch.worker.deliveries")
 
@@ -43,6 +53,20 @@ PG_POLL_SECONDS = 1.0
 LEASE_MARGIN_SECONDS = 10.0  # beyond the attempt timeout, for recording the result
 APPLY_RETRY_SECONDS = 1.0
 SECRET_CACHE_SIZE = 10_000
+
+# Sender's error kinds -> the metric's outcomes (observability/metrics.py DELIVERY_OUTCOMES).
+_METRIC_OUTCOME = {
+    UNEXPECTED_STATUS: "http_error",
+    TIMEOUT: "timeout",
+    NETWORK_ERROR: "network_error",
+    URL_NOT_ALLOWED: "url_not_allowed",
+}
+
+
+def metric_outcome(outcome: Outcome) -> str:
+    if outcome.succeeded:
+        return "succeeded"
+    return _METRIC_OUTCOME.get(outcome.error or "", "network_error")
 
 
 @dataclass(frozen=True)
@@ -207,6 +231,7 @@ class WebhookDeliveries:
             if self._inflight[claim.endpoint_id] <= 0:
                 del self._inflight[claim.endpoint_id]
             self._wake()
+        record_delivery_attempt(metric_outcome(outcome))  # a cancelled attempt is not counted
         self._results.append(Result(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()
@@ -294,6 +319,11 @@ class WebhookDeliveries:
                     }
                 )
             await repository.apply_results(conn, updates, attempt_rows)
+        # Committed: count each delivery that ended EXHAUSTED exactly once (a failed batch is
+        # applied again, so counting before the commit could count twice).
+        for update in updates:
+            if update["b_status"] == repository.EXHAUSTED:
+                record_delivery_attempt("exhausted")
         if any(u["b_status"] == repository.PENDING for u in updates):
             self._wake()  # a retry may already be due (e.g. a schedule of zeros)
 

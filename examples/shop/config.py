@@ -22,6 +22,9 @@ class ShopConfig:
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> ShopConfig:
         env = dict(os.environ if env is None else env)
+        # The quickstart's names work too (docs/quickstart.md exports these).
+        env.setdefault("PAYORCH_URL", env.get("PAYORCH_BASE_URL", ""))
+        env.setdefault("PAYORCH_MERCHANT_ID", env.get("PAYORCH_MERCHANT_ACCOUNT_ID", ""))
         missing = [
             name
             for name in ("PAYORCH_URL", "PAYORCH_API_KEY", "PAYORCH_MERCHANT_ID", "SHOP_PUBLIC_URL")

@@ -302,3 +302,33 @@ async def test_the_return_page_ignores_query_parameters(shop: Shop) -> None:
     assert forged.status_code == 200
     assert 'id="order-status">PENDING<' in forged.text and "payment is pending" in forged.text
     assert (await shop_order(shop, order_id))["order"]["status"] == "PENDING"
+
+
+async def test_a_failed_start_can_be_retried_for_the_same_order(shop: Shop) -> None:
+    """The provider is down: the buyer sees an error page with "Try again"; once it is back, the
+    retry reuses the order's idempotency keys (one intent, one checkout) and sends the buyer on."""
+    provider = "provider_a_redirect_post"
+    async with AsyncPayorchClient(shop.api_key, shop.payorch_url) as client, httpx.AsyncClient() as http:
+        await client.simulator_set_fault(provider, "error")
+        try:
+            failed = await http.post(
+                f"{shop.url}/orders", data={"product_id": "coffee", "provider": provider}
+            )
+        finally:
+            await client.simulator_set_fault(provider, "ok")
+        assert failed.status_code in (502, 503), failed.text
+        assert "could not be started" in failed.text and "Try again" in failed.text
+        order_id = failed.text.split('action="/orders/')[1].split("/pay")[0]
+        before = (await shop_order(shop, order_id))["order"]
+        assert before["status"] == "PENDING" and before["payment_intent_id"]
+
+        retried = await http.post(f"{shop.url}/orders/{order_id}/pay")
+        assert retried.status_code == 200, retried.text
+        assert (
+            'id="checkout" method="post"' in retried.text and 'type="hidden" name="token_ws"' in retried.text
+        )
+        intent = await client.get_payment_intent(before["payment_intent_id"])
+        assert intent.status == "REQUIRES_ACTION" and intent.external_reference == order_id
+        started = await client.list_events(type="payment.checkout.started", payment_intent_id=intent.id)
+        assert len(started.items) == 1
+    assert (await shop_order(shop, order_id))["order"]["payment_intent_id"] == intent.id

@@ -175,6 +175,8 @@ class Store:
                     (event_id,),
                 )
             elif payment_intent_id and type_ in INTENT_STATUS_OF_EVENT:
+                # The order knows its intent before the checkout starts, so every event that
+                # moves it (checkout.started onwards) finds it here.
                 target = ORDER_STATUS_OF_INTENT[INTENT_STATUS_OF_EVENT[type_]]
                 await self._advance(payment_intent_id, target)
             await self._conn.commit()

@@ -181,7 +181,7 @@ async def shop_order(shop: Shop, order_id: str) -> dict[str, Any]:
     return data
 
 
-async def wait_for_event(shop: Shop, order_id: str, type_: str, timeout: float = 20) -> dict[str, Any]:
+async def wait_for_event(shop: Shop, order_id: str, type_: str, timeout: float = 45) -> dict[str, Any]:
     """The shop's record of a webhook event of `type_` for the order (delivery is asynchronous)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -190,22 +190,29 @@ async def wait_for_event(shop: Shop, order_id: str, type_: str, timeout: float =
         if found:
             return found[0]
         if time.monotonic() > deadline:
-            tail = (shop.logs / "shop.log").read_text()[-2000:]
-            raise AssertionError(f"no {type_} notice reached the shop: {data}\n{tail}")
+            raise AssertionError(f"no {type_} notice reached the shop: {data}\n{log_tails(shop)}")
         await asyncio.sleep(0.2)
+
+
+def log_tails(shop: Shop) -> str:
+    return "\n".join(
+        f"--- {name} (tail)\n{(shop.logs / name).read_text(errors='replace')[-2500:]}"
+        for name in ("shop.log", "payorch.log")
+    )
 
 
 async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
     """Product page -> pay -> simulator (click `outcome`) -> the shop's return page; the order id."""
     from playwright.async_api import async_playwright
 
+    expected = "PAID" if outcome == "approve" else "FAILED"
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
+        page = await browser.new_page()
         try:
-            page = await browser.new_page()
             await page.goto(shop.url + "/")
             await page.check(f'#buy-mug input[name="provider"][value="{provider}"]')
             await page.screenshot(path=str(shots / "shop-products.png"), full_page=True)
@@ -218,17 +225,20 @@ async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
             await page.screenshot(path=str(shots / f"shop-{provider}-checkout.png"), full_page=True)
             await page.click(button)
             await page.wait_for_url(f"{shop.url}/orders/*/return**", timeout=30_000)
-            expected = "PAID" if outcome == "approve" else "FAILED"
-            await page.wait_for_function(
-                f"document.getElementById('order-status').textContent === '{expected}'", timeout=20_000
-            )
+            # Normally final at once (payorch confirms before redirecting); on a loaded machine the
+            # confirmation may be left to reconciliation: the pending page refreshes itself, and a
+            # locator wait survives those reloads.
+            await page.locator("#order-status", has_text=expected).wait_for(timeout=60_000)
             await page.screenshot(path=str(shots / f"shop-{provider}-{outcome}-return.png"), full_page=True)
             return page.url.split("/orders/")[1].split("/")[0]
+        except Exception as exc:
+            await page.screenshot(path=str(shots / f"shop-{provider}-{outcome}-failure.png"), full_page=True)
+            raise AssertionError(f"{exc!r}\nat {page.url}\n{log_tails(shop)}") from exc
         finally:
             await browser.close()
 
 
-@pytest.mark.parametrize("provider", ["provider_a_redirect_post", "provider_b_redirect_get"])
+@pytest.mark.parametrize("provider", ["provider_a_redirect_post", "provider_b_redirect_get", "auto"])
 async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) -> None:
     order_id = await buy(shop, provider, "approve", shots)
     order = (await shop_order(shop, order_id))["order"]
@@ -237,10 +247,14 @@ async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) ->
 
     # The worker delivered payment.authorized; the shop verified it and answered 200.
     received = await wait_for_event(shop, order_id, "payment.authorized")
-    assert received["payment_intent_id"] == intent_id and received["times_received"] == 1
+    # Normally once; a delivery retried by payorch (the shop answered after its 5 s timeout on
+    # a loaded machine) is legitimately counted again: at least once.
+    assert received["payment_intent_id"] == intent_id and received["times_received"] >= 1
     async with AsyncPayorchClient(shop.api_key, shop.payorch_url) as client:
         intent = await client.get_payment_intent(intent_id)
-        assert intent.status == "AUTHORIZED" and intent.provider == provider
+        # auto: provider A wins (priority 1 of the MOCK connectors the CLI created).
+        assert intent.status == "AUTHORIZED"
+        assert intent.provider == (provider if provider != "auto" else "provider_a_redirect_post")
         assert intent.payment is not None and intent.payment.authorization_code
         assert intent.external_reference == order_id and intent.metadata == {"order_id": order_id}
         deliveries = [
@@ -274,7 +288,7 @@ async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) ->
         assert (await http.post(hook, content=body, headers=forged)).status_code == 400
     events = (await shop_order(shop, order_id))["webhook_events"]
     authorized = [e for e in events if e["type"] == "payment.authorized"]
-    assert len(authorized) == 1 and authorized[0]["times_received"] == 2
+    assert len(authorized) == 1 and authorized[0]["times_received"] == received["times_received"] + 1
 
 
 async def test_a_rejected_payment_shows_failed(shop: Shop, shots: Path) -> None:

@@ -16,12 +16,12 @@ run: $(STAMP)
 	$(BIN)/payorch serve
 
 test: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

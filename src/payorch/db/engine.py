@@ -56,6 +56,21 @@ class Database:
         async with self.engine.begin() as conn:
             yield conn
 
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for read-only work (a GET): no transaction on PostgreSQL.
+
+        Under READ COMMITTED each statement takes its own snapshot even inside a transaction, so
+        BEGIN and COMMIT would buy a reader nothing but two round trips. SQLite keeps its usual
+        transaction (a consistent snapshot there, and our BEGIN IMMEDIATE hook runs on every begin).
+        """
+        async with self.engine.connect() as conn:
+            if not self.is_sqlite:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            yield conn
+            if conn.in_transaction():
+                await conn.commit()
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, insert, select
+from sqlalchemy import Row, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import events
@@ -35,13 +35,16 @@ async def insert_event(
     )
 
 
+_TIMELINE = (
+    select(events.c.type, events.c.created_at)
+    .where(events.c.payment_intent_id == bindparam("payment_intent_id"))
+    .order_by(events.c.seq)
+)  # built once (read on every GET of an intent)
+
+
 async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[Row]:  # type: ignore[type-arg]
-    query = (
-        select(events.c.type, events.c.created_at)
-        .where(events.c.payment_intent_id == payment_intent_id)
-        .order_by(events.c.seq)
-    )
-    return list((await conn.execute(query)).all())
+    result = await conn.execute(_TIMELINE, {"payment_intent_id": payment_intent_id})
+    return list(result.all())
 
 
 async def list_events(

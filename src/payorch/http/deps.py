@@ -62,6 +62,16 @@ async def request_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnecti
 
 Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]
 
+
+
+async def read_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]:
+    """For endpoints that only read: see Database.reading (no BEGIN/COMMIT on PostgreSQL)."""
+    async with runtime.database.reading() as conn:
+        yield conn
+
+
+ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
+
 IdempotencyKey = Annotated[
     str | None,
     Header(

@@ -36,12 +36,16 @@ def sync_url(url: str) -> str:
 
 
 class Database:
-    def __init__(self, url: str, *, pool_size: int = 10, echo: bool = False) -> None:
+    def __init__(self, url: str, *, pool_size: int = 20, echo: bool = False) -> None:
         self.url = async_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
         kwargs: dict[str, Any] = {"echo": echo}
         if not self.is_sqlite:
-            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=False)
+            # Every connection is kept (no overflow): an overflow connection is closed when it is
+            # returned while pool_size others are idle, and under load that meant a new connection
+            # every few requests (TCP, TLS probe, startup, cold prepared-statement cache). Beyond
+            # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
+            kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False)
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.is_sqlite:
             _configure_sqlite(self.engine)
@@ -55,6 +59,21 @@ class Database:
         """One atomic unit: commits when the block ends, rolls back if it raises."""
         async with self.engine.begin() as conn:
             yield conn
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for read-only work (a GET): no transaction on PostgreSQL.
+
+        Under READ COMMITTED each statement takes its own snapshot even inside a transaction, so
+        BEGIN and COMMIT would buy a reader nothing but two round trips. SQLite keeps its usual
+        transaction (a consistent snapshot there, and our BEGIN IMMEDIATE hook runs on every begin).
+        """
+        async with self.engine.connect() as conn:
+            if not self.is_sqlite:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            yield conn
+            if conn.in_transaction():
+                await conn.commit()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

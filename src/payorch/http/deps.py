@@ -22,12 +22,21 @@ async def get_runtime(request: Request) -> Runtime:
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
+# Set by RateLimitMiddleware in the request's state: (Authorization header, Caller) once the key
+# was checked, so a request pays for one check, not two.
+AUTHENTICATED_CALLER = "authenticated_caller"
+
+
 async def authenticate(
     request: Request,
     runtime: RuntimeDep,
     authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
 ) -> Caller:
-    caller = await runtime.authenticator.authenticate(authorization)
+    checked = request.scope.get("state", {}).get(AUTHENTICATED_CALLER)
+    if checked is not None and checked[0] == authorization:
+        caller: Caller = checked[1]  # the rate limiter checked this header for this request
+    else:
+        caller = await runtime.authenticator.authenticate(authorization)
     request.state.caller = caller
     return caller
 
@@ -52,6 +61,16 @@ async def request_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnecti
 
 
 Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]
+
+
+
+async def read_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]:
+    """For endpoints that only read: see Database.reading (no BEGIN/COMMIT on PostgreSQL)."""
+    async with runtime.database.reading() as conn:
+        yield conn
+
+
+ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
 
 IdempotencyKey = Annotated[
     str | None,

@@ -12,7 +12,14 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import Conn, CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.deps import (
+    Conn,
+    CurrentCaller,
+    IdempotencyKey,
+    ReadConn,
+    RuntimeDep,
+    idempotency_scope,
+)
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.intents import service
@@ -53,5 +60,5 @@ async def create_payment_intent(
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a payment intent",
 )
-async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: ReadConn) -> Response:
     return json_response(await service.read_intent(conn, caller, payment_intent_id))

@@ -19,7 +19,6 @@ from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
-from payorch.payments import repository as payments_repository
 from payorch.providers import AUTO
 
 
@@ -72,11 +71,11 @@ async def create_intent(
 
 
 async def read_intent(conn: AsyncConnection, caller: Caller, intent_id: str) -> dict[str, Any]:
-    row = await repository.get(conn, caller.application_id, intent_id)
+    row = await repository.get_with_payment(conn, caller.application_id, intent_id)
     if row is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
     timeline = await events_repository.timeline(conn, intent_id)
-    return intent_body(row, timeline, await _payment_of(conn, row))
+    return intent_body(row, timeline, _payment_of(row))
 
 
 async def apply_move(
@@ -112,16 +111,15 @@ async def apply_move(
     return new
 
 
-async def _payment_of(conn: AsyncConnection, intent: Row) -> dict[str, Any] | None:  # type: ignore[type-arg]
+def _payment_of(row: Row) -> dict[str, Any] | None:  # type: ignore[type-arg]
     """The intent's payment object, once the provider authorized."""
-    payment = await payments_repository.for_intent(conn, intent.id)
-    if payment is None:
+    if row.payment_id is None:
         return None
     return {
-        "id": payment.id,
-        "status": payment.status,
-        "authorization_code": payment.authorization_code,
-        "authorized_at": isoformat(payment.authorized_at),
+        "id": row.payment_id,
+        "status": row.payment_status,
+        "authorization_code": row.payment_authorization_code,
+        "authorized_at": isoformat(row.payment_authorized_at),
     }
 
 

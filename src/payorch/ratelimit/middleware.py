@@ -15,6 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from payorch.errors import AuthenticationFailed, RateLimitExceeded
 from payorch.http.context import _send_error
+from payorch.http.deps import AUTHENTICATED_CALLER
 from payorch.ratelimit.limiter import Decision, RateLimiter
 from payorch.runtime import Runtime
 
@@ -61,6 +62,8 @@ class RateLimitMiddleware:
             except AuthenticationFailed:
                 pass
             else:
+                # The endpoint's authentication reuses this check of the same header (http/deps.py).
+                scope.setdefault("state", {})[AUTHENTICATED_CALLER] = (authorization, caller)
                 return await self.limiter.hit_application(caller.application_id)
         client: Any = scope.get("client")
         return await self.limiter.hit_address(client[0] if client else "unknown")

@@ -3,23 +3,35 @@ an event and its deliveries commit together (or not at all)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.ids import new_id
 from payorch.webhooks import repository
 
+# What emit runs together with the event's INSERT: the rows given to fan_out as ``endpoints``.
+SUBSCRIPTIONS = repository.SUBSCRIBED_ENDPOINTS
+
 
 async def fan_out(
-    conn: AsyncConnection, *, event_id: str, application_id: str, event_type: str, at: datetime
+    conn: AsyncConnection,
+    *,
+    event_id: str,
+    application_id: str,
+    event_type: str,
+    at: datetime,
+    endpoints: Sequence[Any] | None = None,
 ) -> int:
-    """One PENDING delivery, due now, per enabled endpoint subscribed to the type ([] = all)."""
-    targets = [
-        row.id
-        for row in await repository.subscribed_endpoints(conn, application_id)
-        if not row.events or event_type in row.events
-    ]
+    """One PENDING delivery, due now, per enabled endpoint subscribed to the type ([] = all).
+
+    ``endpoints``: the rows of SUBSCRIPTIONS, read in this transaction (None: read them here).
+    """
+    if endpoints is None:
+        endpoints = await repository.subscribed_endpoints(conn, application_id)
+    targets = [row.id for row in endpoints if not row.events or event_type in row.events]
     if not targets:
         return 0
     await repository.insert_deliveries(

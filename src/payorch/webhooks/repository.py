@@ -71,11 +71,15 @@ async def delete_endpoint(conn: AsyncConnection, application_id: str, endpoint_i
     return result.rowcount == 1
 
 
+# The application's enabled endpoints with their event filters (parameter: application_id).
+# events.service.emit runs it in the same round trip as the event's INSERT (the outbox fan-out).
+SUBSCRIBED_ENDPOINTS = select(endpoints.c.id, endpoints.c.events).where(
+    endpoints.c.application_id == bindparam("application_id"), endpoints.c.enabled.is_(True)
+)
+
+
 async def subscribed_endpoints(conn: AsyncConnection, application_id: str) -> list[RowT]:
-    query = select(endpoints.c.id, endpoints.c.events).where(
-        endpoints.c.application_id == application_id, endpoints.c.enabled.is_(True)
-    )
-    return list((await conn.execute(query)).all())
+    return list((await conn.execute(SUBSCRIBED_ENDPOINTS, {"application_id": application_id})).all())
 
 
 # ---- deliveries --------------------------------------------------------------------------

@@ -159,8 +159,12 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
     stamps = [int(r.headers["x-pay-timestamp"]) for r in receiver.requests]
     assert stamps == sorted(set(stamps))  # a fresh timestamp (and signature) for every attempt
     assert clock.now() - start == timedelta(seconds=sum(SCHEDULE))
+    # Much later, nothing more is attempted for this delivery. (Other tests' deliveries in the
+    # shared database may fall due when the clock jumps, so judge this one, not the total.)
+    sent = len(receiver.requests)
     clock.advance(10**6)
-    assert await deliveries.run_until_idle(runtime) == 0
+    await deliveries.run_until_idle(runtime)
+    assert len(receiver.requests) == sent
 
     detail = (
         await client.get(

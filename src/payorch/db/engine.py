@@ -30,11 +30,6 @@ def async_url(url: str) -> str:
     raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]}")
 
 
-def sync_url(url: str) -> str:
-    """The same database for synchronous tools (Alembic runs through the async engine too)."""
-    return async_url(url)
-
-
 class Database:
     def __init__(self, url: str, *, pool_size: int = 20, echo: bool = False) -> None:
         self.url = async_url(url)

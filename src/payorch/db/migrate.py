@@ -6,10 +6,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-
-from payorch.db.engine import Database
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -32,17 +29,6 @@ def upgrade(database_url: str) -> None:
 
 def head_revisions() -> set[str]:
     return set(ScriptDirectory.from_config(alembic_config("sqlite://")).get_heads())
-
-
-async def current_revisions(database: Database) -> set[str]:
-    async with database.engine.connect() as conn:
-        return set(
-            await conn.run_sync(lambda sync: MigrationContext.configure(sync).get_current_heads())
-        )
-
-
-async def is_current(database: Database) -> bool:
-    return await current_revisions(database) == head_revisions()
 
 
 def upgrade_in_thread(database_url: str) -> None:

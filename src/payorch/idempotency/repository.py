@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Row, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -22,107 +23,49 @@ def _pk(application_id: str, operation: str, key: str) -> list:  # type: ignore[
     ]
 
 
-_INSERT_COMPLETED = {
+def claim_row(
+    *, fingerprint: str, now: datetime, locked_until: datetime, expires_at: datetime
+) -> dict[str, Any]:
+    """The columns of a fresh IN_PROGRESS claim (multi-phase operations)."""
+    return {
+        "fingerprint": fingerprint,
+        "state": IN_PROGRESS,
+        "locked_until": locked_until,
+        "response_status": None,
+        "response_body": None,
+        "created_at": now,
+        "expires_at": expires_at,
+    }
+
+
+def completed_row(
+    *, fingerprint: str, now: datetime, expires_at: datetime, status: int, body: bytes
+) -> dict[str, Any]:
+    """The columns of a key stored with its answer (single-transaction operations)."""
+    return {
+        "fingerprint": fingerprint,
+        "state": COMPLETED,
+        "locked_until": now,
+        "response_status": status,
+        "response_body": body.decode(),
+        "created_at": now,
+        "expires_at": expires_at,
+    }
+
+
+_INSERT_IF_ABSENT = {
     name: dialect.insert(records).on_conflict_do_nothing()
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }  # built once per dialect: the create hot path runs it on every keyed request
 
 
-async def insert_completed(
-    conn: AsyncConnection,
-    *,
-    application_id: str,
-    operation: str,
-    key: str,
-    fingerprint: str,
-    now: datetime,
-    expires_at: datetime,
-    status: int,
-    body: bytes,
+async def insert_if_absent(
+    conn: AsyncConnection, application_id: str, operation: str, key: str, row: dict[str, Any]
 ) -> bool:
-    """Insert a COMPLETED row; False if the key exists. On PostgreSQL this waits for a
+    """Insert the key with ``row``; False if the key exists. On PostgreSQL this waits for a
     concurrent transaction holding the same key to end, then reports the conflict."""
-    result = await conn.execute(
-        _INSERT_COMPLETED[conn.dialect.name],
-        {
-            "application_id": application_id,
-            "operation": operation,
-            "key": key,
-            "fingerprint": fingerprint,
-            "state": COMPLETED,
-            "locked_until": now,
-            "response_status": status,
-            "response_body": body.decode(),
-            "created_at": now,
-            "expires_at": expires_at,
-        },
-    )
-    return result.rowcount == 1
-
-
-async def take_over_completed(
-    conn: AsyncConnection,
-    *,
-    application_id: str,
-    operation: str,
-    key: str,
-    fingerprint: str,
-    now: datetime,
-    expires_at: datetime,
-    status: int,
-    body: bytes,
-) -> bool:
-    """Store our answer over an expired row, or over a claim whose holder died."""
-    result = await conn.execute(
-        update(records)
-        .where(
-            *_pk(application_id, operation, key),
-            or_(
-                records.c.expires_at <= now,
-                (records.c.state == IN_PROGRESS) & (records.c.locked_until <= now),
-            ),
-        )
-        .values(
-            fingerprint=fingerprint,
-            state=COMPLETED,
-            locked_until=now,
-            response_status=status,
-            response_body=body.decode(),
-            created_at=now,
-            expires_at=expires_at,
-        )
-    )
-    return result.rowcount == 1
-
-
-async def insert_claim(
-    conn: AsyncConnection,
-    *,
-    application_id: str,
-    operation: str,
-    key: str,
-    fingerprint: str,
-    now: datetime,
-    locked_until: datetime,
-    expires_at: datetime,
-) -> bool:
-    """Insert an IN_PROGRESS row; False if a row with this key already exists."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    statement = (
-        dialect.insert(records)
-        .values(
-            application_id=application_id,
-            operation=operation,
-            key=key,
-            fingerprint=fingerprint,
-            state=IN_PROGRESS,
-            locked_until=locked_until,
-            created_at=now,
-            expires_at=expires_at,
-        )
-        .on_conflict_do_nothing()
-    )
-    result = await conn.execute(statement)
+    values = {"application_id": application_id, "operation": operation, "key": key, **row}
+    result = await conn.execute(_INSERT_IF_ABSENT[conn.dialect.name], values)
     return result.rowcount == 1
 
 
@@ -130,30 +73,23 @@ async def get(conn: AsyncConnection, application_id: str, operation: str, key: s
     return (await conn.execute(select(records).where(*_pk(application_id, operation, key)))).first()
 
 
-async def take_over_expired(
+async def take_over(
     conn: AsyncConnection,
-    *,
     application_id: str,
     operation: str,
     key: str,
-    fingerprint: str,
+    row: dict[str, Any],
+    *,
     now: datetime,
-    locked_until: datetime,
-    expires_at: datetime,
+    or_stale_claim: bool = False,
 ) -> bool:
-    """Reuse a row whose TTL ran out, as if it were new (compare-and-set on expires_at)."""
+    """Write ``row`` over a key whose TTL ran out (and, if asked, over an IN_PROGRESS claim
+    whose holder died): compare-and-set, so of two racers only one takes it."""
+    free = records.c.expires_at <= now
+    if or_stale_claim:
+        free = or_(free, (records.c.state == IN_PROGRESS) & (records.c.locked_until <= now))
     result = await conn.execute(
-        update(records)
-        .where(*_pk(application_id, operation, key), records.c.expires_at <= now)
-        .values(
-            fingerprint=fingerprint,
-            state=IN_PROGRESS,
-            locked_until=locked_until,
-            response_status=None,
-            response_body=None,
-            created_at=now,
-            expires_at=expires_at,
-        )
+        update(records).where(*_pk(application_id, operation, key), free).values(**row)
     )
     return result.rowcount == 1
 

@@ -90,24 +90,26 @@ class Idempotency:
 
     async def begin(self, scope: Scope, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Stored | None:
         """Claim the key (None) or answer with what the first request stored."""
-        ids = {"application_id": scope.application_id, "operation": scope.operation, "key": scope.key}
+        ids: dict[str, Any] = {
+            "application_id": scope.application_id,
+            "operation": scope.operation,
+            "key": scope.key,
+        }
         for _ in range(3):  # a row may vanish (released) between our insert and read: try again
             now = self._clock.now()
             lease = now + timedelta(seconds=lease_seconds)
             async with self._database.transaction() as conn:
-                if await repository.insert_claim(
-                    conn, **ids, fingerprint=scope.fingerprint, now=now,
-                    locked_until=lease, expires_at=now + self._ttl,
-                ):
+                claim = repository.claim_row(
+                    fingerprint=scope.fingerprint, now=now, locked_until=lease,
+                    expires_at=now + self._ttl,
+                )
+                if await repository.insert_if_absent(conn, **ids, row=claim):
                     return None
                 row = await repository.get(conn, **ids)
                 if row is None:
                     continue
                 if row.expires_at <= now:
-                    if await repository.take_over_expired(
-                        conn, **ids, fingerprint=scope.fingerprint, now=now,
-                        locked_until=lease, expires_at=now + self._ttl,
-                    ):
+                    if await repository.take_over(conn, **ids, row=claim, now=now):
                         return None
                     continue
                 if row.fingerprint != scope.fingerprint:
@@ -167,23 +169,17 @@ class Idempotency:
     async def _store_or_abort(self, conn: AsyncConnection, scope: Scope, status: int, raw: bytes) -> None:
         """Record the answer under the key, or raise (rolling the operation back) if taken."""
         now = self._clock.now()
-        values: dict[str, Any] = {
-            "application_id": scope.application_id,
-            "operation": scope.operation,
-            "key": scope.key,
-            "fingerprint": scope.fingerprint,
-            "now": now,
-            "expires_at": now + self._ttl,
-            "status": status,
-            "body": raw,
-        }
-        if await repository.insert_completed(conn, **values):
+        ids = (scope.application_id, scope.operation, scope.key)
+        answer = repository.completed_row(
+            fingerprint=scope.fingerprint, now=now, expires_at=now + self._ttl, status=status, body=raw
+        )
+        if await repository.insert_if_absent(conn, *ids, row=answer):
             return
-        row = await repository.get(conn, scope.application_id, scope.operation, scope.key)
+        row = await repository.get(conn, *ids)
         if row is None or row.expires_at <= now or (
             row.state == repository.IN_PROGRESS and row.locked_until <= now
         ):
-            if await repository.take_over_completed(conn, **values):
+            if await repository.take_over(conn, *ids, row=answer, now=now, or_stale_claim=True):
                 return
             raise IdempotencyKeyInUse(retry_after_seconds=1)
         if row.fingerprint != scope.fingerprint:

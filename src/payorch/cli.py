@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_serve)
 
     worker = commands.add_parser("worker", help="run background work only")
+    # Set by serve for its own worker child: stop when that process dies (worker/parent.py).
+    worker.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     worker.set_defaults(handler=_worker)
 
     migrate = commands.add_parser("migrate", help="apply database migrations")
@@ -76,7 +78,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _exit_cleanly)
     worker = None
     if not args.no_worker:
-        worker = subprocess.Popen([sys.executable, "-m", "payorch", "worker"], env=os.environ.copy())
+        worker = subprocess.Popen(  # noqa: S603 - our interpreter, fixed arguments and our pid
+            [sys.executable, "-m", "payorch", "worker", "--parent-pid", str(os.getpid())],
+            env=os.environ.copy(),
+        )
     try:
         uvicorn.run(
             "payorch.app:create_app",
@@ -102,7 +107,12 @@ def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def _worker(settings: Settings, _args: argparse.Namespace) -> int:
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.worker.parent import signal_on_parent_death
+
+    if args.parent_pid is not None:
+        signal_on_parent_death()  # first: the imports below take a while
+
     from payorch.logs import configure_logging
     from payorch.observability.exporter import start_worker_exporter
     from payorch.runtime import Runtime
@@ -122,7 +132,7 @@ def _worker(settings: Settings, _args: argparse.Namespace) -> int:
             return 2
 
     async def main() -> None:
-        await run_until_signalled(Runtime.build(settings))
+        await run_until_signalled(Runtime.build(settings), parent_pid=args.parent_pid)
 
     asyncio.run(main())
     return 0

@@ -46,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
 
     applications = commands.add_parser("applications", help="manage applications")
     app_commands = applications.add_subparsers(required=True, metavar="ACTION")
-    create = app_commands.add_parser("create", help="create an application, merchant and API key")
+    create = app_commands.add_parser(
+        "create", help="migrate, then create an application, merchant and API key"
+    )
     create.add_argument("--name", required=True)
     create.add_argument("--environment", required=True, choices=["SANDBOX", "PRODUCTION"])
     create.add_argument("--merchant-name")
@@ -144,6 +146,7 @@ def _applications_create(settings: Settings, args: argparse.Namespace) -> int:
     if args.mock_connectors and args.environment != "SANDBOX":
         print("payorch: --mock-connectors is for SANDBOX applications only", file=sys.stderr)
         return 2
+    _migrate(settings, args)  # as serve does: a fresh database gets its tables first
     created = asyncio.run(
         create_application(
             settings,

@@ -132,10 +132,9 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path | None:
         """The database file of the embedded default (None for in-memory or PostgreSQL)."""
-        if not self.is_sqlite:
-            return None
-        path = self.database_url.split(":///", 1)[1] if ":///" in self.database_url else ""
-        return Path(path) if path and path != ":memory:" else None
+        from payorch.db.engine import sqlite_file
+
+        return sqlite_file(self.database_url)
 
 
 def load_settings(**overrides: object) -> Settings:

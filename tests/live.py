@@ -80,3 +80,44 @@ def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def children_of(pid: int, timeout: float = 60) -> list[int]:
+    """The child processes of ``pid``, waiting (bounded) until there is at least one."""
+    deadline = time.monotonic() + timeout
+    while True:
+        listing = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
+        children = [int(child) for child in listing.stdout.split()]
+        if children or time.monotonic() > deadline:
+            return children
+        time.sleep(0.1)
+
+
+def is_running(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (exited, not yet reaped by its new parent) has ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def wait_until_ended(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while is_running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def wait_until_answering(base: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(base + "/healthz", timeout=1)
+            return
+        except httpx.TransportError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{base} did not answer in {timeout} s") from None
+            time.sleep(0.1)

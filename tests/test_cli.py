@@ -58,6 +58,8 @@ def test_migrate_is_repeatable(database_url: str) -> None:
         ("PAYORCH_PROVIDER_TIMEOUT_SECONDS", "-1"),
         ("PAYORCH_DATABASE_URL", "mysql://x"),
         ("PAYORCH_SECRET_KEY", "short"),
+        ("PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT", "lots"),
+        ("PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS", "0"),
     ],
 )
 def test_a_bad_setting_stops_the_start_with_one_line_naming_it(

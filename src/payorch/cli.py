@@ -37,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_serve)
 
     worker = commands.add_parser("worker", help="run background work only")
+    # Set by serve for its own worker child: stop when that process dies (worker/parent.py).
+    worker.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     worker.set_defaults(handler=_worker)
 
     migrate = commands.add_parser("migrate", help="apply database migrations")
@@ -44,7 +46,9 @@ def _parser() -> argparse.ArgumentParser:
 
     applications = commands.add_parser("applications", help="manage applications")
     app_commands = applications.add_subparsers(required=True, metavar="ACTION")
-    create = app_commands.add_parser("create", help="create an application, merchant and API key")
+    create = app_commands.add_parser(
+        "create", help="migrate, then create an application, merchant and API key"
+    )
     create.add_argument("--name", required=True)
     create.add_argument("--environment", required=True, choices=["SANDBOX", "PRODUCTION"])
     create.add_argument("--merchant-name")
@@ -76,7 +80,10 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _exit_cleanly)
     worker = None
     if not args.no_worker:
-        worker = subprocess.Popen([sys.executable, "-m", "payorch", "worker"], env=os.environ.copy())
+        worker = subprocess.Popen(  # noqa: S603 - our interpreter, fixed arguments and our pid
+            [sys.executable, "-m", "payorch", "worker", "--parent-pid", str(os.getpid())],
+            env=os.environ.copy(),
+        )
     try:
         uvicorn.run(
             "payorch.app:create_app",
@@ -102,7 +109,12 @@ def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
 
-def _worker(settings: Settings, _args: argparse.Namespace) -> int:
+def _worker(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.worker.parent import signal_on_parent_death
+
+    if args.parent_pid is not None:
+        signal_on_parent_death()  # first: the imports below take a while
+
     from payorch.logs import configure_logging
     from payorch.observability.exporter import start_worker_exporter
     from payorch.runtime import Runtime
@@ -122,7 +134,7 @@ def _worker(settings: Settings, _args: argparse.Namespace) -> int:
             return 2
 
     async def main() -> None:
-        await run_until_signalled(Runtime.build(settings))
+        await run_until_signalled(Runtime.build(settings), parent_pid=args.parent_pid)
 
     asyncio.run(main())
     return 0
@@ -134,6 +146,7 @@ def _applications_create(settings: Settings, args: argparse.Namespace) -> int:
     if args.mock_connectors and args.environment != "SANDBOX":
         print("payorch: --mock-connectors is for SANDBOX applications only", file=sys.stderr)
         return 2
+    _migrate(settings, args)  # as serve does: a fresh database gets its tables first
     created = asyncio.run(
         create_application(
             settings,

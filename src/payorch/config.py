@@ -57,6 +57,22 @@ class Settings(BaseSettings):
         86400, gt=0, description="How long an Idempotency-Key is remembered."
     )
     simulator_enabled: bool = Field(True, description="Serve the sandbox provider simulator.")
+    simulator_public_rate_limit: str = Field(
+        "30/minute",
+        description=(
+            "Writes (create, commit, refund) to simulated provider A with its published "
+            "integration keys, per client address: N/second or N/minute. Those keys are public, "
+            "so these calls carry no real authentication."
+        ),
+    )
+    simulator_public_retention_seconds: int = Field(
+        86400,
+        gt=0,
+        description=(
+            "Simulator rows made with provider A's published integration keys are deleted this "
+            "long after their creation (worker job simulator-public-purge)."
+        ),
+    )
     redis_url: str | None = Field(
         None, description="When set, rate limits and provider health are shared by all replicas."
     )
@@ -98,7 +114,7 @@ class Settings(BaseSettings):
             raise ValueError("must be six whole numbers of seconds separated by commas")
         return value
 
-    @field_validator("rate_limit")
+    @field_validator("rate_limit", "simulator_public_rate_limit")
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         match = RATE_LIMIT_PATTERN.match(value)
@@ -121,9 +137,11 @@ class Settings(BaseSettings):
 
     @cached_property
     def rate_limit_parts(self) -> tuple[int, str]:
-        match = RATE_LIMIT_PATTERN.match(self.rate_limit)
-        assert match  # checked by the validator
-        return int(match.group(1)), match.group(2)
+        return _limit_parts(self.rate_limit)
+
+    @cached_property
+    def simulator_public_rate_limit_parts(self) -> tuple[int, str]:
+        return _limit_parts(self.simulator_public_rate_limit)
 
     @property
     def is_sqlite(self) -> bool:
@@ -132,10 +150,15 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path | None:
         """The database file of the embedded default (None for in-memory or PostgreSQL)."""
-        if not self.is_sqlite:
-            return None
-        path = self.database_url.split(":///", 1)[1] if ":///" in self.database_url else ""
-        return Path(path) if path and path != ":memory:" else None
+        from payorch.db.engine import sqlite_file
+
+        return sqlite_file(self.database_url)
+
+
+def _limit_parts(value: str) -> tuple[int, str]:
+    match = RATE_LIMIT_PATTERN.match(value)
+    assert match  # checked by the validator
+    return int(match.group(1)), match.group(2)
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -21,6 +21,7 @@ from payorch.idempotency.service import Idempotency
 
 if TYPE_CHECKING:
     from payorch.providers.health import ProviderHealth
+    from payorch.ratelimit.limiter import RateLimiter
 
 
 @dataclass
@@ -99,6 +100,19 @@ class Runtime:
             )
         health: ProviderHealth = self._provider_health
         return health
+
+    # Rate limits (ratelimit/limiter.py): one limiter and storage per process, for the API's
+    # middleware and the simulator's public keys alike.
+    _rate_limiter: RateLimiter | None = field(default=None)
+
+    @property
+    def rate_limiter(self) -> RateLimiter:
+        if self._rate_limiter is None:
+            from payorch.ratelimit.limiter import RateLimiter
+
+            self._rate_limiter = RateLimiter(self.settings)
+        limiter: RateLimiter = self._rate_limiter
+        return limiter
 
     # Refunds reach the providers through this seam (payments/gateway.py); None = the default
     # gateway over the provider adapters. Tests inject a fake.

@@ -5,12 +5,18 @@ with BEGIN IMMEDIATE: SQLite has one writer, and a read transaction that later w
 otherwise fail with SQLITE_BUSY instead of waiting. Consequence for services: never hold a
 transaction open while calling a provider (the in-process simulator writes too); use
 ``Database.transaction()`` around each atomic phase instead.
+
+The SQLite file is created readable by its owner only (0600), before SQLite opens it: it holds
+API key hashes and encrypted secrets, and SQLite gives its -wal and -shm files the main file's
+mode, so they are private too.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
@@ -30,6 +36,23 @@ def async_url(url: str) -> str:
     raise ValueError(f"unsupported database URL scheme: {url.split(':', 1)[0]}")
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of a sqlite:/// URL (None for in-memory databases and other schemes)."""
+    if not url.startswith("sqlite") or ":///" not in url:
+        return None
+    path = url.split(":///", 1)[1].split("?", 1)[0]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` (and its folder) with mode 0600 unless it exists; an existing file is kept."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+
+
 class Database:
     def __init__(self, url: str, *, pool_size: int = 20, echo: bool = False) -> None:
         self.url = async_url(url)
@@ -43,6 +66,9 @@ class Database:
             kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False)
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         if self.is_sqlite:
+            path = sqlite_file(self.url)
+            if path is not None:
+                create_private(path)
             _configure_sqlite(self.engine)
 
     @property

@@ -19,11 +19,10 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade(database_url: str) -> None:
-    """Bring the database to the newest revision. Runs its own event loop: call from sync code."""
-    if database_url.startswith("sqlite"):
-        path = database_url.split(":///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    """Bring the database to the newest revision. Runs its own event loop: call from sync code.
+
+    A new SQLite file (and its folder) is created by ``Database`` (db/engine.py), mode 0600.
+    """
     command.upgrade(alembic_config(database_url), "heads")
 
 

@@ -5,6 +5,10 @@
 - A request without a valid key (missing, malformed, unknown, revoked) counts against its
   client address, with a tenth of that limit (at least 1): guessing keys stays slow.
 
+- A write to simulated provider A with its published integration keys (the simulator's
+  shared "public" owner: anyone may present them) counts against its client address:
+  PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT (default 30/minute), checked by the simulator itself.
+
 Fixed windows (the ``limits`` fixed-window rule: a counter per window, allowed while the count
 is within the limit). O(1) per request: one increment; the window's end is read once per window
 and remembered here, so with Redis a request costs one round trip. Memory storage per process
@@ -15,7 +19,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, Storage
@@ -34,6 +40,12 @@ class Decision:
     limit: int
     remaining: int
     reset_seconds: int  # until the window ends
+
+
+def client_address(scope: Mapping[str, Any]) -> str:
+    """The peer's address (proxy headers are not trusted: docs/deployment.md)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
 
 
 def _item(amount: int, unit: str) -> RateLimitItem:
@@ -55,6 +67,7 @@ class RateLimiter:
         amount, unit = settings.rate_limit_parts
         self.per_application = _item(amount, unit)
         self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
+        self.per_public_simulator_address = _item(*settings.simulator_public_rate_limit_parts)
         self._storage = storage or build_storage(settings)
         self._window_ends: dict[str, float] = {}  # key -> when its current window ends
 
@@ -63,6 +76,9 @@ class RateLimiter:
 
     async def hit_address(self, address: str) -> Decision:
         return await self._hit(self.per_address, "addr", address)
+
+    async def hit_public_simulator(self, address: str) -> Decision:
+        return await self._hit(self.per_public_simulator_address, "sim-public", address)
 
     async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
         key = item.key_for(NAMESPACE, kind, who)

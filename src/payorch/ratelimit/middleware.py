@@ -9,14 +9,13 @@ ours to throttle: a buyer's browser or a provider calls them.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from payorch.errors import AuthenticationFailed, RateLimitExceeded
 from payorch.http.context import _send_error
 from payorch.http.deps import AUTHENTICATED_CALLER
-from payorch.ratelimit.limiter import Decision, RateLimiter
+from payorch.ratelimit.limiter import Decision, RateLimiter, client_address
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.ratelimit")
@@ -29,7 +28,7 @@ class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, runtime: Runtime, limiter: RateLimiter | None = None) -> None:
         self.app = app
         self.runtime = runtime
-        self.limiter = limiter or RateLimiter(runtime.settings)
+        self.limiter = limiter or runtime.rate_limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
@@ -65,8 +64,7 @@ class RateLimitMiddleware:
                 # The endpoint's authentication reuses this check of the same header (http/deps.py).
                 scope.setdefault("state", {})[AUTHENTICATED_CALLER] = (authorization, caller)
                 return await self.limiter.hit_application(caller.application_id)
-        client: Any = scope.get("client")
-        return await self.limiter.hit_address(client[0] if client else "unknown")
+        return await self.limiter.hit_address(client_address(scope))
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

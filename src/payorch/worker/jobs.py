@@ -30,7 +30,7 @@ class PurgeIdempotencyRecords:
 
 
 def default_jobs() -> list[Job]:
-    from payorch.simulator.jobs import DeliverSimulatorNotifications
+    from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
     from payorch.worker.deliveries import WebhookDeliveries
     from payorch.worker.expiry import ExpireCheckouts
     from payorch.worker.reconciliation import ReconcileProcessing
@@ -41,5 +41,6 @@ def default_jobs() -> list[Job]:
         ExpireCheckouts(),
         ReconcileProcessing(),
         DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
+        PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
     ]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from payorch.runtime import Runtime
 from payorch.worker.jobs import Job, default_jobs
+from payorch.worker.parent import stop_when_orphaned
 
 log = logging.getLogger("payorch.worker")
 ERROR_BACKOFF_SECONDS = 1.0
@@ -71,22 +72,29 @@ async def _wait(event: asyncio.Event, timeout: float) -> None:
         pass
 
 
-async def run_until_signalled(runtime: Runtime, jobs: Sequence[Job] | None = None) -> None:
+async def run_until_signalled(
+    runtime: Runtime, jobs: Sequence[Job] | None = None, *, parent_pid: int | None = None
+) -> None:
+    """``parent_pid`` (a worker started by serve): also stop once that process is gone."""
     # Handlers first: building the jobs imports a lot, and a SIGTERM during that must still
     # mean "stop cleanly", not the default "die".
     signalled = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, signalled.set)
+    helpers = []
+    if parent_pid is not None:
+        helpers.append(asyncio.create_task(stop_when_orphaned(parent_pid, signalled.set)))
     worker = Worker(runtime, jobs)
 
     async def relay() -> None:
         await signalled.wait()
         worker.stop()
 
-    relay_task = asyncio.create_task(relay())
+    helpers.append(asyncio.create_task(relay()))
     try:
         await worker.run()
     finally:
-        relay_task.cancel()
+        for task in helpers:
+            task.cancel()
         await runtime.close()

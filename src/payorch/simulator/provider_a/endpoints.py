@@ -1,10 +1,14 @@
 """HTTP of simulated provider A: the Webpay Plus REST 1.2 API and the payment page.
 
 API answers use the provider's own bodies (``{"error_message": ...}``), never ours.
+Writes with the provider's published integration keys (anyone has them) are limited per
+client address (PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT); their rows are purged after a day
+(simulator/jobs.py).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -14,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from payorch.db import Database
 from payorch.http.deps import RuntimeDep
 from payorch.http.responses import json_response
+from payorch.ratelimit.limiter import client_address
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault
@@ -26,6 +31,7 @@ API = BASE + "/rswebpaytransaction/api/webpay/v1.2/transactions"
 PAGE = BASE + "/webpayserver/initTransaction"
 UNKNOWN_MESSAGE = "This payment link is not valid. Go back to the shop and start the payment again."
 
+log = logging.getLogger("payorch.simulator")
 router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 
 
@@ -43,6 +49,10 @@ async def _api(
     )
     if owner is None:
         return json_response({"error_message": "Not Authorized"}, 401)
+    if owner == PUBLIC_OWNER and request.method != "GET":
+        refused = await _public_write_refused(request, runtime)
+        if refused is not None:
+            return refused
     fault = await active_fault(runtime, owner, "provider_a")
     if fault == "error":
         return json_response({"error_message": "Internal Server Error"}, 500)
@@ -52,6 +62,22 @@ async def _api(
         return json_response(await operation(owner))
     except WireError as error:
         return json_response(error.body(), error.status)
+
+
+async def _public_write_refused(request: Request, runtime: Any) -> Response | None:
+    """A 429 in the provider's style once this address used up its budget of public writes."""
+    try:
+        decision = await runtime.rate_limiter.hit_public_simulator(client_address(request.scope))
+    except Exception:  # the limiter's storage is down: serve, as the API's middleware does
+        log.exception("rate limiter unavailable; public simulator write not counted")
+        return None
+    if decision.allowed:
+        return None
+    return json_response(
+        {"error_message": "Too Many Requests"},
+        429,
+        {"Retry-After": str(decision.reset_seconds)},
+    )
 
 
 @router.post(API)

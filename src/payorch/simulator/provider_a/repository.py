@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
@@ -68,3 +69,16 @@ async def open_for_intent(conn: AsyncConnection, owner: str, payment_intent_id: 
         .order_by(transactions.c.created_at.desc())
     )
     return list(rows)
+
+
+async def delete_older_than(
+    conn: AsyncConnection, owner: str, before: datetime, limit: int
+) -> int:
+    """Delete up to ``limit`` of ``owner``'s transactions created before ``before``."""
+    batch = (
+        select(transactions.c.token)
+        .where(transactions.c.owner == owner, transactions.c.created_at < before)
+        .limit(limit)
+    )
+    result = await conn.execute(delete(transactions).where(transactions.c.token.in_(batch)))
+    return result.rowcount

@@ -102,35 +102,48 @@ async def assert_authorized_once(
     assert authorized_events(await events_of(runtime, intent_id)) == 1
 
 
-@pytest.mark.parametrize("method", ["GET", "POST"])
-@pytest.mark.parametrize("shape", list(A_SHAPES))
+# Each shape, by GET and by POST (the abort comes back as a POSTed form).
+EVERY_A_SHAPE = pytest.mark.parametrize(
+    ("shape", "method"), [(shape, method) for shape in A_SHAPES for method in ("GET", "POST")]
+)
+PROVIDER_A_SAYS = {"approve": "AUTHORIZED", "reject": "FAILED", None: "INITIALIZED"}
+
+
+async def a_abort_shaped_return(
+    client: httpx.AsyncClient, runtime: Runtime, shape: str, method: str, buyer: str | None
+) -> tuple[Sandbox, dict[str, Any], dict[str, Any], str | None]:
+    """The buyer presses ``buyer`` at provider A's page (None: still paying) without coming back;
+    then a return of ``shape`` arrives by ``method``. Answer the sandbox, the intent, the checkout
+    and the genuine return address (None while the buyer is still paying)."""
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A)
+    genuine = await choose_without_returning(client, body, buyer) if buyer else None
+    token = body["checkout"]["fields"]["token_ws"]
+    said = (await a_transaction(client, runtime, sandbox, token))["status"]
+    assert said == PROVIDER_A_SAYS[buyer]
+    params = await a_shape(client, runtime, sandbox, body, shape)
+    await send_return(client, A, intent["id"], params, method)
+    return sandbox, intent, body, genuine
+
+
+@EVERY_A_SHAPE
 async def test_a_abort_shaped_return_of_a_paid_checkout_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, shape: str, method: str
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    intent, body = await start(client, sandbox, A)
-    genuine = await choose_without_returning(client, body, "approve")
-    params = await a_shape(client, runtime, sandbox, body, shape)
-    token = body["checkout"]["fields"]["token_ws"]
-    assert (await a_transaction(client, runtime, sandbox, token))["status"] == "AUTHORIZED"
-    await send_return(client, A, intent["id"], params, method)
+    sandbox, intent, _, genuine = await a_abort_shaped_return(
+        client, runtime, shape, method, "approve"
+    )
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
     # The genuine return that follows changes nothing more.
-    assert (await client.get(genuine)).status_code == 303
+    assert genuine is not None and (await client.get(genuine)).status_code == 303
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
-@pytest.mark.parametrize("method", ["GET", "POST"])
-@pytest.mark.parametrize("shape", list(A_SHAPES))
+@EVERY_A_SHAPE
 async def test_a_abort_shaped_return_while_the_buyer_is_paying_changes_nothing(
     client: httpx.AsyncClient, runtime: Runtime, shape: str, method: str
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    intent, body = await start(client, sandbox, A)
-    params = await a_shape(client, runtime, sandbox, body, shape)
-    token = body["checkout"]["fields"]["token_ws"]
-    assert (await a_transaction(client, runtime, sandbox, token))["status"] == "INITIALIZED"
-    await send_return(client, A, intent["id"], params, method)
+    sandbox, intent, body, _ = await a_abort_shaped_return(client, runtime, shape, method, None)
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     assert [e["type"] for e in await events_of(runtime, intent["id"])] == [
         "payment_intent.created",
@@ -141,16 +154,11 @@ async def test_a_abort_shaped_return_while_the_buyer_is_paying_changes_nothing(
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
-@pytest.mark.parametrize("method", ["GET", "POST"])
-@pytest.mark.parametrize("shape", list(A_SHAPES))
+@EVERY_A_SHAPE
 async def test_a_abort_shaped_return_ends_only_what_the_provider_did_not_pay(
     client: httpx.AsyncClient, runtime: Runtime, shape: str, method: str
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    intent, body = await start(client, sandbox, A)
-    await choose_without_returning(client, body, "reject")
-    params = await a_shape(client, runtime, sandbox, body, shape)
-    await send_return(client, A, intent["id"], params, method)
+    sandbox, intent, _, _ = await a_abort_shaped_return(client, runtime, shape, method, "reject")
     assert (await read(client, sandbox, intent["id"]))["status"] == A_SHAPES[shape][1]
     assert await payment_count(runtime, intent["id"]) == 0
 
@@ -319,16 +327,24 @@ async def test_b_signed_notification_claiming_approval_of_a_pending_payment(
 # -- the expiry job and the checkout replacement --------------------------------------------------
 
 
-@pytest.mark.parametrize("provider", [A, B])
-async def test_expiry_of_a_checkout_paid_without_return_authorizes(
-    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
-) -> None:
+async def paid_without_return(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> tuple[Sandbox, dict[str, Any]]:
+    """The buyer approves at the provider and never comes back (nor, for B, does the notice)."""
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, provider)
     if provider == A:
         await choose_without_returning(client, body, "approve")
     else:
         await b_choose_silently(client, sandbox, body, "approve")
+    return sandbox, intent
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_expiry_of_a_checkout_paid_without_return_authorizes(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
+) -> None:
+    sandbox, intent = await paid_without_return(client, runtime, provider)
     clock.advance(runtime.settings.checkout_ttl_seconds + 1)
     await run_until_idle(ExpireCheckouts(), runtime)
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
@@ -338,12 +354,7 @@ async def test_expiry_of_a_checkout_paid_without_return_authorizes(
 async def test_replacing_a_checkout_paid_without_return_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    intent, body = await start(client, sandbox, provider)
-    if provider == A:
-        await choose_without_returning(client, body, "approve")
-    else:
-        await b_choose_silently(client, sandbox, body, "approve")
+    sandbox, intent = await paid_without_return(client, runtime, provider)
     replaced = await checkout(client, sandbox, intent["id"], A if provider == B else B)
     assert replaced.status_code == 409, replaced.text
     assert replaced.json()["error"]["code"] == "INVALID_STATE"

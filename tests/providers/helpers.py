@@ -122,18 +122,26 @@ async def set_fault(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, 
     assert response.status_code in (200, 201, 204), response.text
 
 
-async def choose_without_returning(
+async def press_without_returning(
     client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str
-) -> str:
-    """The buyer presses an outcome at the simulator page; answer the return address the
-    provider sends them to, without following it (the test decides when the return arrives)."""
+) -> httpx.Response:
+    """The buyer presses an outcome at the simulator page; answer the page's response (a 303, or
+    provider A's auto-posting cancel form) without following it."""
     from urllib.parse import urljoin
 
     trip = await open_checkout(client, checkout_body)
     assert trip.page is not None
     form = trip.page.form_with_button("outcome", outcome)
-    response = await client.post(
+    return await client.post(
         urljoin(trip.page.url, form.action), data={**form.fields, "outcome": outcome}
     )
+
+
+async def choose_without_returning(
+    client: httpx.AsyncClient, checkout_body: dict[str, Any], outcome: str
+) -> str:
+    """The buyer presses an outcome at the simulator page; answer the return address the
+    provider sends them to, without following it (the test decides when the return arrives)."""
+    response = await press_without_returning(client, checkout_body, outcome)
     assert response.status_code == 303, response.text
     return response.headers["location"]

@@ -315,35 +315,64 @@ async def test_vci_is_never_validated(ctx: ConnectorContext, fake: Fake, vci: st
     assert result.outcome is Outcome.AUTHORIZED
 
 
-async def test_timeout_return_expires_without_commit(ctx: ConnectorContext, fake: Fake) -> None:
+def abort_shapes(ctx: ConnectorContext) -> dict[str, tuple[dict[str, str], Outcome]]:
+    """The returns other than the normal end, and where each ends when nothing was paid."""
     ref = checkout_ref(ctx)
-    params = {
-        "TBK_ORDEN_COMPRA": ref.provider_data["buy_order"],
-        "TBK_ID_SESION": ref.provider_data["session_id"],
+    order, session = ref.provider_data["buy_order"], ref.provider_data["session_id"]
+    return {
+        "timeout": ({"TBK_ORDEN_COMPRA": order, "TBK_ID_SESION": session}, Outcome.EXPIRED),
+        "abort": (
+            {"TBK_TOKEN": TOKEN, "TBK_ORDEN_COMPRA": order, "TBK_ID_SESION": session},
+            Outcome.CANCELLED,
+        ),
+        "abort_token_only": ({"TBK_TOKEN": TOKEN}, Outcome.CANCELLED),
+        "error": ({"token_ws": TOKEN, "TBK_TOKEN": TOKEN}, Outcome.FAILED),
     }
-    result = await adapter.confirm_return(ctx, ref, params)
-    assert result.outcome is Outcome.EXPIRED
-    assert fake.requests == []
 
 
-async def test_aborted_return_cancels_without_commit(ctx: ConnectorContext, fake: Fake) -> None:
-    ref = checkout_ref(ctx)
-    params = {
-        "TBK_TOKEN": TOKEN,
-        "TBK_ORDEN_COMPRA": ref.provider_data["buy_order"],
-        "TBK_ID_SESION": ref.provider_data["session_id"],
-    }
-    result = await adapter.confirm_return(ctx, ref, params)
-    assert result.outcome is Outcome.CANCELLED
-    assert fake.requests == []
+SHAPES = ["timeout", "abort", "abort_token_only", "error"]
 
 
-async def test_error_page_return_fails_without_commit(ctx: ConnectorContext, fake: Fake) -> None:
-    result = await adapter.confirm_return(
-        ctx, checkout_ref(ctx), {"token_ws": TOKEN, "TBK_TOKEN": TOKEN}
-    )
-    assert result.outcome is Outcome.FAILED
-    assert fake.requests == []
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_abort_shaped_return_ends_only_after_the_status_says_unpaid(
+    ctx: ConnectorContext, fake: Fake, shape: str
+) -> None:
+    params, outcome = abort_shapes(ctx)[shape]
+    fake.handler = reply(200, tx_body(status="FAILED", response_code=-1))
+    result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
+    assert [(r.method, str(r.url)) for r in fake.requests] == [("GET", f"{TX}/{TOKEN}")]
+    assert result.outcome is outcome
+    assert result.details["return_shape"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_abort_shaped_return_of_a_paid_transaction_commits_it(
+    ctx: ConnectorContext, fake: Fake, shape: str
+) -> None:
+    params, _ = abort_shapes(ctx)[shape]
+    fake.handler = reply(200, tx_body())  # status and commit both say authorized
+    result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
+    assert [r.method for r in fake.requests] == ["GET", "PUT"]
+    assert result.outcome is Outcome.AUTHORIZED and result.authorization_code == "1213"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        reply(200, tx_body(status="INITIALIZED", response_code=None, authorization_code=None)),
+        reply(404, {"error_message": "Transaction not found"}),
+        reply(200, tx_body(status="FAILED", response_code=-1, amount=1)),  # not this checkout
+    ],
+)
+async def test_abort_shaped_return_of_an_undecided_transaction_moves_nothing(
+    ctx: ConnectorContext, fake: Fake, shape: str, answer: Handler
+) -> None:
+    params, _ = abort_shapes(ctx)[shape]
+    fake.handler = answer
+    result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
+    assert [r.method for r in fake.requests] == ["GET"]  # never committed
+    assert result.outcome in (Outcome.NOT_PAID, Outcome.IGNORED)
 
 
 @pytest.mark.parametrize(

@@ -315,9 +315,14 @@ async def test_return_reads_the_payment(
     ctx: ConnectorContext, fake: Fake, status: str, outcome: Outcome
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status=status)))
+    fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status=status))))
     # The browser says approved; only the provider's answer counts.
     result = await adapter.confirm_return(ctx, checkout_ref(), return_params(status="approved"))
-    assert [r.url.path for r in fake.requests] == ["/v1/payments/987654321"]
+    paths = [r.url.path for r in fake.requests]
+    # A payment that did not pay is checked against the intent's other payments.
+    assert paths == ["/v1/payments/987654321"] + (
+        [] if outcome is Outcome.AUTHORIZED else [wire.PAYMENTS_SEARCH]
+    )
     assert fake.requests[0].headers["Authorization"] == "Bearer " + TOKEN
     assert result.outcome is outcome
     assert result.provider_payment_reference == "987654321"
@@ -350,13 +355,52 @@ async def test_a_payment_that_does_not_match_is_not_trusted(
 
 async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
+    fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     params = return_params(payment_id="null", collection_id="null", status="null")
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
-    (request,) = fake.requests
+    request = fake.requests[0]
     assert request.url.params["external_reference"] == INTENT
     assert request.url.params["sort"] == "date_created"
     assert request.url.params["criteria"] == "desc"
+    # Nothing paid: the preference is expired, and searched again, before it is CANCELLED.
+    assert [(r.method, r.url.path) for r in fake.requests[1:]] == [
+        ("PUT", f"{wire.PREFERENCES}/{PREFERENCE}"),
+        ("GET", wire.PAYMENTS_SEARCH),
+    ]
     assert result.outcome is Outcome.CANCELLED
+
+
+async def test_null_return_while_the_buyer_pays_in_another_tab(
+    ctx: ConnectorContext, fake: Fake
+) -> None:
+    searches = iter([search(), search(payment(id=5, status="approved"))])
+
+    async def next_search(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=next(searches))
+
+    fake.on("GET", wire.PAYMENTS_SEARCH, next_search)
+    fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
+    params = return_params(payment_id="null", collection_id="null", status="null")
+    result = await adapter.confirm_return(ctx, checkout_ref(), params)
+    assert result.outcome is Outcome.AUTHORIZED  # paid before the preference was expired
+    assert result.provider_payment_reference == "5"
+
+
+@pytest.mark.parametrize("hint", ["return", "notification"])
+async def test_a_rejected_payment_does_not_hide_a_later_approved_one(
+    ctx: ConnectorContext, fake: Fake, hint: str
+) -> None:
+    fake.on("GET", "/v1/payments/987654321", reply(200, payment(status="rejected")))
+    fake.on(
+        "GET",
+        wire.PAYMENTS_SEARCH,
+        reply(200, search(payment(id=6, status="approved"), payment(status="rejected"))),
+    )
+    if hint == "return":
+        result = await adapter.confirm_return(ctx, checkout_ref(), return_params(status="x"))
+    else:
+        result = await adapter.read_status(ctx, checkout_ref(), payment_reference="987654321")
+    assert result.outcome is Outcome.AUTHORIZED and result.provider_payment_reference == "6"
 
 
 async def test_null_return_finds_a_payment_made_after_all(
@@ -439,10 +483,10 @@ async def test_read_status_without_payments_is_not_paid(ctx: ConnectorContext, f
 
 async def test_read_status_with_a_payment_reference(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", "/v1/payments/77", reply(200, payment(id=77, status="in_process")))
+    fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="77")
     assert result.outcome is Outcome.PROCESSING
     fake.on("GET", "/v1/payments/77", reply(200, payment(id=77, external_reference="payi_x")))
-    fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="77")
     assert result.outcome is Outcome.NOT_PAID  # someone else's payment proves nothing here
 

@@ -302,7 +302,9 @@ class ProviderAdapter(Protocol):
         """Confirm a buyer's return server-side (``params``: the return's query/form fields).
 
         Never trusts the parameters: they only say which provider call to make. A return that
-        does not belong to ``checkout`` answers IGNORED without calling the provider. A commit
+        does not belong to ``checkout`` answers IGNORED without calling the provider; any other
+        shape (abort, timeout, error, "no payment" included) asks the provider, and only the
+        provider's answer may end the checkout. A commit
         whose outcome is unknown answers PROCESSING (never raises ProviderUnavailable for it);
         other unavailability raises ProviderUnavailable."""
         ...

@@ -6,8 +6,15 @@ Quirks kept here:
   session_id is an HMAC of the checkout id under the connector's api_key: deterministic, yet
   nobody but the provider and the buyer of that checkout can know it, so a "timeout" return
   (which carries no token) cannot be forged from the intent id alone.
-- The buyer's return comes in four shapes; only the normal one (token_ws alone) is committed,
-  and only when its token is this checkout's own token.
+- The buyer's return comes in four shapes, and the provider is asked about every one before
+  anything moves (the browser's parameters only say which checkout it claims to be):
+  normal (token_ws alone, this checkout's token): commit, which answers the transaction;
+  abort (TBK_TOKEN, with or without TBK_ORDEN_COMPRA/TBK_ID_SESION), timeout
+  (TBK_ORDEN_COMPRA + TBK_ID_SESION) and error page (token_ws + TBK_TOKEN): read the status
+  (GET /transactions/{token}) first. Authorized -> committed like a normal end (AUTHORIZED);
+  FAILED (nothing paid) -> CANCELLED / EXPIRED / FAILED as the shape says; still INITIALIZED
+  (the buyer may be paying) or unknown -> nothing moves (expiry or reconciliation settles it).
+  So a forged or replayed abort cannot cancel a paid checkout.
 - Commit works once per token. An unknown commit outcome (timeout, 5xx, garbage) is PROCESSING
   and ``read_status`` settles it; a 422 on commit (already committed, aborted, late) is answered
   by reading the status instead.
@@ -137,14 +144,11 @@ class ProviderAAdapter:
             ctx, checkout.checkout_id
         )
 
-        if token_ws and tbk_token:  # error page, then "back to shop": never commit
+        if token_ws and tbk_token:  # error page, then "back to shop"
             if not (_same(token_ws, token) or _same(tbk_token, token)):
                 return _ignored("the return's token is not this checkout's")
-            return PaymentResult(
-                outcome=Outcome.FAILED,
-                provider_payment_reference=token,
-                reason="the provider showed an error page to the buyer",
-                details={"return_shape": "error"},
+            return await self._unless_paid(
+                ctx, checkout, Outcome.FAILED, "the provider showed an error page", "error"
             )
         if token_ws:  # normal end: commit to learn the result
             if order or session:
@@ -152,25 +156,39 @@ class ProviderAAdapter:
             if not _same(token_ws, token):
                 return _ignored("the return's token is not this checkout's")
             return await self._commit(ctx, checkout)
-        if tbk_token:  # the buyer aborted: cancelled, never commit
+        if tbk_token:  # the buyer aborted (or says so)
             if not _same(tbk_token, token) or (order is not None and not _same(order, buy_order)):
                 return _ignored("the return's token is not this checkout's")
-            return PaymentResult(
-                outcome=Outcome.CANCELLED,
-                provider_payment_reference=token,
-                reason="the buyer cancelled at the provider",
-                details={"return_shape": "aborted"},
+            return await self._unless_paid(
+                ctx, checkout, Outcome.CANCELLED, "the buyer cancelled at the provider", "aborted"
             )
-        if order and session:  # the payment form timed out: never commit
+        if order and session:  # the payment form timed out (or says so)
             if not (_same(order, buy_order) and _same(session, session_id)):
                 return _ignored("the return's order or session is not this checkout's")
-            return PaymentResult(
-                outcome=Outcome.EXPIRED,
-                provider_payment_reference=token,
-                reason="the payment form timed out at the provider",
-                details={"return_shape": "timeout"},
+            return await self._unless_paid(
+                ctx, checkout, Outcome.EXPIRED, "the payment form timed out", "timeout"
             )
         return _ignored("unrecognised return shape")
+
+    async def _unless_paid(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, ending: Outcome, reason: str, shape: str
+    ) -> PaymentResult:
+        """An abort/timeout/error return is only the browser's word: the status decides."""
+        seen = await self.read_status(ctx, checkout)
+        details = {**seen.details, "return_shape": shape}
+        if seen.outcome is Outcome.AUTHORIZED:
+            # Paid after all: commit like a normal end (an uncommitted payment is reversed).
+            return await self._commit(ctx, checkout)
+        if seen.outcome is Outcome.FAILED:  # the provider says nothing was paid
+            token = checkout.provider_reference
+            return PaymentResult(ending, token, reason=reason, details=details)
+        # INITIALIZED (the buyer may still be paying), unknown or not ours: nothing moves.
+        return PaymentResult(
+            Outcome.NOT_PAID if seen.outcome is Outcome.NOT_PAID else Outcome.IGNORED,
+            checkout.provider_reference,
+            reason=f"the provider has not ended the payment ({seen.reason}); return ignored",
+            details=details,
+        )
 
     async def _commit(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"

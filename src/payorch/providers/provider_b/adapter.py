@@ -4,8 +4,15 @@ Quirks kept here:
 - A preference carries ``external_reference`` = the intent id; its payments carry it back, and
   every payment read is checked against the checkout (reference, amount, currency) before it
   is believed. The buyer's return parameters only say which payment to read.
-- A return without a payment (``payment_id=null``) cancels only when it names this checkout's
-  preference (an unguessable id), so nobody who merely knows the intent id can cancel it.
+- The provider is asked about every return and notification: its ``status`` is never read,
+  and ``payment_id`` only says which payment to read first. A payment that did not pay
+  (rejected, pending...) does not speak for the intent by itself: the buyer may have tried again
+  on the same preference, so the intent's payments are searched and the best one wins
+  (approved > in process > rejected > cancelled).
+- A return without a payment (``payment_id=null``) is considered only when it names this
+  checkout's preference (an unguessable id). Its payments are searched; when there is none the
+  preference is expired first and searched again (``cancel_checkout``), and only a provider
+  that then shows no payment makes it CANCELLED: a buyer still paying in another tab wins.
 - Notifications are verified (x-signature, HMAC-SHA256 with ``webhook_secret``, constant time,
   ``ts`` within ``NOTIFICATION_TOLERANCE_SECONDS``), then the payment is read.
 - Every POST sends ``X-Idempotency-Key``: the checkout id for a preference, our refund id for a
@@ -168,14 +175,19 @@ class ProviderBAdapter:
             if not _ID.match(payment_id):
                 return _ignored("malformed payment id")
             result = await self._read_payment(ctx, checkout, payment_id)
-            return result or _ignored("the provider knows no such payment")
+            if result is None or result.outcome is Outcome.IGNORED:
+                return result or _ignored("the provider knows no such payment")
+            return await self._best(ctx, checkout, result)
         if not preference_id:
             # Without a payment only the preference id (unguessable) proves the return is real.
             return _ignored("a return without payment must name this checkout's preference")
         found = await self._search(ctx, checkout)
-        if found is None:
+        if found is not None:
+            return found
+        stopped = await self.cancel_checkout(ctx, checkout)  # expired, then searched again
+        if stopped.outcome is Outcome.NOT_PAID:
             return PaymentResult(Outcome.CANCELLED, reason="the buyer came back without paying")
-        return found
+        return stopped
 
     # -- status, cancel ---------------------------------------------------------------------------
 
@@ -185,7 +197,7 @@ class ProviderBAdapter:
         if payment_reference and _ID.match(payment_reference):
             result = await self._read_payment(ctx, checkout, payment_reference)
             if result is not None and result.outcome is not Outcome.IGNORED:
-                return result
+                return await self._best(ctx, checkout, result)
         found = await self._search(ctx, checkout)
         return found or PaymentResult(Outcome.NOT_PAID, reason="no payment at the provider")
 
@@ -334,6 +346,18 @@ class ProviderBAdapter:
         if mismatch:
             return _ignored(f"payment {payment.id} not trusted: {mismatch}", _details(payment))
         return _result_of(ctx, payment, checkout.currency)
+
+    async def _best(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult
+    ) -> PaymentResult:
+        """``read`` unless it did not pay and another payment of the intent ranks higher (a
+        retry on the same preference): a stale or replayed rejection never hides a payment."""
+        if read.outcome is Outcome.AUTHORIZED:
+            return read
+        found = await self._search(ctx, checkout)
+        if found is not None and _RANK.get(found.outcome, 9) < _RANK.get(read.outcome, 9):
+            return found
+        return read
 
     async def _search(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult | None:
         """The payment that speaks for the checkout's intent, or None when there is none."""

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live import free_port, live_server, payorch_env
+from tests.live import free_port, live_server, payorch_env, stop_process
 from tests.rawhttp import address, assert_error_shape, connect, read_answer
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "payorch.conf"
@@ -75,16 +75,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             stderr=subprocess.STDOUT,
             text=True,
         )
-
-        def stop() -> None:
-            process.send_signal(signal.SIGQUIT)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-        stack.callback(stop)
+        stack.callback(stop_process, process, signal.SIGQUIT, 10)  # SIGQUIT: graceful
         deadline = time.monotonic() + 15
         while True:
             if process.poll() is not None:

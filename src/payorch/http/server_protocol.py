@@ -109,7 +109,7 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         self._header_deadline = self._disarm(self._header_deadline)
         before = self.cycle
         super().on_headers_complete()
-        if self.cycle is not before:  # a request the app will read a body of
+        if self.cycle is not before:  # a new request (disarmed at once if it has no body)
             self._body_deadline = self._arm(self.limits.body_timeout, self._body_late)
 
     def on_message_complete(self) -> None:
@@ -124,9 +124,9 @@ class PayorchHttpProtocol(HttpToolsProtocol):
             self._header_deadline = self._arm(self.limits.header_timeout, self._headers_late)
 
     def send_400_response(self, msg: str) -> None:
-        error = MalformedRequest()
-        request_id = self._refuse(error)
-        log.info("malformed HTTP refused: %s", msg, extra={"request_id": request_id})
+        # uvicorn has already logged its warning; this line carries the id the client was given.
+        request_id = self._refuse(MalformedRequest())
+        log.info("malformed HTTP refused with 400", extra={"request_id": request_id})
 
     def _unsupported_upgrade_warning(self) -> None:
         # serve runs with ws="none": an Upgrade header is answered as plain HTTP, and uvicorn's

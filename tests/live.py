@@ -47,6 +47,16 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subpro
     )
 
 
+def stop_process(process: subprocess.Popen[str], signum: int = signal.SIGTERM, timeout: float = 30) -> None:
+    """Ask `process` to stop with `signum`; kill it if it has not stopped within `timeout`."""
+    process.send_signal(signum)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextmanager
 def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) -> Iterator[str]:
     """Start `payorch serve` and yield its base URL once it answers; SIGTERM it at the end."""
@@ -74,12 +84,7 @@ def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) 
                 time.sleep(0.1)
         yield base
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 def children_of(pid: int, timeout: float = 60) -> list[int]:

@@ -60,6 +60,9 @@ def test_migrate_is_repeatable(database_url: str) -> None:
         ("PAYORCH_SECRET_KEY", "short"),
         ("PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT", "lots"),
         ("PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS", "0"),
+        ("PAYORCH_HEADER_TIMEOUT_SECONDS", "0"),
+        ("PAYORCH_BODY_TIMEOUT_SECONDS", "soon"),
+        ("PAYORCH_MAX_CONNECTIONS", "0"),
     ],
 )
 def test_a_bad_setting_stops_the_start_with_one_line_naming_it(

@@ -72,8 +72,12 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
     from payorch.bootstrap import bootstrap_sandbox
+    from payorch.http import server_protocol
 
     _migrate(settings, args)
+    # Before uvicorn (and its --workers processes, which inherit it): the default connection
+    # cap is derived from this limit (http/server_protocol.py).
+    server_protocol.raise_fd_limit()
     asyncio.run(bootstrap_sandbox(settings))
     # uvicorn restores the handler it found and re-raises SIGTERM after its shutdown; with the
     # default handler that kills us before the `finally` below can stop the worker child.
@@ -94,6 +98,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
             access_log=False,
             log_config=None,
             proxy_headers=False,
+            http=server_protocol.IMPORT_STRING,  # header/body deadlines, connection cap
+            ws="none",  # no WebSocket routes: an Upgrade request is plain HTTP
         )
     finally:
         if worker is not None:

@@ -86,10 +86,37 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("worker_metrics_port", mode="before")
+    header_timeout_seconds: float = Field(
+        10,
+        gt=0,
+        description=(
+            "A request's headers must be complete this long after the connection opened or the "
+            "previous answer ended, however slowly bytes trickle in; then 408 (or a plain close "
+            "when nothing was sent) and the connection is closed (http/server_protocol.py)."
+        ),
+    )
+    body_timeout_seconds: float = Field(
+        30,
+        gt=0,
+        description=(
+            "A request's whole body must arrive this long after its headers; then 408 and the "
+            "connection is closed."
+        ),
+    )
+    max_connections: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "Open connections per API process; one more is answered 503 SERVICE_UNAVAILABLE and "
+            "closed. Unset: the file-descriptor limit (raised to its hard limit at start) minus a "
+            "tenth of it (at least 100) kept for the database, logs and provider calls."
+        ),
+    )
+
+    @field_validator("worker_metrics_port", "max_connections", mode="before")
     @classmethod
-    def _worker_metrics_port(cls, value: object) -> object:
-        # Empty means unset, as for the exporter that reads the same variable.
+    def _empty_is_unset(cls, value: object) -> object:
+        # Empty means unset (as for the exporter that reads PAYORCH_WORKER_METRICS_PORT too).
         return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("database_url")

@@ -2,11 +2,13 @@
 
     ApiError
      ├── ValidationFailed            400 VALIDATION_ERROR
+     ├── MalformedRequest            400 MALFORMED_REQUEST (answered by the HTTP server protocol)
      ├── WebhookEndpointUrlNotAllowed 400 WEBHOOK_ENDPOINT_URL_NOT_ALLOWED
      ├── AuthenticationFailed        401 AUTHENTICATION_FAILED
      ├── Forbidden                   403 FORBIDDEN
      ├── ResourceNotFound            404 RESOURCE_NOT_FOUND
      ├── MethodNotAllowed            405 METHOD_NOT_ALLOWED
+     ├── RequestTimeout              408 REQUEST_TIMEOUT (answered by the HTTP server protocol)
      ├── InvalidState                409 INVALID_STATE
      ├── IdempotencyConflict         409 IDEMPOTENCY_CONFLICT
      ├── IdempotencyKeyInUse         409 IDEMPOTENCY_KEY_IN_USE
@@ -19,7 +21,8 @@
      ├── RateLimitExceeded           429 RATE_LIMIT_EXCEEDED
      ├── InternalError               500 INTERNAL_ERROR
      ├── ProviderError               502 PROVIDER_ERROR
-     └── ConnectorUnavailable        503 CONNECTOR_UNAVAILABLE
+     ├── ConnectorUnavailable        503 CONNECTOR_UNAVAILABLE
+     └── ServiceUnavailable          503 SERVICE_UNAVAILABLE (answered by the HTTP server protocol)
 """
 
 from __future__ import annotations
@@ -49,6 +52,11 @@ class ValidationFailed(ApiError):
         return cls(f"{field}: {message}", {"errors": [{"field": field, "message": message}]})
 
 
+class MalformedRequest(ApiError):
+    status, code = 400, "MALFORMED_REQUEST"
+    default_message = "The request is not valid HTTP/1.1 and was refused before reaching the API."
+
+
 class WebhookEndpointUrlNotAllowed(ApiError):
     status, code = 400, "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
     default_message = "The webhook URL is not allowed for this application's environment."
@@ -73,6 +81,11 @@ class ResourceNotFound(ApiError):
 
 class MethodNotAllowed(ApiError):
     status, code, default_message = 405, "METHOD_NOT_ALLOWED", "Method not allowed on this path."
+
+
+class RequestTimeout(ApiError):
+    status, code = 408, "REQUEST_TIMEOUT"
+    default_message = "The request's headers or body did not arrive in time."
 
 
 class InvalidState(ApiError):
@@ -153,6 +166,17 @@ class ConnectorUnavailable(ApiError):
 
     def __init__(self, retry_after_seconds: int, message: str | None = None) -> None:
         super().__init__(message, {"retry_after_seconds": retry_after_seconds})
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+class ServiceUnavailable(ApiError):
+    status, code = 503, "SERVICE_UNAVAILABLE"
+    default_message = "The server holds too many open connections; retry later."
+
+    def __init__(self, retry_after_seconds: int) -> None:
+        super().__init__(None, {"retry_after_seconds": retry_after_seconds})
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.details["retry_after_seconds"])}

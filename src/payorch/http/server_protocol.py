@@ -1,0 +1,182 @@
+"""uvicorn's httptools protocol with deadlines, a connection cap and refusals in the error shape.
+
+Why: uvicorn has no deadline for a request's headers or body (its keep-alive timer is cancelled
+by any byte), so a client that sends half a request line and stops holds a socket, and a file
+descriptor, forever; enough of them and accept() fails with EMFILE and even /healthz goes
+unanswered. uvicorn also refuses malformed HTTP in plain text. `payorch serve` passes this
+class to uvicorn as its HTTP protocol (by import string, so `--workers N` processes load it too):
+
+- headers must be complete `PAYORCH_HEADER_TIMEOUT_SECONDS` after the connection opened or the
+  previous answer ended (an absolute deadline: trickling bytes does not extend it), the whole
+  body `PAYORCH_BODY_TIMEOUT_SECONDS` after the headers; then 408 REQUEST_TIMEOUT when a request
+  had begun (a plain close when nothing was sent) and the connection is closed;
+- one connection over `PAYORCH_MAX_CONNECTIONS` (per process) gets 503 SERVICE_UNAVAILABLE with
+  Retry-After and is closed at once, before the fd limit is reached;
+- what the parser refuses (conflicting Content-Length, a bad chunk size, a garbage request line)
+  gets 400 MALFORMED_REQUEST instead of uvicorn's text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import resource
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, cast
+
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from payorch.config import Settings, load_settings
+from payorch.errors import ApiError, MalformedRequest, RequestTimeout, ServiceUnavailable
+from payorch.http.responses import dumps, error_body
+from payorch.ids import new_id
+
+IMPORT_STRING = "payorch.http.server_protocol:PayorchHttpProtocol"
+RETRY_AFTER_SECONDS = 1  # over the cap: idle connections are cut within the header timeout
+log = logging.getLogger("payorch.http")
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    header_timeout: float
+    body_timeout: float
+    max_connections: int
+
+
+def raise_fd_limit() -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft == resource.RLIM_INFINITY or soft >= hard:
+        return soft
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def connection_limits(settings: Settings) -> ConnectionLimits:
+    cap = settings.max_connections
+    if cap is None:
+        fds = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        fds = 1 << 20 if fds == resource.RLIM_INFINITY else fds
+        # A reserve for the database pool, logs, Redis and provider/webhook calls.
+        cap = max(1, fds - max(100, fds // 10))
+    return ConnectionLimits(settings.header_timeout_seconds, settings.body_timeout_seconds, cap)
+
+
+@cache
+def _process_limits() -> ConnectionLimits:
+    # Read in each server process; `payorch serve` validated the environment before starting.
+    return connection_limits(load_settings())
+
+
+class PayorchHttpProtocol(HttpToolsProtocol):
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.limits = _process_limits()
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self._body_deadline: asyncio.TimerHandle | None = None
+        self._request_begun = False  # bytes of a request whose headers are not complete
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports implement asyncio.Transport without subclassing it.
+        super().connection_made(cast(asyncio.Transport, transport))
+        if len(self.connections) > self.limits.max_connections:
+            self.connections.discard(self)
+            self._refuse(ServiceUnavailable(RETRY_AFTER_SECONDS))
+            return
+        self._header_deadline = self._arm(self.limits.header_timeout, self._headers_late)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._header_deadline = self._disarm(self._header_deadline)
+        self._body_deadline = self._disarm(self._body_deadline)
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._request_begun = True
+
+    def on_headers_complete(self) -> None:
+        self._request_begun = False
+        self._header_deadline = self._disarm(self._header_deadline)
+        before = self.cycle
+        super().on_headers_complete()
+        if self.cycle is not before:  # a new request (disarmed at once if it has no body)
+            self._body_deadline = self._arm(self.limits.body_timeout, self._body_late)
+
+    def on_message_complete(self) -> None:
+        self._body_deadline = self._disarm(self._body_deadline)
+        super().on_message_complete()
+
+    def on_response_complete(self) -> None:
+        idle = not self.pipeline
+        super().on_response_complete()
+        if idle and not self.transport.is_closing():
+            self._disarm(self._header_deadline)
+            self._header_deadline = self._arm(self.limits.header_timeout, self._headers_late)
+
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn has already logged its warning; this line carries the id the client was given.
+        request_id = self._refuse(MalformedRequest())
+        log.info("malformed HTTP refused with 400", extra={"request_id": request_id})
+
+    def _unsupported_upgrade_warning(self) -> None:
+        # serve runs with ws="none": an Upgrade header is answered as plain HTTP, and uvicorn's
+        # two warnings (one naming a missing WebSocket library) per such request are noise.
+        pass
+
+    def _arm(self, seconds: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        return self.loop.call_later(seconds, callback)
+
+    @staticmethod
+    def _disarm(handle: asyncio.TimerHandle | None) -> None:
+        if handle is not None:
+            handle.cancel()
+
+    def _headers_late(self) -> None:
+        self._header_deadline = None
+        if self._request_begun:
+            self._refuse(RequestTimeout())
+        else:
+            self.transport.close()
+
+    def _body_late(self) -> None:
+        if self.flow.read_paused:  # the app is not reading: not the client's fault
+            self._body_deadline = self._arm(self.limits.body_timeout, self._body_late)
+            return
+        self._body_deadline = None
+        self._refuse(RequestTimeout())
+
+    def _refuse(self, error: ApiError) -> str:
+        """Answer `error` in the error shape (unless an answer has begun) and close."""
+        request_id = new_id("req")
+        if self.transport.is_closing():
+            return request_id
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            if cycle.response_started:
+                self.transport.close()
+                return request_id
+            cycle.disconnected = True  # the app's answer, if any, is dropped
+            cycle.message_event.set()
+        body = dumps(error_body(error, request_id))
+        headers = [
+            *self.server_state.default_headers,
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"x-request-id", request_id.encode()),
+            *((k.lower().encode(), v.encode()) for k, v in error.headers().items()),
+            (b"connection", b"close"),
+        ]
+        head = b"".join(name + b": " + value + b"\r\n" for name, value in headers)
+        self.transport.write(STATUS_LINE[error.status] + head + b"\r\n" + body)
+        self.transport.close()
+        return request_id

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,37 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+class Phases:
+    """The transaction rule's second half: the phases of a multi-phase flow.
+
+    The rule (docs/architecture.md, "Transactions"):
+
+    - A single-phase request runs in the request's own transaction: its endpoint takes ``Conn``
+      (or ``ReadConn`` for a read) from ``payorch.http.deps`` and hands that connection to the
+      service, which never commits.
+    - A multi-phase flow (a checkout, a buyer's return, a refund, every worker job) must not hold a
+      transaction open while it calls a provider or sends a webhook. It receives one ``Phases``
+      (``PhasesDep`` in an endpoint; the worker builds one per job) and opens each atomic phase
+      with ``transaction()`` (or ``reading()`` for a read-only step). Nothing else opens a
+      connection: no service touches ``Database`` or its engine.
+    """
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self._database.is_sqlite
+
+    def transaction(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """One atomic phase: commits when the block ends, rolls back if it raises."""
+        return self._database.transaction()
+
+    def reading(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A read-only step (no BEGIN/COMMIT on PostgreSQL; see Database.reading)."""
+        return self._database.reading()
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

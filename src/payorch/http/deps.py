@@ -9,6 +9,7 @@ from fastapi import Depends, Header, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
+from payorch.db import Phases
 from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
 
@@ -71,6 +72,14 @@ async def read_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]
 
 
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
+
+
+async def flow_phases(runtime: RuntimeDep) -> Phases:
+    """For multi-phase flows (checkout, return, refund): see payorch.db.Phases."""
+    return Phases(runtime.database)
+
+
+PhasesDep = Annotated[Phases, Depends(flow_phases)]
 
 IdempotencyKey = Annotated[
     str | None,

@@ -44,6 +44,25 @@ class Settings(BaseSettings):
         description="Seconds waited before webhook delivery attempts 2..7 (six numbers).",
     )
     webhook_timeout_seconds: float = Field(5, gt=0, description="A delivery must get 2xx in this.")
+    webhook_max_in_flight: int = Field(
+        256, ge=1, description="Webhook attempts one worker process runs at once."
+    )
+    webhook_max_in_flight_per_application: int = Field(
+        128,
+        ge=1,
+        description=(
+            "Of those, at most this many for one application's endpoints, so one application's "
+            "slow endpoints leave the rest of the worker to the others."
+        ),
+    )
+    webhook_max_in_flight_per_endpoint: int = Field(
+        32,
+        ge=1,
+        description=(
+            "Of those, at most this many for one endpoint. After an attempt to an endpoint times "
+            "out, that endpoint gets one attempt at a time until one of its attempts gets a 2xx."
+        ),
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     checkout_ttl_seconds: int = Field(
         600, gt=0, description="Checkout validity; an adapter may shorten it to its token lifetime."

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, insert, select, text, update
+from sqlalchemy import (
+    Integer,
+    Select,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import applications, events
@@ -178,42 +190,114 @@ async def resume_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: dat
 # ---- the worker's claim and apply ---------------------------------------------------------
 
 
-async def lock_due(
-    conn: AsyncConnection, *, now: datetime, limit: int, exclude_endpoints: Sequence[str]
-) -> list[RowT]:
-    """Due deliveries of enabled endpoints, oldest due first, locked without waiting for rows
-    another worker holds (SKIP LOCKED; SQLite's BEGIN IMMEDIATE serializes instead)."""
-    query = (
-        select(
-            deliveries.c.id,
-            deliveries.c.endpoint_id,
-            deliveries.c.event_id,
-            deliveries.c.attempts,
-            deliveries.c.schedule_attempts,
-            endpoints.c.url,
-            endpoints.c.secret_encrypted,
-            applications.c.environment,
-            events.c.payload,
-        )
-        .select_from(
-            deliveries.join(endpoints, endpoints.c.id == deliveries.c.endpoint_id)
-            .join(applications, applications.c.id == deliveries.c.application_id)
-            .join(events, events.c.id == deliveries.c.event_id)
-        )
+# The claim's statements are built once (with bind parameters): building SQLAlchemy
+# statements per claim cost more CPU than running them.
+_NOW = bindparam("now", type_=UtcDateTime)
+_DUE = (deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= _NOW)
+
+
+def _due_endpoints_statement() -> Select[tuple[str, str]]:
+    oldest_due = (
+        select(deliveries.c.next_attempt_at)
+        .where(deliveries.c.endpoint_id == endpoints.c.id, *_DUE)
+        .order_by(deliveries.c.next_attempt_at)
+        .limit(1)
+        .scalar_subquery()
+    )
+    due = (
+        select(endpoints.c.id, endpoints.c.application_id, oldest_due.label("due_at"))
         .where(
-            deliveries.c.status == PENDING,
-            deliveries.c.next_attempt_at <= now,
             endpoints.c.enabled.is_(True),
+            endpoints.c.id.not_in(bindparam("exclude_endpoints", expanding=True)),
+            endpoints.c.application_id.not_in(bindparam("exclude_applications", expanding=True)),
         )
+        .subquery()
     )
-    if exclude_endpoints:
-        query = query.where(deliveries.c.endpoint_id.not_in(list(exclude_endpoints)))
-    query = (
-        query.order_by(deliveries.c.next_attempt_at)
-        .limit(limit)
-        .with_for_update(skip_locked=True, of=deliveries)
+    turn = func.row_number().over(partition_by=due.c.application_id, order_by=due.c.due_at)
+    ranked = (
+        select(due.c.id, due.c.application_id, due.c.due_at, turn.label("turn"))
+        .where(due.c.due_at.is_not(None))
+        .subquery()
     )
-    return list((await conn.execute(query)).all())
+    return (
+        select(ranked.c.id, ranked.c.application_id)
+        .order_by(ranked.c.turn, ranked.c.due_at)
+        .limit(bindparam("limit", type_=Integer))
+    )
+
+
+DUE_ENDPOINTS = _due_endpoints_statement()
+
+
+async def due_endpoints(
+    conn: AsyncConnection,
+    *,
+    now: datetime,
+    limit: int,
+    exclude_endpoints: Sequence[str],
+    exclude_applications: Sequence[str],
+) -> list[RowT]:
+    """Enabled endpoints with a due delivery (id, application_id), taking turns between
+    applications: each application's endpoint with the oldest due delivery first, then each
+    one's second, and so on. One index probe per enabled endpoint (endpoint_id, status,
+    next_attempt_at), so a backlog of any size behind an endpoint costs nothing here."""
+    params = {
+        "now": now,
+        "limit": limit,
+        "exclude_endpoints": list(exclude_endpoints),
+        "exclude_applications": list(exclude_applications),
+    }
+    return list((await conn.execute(DUE_ENDPOINTS, params)).all())
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_due_statement(shares: int) -> Select[Any]:
+    """Deliveries of ``shares`` endpoints (endpoint_<n>), at most count_<n> of each."""
+    arms = [
+        select(
+            select(deliveries.c.id)
+            .where(deliveries.c.endpoint_id == bindparam(f"endpoint_{n}"), *_DUE)
+            .order_by(deliveries.c.next_attempt_at)
+            .limit(bindparam(f"count_{n}", type_=Integer))
+            .with_for_update(skip_locked=True)
+            .subquery()
+            .c.id
+        )
+        for n in range(shares)
+    ]
+    chosen = (arms[0] if shares == 1 else union_all(*arms)).subquery()
+    return select(
+        deliveries.c.id,
+        deliveries.c.application_id,
+        deliveries.c.endpoint_id,
+        deliveries.c.event_id,
+        deliveries.c.attempts,
+        deliveries.c.schedule_attempts,
+        endpoints.c.url,
+        endpoints.c.secret_encrypted,
+        applications.c.environment,
+        events.c.payload,
+    ).select_from(
+        chosen.join(deliveries, deliveries.c.id == chosen.c.id)
+        .join(endpoints, endpoints.c.id == deliveries.c.endpoint_id)
+        .join(applications, applications.c.id == deliveries.c.application_id)
+        .join(events, events.c.id == deliveries.c.event_id)
+    )
+
+
+async def lock_due(
+    conn: AsyncConnection, *, now: datetime, quotas: Sequence[tuple[str, int]]
+) -> list[RowT]:
+    """Up to ``count`` due deliveries of each (endpoint id, count), oldest due first, locked
+    without waiting for rows another worker holds (SKIP LOCKED; SQLite's BEGIN IMMEDIATE
+    serializes instead). Each endpoint's share is one index range read, not a scan."""
+    if not quotas:
+        return []
+    params: dict[str, Any] = {"now": now}
+    for n, (endpoint_id, count) in enumerate(quotas):
+        params[f"endpoint_{n}"] = endpoint_id
+        params[f"count_{n}"] = count
+    return list((await conn.execute(_lock_due_statement(len(quotas)), params)).all())
 
 
 async def lease(

@@ -4,9 +4,15 @@
   any number of workers share the table without waiting on each other) and leases them: the
   lease end is written to ``leased_until`` and ``next_attempt_at``, so a claim whose worker died
   (SIGKILL) becomes due again by itself once the lease ends.
-- Attempt: no transaction is open. Each claimed delivery runs in its own task; at most
-  ``concurrency`` in flight per process and ``per_endpoint`` per endpoint, and an endpoint at its
-  cap is left out of the next claim, so one slow or dead endpoint cannot hold up the others.
+- Share: at most PAYORCH_WEBHOOK_MAX_IN_FLIGHT attempts in flight per process, of them at most
+  ..._PER_APPLICATION for one application and ..._PER_ENDPOINT for one endpoint; an endpoint or
+  application at its cap is left out of the next claim, and a claim hands its room out in turns
+  between applications (then between their endpoints), so one tenant's slow or dead endpoints
+  and its backlog cannot hold up another tenant's deliveries.
+- Backoff: after an attempt to an endpoint times out, the endpoint gets one attempt at a time
+  (its attempts would each hold a slot for the whole timeout) until one of its attempts gets a
+  2xx. Kept in memory per worker process; a restarted worker starts again at the full cap.
+- Attempt: no transaction is open. Each claimed delivery runs in its own task.
 - Record: results are applied in batches by one writer task; each applies only if the delivery
   still carries this claim's lease token (a manual retry or an expired lease voids it).
 - Wake-up: on PostgreSQL a dedicated connection LISTENs for the NOTIFY that the fan-out sends in
@@ -53,6 +59,7 @@ PG_POLL_SECONDS = 1.0
 LEASE_MARGIN_SECONDS = 10.0  # beyond the attempt timeout, for recording the result
 APPLY_RETRY_SECONDS = 1.0
 SECRET_CACHE_SIZE = 10_000
+TIMING_OUT_MEMORY = 10_000  # endpoints remembered as timing out
 
 # Sender's error kinds -> the metric's outcomes (observability/metrics.py DELIVERY_OUTCOMES).
 _METRIC_OUTCOME = {
@@ -72,6 +79,7 @@ def metric_outcome(outcome: Outcome) -> str:
 @dataclass(frozen=True)
 class Claim:
     id: str
+    application_id: str
     endpoint_id: str
     event_id: str
     attempts: int
@@ -94,16 +102,24 @@ class WebhookDeliveries:
     name = "webhook-deliveries"
 
     def __init__(
-        self, *, concurrency: int = 256, per_endpoint: int = 32, claim_batch: int = 128
+        self,
+        *,
+        concurrency: int | None = None,
+        per_application: int | None = None,
+        per_endpoint: int | None = None,
+        claim_batch: int = 128,
     ) -> None:
+        """Caps left at None come from the settings (PAYORCH_WEBHOOK_MAX_IN_FLIGHT...)."""
         self.interval = PG_POLL_SECONDS
-        self.concurrency = concurrency
-        self.per_endpoint = per_endpoint
+        self._caps = (concurrency, per_application, per_endpoint)
+        self.concurrency = self.per_application = self.per_endpoint = 0  # set by _ensure
         self.claim_batch = claim_batch
         self._runtime: Runtime | None = None
         self._wake: Callable[[], None] = lambda: None
         self._sender: Sender | None = None
-        self._inflight: dict[str, int] = defaultdict(int)
+        self._inflight: dict[str, int] = defaultdict(int)  # per endpoint
+        self._app_inflight: dict[str, int] = defaultdict(int)
+        self._timing_out: set[str] = set()  # endpoints held to one attempt at a time
         self._tasks: set[asyncio.Task[None]] = set()
         self._results: list[Result] = []
         self._have_results: asyncio.Event | None = None
@@ -156,6 +172,11 @@ class WebhookDeliveries:
         if self._runtime is None:
             self._runtime = runtime
             self.interval = SQLITE_POLL_SECONDS if runtime.database.is_sqlite else PG_POLL_SECONDS
+            settings = runtime.settings
+            concurrency, per_application, per_endpoint = self._caps
+            self.concurrency = concurrency or settings.webhook_max_in_flight
+            self.per_application = per_application or settings.webhook_max_in_flight_per_application
+            self.per_endpoint = per_endpoint or settings.webhook_max_in_flight_per_endpoint
         if self._sender is None:
             self._sender = Sender(
                 timeout_seconds=runtime.settings.webhook_timeout_seconds,
@@ -166,26 +187,27 @@ class WebhookDeliveries:
 
     async def run_once(self, runtime: Runtime) -> int:
         self._ensure(runtime)
-        room = self.concurrency - sum(self._inflight.values())
+        room = min(self.concurrency - sum(self._inflight.values()), self.claim_batch)
         if room <= 0:
             return 0  # a finishing attempt wakes the loop
-        saturated = [e for e, n in self._inflight.items() if n >= self.per_endpoint]
+        full_endpoints = [e for e, n in self._inflight.items() if n >= self._endpoint_cap(e)]
+        full_apps = [a for a, n in self._app_inflight.items() if n >= self.per_application]
         now = runtime.clock.now()
         lease_until = now + timedelta(
             seconds=runtime.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS
         )
         # Whose claim it is (process id), for operators reading the table; random for the rest.
         token = f"{os.getpid():x}-{secrets.token_hex(8)}"
-        kept: list[Any] = []
         async with runtime.database.transaction() as conn:
-            rows = await repository.lock_due(
-                conn, now=now, limit=min(room, self.claim_batch), exclude_endpoints=saturated
+            candidates = await repository.due_endpoints(
+                conn,
+                now=now,
+                limit=room,
+                exclude_endpoints=full_endpoints,
+                exclude_applications=full_apps,
             )
-            taken: dict[str, int] = defaultdict(int)
-            for row in rows:
-                if self._inflight[row.endpoint_id] + taken[row.endpoint_id] < self.per_endpoint:
-                    taken[row.endpoint_id] += 1
-                    kept.append(row)
+            quotas = self._share(room, [(c.id, c.application_id) for c in candidates])
+            kept = await repository.lock_due(conn, now=now, quotas=quotas)
             if kept:
                 await repository.lease(
                     conn, [row.id for row in kept], until=lease_until, token=token, now=now
@@ -193,6 +215,7 @@ class WebhookDeliveries:
         for row in kept:
             claim = Claim(
                 row.id,
+                row.application_id,
                 row.endpoint_id,
                 row.event_id,
                 row.attempts,
@@ -204,10 +227,33 @@ class WebhookDeliveries:
                 token,
             )
             self._inflight[claim.endpoint_id] += 1
+            self._app_inflight[claim.application_id] += 1
             task = asyncio.create_task(self._deliver(runtime, claim))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return len(kept)
+
+    def _endpoint_cap(self, endpoint_id: str) -> int:
+        return 1 if endpoint_id in self._timing_out else self.per_endpoint
+
+    def _share(self, room: int, candidates: list[tuple[str, str]]) -> list[tuple[str, int]]:
+        """Hand out ``room`` attempts one at a time, in turns over (endpoint, application)
+        candidates (already ordered in turns between applications), within every cap."""
+        endpoint_room = {e: self._endpoint_cap(e) - self._inflight.get(e, 0) for e, _ in candidates}
+        app_room = {a: self.per_application - self._app_inflight.get(a, 0) for _, a in candidates}
+        quotas: dict[str, int] = {}
+        while room > 0:
+            given = 0
+            for endpoint_id, application_id in candidates:
+                if room > 0 and endpoint_room[endpoint_id] > 0 and app_room[application_id] > 0:
+                    endpoint_room[endpoint_id] -= 1
+                    app_room[application_id] -= 1
+                    quotas[endpoint_id] = quotas.get(endpoint_id, 0) + 1
+                    room -= 1
+                    given += 1
+            if given == 0:
+                break
+        return list(quotas.items())
 
     # ---- attempt ---------------------------------------------------------------------------
 
@@ -227,14 +273,24 @@ class WebhookDeliveries:
             log.exception("delivery %s: attempt crashed", claim.id)
             outcome = Outcome(False, 0, None, None, NETWORK_ERROR)
         finally:
-            self._inflight[claim.endpoint_id] -= 1
-            if self._inflight[claim.endpoint_id] <= 0:
-                del self._inflight[claim.endpoint_id]
-            self._wake()
+            _release(self._inflight, claim.endpoint_id)
+            _release(self._app_inflight, claim.application_id)
+            self._wake()  # runs the claim only after this task's synchronous code below
+        self._note_timeouts(claim.endpoint_id, outcome)
         record_delivery_attempt(metric_outcome(outcome))  # a cancelled attempt is not counted
         self._results.append(Result(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()
+
+    def _note_timeouts(self, endpoint_id: str, outcome: Outcome) -> None:
+        """A timeout holds a slot for the whole timeout: one attempt at a time for that
+        endpoint until a 2xx shows it answers again (other failures leave the cap alone)."""
+        if outcome.succeeded:
+            self._timing_out.discard(endpoint_id)
+        elif outcome.error == TIMEOUT:
+            if len(self._timing_out) >= TIMING_OUT_MEMORY:
+                self._timing_out.clear()  # bounded: deleted endpoints never succeed again
+            self._timing_out.add(endpoint_id)
 
     def _secret(self, runtime: Runtime, encrypted: str) -> str:
         secret = self._secrets.get(encrypted)
@@ -356,3 +412,9 @@ class WebhookDeliveries:
             finally:
                 if conn is not None and not conn.is_closed():
                     await conn.close()
+
+
+def _release(counts: dict[str, int], key: str) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]

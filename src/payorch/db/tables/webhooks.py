@@ -62,6 +62,13 @@ webhook_deliveries = Table(
     Column("updated_at", UtcDateTime, nullable=False),
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
+    # The claim's per-endpoint probe (repository.due_endpoints, lock_due).
+    Index(
+        "ix_webhook_deliveries_endpoint_id_status_next_attempt_at",
+        "endpoint_id",
+        "status",
+        "next_attempt_at",
+    ),
     Index("ix_webhook_deliveries_event_id", "event_id"),
 )
 

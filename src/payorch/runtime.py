@@ -114,6 +114,6 @@ class Runtime:
         limiter: RateLimiter = self._rate_limiter
         return limiter
 
-    # Refunds reach the providers through this seam (payments/gateway.py); None = the default
+    # Refunds reach the providers through this seam (payments/refund_gateway.py); None = the default
     # gateway over the provider adapters. Tests inject a fake.
     refund_gateway: Any = field(default=None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from payorch.payments.gateway import (
+from payorch.payments.refund_gateway import (
     LookupAnswer,
     LookupOutcome,
     RefundAnswer,

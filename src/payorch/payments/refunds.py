@@ -5,7 +5,7 @@ Phases (each its own short transaction; never one open across the provider call)
 1. ``reserve``: lock the payment row, check what is left (amount - refunded - PENDING), insert
    the refund as PENDING with ``refund.requested``. Concurrent refunds queue on the lock, so
    together they can never exceed the payment's amount.
-2. The gateway sends the refund once (payments/gateway.py).
+2. The gateway sends the refund once (payments/refund_gateway.py).
 3. ``settle``: SUCCEEDED moves the payment and the intent (REFUND_PART / REFUND_REST) and
    emits ``refund.succeeded``; FAILED releases the reserved amount and emits ``refund.failed``;
    UNKNOWN leaves it PENDING for the worker (``resolve``), which reads the provider before it
@@ -37,7 +37,7 @@ from payorch.intents import repository as intents
 from payorch.intents.service import apply_move
 from payorch.intents.states import Move
 from payorch.payments import repository
-from payorch.payments.gateway import (
+from payorch.payments.refund_gateway import (
     LookupOutcome,
     RefundAnswer,
     RefundGateway,
@@ -65,7 +65,7 @@ class Outcome:
 def gateway_of(runtime: Runtime) -> RefundGateway:
     """The runtime's gateway: the provider adapters unless a test injected another."""
     if runtime.refund_gateway is None:
-        from payorch.payments.provider_gateway import ProviderRefundGateway
+        from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
 
         runtime.refund_gateway = ProviderRefundGateway(runtime)
     gateway: RefundGateway = runtime.refund_gateway

@@ -9,7 +9,7 @@ gateway on ``runtime.refund_gateway`` and gets an answer in our own vocabulary:
   UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again) or UNKNOWN (ask later).
 
 The refund id travels in the order so that adapters whose provider supports idempotency send it
-as the provider's idempotency key. The default implementation is provider_gateway.py (over the
+as the provider's idempotency key. The default implementation is adapter_refund_gateway.py (over the
 provider adapters); tests inject a fake through ``runtime.refund_gateway``.
 """
 

@@ -11,7 +11,7 @@ import logging
 
 from payorch.connectors import repository as connectors
 from payorch.connectors.service import decrypt_credentials
-from payorch.payments.gateway import (
+from payorch.payments.refund_gateway import (
     LookupAnswer,
     LookupOutcome,
     RefundAnswer,

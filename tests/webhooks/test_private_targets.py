@@ -9,19 +9,17 @@ import pytest
 
 from payorch.runtime import Runtime
 from payorch.worker.deliveries import WebhookDeliveries
-from tests.conftest import Sandbox, new_application
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.conftest import Sandbox
+from tests.webhooks.helpers import (
+    BASE,
+    PRIVATE_OFF,
+    PRIVATE_ON,
+    create_endpoint,
+    create_intent,
+    deliveries_of,
+    resolve_from,
+)
 from tests.webhooks.receiver import Receiver
-
-
-@pytest.fixture
-def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
-    overrides: dict[str, object] = getattr(request, "param", {})
-    return overrides
-
-
-PRIVATE_ON = {"sandbox_webhooks_allow_private": True}
-PRIVATE_OFF = {"sandbox_webhooks_allow_private": False}
 
 
 async def attempt_once(
@@ -52,11 +50,7 @@ async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
     # Created while the name is harmless; then it is re-pointed (DNS rebinding). The receiver
     # stays among the answers, first: a sender that tried the addresses would reach it.
     answers = {"hooks.test": [receiver.host]}
-
-    async def resolver(host: str, port: int) -> list[str]:
-        return answers[host]
-
-    runtime.webhook_resolver = resolver
+    resolve_from(runtime, answers)
     endpoint_id, _ = await create_endpoint(
         client, sandbox, f"http://hooks.test:{receiver.port}/hook"
     )
@@ -75,10 +69,7 @@ async def test_private_targets_are_refused_at_delivery_while_the_setting_is_off(
     receiver: Receiver,
     deliveries: WebhookDeliveries,
 ) -> None:
-    async def resolver(host: str, port: int) -> list[str]:
-        return {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]}[host]
-
-    runtime.webhook_resolver = resolver
+    resolve_from(runtime, {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]})
     loopback, _ = await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/h")
     lan, _ = await create_endpoint(client, sandbox, "http://lan.test:8080/h")
     await create_intent(client, sandbox)
@@ -116,20 +107,3 @@ async def test_a_loopback_receiver_is_reached_but_its_answer_is_not_stored(
     )
     [attempt] = detail.json()["attempt_history"]
     assert attempt["response_status"] == status and attempt["response_excerpt"] is None
-
-
-@pytest.mark.parametrize("settings_overrides", [PRIVATE_ON], indirect=True)
-async def test_production_never_reaches_the_metadata_address_either(
-    client: httpx.AsyncClient, runtime: Runtime, deliveries: WebhookDeliveries
-) -> None:
-    answers = {"hooks.example": ["93.184.216.34"]}
-
-    async def resolver(host: str, port: int) -> list[str]:
-        return answers[host]
-
-    runtime.webhook_resolver = resolver
-    app = await new_application(runtime, "PRODUCTION")
-    endpoint_id, _ = await create_endpoint(client, app, "https://hooks.example/h")
-    answers["hooks.example"] = ["169.254.169.254"]
-    delivery = await attempt_once(client, runtime, deliveries, app, endpoint_id)
-    assert delivery["error"] == "url_not_allowed" and delivery["response_status"] is None

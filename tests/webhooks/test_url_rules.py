@@ -15,6 +15,7 @@ from payorch.config import load_settings
 from payorch.runtime import Runtime
 from payorch.webhooks import urls
 from tests.conftest import new_application
+from tests.webhooks.helpers import PRIVATE_OFF, PRIVATE_ON, PRIVATE_UNSET
 
 BASE = "/v1/admin/webhook-endpoints"
 
@@ -131,18 +132,6 @@ SANDBOX_PUBLIC_ONLY_CASES = [
     ("http://0.0.0.0:8080/h", False),
     ("http://169.254.169.254/h", False),
 ]
-
-
-@pytest.fixture
-def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
-    """A test picks the setting with indirect parametrization; otherwise conftest's (on)."""
-    overrides: dict[str, object] = getattr(request, "param", {})
-    return overrides
-
-
-PRIVATE_OFF = {"sandbox_webhooks_allow_private": False}
-PRIVATE_ON = {"sandbox_webhooks_allow_private": True}
-PRIVATE_UNSET = {"sandbox_webhooks_allow_private": None}  # the default for the database
 
 
 async def assert_create(

@@ -103,6 +103,9 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
         "database_url": database_url,
         "secret_key": TEST_SECRET_KEY,
         "public_url": "http://testserver",
+        # Webhook tests deliver to receivers on loopback: allowed explicitly, on both databases
+        # (its default is off for PostgreSQL); tests of the setting override it.
+        "sandbox_webhooks_allow_private": True,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

@@ -30,6 +30,7 @@ def payorch_env(database_url: str, **extra: str) -> dict[str, str]:
     env.update(
         PAYORCH_DATABASE_URL=database_url,
         PAYORCH_SECRET_KEY=TEST_SECRET_KEY,
+        PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE="true",  # receivers listen on loopback
         PYTHONPATH=SRC + os.pathsep + env.get("PYTHONPATH", ""),
     )
     env.update(extra)

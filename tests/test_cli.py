@@ -63,6 +63,7 @@ def test_migrate_is_repeatable(database_url: str) -> None:
         ("PAYORCH_HEADER_TIMEOUT_SECONDS", "0"),
         ("PAYORCH_BODY_TIMEOUT_SECONDS", "soon"),
         ("PAYORCH_MAX_CONNECTIONS", "0"),
+        ("PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", "maybe"),
     ],
 )
 def test_a_bad_setting_stops_the_start_with_one_line_naming_it(

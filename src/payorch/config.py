@@ -92,6 +92,15 @@ class Settings(BaseSettings):
             "long after their creation (worker job simulator-public-purge)."
         ),
     )
+    sandbox_webhooks_allow_private: bool | None = Field(
+        None,
+        description=(
+            "Whether SANDBOX webhook URLs may reach loopback and private addresses (localhost, "
+            "10/8, 192.168/16, ...). Unset: on for the embedded SQLite database (a developer's "
+            "own machine), off for PostgreSQL (a shared service). Link-local and cloud metadata "
+            "addresses are refused whatever it says."
+        ),
+    )
     redis_url: str | None = Field(
         None, description="When set, rate limits and provider health are shared by all replicas."
     )
@@ -137,6 +146,11 @@ class Settings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         # Empty means unset (as for the exporter that reads PAYORCH_WORKER_METRICS_PORT too).
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("sandbox_webhooks_allow_private", mode="before")
+    @classmethod
+    def _sandbox_webhooks_allow_private(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value  # empty: unset
 
     @field_validator("database_url")
     @classmethod
@@ -192,6 +206,13 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def sandbox_webhooks_private_allowed(self) -> bool:
+        """PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE, or its default for this database."""
+        if self.sandbox_webhooks_allow_private is None:
+            return self.is_sqlite
+        return self.sandbox_webhooks_allow_private
 
     @property
     def sqlite_path(self) -> Path | None:

@@ -140,6 +140,7 @@ def test_two_api_processes_and_two_workers_on_one_postgresql(tmp_path: Path) -> 
         "PYTHONPATH": str(ROOT / "src"),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
+        "PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "true",  # the receiver is on loopback
         "PAYORCH_PUBLIC_URL": urls[0],  # what a load balancer's address would be
     }
     processes: list[subprocess.Popen[bytes]] = []

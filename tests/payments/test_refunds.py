@@ -127,6 +127,46 @@ async def test_bad_bodies_are_400(
     assert gateway.refund_calls == []
 
 
+async def test_a_null_amount_is_400_and_refunds_nothing(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
+) -> None:
+    # Only an absent amount means "all that is left"; an explicit null is a mistake.
+    paid = await authorized_payment(runtime, sandbox, amount=1000)
+    url = f"/v1/payments/{paid.payment_id}/refunds"
+    for body in ({"amount": None}, {"amount": None, "reason": "oops"}):
+        for key in (None, f"null-{body.get('reason')}"):
+            headers = {**sandbox.headers, **({"Idempotency-Key": key} if key else {})}
+            response = await client.post(url, json=body, headers=headers)
+            assert response.status_code == 400, (body, response.text)
+            error = response.json()["error"]
+            assert error["code"] == "VALIDATION_ERROR"
+            assert error["details"]["errors"][0]["field"] == "amount"
+            assert error["message"].startswith("amount: ")
+    # Nothing changed: no provider call, no refund row, no event, the intent as it was.
+    assert gateway.refund_calls == []
+    listed = await client.get(url, headers=sandbox.headers)
+    assert listed.status_code == 200 and listed.json()["items"] == []
+    payment = (await client.get(f"/v1/payments/{paid.payment_id}", headers=sandbox.headers)).json()
+    assert payment["status"] == "AUTHORIZED" and payment["refunded_amount"] == 0
+    assert await intent_status(client, sandbox, paid.intent_id) == "AUTHORIZED"
+    assert await event_payloads(runtime, paid.intent_id) == []
+    # Omitting it still refunds all that is left.
+    whole = await client.post(url, json={"reason": "all"}, headers=sandbox.headers)
+    assert whole.status_code == 201 and whole.json()["amount"] == 1000, whole.text
+
+
+async def test_the_openapi_document_shows_amount_optional_and_not_nullable(
+    client: httpx.AsyncClient,
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    schema = document["components"]["schemas"]["CreateRefund"]
+    assert "amount" not in schema.get("required", [])
+    amount = schema["properties"]["amount"]
+    assert amount["type"] == "integer" and "anyOf" not in amount and "default" not in amount
+    assert amount["exclusiveMinimum"] == 0 and amount["maximum"] == 999_999_999_999_999
+    assert set(amount) == {"type", "title", "description", "exclusiveMinimum", "maximum"}
+
+
 async def test_unknown_or_other_applications_payment_is_404(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
 ) -> None:

@@ -36,6 +36,14 @@ async def forget_endpoints(runtime: Runtime) -> AsyncIterator[None]:
 
 
 @pytest.fixture
+def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
+    """Chosen by indirect parametrization (helpers.PRIVATE_ON / PRIVATE_OFF); a module may
+    still define its own."""
+    overrides: dict[str, object] = getattr(request, "param", {})
+    return overrides
+
+
+@pytest.fixture
 async def receiver() -> AsyncIterator[Receiver]:
     async with serve_receiver() as server:
         yield server

@@ -8,9 +8,26 @@ from typing import Any
 
 import httpx
 
+from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 
 BASE = "/v1/admin/webhook-endpoints"
+
+# PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE for a test, through conftest's settings_overrides:
+# @pytest.mark.parametrize("settings_overrides", [PRIVATE_OFF], indirect=True)
+PRIVATE_ON: dict[str, object] = {"sandbox_webhooks_allow_private": True}
+PRIVATE_OFF: dict[str, object] = {"sandbox_webhooks_allow_private": False}
+PRIVATE_UNSET: dict[str, object] = {"sandbox_webhooks_allow_private": None}  # database default
+
+
+def resolve_from(runtime: Runtime, answers: dict[str, list[str]]) -> None:
+    """Resolve webhook host names from ``answers``; a test re-points a name by changing it."""
+
+    async def resolver(host: str, port: int) -> list[str]:
+        return answers[host]
+
+    runtime.webhook_resolver = resolver
+
 
 # Endpoints created by the running test; conftest deletes them (and so their deliveries) after
 # it, so a later test's worker never picks up an earlier test's pending deliveries.

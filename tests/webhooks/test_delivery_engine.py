@@ -15,7 +15,13 @@ from payorch.runtime import Runtime
 from payorch.worker.deliveries import LEASE_MARGIN_SECONDS, WebhookDeliveries
 from payorch.worker.runner import Worker
 from tests.conftest import Sandbox, new_application
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.webhooks.helpers import (
+    BASE,
+    create_endpoint,
+    create_intent,
+    deliveries_of,
+    resolve_from,
+)
 from tests.webhooks.receiver import Receiver
 
 TIMEOUT = 3.0
@@ -52,19 +58,19 @@ async def test_connects_to_the_vetted_address_with_the_original_host(
     assert lookups == ["hooks.test"]  # resolved once, by the vetting, for the one attempt
 
 
+@pytest.mark.parametrize(
+    "rebound", [["93.184.216.34", "10.0.0.7"], ["169.254.169.254"], ["fd00:ec2::254"]]
+)
 async def test_production_addresses_are_judged_again_at_every_attempt(
-    client: httpx.AsyncClient, runtime: Runtime
+    client: httpx.AsyncClient, runtime: Runtime, rebound: list[str]
 ) -> None:
     answers = {"hooks.example": ["93.184.216.34"]}
-
-    async def resolver(host: str, port: int) -> list[str]:
-        return answers[host]
-
-    runtime.webhook_resolver = resolver
+    resolve_from(runtime, answers)
     app = await new_application(runtime, "PRODUCTION")
     endpoint_id, _ = await create_endpoint(client, app, "https://hooks.example/h")
-    # The name now points inside the network (DNS rebinding): the attempt is refused unsent.
-    answers["hooks.example"] = ["93.184.216.34", "10.0.0.7"]
+    # The name now points inside the network (DNS rebinding), or at the cloud metadata
+    # service: the attempt is refused unsent.
+    answers["hooks.example"] = rebound
     await create_intent(client, app)
     job = WebhookDeliveries()
     try:

@@ -56,7 +56,7 @@ async def test_https_to_a_pinned_address_verifies_the_host_name(tmp_path: Path) 
         async def resolver(host: str, port: int) -> list[str]:
             return [receiver.host]
 
-        sender = Sender(timeout_seconds=3, resolver=resolver, ssl_context=trust)
+        sender = Sender(timeout_seconds=3, sandbox_private=True, resolver=resolver, ssl_context=trust)
         try:
             ok = await sender.attempt(
                 url="https://hooks.test:4400/tls",
@@ -91,7 +91,7 @@ async def test_https_to_a_pinned_address_verifies_the_host_name(tmp_path: Path) 
         async def resolver2(host: str, port: int) -> list[str]:
             return [receiver.host]
 
-        strict = Sender(timeout_seconds=3, resolver=resolver2)
+        strict = Sender(timeout_seconds=3, sandbox_private=True, resolver=resolver2)
         try:
             refused = await strict.attempt(
                 url="https://hooks.test:4400/tls",

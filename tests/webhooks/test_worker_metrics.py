@@ -28,6 +28,7 @@ def worker_env(database_url: str, **extra: str) -> dict[str, str]:
         "PYTHONPATH": str(SRC),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
+        "PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "true",  # the receiver is on loopback
         **extra,
     }
 

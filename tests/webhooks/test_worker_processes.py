@@ -31,6 +31,7 @@ async def start_worker(database_url: str, log: Path) -> asyncio.subprocess.Proce
         "PYTHONPATH": str(SRC),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
+        "PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "true",  # the receiver is on loopback
         "PAYORCH_WEBHOOK_TIMEOUT_SECONDS": str(TIMEOUT_SECONDS),
     }
     handle = log.open("wb")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from payorch import money
 from payorch.clock import isoformat
@@ -12,18 +13,38 @@ from payorch.clock import isoformat
 PAYMENT_STATUSES = ("AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED")
 
 
+def _never_null(schema: JsonDict) -> None:
+    """Document an optional field that must not be null: its non-null branch, no null default."""
+    branches = schema.pop("anyOf", [])
+    schema.pop("default", None)
+    for branch in branches if isinstance(branches, list) else []:
+        if isinstance(branch, dict) and branch.get("type") != "null":
+            schema.update(branch)
+
+
 class CreateRefund(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
+    # Optional but never null: the validator refuses an explicit null and the document shows an
+    # integer only, so only an absent field means "all that is left".
     amount: Annotated[
         int | None,
         Field(
             gt=0,
             le=money.MAX_AMOUNT,
-            description="In the currency's minor unit; default: all that is left to refund.",
+            description="In the currency's minor unit; omit it to refund all that is left "
+            "(null is refused).",
+            json_schema_extra=_never_null,
         ),
     ] = None
     reason: Annotated[str | None, Field(max_length=255, examples=["customer request"])] = None
+
+    @field_validator("amount", mode="before")
+    @classmethod
+    def _amount_not_null(cls, value: object) -> object:
+        if value is None:  # only reached when sent: a default is not validated
+            raise ValueError("must be an integer; omit the field to refund all that is left")
+        return value
 
 
 class Payment(BaseModel):

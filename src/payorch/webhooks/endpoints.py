@@ -50,7 +50,12 @@ async def create_webhook_endpoint(
     body: CreateWebhookEndpoint, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
 ) -> Response:
     # Resolve before the first statement: no transaction is open while DNS answers.
-    await service.check_url(body.url, caller.environment, runtime.webhook_resolver)
+    await service.check_url(
+        body.url,
+        caller.environment,
+        runtime.webhook_resolver,
+        sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
+    )
     created = await service.create_endpoint(conn, runtime.clock, runtime.cipher, caller, body)
     return json_response(created, 201)
 
@@ -96,7 +101,12 @@ async def update_webhook_endpoint(
     conn: Conn,
 ) -> Response:
     if body.url is not None:
-        await service.check_url(body.url, caller.environment, runtime.webhook_resolver)
+        await service.check_url(
+            body.url,
+            caller.environment,
+            runtime.webhook_resolver,
+            sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
+        )
     return json_response(
         await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body)
     )

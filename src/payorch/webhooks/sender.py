@@ -5,6 +5,10 @@ The connection goes to the address ``urls.vet`` approved, never to a fresh looku
 use the URL's host name. Each environment has its own connection pool, so a SANDBOX connection
 to a private address can never be reused by a PRODUCTION delivery to the same name. Redirects
 are never followed (a 3xx is a failure like any other non-2xx).
+
+No excerpt of the answer is kept when the target is not public (a loopback or private address,
+reachable only by SANDBOX applications while PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE is on): the
+delivery history must not become a way to read internal services.
 """
 
 from __future__ import annotations
@@ -47,10 +51,12 @@ class Sender:
         self,
         *,
         timeout_seconds: float,
+        sandbox_private: bool,
         resolver: urls.Resolver | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.timeout_seconds = timeout_seconds
+        self.sandbox_private = sandbox_private  # PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
         self.resolver = resolver
         self._clients = {
             env: Client(ssl_context=ssl_context, max_body=MAX_READ_BYTES)
@@ -65,7 +71,9 @@ class Sender:
         try:
             # One deadline for the whole attempt: lookup, connect, send and answer.
             async with asyncio.timeout(self.timeout_seconds):
-                target = await urls.vet(url, environment, self.resolver)
+                target = await urls.vet(
+                    url, environment, self.resolver, sandbox_private=self.sandbox_private
+                )
                 answer = await client.post(
                     scheme=target.scheme,
                     addresses=target.addresses,
@@ -87,7 +95,9 @@ class Sender:
             return _failure(start, TIMEOUT)
         except (HttpError, OSError):
             return _failure(start, NETWORK_ERROR)
-        excerpt = answer.body.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
+        excerpt = None
+        if target.public:
+            excerpt = answer.body.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
         ok = 200 <= answer.status < 300
         return Outcome(ok, _ms(start), answer.status, excerpt, None if ok else UNEXPECTED_STATUS)
 

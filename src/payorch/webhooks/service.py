@@ -21,13 +21,16 @@ from payorch.webhooks.schemas import (
 from payorch.webhooks.signing import new_secret
 
 
-async def check_url(url: str, environment: str, resolver: urls.Resolver | None) -> None:
-    """PRODUCTION URLs are judged on what the name resolves to; SANDBOX allows any address, so
-    its rules are on the text alone (the address is resolved and pinned at each delivery)."""
+async def check_url(
+    url: str, environment: str, resolver: urls.Resolver | None, *, sandbox_private: bool
+) -> None:
+    """PRODUCTION URLs are judged on what the name resolves to. SANDBOX names are judged at each
+    delivery (resolved and pinned then), so here only the text and a literal address are:
+    link-local and metadata addresses always refused, private ones unless ``sandbox_private``."""
     if environment == urls.PRODUCTION:
-        await urls.vet(url, environment, resolver)
+        await urls.vet(url, environment, resolver, sandbox_private=sandbox_private)
     else:
-        urls.check_text(url, environment)
+        urls.check_text(url, environment, sandbox_private=sandbox_private)
 
 
 async def create_endpoint(

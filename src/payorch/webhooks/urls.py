@@ -2,10 +2,15 @@
 
 | environment | rule |
 |---|---|
-| SANDBOX    | http or https; port 80, 443, 3000, 4300, 4400 or 8080; any address |
+| SANDBOX    | http or https; port 80, 443, 3000, 4300, 4400 or 8080; public addresses, and loopback or
+               private ones (localhost included) only while PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE
+               is on (config.py: on by default for the embedded SQLite database only) |
 | PRODUCTION | https on port 443 only; every resolved address public (never localhost, private,
                loopback, link-local, multicast, reserved or unspecified; IPv4 or IPv6, IPv4-mapped
                and other IPv4-embedding IPv6 forms judged on the embedded IPv4) |
+
+Link-local and cloud metadata addresses (and their IPv4-embedding IPv6 forms) are refused in
+every environment, whatever the setting: a webhook must never read an instance's metadata.
 
 ``vet`` returns a ``Target`` that names the addresses the connection may go to: the sender
 connects to one of those (the next on a refused connection), never to a fresh resolution (no
@@ -55,6 +60,7 @@ class Target:
     host: str  # as in the URL: sent as Host and as the TLS server name
     port: int
     addresses: tuple[str, ...]  # the vetted addresses, in resolver order: connect only to these
+    public: bool  # every one of them is public (else no answer excerpt is kept: sender.py)
 
 
 class UrlNotAllowed(WebhookEndpointUrlNotAllowed):
@@ -69,7 +75,12 @@ class _Parts:
     port: int
 
 
-def _parse(url: str, environment: str) -> _Parts:
+def _public_only(environment: str, sandbox_private: bool) -> bool:
+    """Whether only public addresses may be reached (``sandbox_private``: the operator setting)."""
+    return environment != SANDBOX or not sandbox_private
+
+
+def _parse(url: str, environment: str, public_only: bool) -> _Parts:
     # isprintable() is False for control characters and every white space but " ".
     if len(url) > MAX_URL_LENGTH or not url.isprintable() or " " in url:
         raise UrlNotAllowed("not a valid URL")
@@ -93,28 +104,47 @@ def _parse(url: str, environment: str) -> _Parts:
             raise UrlNotAllowed("a PRODUCTION application needs https")
         if port not in PRODUCTION_PORTS:
             raise UrlNotAllowed("a PRODUCTION application may use port 443 only")
-        if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-            raise UrlNotAllowed("localhost is not allowed in PRODUCTION")
     elif port not in SANDBOX_PORTS:
         raise UrlNotAllowed("a SANDBOX application may use ports 80, 443, 3000, 4300, 4400, 8080")
+    if public_only and (host.lower() == "localhost" or host.lower().endswith(".localhost")):
+        raise UrlNotAllowed(f"localhost is not allowed {_WHERE[environment == SANDBOX]}")
     return _Parts(scheme, host, port)
+
+
+# Where a private address is refused, for the reason given: PRODUCTION, or SANDBOX with the
+# operator setting off.
+_WHERE = {False: "in PRODUCTION", True: "for SANDBOX applications on this service"}
 
 
 def _literal(host: str) -> IpAddress | None:
     try:
         return ipaddress.ip_address(host)
     except ValueError:
-        return None
+        pass
+    # The legacy IPv4 spellings getaddrinfo also accepts ("2852039166", "0xa9fea9fe",
+    # "169.254.43518"): judged as the address they are, at creation too.
+    if host and all(c in "0123456789abcdefxABCDEFX." for c in host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv4-mapped, 6to4, Teredo or NAT64 address stands for."""
+    embedded = address.ipv4_mapped or address.sixtofour
+    if embedded is None and address.teredo is not None:
+        embedded = address.teredo[1]
+    if embedded is None and address in _NAT64:
+        embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return embedded
 
 
 def is_public(address: IpAddress) -> bool:
     """False for every range a production webhook must never reach."""
     if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address.teredo is not None:
-            embedded = address.teredo[1]
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        embedded = _embedded_ipv4(address)
         if embedded is not None and not is_public(embedded):
             return False
     return not (
@@ -128,20 +158,52 @@ def is_public(address: IpAddress) -> bool:
     )
 
 
+def is_never_allowed(address: IpAddress) -> bool:
+    """Link-local (169.254/16, fe80::/10) and cloud metadata addresses: refused everywhere."""
+    if address.is_link_local or address in METADATA_ADDRESSES:
+        return True
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(address)
+        return embedded is not None and is_never_allowed(embedded)
+    return False
+
+
+def _judge(addresses: list[IpAddress], environment: str, public_only: bool, named: bool) -> None:
+    # Every address is judged: a name that also resolves to a refused address could be steered
+    # there by the next lookup.
+    subject = "the host resolves to an address that" if named else "the address"
+    if any(is_never_allowed(a) for a in addresses):
+        raise UrlNotAllowed(f"{subject} is link-local or cloud metadata, never allowed")
+    if public_only and not all(is_public(a) for a in addresses):
+        raise UrlNotAllowed(f"{subject} is not public (required {_WHERE[environment == SANDBOX]})")
+
+
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+# AWS (IPv4 and IPv6), GCP and Azure use 169.254.169.254 (link-local anyway); Alibaba Cloud
+# 100.100.100.200 (in the shared 100.64/10 range, reachable when private addresses are allowed).
+METADATA_ADDRESSES: frozenset[IpAddress] = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "fd00:ec2::254", "100.100.100.200")
+)
 
 
-def check_text(url: str, environment: str) -> None:
-    """The rules that need no resolution (used at creation for SANDBOX, where any address goes)."""
-    parts = _parse(url, environment)
+def check_text(url: str, environment: str, *, sandbox_private: bool) -> None:
+    """The rules that need no resolution: the text, and a host written as an address (used at
+    creation for SANDBOX, whose host names are judged at every attempt)."""
+    public_only = _public_only(environment, sandbox_private)
+    parts = _parse(url, environment, public_only)
     literal = _literal(parts.host)
-    if environment == PRODUCTION and literal is not None and not is_public(literal):
-        raise UrlNotAllowed("the address is not public")
+    if literal is not None:
+        _judge([literal], environment, public_only, named=False)
 
 
-async def vet(url: str, environment: str, resolver: Resolver | None = None) -> Target:
-    """Judge the URL and pick the address to connect to. Raises UrlNotAllowed."""
-    parts = _parse(url, environment)
+async def vet(
+    url: str, environment: str, resolver: Resolver | None = None, *, sandbox_private: bool
+) -> Target:
+    """Judge the URL and pick the address to connect to. Raises UrlNotAllowed.
+
+    ``sandbox_private``: PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE (ignored for PRODUCTION)."""
+    public_only = _public_only(environment, sandbox_private)
+    parts = _parse(url, environment, public_only)
     literal = _literal(parts.host)
     if literal is not None:
         addresses: list[IpAddress] = [literal]
@@ -153,15 +215,12 @@ async def vet(url: str, environment: str, resolver: Resolver | None = None) -> T
         addresses = [a for a in (_literal(text) for text in resolved) if a is not None]
         if not addresses:
             raise UrlNotAllowed("the host name does not resolve")
-    if environment == PRODUCTION:
-        # Every address must be public: a name that also resolves to a private address could
-        # be steered there by the next lookup.
-        if not all(is_public(a) for a in addresses):
-            raise UrlNotAllowed("the host resolves to an address that is not public")
+    _judge(addresses, environment, public_only, named=literal is None)
     chosen: list[str] = []
     for address in addresses:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
             address = address.ipv4_mapped
         if str(address) not in chosen:
             chosen.append(str(address))
-    return Target(url, parts.scheme, parts.host, parts.port, tuple(chosen))
+    public = all(is_public(a) for a in addresses)
+    return Target(url, parts.scheme, parts.host, parts.port, tuple(chosen), public)

@@ -180,6 +180,7 @@ class WebhookDeliveries:
         if self._sender is None:
             self._sender = Sender(
                 timeout_seconds=runtime.settings.webhook_timeout_seconds,
+                sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
                 resolver=runtime.webhook_resolver,
             )
 

@@ -1,0 +1,109 @@
+"""SANDBOX deliveries to internal addresses, judged after DNS resolution at every attempt:
+link-local and metadata addresses never, loopback and private ones only while
+PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE is on, and then without keeping the answer's excerpt."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from payorch.runtime import Runtime
+from payorch.worker.deliveries import WebhookDeliveries
+from tests.conftest import Sandbox
+from tests.webhooks.helpers import (
+    BASE,
+    PRIVATE_OFF,
+    PRIVATE_ON,
+    create_endpoint,
+    create_intent,
+    deliveries_of,
+    resolve_from,
+)
+from tests.webhooks.receiver import Receiver
+
+
+async def attempt_once(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    deliveries: WebhookDeliveries,
+    app: Sandbox,
+    endpoint_id: str,
+) -> dict[str, object]:
+    await create_intent(client, app)
+    assert await deliveries.run_until_idle(runtime) == 1
+    [delivery] = await deliveries_of(client, app, endpoint_id)
+    return delivery
+
+
+@pytest.mark.parametrize("settings_overrides", [PRIVATE_ON, PRIVATE_OFF], indirect=True)
+@pytest.mark.parametrize(
+    "internal", ["169.254.169.254", "::ffff:169.254.169.254", "fe80::1", "64:ff9b::a9fe:a9fe"]
+)
+async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+    internal: str,
+) -> None:
+    # Created while the name is harmless; then it is re-pointed (DNS rebinding). The receiver
+    # stays among the answers, first: a sender that tried the addresses would reach it.
+    answers = {"hooks.test": [receiver.host]}
+    resolve_from(runtime, answers)
+    endpoint_id, _ = await create_endpoint(
+        client, sandbox, f"http://hooks.test:{receiver.port}/hook"
+    )
+    answers["hooks.test"] = [receiver.host, internal]
+    delivery = await attempt_once(client, runtime, deliveries, sandbox, endpoint_id)
+    assert delivery["error"] == "url_not_allowed"
+    assert delivery["status"] == "PENDING" and delivery["response_status"] is None
+    assert receiver.requests == []
+
+
+@pytest.mark.parametrize("settings_overrides", [PRIVATE_OFF], indirect=True)
+async def test_private_targets_are_refused_at_delivery_while_the_setting_is_off(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+) -> None:
+    resolve_from(runtime, {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]})
+    loopback, _ = await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/h")
+    lan, _ = await create_endpoint(client, sandbox, "http://lan.test:8080/h")
+    await create_intent(client, sandbox)
+    assert await deliveries.run_until_idle(runtime) == 2
+    for endpoint_id in (loopback, lan):
+        [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+        assert delivery["error"] == "url_not_allowed", delivery
+        assert delivery["response_status"] is None
+    assert receiver.requests == []
+    # The address itself is refused at once (no endpoint is stored for it).
+    response = await client.post(BASE, json={"url": receiver.url("/h")}, headers=sandbox.headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["code"] == "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
+
+
+@pytest.mark.parametrize("settings_overrides", [PRIVATE_ON], indirect=True)
+@pytest.mark.parametrize(("path", "status"), [("/ok", 200), ("/status/500", 500)])
+async def test_a_loopback_receiver_is_reached_but_its_answer_is_not_stored(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+    path: str,
+    status: int,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(path))
+    delivery = await attempt_once(client, runtime, deliveries, sandbox, endpoint_id)
+    assert len(receiver.requests) == 1
+    assert delivery["response_status"] == status
+    assert delivery["status"] == ("SUCCEEDED" if status == 200 else "PENDING")
+    assert delivery["response_excerpt"] is None
+    detail = await client.get(
+        f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
+    )
+    [attempt] = detail.json()["attempt_history"]
+    assert attempt["response_status"] == status and attempt["response_excerpt"] is None

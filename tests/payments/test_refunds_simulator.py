@@ -146,8 +146,8 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     payment = await paid_payment(client, sandbox, provider, 1500)
     # Someone refunds everything at the provider behind our back: our refund is then refused.
     from payorch.payments import repository
-    from payorch.payments.refund_gateway import RefundOrder, RefundOutcome
     from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
+    from payorch.payments.refund_gateway import RefundOrder, RefundOutcome
 
     async with runtime.database.engine.connect() as conn:
         row = await repository.get_any(conn, payment["id"])

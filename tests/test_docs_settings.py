@@ -86,9 +86,9 @@ def problems(path: Path, expected: dict[str, str]) -> list[str]:
         if name not in expected and name not in LIBRARY_VARIABLES:
             errors.append(f"{name} is listed but payorch.config.Settings has no such setting: remove the row")
     for name, default in expected.items():
-        row = f"| `{name}` | " + (UNSET if default == UNSET else f"`{default}`") + " | ... |"
+        shown = UNSET if default == UNSET else f"`{default}`"
         if name not in found:
-            errors.append(f"{name} is missing: add the row {row}")
+            errors.append(f"{name} is missing: add the row | `{name}` | {shown} | ... |")
             continue
         cell = found[name]
         if default == UNSET:
@@ -97,7 +97,7 @@ def problems(path: Path, expected: dict[str, str]) -> list[str]:
             spans = CODE.findall(cell)
             good = bool(spans) and spans[0] == default and cell.startswith("`")
         if not good:
-            errors.append(f"{name}: the default cell {cell!r} must start with {row.split(' | ')[1]}")
+            errors.append(f"{name}: the default cell {cell!r} must start with {shown}")
     return errors
 
 

@@ -1,4 +1,4 @@
-"""Every error the foundation produces has the spec's shape, a request id, and the right code."""
+"""Every error the foundation produces has the API's error shape, a request id, and the right code."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Idempotency-Key through HTTP, as DECISIONS.md describes it, on SQLite and PostgreSQL."""
+"""Idempotency-Key through HTTP, as docs/api.md describes it, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 live uvicorn on 127.0.0.1 with a sandbox key, on SQLite and PostgreSQL.
 
 For every operation in /openapi.json: no 5xx; every response conforms to the documented schema
-and content type; every error body has the spec's shape. Operations appear here as soon as
+and content type; every error body has the API's error shape. Operations appear here as soon as
 their routes exist, so the run covers every branch once merged.
 """
 
@@ -35,7 +35,7 @@ def error_body_in_spec_shape(ctx: Any, response: Any, case: Any) -> bool | None:
     if response.status_code < 400:
         return None
     body = response.json()
-    assert isinstance(body, dict) and set(body) == {"error"}, f"not the spec's error shape: {body}"
+    assert isinstance(body, dict) and set(body) == {"error"}, f"not the API's error shape: {body}"
     error = body["error"]
     assert set(error) == {"code", "message", "request_id", "details"}, error
     assert isinstance(error["code"], str) and error["code"].isupper(), error
@@ -74,7 +74,7 @@ def _document() -> dict[str, Any]:
 
 DOCUMENT = _document()
 schema = schemathesis.openapi.from_dict(DOCUMENT)
-# Valid and invalid inputs alike: an invalid one must get a 4xx in the spec's shape, not a 5xx.
+# Valid and invalid inputs alike: an invalid one must get a 4xx in the API's error shape, not a 5xx.
 # NUL characters included: the edge refuses them with 400 (test_nul_characters_are_refused_not_a_500).
 schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],

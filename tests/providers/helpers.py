@@ -113,7 +113,7 @@ async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
 
 
 async def set_fault(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> None:
-    """Simulator control (DECISIONS): the provider API answers this application with faults."""
+    """Simulator control (docs/simulator.md): the provider API answers this application with faults."""
     response = await client.post(
         "/simulator/controls/faults",
         json={"provider": provider, "mode": mode},

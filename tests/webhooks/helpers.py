@@ -72,7 +72,7 @@ async def deliveries_of(
 
 
 def independent_signature_ok(secret: str, headers: dict[str, str], body: bytes) -> bool:
-    """The receiver's check, written from the spec alone (not from payorch's signing module)."""
+    """The receiver's check, written from docs/webhooks.md alone (not from payorch's signing module)."""
     timestamp = headers["x-pay-timestamp"]
     expected = hmac.new(
         secret.encode("utf-8"), timestamp.encode("ascii") + b"." + body, hashlib.sha256

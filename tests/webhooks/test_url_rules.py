@@ -1,4 +1,4 @@
-"""The spec's allowed webhook URLs, per application environment, at creation and at update.
+"""The allowed webhook URLs (docs/webhooks.md), per application environment, at creation and at update.
 
 Names are resolved by an injected resolver (no network): the table includes names whose
 addresses are private, mixed, IPv4-mapped, and names that do not resolve. SANDBOX rows are

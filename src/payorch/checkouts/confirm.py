@@ -111,7 +111,7 @@ async def _stop_at_provider(
     checkout: Row,  # type: ignore[type-arg]
     connector: Row,  # type: ignore[type-arg]
 ) -> None:
-    """FAILED and CANCELLED are final (DECISIONS): make sure the buyer cannot pay the same
+    """FAILED and CANCELLED are final (docs/api.md): make sure the buyer cannot pay the same
     checkout afterwards (provider B lets a buyer retry on a preference after a rejection)."""
     try:
         stopped = await get_adapter(checkout.provider).cancel_checkout(

@@ -65,7 +65,7 @@ async def handle_return(
     if intent is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
     extra = {"payment_intent_id": intent.id}
-    if adapter.adds_status_to_return:  # spec: the GET-redirect provider also adds `status`
+    if adapter.adds_status_to_return:  # docs/api.md: provider B's return also adds `status`
         extra["status"] = intent.status
     return with_query(intent.return_url, extra)
 

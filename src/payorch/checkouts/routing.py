@@ -1,4 +1,4 @@
-"""Which connectors a checkout request may use, in order (SPEC "Provider routing").
+"""Which connectors a checkout request may use, in order (docs/checkout.md, Checkout request).
 
 `auto`: the merchant's enabled connectors by priority, keeping only providers that support the
 intent's currency; health (skipping) is applied while trying them, in service.py. An explicit

@@ -1,6 +1,6 @@
 """The checkout request: choose a provider, create its checkout, move the intent.
 
-Multi-phase, because a provider call must never run inside a transaction (DECISIONS; SQLite has
+Multi-phase, because a provider call must never run inside a transaction (docs/checkout.md; SQLite has
 one writer and the in-process simulator writes too):
 
 1. tx: read the intent, its connectors and its current checkout; decide the candidates.
@@ -141,7 +141,7 @@ async def _plan(
 
 
 async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
-    """A checkout is replaced only if its provider confirms nothing started (DECISIONS)."""
+    """A checkout is replaced only if its provider confirms nothing started (docs/checkout.md)."""
     assert plan.current is not None and plan.current_connector is not None
     adapter = adapter_of(plan.current.provider)
     try:

@@ -1,4 +1,4 @@
-"""The request of every API operation, built once for both clients (SPEC.md + DECISIONS.md)."""
+"""The request of every API operation, built once for both clients (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
      ├── PayorchConnectionError        no HTTP answer (network error, timeout); status is None
      │    └── PayorchTimeoutError
      ├── UnexpectedResponseError       an answer outside the API's contract (e.g. HTML from a proxy)
-     └── ApiError                      an error body in the spec's shape
+     └── ApiError                      an error body in the API's shape
           ├── InvalidRequestError      400 VALIDATION_ERROR, WEBHOOK_ENDPOINT_URL_NOT_ALLOWED;
           │                            405, 413, 415
           ├── AuthenticationError      401 AUTHENTICATION_FAILED
@@ -80,7 +80,7 @@ class UnexpectedResponseError(PayorchError):
 
 
 class ApiError(PayorchError):
-    """The API answered an error in the spec's shape."""
+    """The API answered an error in its own shape (docs/api.md, Errors)."""
 
 
 class InvalidRequestError(ApiError):

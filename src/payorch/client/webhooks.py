@@ -1,4 +1,4 @@
-"""Verify payorch's outgoing webhook notices (SPEC.md, Events > Signature).
+"""Verify payorch's outgoing webhook notices (docs/api.md, Outgoing notices; docs/webhooks.md).
 
     event = verify(request_body_bytes, request.headers, secret)
 

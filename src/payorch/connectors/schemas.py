@@ -20,7 +20,7 @@ class Mode(StrEnum):
 MAX_PRIORITY = 1_000_000
 ModeName = Literal["MOCK", "SANDBOX", "PRODUCTION"]  # strict models take the text, not the enum
 
-# The credential fields each provider needs (DECISIONS.md), and nothing else.
+# The credential fields each provider needs (docs/api.md, Connectors), and nothing else.
 CREDENTIAL_FIELDS: dict[str, tuple[str, ...]] = {
     PROVIDER_A: ("commerce_code", "api_key"),
     PROVIDER_B: ("access_token", "webhook_secret"),

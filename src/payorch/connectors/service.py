@@ -1,7 +1,7 @@
 """Connector rules: which providers a merchant uses, in which mode, with which credentials.
 
 Credentials are validated per provider, encrypted at rest (runtime.cipher) and never returned;
-the application's environment decides which modes are allowed (DECISIONS.md).
+the application's environment decides which modes are allowed (docs/api.md, Connectors).
 """
 
 from __future__ import annotations

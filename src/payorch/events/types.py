@@ -1,4 +1,4 @@
-"""Event type names of the spec."""
+"""Event type names (docs/api.md, Outgoing notices)."""
 
 from enum import StrEnum
 

@@ -1,4 +1,4 @@
-"""Render every failure once, in the spec's shape: ApiErrors, validation, routing, crashes."""
+"""Render every failure once, in the API's error shape: ApiErrors, validation, routing, crashes."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The OpenAPI document as the service really answers: errors in the spec's shape, never 422.
+"""The OpenAPI document as the service really answers: errors in the API's shape, never 422.
 
 FastAPI documents a 422 `HTTPValidationError` on every operation that takes input; this service
-answers validation failures with 400 VALIDATION_ERROR in the spec's error shape, so the
+answers validation failures with 400 VALIDATION_ERROR in the API's error shape, so the
 document is corrected once, when first built.
 """
 

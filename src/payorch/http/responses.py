@@ -1,4 +1,4 @@
-"""Fast JSON responses (orjson) and the error body of the spec."""
+"""Fast JSON responses (orjson) and the API's error body (docs/api.md, Errors)."""
 
 from __future__ import annotations
 

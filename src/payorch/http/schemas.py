@@ -1,4 +1,4 @@
-"""The error body of the spec, as a model for the OpenAPI document."""
+"""The API's error body (docs/api.md, Errors), as a model for the OpenAPI document."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""Idempotency-Key, as DECISIONS.md describes it.
+"""Idempotency-Key, as docs/api.md (Idempotency) describes it.
 
 A request with a key goes through three steps:
 

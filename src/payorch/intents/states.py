@@ -1,4 +1,4 @@
-"""The complete state machine of a payment intent (DECISIONS.md), in one place.
+"""The complete state machine of a payment intent (docs/api.md, State machine), in one place.
 
 Every status change in the code base goes through ``next_status``; anything not in
 TRANSITIONS answers 409 INVALID_STATE.

@@ -279,7 +279,7 @@ class ProviderAdapter(Protocol):
     supports_notifications: bool
     # Currencies it can charge in (routing skips the provider for others).
     supported_currencies: frozenset[str]
-    # Whether the consumer's return URL gets ``status`` too (SPEC: the GET-redirect provider).
+    # Whether the consumer's return URL gets ``status`` too (docs/api.md: provider B does).
     adds_status_to_return: bool
 
     def supports_currency(self, currency: str) -> bool:

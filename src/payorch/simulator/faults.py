@@ -1,4 +1,4 @@
-"""Fault injection for the simulated provider APIs, per application (DECISIONS: Simulator controls).
+"""Fault injection for the simulated provider APIs, per application (docs/simulator.md, Controls).
 
 ``error``: the call answers HTTP 500 and applies nothing. ``timeout``: the call applies nothing
 and answers only after PAYORCH_PROVIDER_TIMEOUT_SECONDS + 1 (a 504), so the adapter's own timeout

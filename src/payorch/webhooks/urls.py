@@ -1,4 +1,4 @@
-"""The spec's allowed webhook URLs, judged on the URL text and on the addresses a name resolves to.
+"""Allowed webhook URLs (docs/webhooks.md), judged on the URL text and on the addresses a name resolves to.
 
 | environment | rule |
 |---|---|

@@ -1,4 +1,4 @@
-"""Provider A's own shapes: the Webpay Plus REST API 1.2 (shared/providers/provider_a_*.md).
+"""Provider A's own shapes: the Webpay Plus REST API 1.2 (the simulator serves them: docs/simulator.md).
 
 Requests are strict (we write them); responses are lenient (extra fields ignored, numbers as
 the provider sends them), and converted to our vocabulary in adapter.py only.

@@ -57,7 +57,7 @@ BASE_URL = "https://api.mercadopago.com"  # SANDBOX (TEST- token) and PRODUCTION
 CURRENCIES = frozenset({"ARS", "BRL", "CLP", "COP", "MXN", "PEN", "UYU", "USD"})
 
 # A notification whose ts is further than this from our clock (either way) is refused, like
-# our own outgoing webhooks (SPEC: 5 minutes). The provider signs every delivery afresh.
+# our own outgoing webhooks (docs/webhooks.md: 5 minutes). The provider signs every delivery afresh.
 NOTIFICATION_TOLERANCE_SECONDS = 300
 
 # Ids travel in URL paths: accept only what the provider's ids look like.

@@ -1,4 +1,4 @@
-"""Provider B's own shapes: the Checkout Pro API (../shared/providers/provider_b_redirect_get.md).
+"""Provider B's own shapes: the Checkout Pro API (the simulator serves them: docs/simulator.md).
 
 Requests are strict (we write them); responses are lenient (extra fields ignored). Amounts on
 this wire are decimal numbers in the currency's major unit; ``to_major``/``to_minor`` convert

@@ -1,4 +1,4 @@
-"""HTTP of the simulator controls (DECISIONS.md "Simulator controls"): SANDBOX bearer keys."""
+"""HTTP of the simulator controls (docs/api.md, Simulator controls): SANDBOX bearer keys."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ async def apply_refund(
 
 
 async def open_for_intent(conn: AsyncConnection, owner: str, payment_intent_id: str) -> list[Row]:  # type: ignore[type-arg]
-    """Transactions whose return address is that intent's return handler (contract point 4)."""
+    """Transactions whose return address is that intent's return handler (docs/simulator.md, Controls)."""
     rows = await conn.execute(
         select(transactions)
         .where(

@@ -1,6 +1,6 @@
 """Provider A's rules: create, the buyer's choice, commit once, status, refunds.
 
-Simplification (documented in TEAM_NOTES): the buyer's choice on the page is the authorization.
+Simplification (docs/simulator.md, Provider A): the buyer's choice on the page is the authorization.
 ``status`` shows it from then on (AUTHORIZED, or FAILED for a rejection or an abort), whether
 or not the commit arrived, so an unknown commit outcome can be settled from ``status``; commit
 is accepted once per token, only after an approve/reject and within the token's 5 minutes.

@@ -150,6 +150,15 @@ async def test_a_null_amount_is_400_and_refunds_nothing(
     assert payment["status"] == "AUTHORIZED" and payment["refunded_amount"] == 0
     assert await intent_status(client, sandbox, paid.intent_id) == "AUTHORIZED"
     assert await event_payloads(runtime, paid.intent_id) == []
+    # A whole body of JSON null is refused the same way.
+    for key in (None, "null-body"):
+        headers = {**sandbox.headers, "Content-Type": "application/json"}
+        headers.update({"Idempotency-Key": key} if key else {})
+        response = await client.post(url, content=b"null", headers=headers)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["details"]["errors"][0]["field"] == "body"
+    assert gateway.refund_calls == []
+    assert await event_payloads(runtime, paid.intent_id) == []
     # Omitting it still refunds all that is left.
     whole = await client.post(url, json={"reason": "all"}, headers=sandbox.headers)
     assert whole.status_code == 201 and whole.json()["amount"] == 1000, whole.text

@@ -99,6 +99,10 @@ async def create_refund(
     body: CreateRefund | None = None,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
+    if body is None and (await request.body()).strip() == b"null":
+        # Only an absent body means "all that is left"; a JSON null is a mistake, like an
+        # explicit "amount": null.
+        raise ValidationFailed.field("body", 'must be a JSON object such as {} or {"amount": 500}')
     body = body or CreateRefund()
     scope = idempotency_scope(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)

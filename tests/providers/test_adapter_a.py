@@ -183,7 +183,7 @@ def test_buy_order_is_deterministic_short_and_in_the_charset() -> None:
 
 
 async def test_session_id_depends_on_the_key(ctx: ConnectorContext) -> None:
-    other = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({"api_key": "other"})})
+    other = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({**ctx.credentials, "api_key": "other"})})
     assert session_id_for(ctx, CHECKOUT_ID) != session_id_for(other, CHECKOUT_ID)
     assert len(session_id_for(ctx, CHECKOUT_ID)) <= wire.SESSION_ID_MAX
 

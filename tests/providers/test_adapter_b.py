@@ -36,10 +36,10 @@ from payorch.providers.base import (
     get_adapter,
 )
 from payorch.providers.provider_b import wire
-from payorch.providers.provider_b.adapter import (
+from payorch.providers.provider_b.signature import (
     NOTIFICATION_TOLERANCE_SECONDS as NOTIFICATION_TOLERANCE,
 )
-from payorch.providers.provider_b.adapter import sign_notification, verify_signature
+from payorch.providers.provider_b.signature import sign_notification, verify_signature
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 

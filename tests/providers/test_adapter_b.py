@@ -783,6 +783,20 @@ async def test_connector_without_webhook_secret_refuses(http: httpx.AsyncClient)
 # -- secrets --------------------------------------------------------------------------------------
 
 
+async def test_incomplete_credentials_are_refused_before_any_call(
+    http: httpx.AsyncClient, fake: Fake
+) -> None:
+    # No access_token stored: the adapter refuses (naming the field, never a value) instead of
+    # calling the provider with an empty bearer token.
+    ctx = ConnectorContext(
+        **{**make_ctx(http).__dict__, "credentials": Credentials({"webhook_secret": WEBHOOK_SECRET})}
+    )
+    with pytest.raises(ProviderRejected) as refused:
+        await adapter.read_status(ctx, checkout_ref())
+    assert "access_token" in refused.value.reason and WEBHOOK_SECRET not in refused.value.reason
+    assert fake.requests == []
+
+
 async def test_secrets_are_masked(
     ctx: ConnectorContext, fake: Fake, caplog: pytest.LogCaptureFixture
 ) -> None:

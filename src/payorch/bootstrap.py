@@ -27,7 +27,12 @@ async def create_application(
             if mock_connectors:
                 from payorch.connectors.service import add_mock_connectors
 
-                await add_mock_connectors(conn, SystemClock(), created.merchant_account_id)
+                await add_mock_connectors(
+                    conn,
+                    SystemClock(),
+                    application_id=created.application_id,
+                    merchant_account_id=created.merchant_account_id,
+                )
             return created
     finally:
         await database.dispose()

@@ -21,7 +21,12 @@ async def mock_sandbox(runtime: Runtime) -> Sandbox:
     """A sandbox application whose merchant has MOCK A (priority 1) and MOCK B (priority 2)."""
     sandbox = await new_application(runtime)
     async with runtime.database.transaction() as conn:
-        await add_mock_connectors(conn, runtime.clock, sandbox.merchant_account_id)
+        await add_mock_connectors(
+            conn,
+            runtime.clock,
+            application_id=sandbox.application_id,
+            merchant_account_id=sandbox.merchant_account_id,
+        )
     return sandbox
 
 

@@ -183,7 +183,7 @@ def test_buy_order_is_deterministic_short_and_in_the_charset() -> None:
 
 
 async def test_session_id_depends_on_the_key(ctx: ConnectorContext) -> None:
-    other = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({"api_key": "other"})})
+    other = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({**ctx.credentials, "api_key": "other"})})
     assert session_id_for(ctx, CHECKOUT_ID) != session_id_for(other, CHECKOUT_ID)
     assert len(session_id_for(ctx, CHECKOUT_ID)) <= wire.SESSION_ID_MAX
 
@@ -641,6 +641,19 @@ async def test_no_notifications(ctx: ConnectorContext) -> None:
 
 
 # -- secrets --------------------------------------------------------------------------------------
+
+
+async def test_incomplete_credentials_are_refused_before_any_call(
+    ctx: ConnectorContext, fake: Fake
+) -> None:
+    # A connector whose stored credentials lack a field never calls the provider with an empty
+    # header: the adapter refuses, naming the field and never a value.
+    fake.handler = reply(200, tx_body())
+    partial = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({"api_key": API_KEY})})
+    with pytest.raises(ProviderRejected) as refused:
+        await adapter.read_status(partial, checkout_ref(ctx))
+    assert "commerce_code" in refused.value.reason and API_KEY not in refused.value.reason
+    assert fake.requests == []
 
 
 async def test_secrets_are_masked_in_reprs_and_logs(

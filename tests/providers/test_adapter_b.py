@@ -36,10 +36,10 @@ from payorch.providers.base import (
     get_adapter,
 )
 from payorch.providers.provider_b import wire
-from payorch.providers.provider_b.adapter import (
+from payorch.providers.provider_b.signature import (
     NOTIFICATION_TOLERANCE_SECONDS as NOTIFICATION_TOLERANCE,
 )
-from payorch.providers.provider_b.adapter import sign_notification, verify_signature
+from payorch.providers.provider_b.signature import sign_notification, verify_signature
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 
@@ -781,6 +781,20 @@ async def test_connector_without_webhook_secret_refuses(http: httpx.AsyncClient)
 
 
 # -- secrets --------------------------------------------------------------------------------------
+
+
+async def test_incomplete_credentials_are_refused_before_any_call(
+    http: httpx.AsyncClient, fake: Fake
+) -> None:
+    # No access_token stored: the adapter refuses (naming the field, never a value) instead of
+    # calling the provider with an empty bearer token.
+    ctx = ConnectorContext(
+        **{**make_ctx(http).__dict__, "credentials": Credentials({"webhook_secret": WEBHOOK_SECRET})}
+    )
+    with pytest.raises(ProviderRejected) as refused:
+        await adapter.read_status(ctx, checkout_ref())
+    assert "access_token" in refused.value.reason and WEBHOOK_SECRET not in refused.value.reason
+    assert fake.requests == []
 
 
 async def test_secrets_are_masked(

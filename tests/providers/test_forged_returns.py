@@ -15,7 +15,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.providers.provider_a import wire as a_wire
-from payorch.providers.provider_b.adapter import sign_notification
+from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from payorch.worker.expiry import ExpireCheckouts

@@ -14,12 +14,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from sqlalchemy import Row
-
 from payorch.checkouts import repository
-from payorch.checkouts.calls import context_for, lease_length, ref_of
-from payorch.checkouts.outcomes import apply_result
+from payorch.checkouts.provider_calls import context_for, lease_length, ref_of
+from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
+from payorch.checkouts.transitions import apply_result
 from payorch.connectors import repository as connectors
+from payorch.connectors.records import Connector
+from payorch.db import Phases
 from payorch.intents import repository as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
@@ -40,6 +41,7 @@ log = logging.getLogger("payorch.checkouts")
 
 async def confirm_current_checkout(
     runtime: Runtime,
+    phases: Phases,
     intent_id: str,
     call: ProviderCall,
     *,
@@ -47,17 +49,15 @@ async def confirm_current_checkout(
     provider: str | None = None,
     connector_id: str | None = None,
     application_id: str | None = None,
-) -> Row | None:  # type: ignore[type-arg]
+) -> PaymentIntentRow | None:
     """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
     checkout matches ``provider`` / ``connector_id``); answer the intent as it is afterwards
     (None if unknown). ProviderUnavailable propagates, with the lease released."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             intent = await intents.get_any(conn, intent_id)
-            if intent is None or (
-                application_id is not None and intent.application_id != application_id
-            ):
+            if intent is None or (application_id is not None and intent.application_id != application_id):
                 return None
             checkout = await repository.active_for_intent(conn, intent_id)
             if (
@@ -75,24 +75,25 @@ async def confirm_current_checkout(
             return intent  # the holder is stuck; its lease will run out and someone else settles it
         await asyncio.sleep(WAIT_STEP_SECONDS)
     assert connector is not None
-    return await call_and_apply(runtime, intent, checkout, connector, call)
+    return await call_and_apply(runtime, phases, intent, checkout, connector, call)
 
 
 async def call_and_apply(
     runtime: Runtime,
-    intent: Row,  # type: ignore[type-arg]
-    checkout: Row,  # type: ignore[type-arg]
-    connector: Row,  # type: ignore[type-arg]
+    phases: Phases,
+    intent: PaymentIntentRow,
+    checkout: Checkout,
+    connector: Connector,
     call: ProviderCall,
-) -> Row:  # type: ignore[type-arg]
+) -> PaymentIntentRow:
     """With the lease held: call the provider (no transaction), apply, release the lease."""
     try:
         result = await call(context_for(runtime, connector), ref_of(checkout, intent))
     except BaseException:
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             await repository.release_lease(conn, checkout.id)
         raise
-    async with runtime.database.transaction() as conn:
+    async with phases.transaction() as conn:
         fresh = await intents.get_any(conn, intent.id, for_update=True)
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
@@ -107,11 +108,11 @@ async def call_and_apply(
 
 async def _stop_at_provider(
     runtime: Runtime,
-    intent: Row,  # type: ignore[type-arg]
-    checkout: Row,  # type: ignore[type-arg]
-    connector: Row,  # type: ignore[type-arg]
+    intent: PaymentIntentRow,
+    checkout: Checkout,
+    connector: Connector,
 ) -> None:
-    """FAILED and CANCELLED are final (docs/api.md): make sure the buyer cannot pay the same
+    """FAILED and CANCELLED are final states of the intent: make sure the buyer cannot pay the same
     checkout afterwards (provider B lets a buyer retry on a preference after a rejection)."""
     try:
         stopped = await get_adapter(checkout.provider).cancel_checkout(
@@ -128,14 +129,14 @@ async def _stop_at_provider(
         )
 
 
-async def lease_checkout(runtime: Runtime, checkout_id: str) -> bool:
+async def lease_checkout(runtime: Runtime, phases: Phases, checkout_id: str) -> bool:
     """Take the checkout's lease, waiting for a holder to finish (bounded); False if it is no
     longer ACTIVE or the holder did not finish in time."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             checkout = await repository.get(conn, checkout_id)
-            if checkout is None or checkout.status != repository.ACTIVE:
+            if checkout is None or checkout.status is not CheckoutStatus.ACTIVE:
                 return False
             now = runtime.clock.now()
             if await repository.take_lease(conn, checkout_id, now, now + lease_length(runtime)):
@@ -145,6 +146,6 @@ async def lease_checkout(runtime: Runtime, checkout_id: str) -> bool:
         await asyncio.sleep(WAIT_STEP_SECONDS)
 
 
-async def release(runtime: Runtime, checkout_id: str) -> None:
-    async with runtime.database.transaction() as conn:
+async def release(phases: Phases, checkout_id: str) -> None:
+    async with phases.transaction() as conn:
         await repository.release_lease(conn, checkout_id)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from payorch.checkouts import returns, service
-from payorch.checkouts.schemas import Checkout, CheckoutRequestBody
+from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.errors import (
     AuthenticationFailed,
     ConnectorNotConfigured,
@@ -18,9 +18,16 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.deps import (
+    CurrentCaller,
+    IdempotencyKey,
+    PhasesDep,
+    RuntimeDep,
+    idempotency_scope,
+)
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
+from payorch.idempotency.service import Stored
 from payorch.providers.base import IncomingNotification
 
 router = APIRouter(tags=["Checkout"])
@@ -30,7 +37,7 @@ MAX_FORM_BYTES = 16 * 1024
 
 @router.post(
     "/v1/payment-intents/{payment_intent_id}/checkout",
-    response_model=Checkout,
+    response_model=CheckoutResponse,
     responses=problem_responses(
         ValidationFailed,
         AuthenticationFailed,
@@ -49,6 +56,7 @@ async def request_checkout(
     request: Request,
     caller: CurrentCaller,
     runtime: RuntimeDep,
+    phases: PhasesDep,
     body: CheckoutRequestBody | None = None,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
@@ -56,11 +64,14 @@ async def request_checkout(
     scope = idempotency_scope(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )
-    return await service.request_checkout(runtime, caller, payment_intent_id, body, scope)
+    answer = await service.request_checkout(runtime, phases, caller, payment_intent_id, body, scope)
+    if isinstance(answer, Stored):
+        return answer.response()
+    return json_response(answer.model_dump())
 
 
 async def _return(
-    provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep
+    provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep, phases: PhasesDep
 ) -> Response:
     params = dict(request.query_params)
     if request.method == "POST":
@@ -69,7 +80,7 @@ async def _return(
             raise ValidationFailed("The return form is too large.")
         form = await request.form()
         params.update({k: v for k, v in form.items() if isinstance(v, str)})
-    location = await returns.handle_return(runtime, provider, payment_intent_id, params)
+    location = await returns.handle_return(runtime, phases, provider, payment_intent_id, params)
     return RedirectResponse(location, status_code=303)
 
 
@@ -82,9 +93,7 @@ for _method in ("GET", "POST"):
         name=f"checkout_return_{_method.lower()}",
         status_code=303,
         summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
-        responses={
-            303: {"description": "To the intent's return_url with payment_intent_id (and status)"}
-        },
+        responses={303: {"description": "To the intent's return_url with payment_intent_id (and status)"}},
     )
 
 
@@ -94,7 +103,7 @@ for _method in ("GET", "POST"):
     responses=problem_responses(ValidationFailed, ResourceNotFound, ConnectorUnavailable),
 )
 async def provider_notification(
-    provider: str, connector_id: str, request: Request, runtime: RuntimeDep
+    provider: str, connector_id: str, request: Request, runtime: RuntimeDep, phases: PhasesDep
 ) -> Response:
     raw = await request.body()
     notification = IncomingNotification(
@@ -102,5 +111,5 @@ async def provider_notification(
         query=dict(request.query_params),
         body=raw,
     )
-    await returns.handle_notification(runtime, provider, connector_id, notification)
+    await returns.handle_notification(runtime, phases, provider, connector_id, notification)
     return json_response({"received": True})

@@ -2,55 +2,133 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, and_, insert, or_, select, update
+from sqlalchemy import Row, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import checkouts
 
-ACTIVE = "ACTIVE"  # the intent's current checkout
-REPLACED = "REPLACED"  # superseded by a newer checkout: can never move the intent
-CLOSED = "CLOSED"  # the intent reached a final outcome through it
+
+def _texts(value: object) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
-async def insert_checkout(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(checkouts).values(**values))
+def _checkout(row: Row[tuple[object, ...]]) -> Checkout:
+    return Checkout(
+        id=row.id,
+        application_id=row.application_id,
+        payment_intent_id=row.payment_intent_id,
+        connector_id=row.connector_id,
+        provider=row.provider,
+        status=CheckoutStatus(row.status),
+        reference=row.reference,
+        payment_reference=row.payment_reference,
+        url=row.url,
+        method=row.method,
+        fields=_texts(row.fields),
+        provider_data=_texts(row.provider_data),
+        expires_at=row.expires_at,
+        created_at=row.created_at,
+        closed_at=row.closed_at,
+        next_check_at=row.next_check_at,
+        check_attempts=row.check_attempts,
+        lease_until=row.lease_until,
+    )
 
 
-async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Row | None:  # type: ignore[type-arg]
+def _maybe(row: Row[tuple[object, ...]] | None) -> Checkout | None:
+    return _checkout(row) if row is not None else None
+
+
+async def insert_checkout(conn: AsyncConnection, checkout: Checkout) -> None:
+    await conn.execute(
+        insert(checkouts).values(
+            id=checkout.id,
+            application_id=checkout.application_id,
+            payment_intent_id=checkout.payment_intent_id,
+            connector_id=checkout.connector_id,
+            provider=checkout.provider,
+            status=checkout.status.value,
+            reference=checkout.reference,
+            payment_reference=checkout.payment_reference,
+            url=checkout.url,
+            method=checkout.method,
+            fields=dict(checkout.fields),
+            provider_data=dict(checkout.provider_data),
+            expires_at=checkout.expires_at,
+            created_at=checkout.created_at,
+            closed_at=checkout.closed_at,
+            next_check_at=checkout.next_check_at,
+            check_attempts=checkout.check_attempts,
+            lease_until=checkout.lease_until,
+        )
+    )
+
+
+async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Checkout | None:
     query = (
         select(checkouts)
-        .where(checkouts.c.payment_intent_id == payment_intent_id, checkouts.c.status == ACTIVE)
+        .where(
+            checkouts.c.payment_intent_id == payment_intent_id,
+            checkouts.c.status == CheckoutStatus.ACTIVE.value,
+        )
         .order_by(checkouts.c.created_at.desc())
         .limit(1)
     )
-    return (await conn.execute(query)).first()
+    return _maybe((await conn.execute(query)).first())
 
 
-async def get(conn: AsyncConnection, checkout_id: str) -> Row | None:  # type: ignore[type-arg]
-    return (await conn.execute(select(checkouts).where(checkouts.c.id == checkout_id))).first()
+async def get(conn: AsyncConnection, checkout_id: str) -> Checkout | None:
+    query = select(checkouts).where(checkouts.c.id == checkout_id)
+    return _maybe((await conn.execute(query)).first())
 
 
 async def replace(conn: AsyncConnection, checkout_id: str, at: datetime) -> bool:
     """ACTIVE -> REPLACED, compare-and-set: False if someone else replaced or closed it first."""
     result = await conn.execute(
         update(checkouts)
-        .where(checkouts.c.id == checkout_id, checkouts.c.status == ACTIVE)
-        .values(status=REPLACED, closed_at=at, next_check_at=None, lease_until=None)
+        .where(checkouts.c.id == checkout_id, checkouts.c.status == CheckoutStatus.ACTIVE.value)
+        .values(status=CheckoutStatus.REPLACED.value, closed_at=at, next_check_at=None, lease_until=None)
     )
     return result.rowcount == 1
 
 
-async def update_checkout(conn: AsyncConnection, checkout_id: str, **values: Any) -> None:
-    await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(**values))
+async def record_result(
+    conn: AsyncConnection,
+    checkout_id: str,
+    *,
+    payment_reference: str | None,
+    first_check_at: datetime | None,
+    closed_at: datetime | None,
+) -> None:
+    """After a provider's answer, in one statement: remember the provider's payment reference
+    (when given), schedule reconciliation from ``first_check_at`` (attempts start again), or
+    close the checkout at ``closed_at`` (the intent reached a final outcome)."""
+    values: dict[str, object] = {}
+    if payment_reference:
+        values["payment_reference"] = payment_reference
+    if first_check_at is not None:
+        values.update(next_check_at=first_check_at, check_attempts=0)
+    if closed_at is not None:
+        values.update(status=CheckoutStatus.CLOSED.value, closed_at=closed_at, next_check_at=None)
+    if values:
+        await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(values))
 
 
-async def take_lease(
-    conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime
-) -> bool:
+async def reschedule(conn: AsyncConnection, checkout_id: str, next_check_at: datetime) -> None:
+    """Look at it again at ``next_check_at``, and free its lease."""
+    await conn.execute(
+        update(checkouts)
+        .where(checkouts.c.id == checkout_id)
+        .values(next_check_at=next_check_at, lease_until=None)
+    )
+
+
+async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
     """Claim the right to talk to the provider about this checkout (one actor at a time)."""
     result = await conn.execute(
         update(checkouts)
@@ -64,9 +142,7 @@ async def take_lease(
 
 
 async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
-    await conn.execute(
-        update(checkouts).where(checkouts.c.id == checkout_id).values(lease_until=None)
-    )
+    await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(lease_until=None))
 
 
 async def claim_due(
@@ -77,7 +153,7 @@ async def claim_due(
     lease_until: datetime,
     limit: int,
     skip_locked: bool,
-) -> list[Row]:  # type: ignore[type-arg]
+) -> list[Checkout]:
     """Lease up to ``limit`` ACTIVE checkouts that are due, whose intent is in ``intent_statuses``.
 
     PostgreSQL: FOR UPDATE SKIP LOCKED, so several workers split the work without waiting on
@@ -85,9 +161,11 @@ async def claim_due(
     """
     query = (
         select(checkouts.c.id)
+        # Reads payment_intents (the intents domain's table): the join is the point, so the
+        # claim picks due checkouts by their intent's status in one locked statement.
         .join(intents, intents.c.id == checkouts.c.payment_intent_id)
         .where(
-            checkouts.c.status == ACTIVE,
+            checkouts.c.status == CheckoutStatus.ACTIVE.value,
             checkouts.c.next_check_at <= now,
             or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= now),
             intents.c.status.in_(intent_statuses),
@@ -102,19 +180,8 @@ async def claim_due(
         return []
     await conn.execute(
         update(checkouts)
-        .where(and_(checkouts.c.id.in_(ids)))
+        .where(checkouts.c.id.in_(ids))
         .values(lease_until=lease_until, check_attempts=checkouts.c.check_attempts + 1)
     )
-    return list((await conn.execute(select(checkouts).where(checkouts.c.id.in_(ids)))).all())
-
-
-async def latest_for_intent(
-    conn: AsyncConnection, payment_intent_id: str, provider: str
-) -> Row | None:  # type: ignore[type-arg]
-    query = (
-        select(checkouts)
-        .where(checkouts.c.payment_intent_id == payment_intent_id, checkouts.c.provider == provider)
-        .order_by(checkouts.c.created_at.desc())
-        .limit(1)
-    )
-    return (await conn.execute(query)).first()
+    claimed = await conn.execute(select(checkouts).where(checkouts.c.id.in_(ids)))
+    return [_checkout(row) for row in claimed]

@@ -11,16 +11,19 @@ import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from payorch.checkouts.calls import adapter_of, context_for
 from payorch.checkouts.confirm import confirm_current_checkout
+from payorch.checkouts.provider_calls import adapter_of, context_for
 from payorch.connectors import repository as connectors
+from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
+from payorch.intents import repository as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
     IncomingNotification,
     InvalidNotification,
+    PaymentResult,
     ProviderError,
     UnknownProvider,
 )
@@ -40,27 +43,25 @@ def _known(provider: str) -> None:
 
 
 async def handle_return(
-    runtime: Runtime, provider: str, intent_id: str, params: Mapping[str, str]
+    runtime: Runtime, phases: Phases, provider: str, intent_id: str, params: Mapping[str, str]
 ) -> str:
     """Confirm and apply a buyer's return; answer where to send the buyer."""
     _known(provider)
     adapter = adapter_of(provider)
 
-    async def confirm(ctx: ConnectorContext, ref: CheckoutRef):  # type: ignore[no-untyped-def]
+    async def confirm(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
         return await adapter.confirm_return(ctx, ref, params)
 
     try:
         intent = await confirm_current_checkout(
-            runtime, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
+            runtime, phases, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
         )
     except ProviderError as exc:
         # Not confirmed now (unavailable, or a refusal such as bad credentials): the intent stays
         # as it is; a notification, the expiry job or a new return settles it. The buyer still
         # goes back to the shop.
         log.warning("return not confirmed by the provider: %s", exc.reason)
-        async with runtime.database.transaction() as conn:
-            from payorch.intents import repository as intents
-
+        async with phases.reading() as conn:
             intent = await intents.get_any(conn, intent_id)
     if intent is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
@@ -78,12 +79,16 @@ def with_query(url: str, params: dict[str, str]) -> str:
 
 
 async def handle_notification(
-    runtime: Runtime, provider: str, connector_id: str, notification: IncomingNotification
+    runtime: Runtime,
+    phases: Phases,
+    provider: str,
+    connector_id: str,
+    notification: IncomingNotification,
 ) -> None:
     """Verify a provider notification, then confirm by reading the payment and apply it."""
     _known(provider)
     adapter = adapter_of(provider)
-    async with runtime.database.transaction() as conn:
+    async with phases.reading() as conn:
         connector = await connectors.get_any(conn, connector_id)
     if connector is None or connector.provider != provider:
         raise ResourceNotFound("No such connector.")
@@ -92,20 +97,17 @@ async def handle_notification(
     except InvalidNotification as exc:
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
     except ProviderError as exc:
-        raise ConnectorUnavailable(
-            1, f"Could not confirm the notification now: {exc.reason}"
-        ) from None
+        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
     if ref.provider_payment_reference is None or ref.payment_intent_id is None:
         return  # a topic we do not act on, or a payment that is not ours
 
-    async def read(ctx: ConnectorContext, checkout: CheckoutRef):  # type: ignore[no-untyped-def]
-        return await adapter.read_status(
-            ctx, checkout, payment_reference=ref.provider_payment_reference
-        )
+    async def read(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        return await adapter.read_status(ctx, checkout, payment_reference=ref.provider_payment_reference)
 
     try:
         await confirm_current_checkout(
             runtime,
+            phases,
             ref.payment_intent_id,
             read,
             statuses=NOTIFIED_STATUSES,
@@ -114,6 +116,4 @@ async def handle_notification(
         )
     except ProviderError as exc:
         # Answer 503 so the provider sends it again.
-        raise ConnectorUnavailable(
-            1, f"Could not confirm the notification now: {exc.reason}"
-        ) from None
+        raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from payorch.checkouts.records import Checkout
 from payorch.clock import isoformat
 from payorch.providers import AUTO, PROVIDER_IDS
 
@@ -15,9 +16,7 @@ class CheckoutRequestBody(BaseModel):
 
     provider: Annotated[
         str | None,
-        Field(
-            description="`auto` or a provider identifier; absent: the intent's requested provider."
-        ),
+        Field(description="`auto` or a provider identifier; absent: the intent's requested provider."),
     ] = None
 
     @field_validator("provider")
@@ -32,29 +31,24 @@ class CheckoutAction(BaseModel):
     type: Literal["REDIRECT"]
     url: str
     method: Literal["POST", "GET"]
-    fields: dict[str, str] = Field(
-        description="Hidden form fields for POST (`token_ws`); {} for GET."
-    )
+    fields: dict[str, str] = Field(description="Hidden form fields for POST (`token_ws`); {} for GET.")
 
 
-class Checkout(BaseModel):
+class CheckoutResponse(BaseModel):
     payment_intent_id: str
     status: str
     provider: str
     checkout: CheckoutAction
     expires_at: str
 
-
-def checkout_body(intent_id: str, status: str, checkout: Any) -> dict[str, Any]:
-    return {
-        "payment_intent_id": intent_id,
-        "status": status,
-        "provider": checkout.provider,
-        "checkout": {
-            "type": "REDIRECT",
-            "url": checkout.url,
-            "method": checkout.method,
-            "fields": dict(checkout.fields),
-        },
-        "expires_at": isoformat(checkout.expires_at),
-    }
+    @classmethod
+    def of(cls, checkout: Checkout, intent_status: str) -> CheckoutResponse:
+        return cls(
+            payment_intent_id=checkout.payment_intent_id,
+            status=intent_status,
+            provider=checkout.provider,
+            checkout=CheckoutAction(
+                type="REDIRECT", url=checkout.url, method=checkout.method, fields=checkout.fields
+            ),
+            expires_at=isoformat(checkout.expires_at),
+        )

@@ -1,7 +1,7 @@
 """The checkout request: choose a provider, create its checkout, move the intent.
 
-Multi-phase, because a provider call must never run inside a transaction (docs/checkout.md; SQLite has
-one writer and the in-process simulator writes too):
+Multi-phase, because a provider call must never run inside a transaction (SQLite has one writer
+and the in-process simulator writes too; docs/checkout.md):
 
 1. tx: read the intent, its connectors and its current checkout; decide the candidates.
 2. no tx: if a checkout is being replaced, ask its provider to stop it (it must confirm that
@@ -18,26 +18,26 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
-
-from sqlalchemy import Row
-from starlette.responses import Response
 
 from payorch.auth.service import Caller
 from payorch.checkouts import confirm, repository, routing
-from payorch.checkouts.calls import adapter_of, context_for, key_of, ref_of
-from payorch.checkouts.outcomes import apply_result
-from payorch.checkouts.schemas import CheckoutRequestBody, checkout_body
+from payorch.checkouts.provider_calls import adapter_of, context_for, key_of, ref_of
+from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
+from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
+from payorch.checkouts.transitions import apply_result
 from payorch.connectors import repository as connectors
+from payorch.connectors.records import Connector
+from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
 from payorch.http.responses import dumps
-from payorch.idempotency.service import Scope
+from payorch.idempotency.service import Scope, Stored
 from payorch.ids import new_id
 from payorch.intents import repository as intents
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move
 from payorch.providers import AUTO
 from payorch.providers.base import (
+    CheckoutRef,
     CheckoutRequest,
     CheckoutSession,
     Outcome,
@@ -61,66 +61,73 @@ def notification_url(runtime: Runtime, provider: str, connector_id: str) -> str:
     return f"{runtime.settings.public_url}/v1/provider-notifications/{provider}/{connector_id}"
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Plan:
-    intent: Row  # type: ignore[type-arg]
-    candidates: list[Row]  # type: ignore[type-arg]
+    intent: PaymentIntentRow
+    candidates: list[Connector]
     explicit: bool
-    current: Row | None  # type: ignore[type-arg]  # the ACTIVE checkout being replaced
-    current_connector: Row | None  # type: ignore[type-arg]
+    current: Checkout | None  # the ACTIVE checkout being replaced
+    current_connector: Connector | None
 
 
 async def request_checkout(
-    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
-) -> Response:
+    runtime: Runtime,
+    phases: Phases,
+    caller: Caller,
+    intent_id: str,
+    body: CheckoutRequestBody,
+    scope: Scope | None,
+) -> CheckoutResponse | Stored:
+    """The checkout for the intent, or the stored answer of an earlier request with the same
+    Idempotency-Key (the endpoint replays it as it was)."""
     if scope is not None:
         # The key's lease must outlive the slowest request: waiting for a confirmation in
         # progress, stopping the current checkout, then one call per candidate provider.
         lease = 6 * runtime.settings.provider_timeout_seconds + 10
         stored = await runtime.idempotency.begin(scope, lease_seconds=lease)
         if stored is not None:
-            return stored.response()
+            return stored
     try:
-        status, raw = await _run(runtime, caller, intent_id, body, scope)
+        return await _run(runtime, phases, caller, intent_id, body, scope)
     except BaseException:
         if scope is not None:
             await runtime.idempotency.release(scope)
         raise
-    return Response(raw, status_code=status, media_type="application/json")
 
 
 async def _run(
-    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody, scope: Scope | None
-) -> tuple[int, bytes]:
-    plan = await _plan(runtime, caller, intent_id, body)
+    runtime: Runtime,
+    phases: Phases,
+    caller: Caller,
+    intent_id: str,
+    body: CheckoutRequestBody,
+    scope: Scope | None,
+) -> CheckoutResponse:
+    plan = await _plan(phases, caller, intent_id, body)
     leased = False
     try:
         if plan.current is not None:
             # Hold the current checkout's lease from "the provider confirms it is unused" until it
             # is marked REPLACED: a return racing us waits, then finds it replaced (no commit).
-            if not await confirm.lease_checkout(runtime, plan.current.id):
-                raise InvalidState(
-                    plan.intent.status, "The current checkout is being confirmed; retry."
-                )
+            if not await confirm.lease_checkout(runtime, phases, plan.current.id):
+                raise InvalidState(plan.intent.status, "The current checkout is being confirmed; retry.")
             leased = True
-            await _stop_current(runtime, plan)
+            await _stop_current(runtime, phases, plan)
         connector, session, checkout_id = await _create(runtime, plan)
         try:
-            return await _record(runtime, plan, connector, session, checkout_id, scope)
+            return await _record(runtime, phases, plan, connector, session, checkout_id, scope)
         except InvalidState:
             # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
             await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
             raise
     except BaseException:
         if leased and plan.current is not None:
-            await confirm.release(runtime, plan.current.id)
+            await confirm.release(phases, plan.current.id)
         raise
 
 
-async def _plan(
-    runtime: Runtime, caller: Caller, intent_id: str, body: CheckoutRequestBody
-) -> _Plan:
-    async with runtime.database.transaction() as conn:
+async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
+    async with phases.transaction() as conn:
         intent = await intents.get(conn, caller.application_id, intent_id)
         if intent is None:
             raise ResourceNotFound(f"No payment intent {intent_id}.")
@@ -132,16 +139,14 @@ async def _plan(
         current = await repository.active_for_intent(conn, intent.id)
         current_connector = None
         if current is not None:
-            current_connector = next(
-                (c for c in merchant_connectors if c.id == current.connector_id), None
-            )
+            current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)
             if current_connector is None:
                 current_connector = await connectors.get_any(conn, current.connector_id)
     return _Plan(intent, candidates, requested != AUTO, current, current_connector)
 
 
-async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
-    """A checkout is replaced only if its provider confirms nothing started (docs/checkout.md)."""
+async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
+    """A checkout is replaced only if its provider confirms nothing started."""
     assert plan.current is not None and plan.current_connector is not None
     adapter = adapter_of(plan.current.provider)
     try:
@@ -161,7 +166,7 @@ async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
     if result.outcome in STOPPED or result.outcome is Outcome.IGNORED:
         return
     # The buyer already did something there: record it and refuse the replacement.
-    async with runtime.database.transaction() as conn:
+    async with phases.transaction() as conn:
         intent = await intents.get_any(conn, plan.intent.id, for_update=True)
         checkout = await repository.get(conn, plan.current.id)
         assert intent is not None and checkout is not None
@@ -169,7 +174,7 @@ async def _stop_current(runtime: Runtime, plan: _Plan) -> None:
     raise InvalidState(status.value, "The buyer already started paying with the current checkout.")
 
 
-async def _create(runtime: Runtime, plan: _Plan) -> tuple[Row, CheckoutSession, str]:  # type: ignore[type-arg]
+async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSession, str]:
     """Try the candidates in order; an unavailable provider fails over to the next one."""
     intent = plan.intent
     health = runtime.provider_health
@@ -219,26 +224,23 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Row, CheckoutSession, 
 
 async def _record(
     runtime: Runtime,
+    phases: Phases,
     plan: _Plan,
-    connector: Row,  # type: ignore[type-arg]
+    connector: Connector,
     session: CheckoutSession,
     checkout_id: str,
     scope: Scope | None,
-) -> tuple[int, bytes]:
+) -> CheckoutResponse:
     clock = runtime.clock
-    async with runtime.database.transaction() as conn:
+    async with phases.transaction() as conn:
         intent = await intents.get_any(conn, plan.intent.id, for_update=True)
         assert intent is not None
         if intent.status != plan.intent.status:
-            raise InvalidState(
-                intent.status, "The payment intent changed during the checkout request."
-            )
+            raise InvalidState(intent.status, "The payment intent changed during the checkout request.")
         now = clock.now()
         if plan.current is not None:
             if not await repository.replace(conn, plan.current.id, now):
-                raise InvalidState(
-                    intent.status, "Another checkout request replaced the checkout first."
-                )
+                raise InvalidState(intent.status, "Another checkout request replaced the checkout first.")
         elif await repository.active_for_intent(conn, intent.id) is not None:
             raise InvalidState(intent.status, "Another checkout request won the race.")
         provider = connector.provider
@@ -250,42 +252,40 @@ async def _record(
             data={"provider": provider},
             changes={"provider": provider},
         )
-        values: dict[str, Any] = {
-            "id": checkout_id,
-            "application_id": intent.application_id,
-            "payment_intent_id": intent.id,
-            "connector_id": connector.id,
-            "provider": provider,
-            "status": repository.ACTIVE,
-            "reference": session.provider_reference,
-            "payment_reference": None,
-            "url": session.url,
-            "method": session.method,
-            "fields": dict(session.fields),
-            "provider_data": dict(session.provider_data),
-            "expires_at": session.expires_at,
-            "created_at": now,
-            "closed_at": None,
-            "next_check_at": session.expires_at,  # the expiry job looks at it then
-            "check_attempts": 0,
-            "lease_until": None,
-        }
-        await repository.insert_checkout(conn, **values)
-        raw = dumps(checkout_body(intent.id, status.value, _Values(values)))
+        checkout = Checkout(
+            id=checkout_id,
+            application_id=intent.application_id,
+            payment_intent_id=intent.id,
+            connector_id=connector.id,
+            provider=provider,
+            status=CheckoutStatus.ACTIVE,
+            reference=session.provider_reference,
+            payment_reference=None,
+            url=session.url,
+            method=session.method,
+            fields=dict(session.fields),
+            provider_data=dict(session.provider_data),
+            expires_at=session.expires_at,
+            created_at=now,
+            closed_at=None,
+            next_check_at=session.expires_at,  # the expiry job looks at it then
+            check_attempts=0,
+            lease_until=None,
+        )
+        await repository.insert_checkout(conn, checkout)
+        answer = CheckoutResponse.of(checkout, status.value)
         if scope is not None:
-            await runtime.idempotency.complete(conn, scope, 200, raw)
-    return 200, raw
+            await runtime.idempotency.complete(conn, scope, 200, dumps(answer.model_dump()))
+    return answer
 
 
 async def _cancel_quietly(
     runtime: Runtime,
-    connector: Row,  # type: ignore[type-arg]
-    intent: Row,  # type: ignore[type-arg]
+    connector: Connector,
+    intent: PaymentIntentRow,
     checkout_id: str,
     session: CheckoutSession,
 ) -> None:
-    from payorch.providers.base import CheckoutRef
-
     ref = CheckoutRef(
         payment_intent_id=intent.id,
         checkout_id=checkout_id,
@@ -302,8 +302,3 @@ async def _cancel_quietly(
 
 def _retry_after(runtime: Runtime) -> int:
     return max(1, int(runtime.settings.provider_skip_seconds))
-
-
-class _Values:
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)

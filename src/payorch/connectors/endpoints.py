@@ -6,7 +6,12 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from payorch.connectors import service
-from payorch.connectors.schemas import Connector, ConnectorList, CreateConnector, UpdateConnector
+from payorch.connectors.schemas import (
+    ConnectorList,
+    ConnectorResponse,
+    CreateConnector,
+    UpdateConnector,
+)
 from payorch.errors import (
     AuthenticationFailed,
     ConnectorConfigAlreadyExists,
@@ -30,13 +35,14 @@ BASE = "/v1/admin/merchant-accounts/{merchant_id}/connectors"
     summary="List a merchant's provider configurations (credentials never returned)",
 )
 async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -> Response:
-    return json_response(await service.list_connectors(conn, caller, merchant_id))
+    listed = await service.list_connectors(conn, caller, merchant_id)
+    return json_response(listed.model_dump())
 
 
 @router.post(
     BASE,
     status_code=201,
-    response_model=Connector,
+    response_model=ConnectorResponse,
     responses=problem_responses(
         ValidationFailed,
         AuthenticationFailed,
@@ -49,18 +55,14 @@ async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -
 async def create_connector(
     merchant_id: str, body: CreateConnector, caller: CurrentCaller, conn: Conn, runtime: RuntimeDep
 ) -> Response:
-    created = await service.create_connector(
-        conn, runtime.clock, runtime.cipher, caller, merchant_id, body
-    )
-    return json_response(created, 201)
+    created = await service.create_connector(conn, runtime.clock, runtime.cipher, caller, merchant_id, body)
+    return json_response(created.model_dump(), 201)
 
 
 @router.patch(
     BASE + "/{config_id}",
-    response_model=Connector,
-    responses=problem_responses(
-        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound
-    ),
+    response_model=ConnectorResponse,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
     summary="Change a provider configuration (priority, enabled, mode, credentials)",
 )
 async def update_connector(
@@ -74,4 +76,4 @@ async def update_connector(
     updated = await service.update_connector(
         conn, runtime.clock, runtime.cipher, caller, merchant_id, config_id, body
     )
-    return json_response(updated)
+    return json_response(updated.model_dump())

@@ -2,64 +2,106 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
 
 from sqlalchemy import Row, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.connectors.records import Connector
 from payorch.db.tables.providers import connectors
+from payorch.providers.base import Mode
 
 
 class DuplicateConnector(Exception):
     """The (merchant, provider) pair already has a configuration."""
 
 
-async def insert_connector(conn: AsyncConnection, **values: Any) -> None:
+def _connector(row: Row[tuple[object, ...]]) -> Connector:
+    return Connector(
+        id=row.id,
+        application_id=row.application_id,
+        merchant_account_id=row.merchant_account_id,
+        provider=row.provider,
+        mode=Mode(row.mode),
+        enabled=row.enabled,
+        priority=row.priority,
+        encrypted_credentials=row.credentials,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+async def insert_connector(conn: AsyncConnection, connector: Connector) -> None:
     # A savepoint, so the unique violation leaves the surrounding transaction usable (PostgreSQL).
     try:
         async with conn.begin_nested():
-            await conn.execute(insert(connectors).values(**values))
+            await conn.execute(
+                insert(connectors).values(
+                    id=connector.id,
+                    application_id=connector.application_id,
+                    merchant_account_id=connector.merchant_account_id,
+                    provider=connector.provider,
+                    mode=connector.mode.value,
+                    enabled=connector.enabled,
+                    priority=connector.priority,
+                    credentials=connector.encrypted_credentials,
+                    created_at=connector.created_at,
+                    updated_at=connector.updated_at,
+                )
+            )
     except IntegrityError as exc:
         raise DuplicateConnector() from exc
 
 
-async def for_merchant(conn: AsyncConnection, merchant_account_id: str) -> list[Row]:  # type: ignore[type-arg]
+async def for_merchant(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
     query = (
         select(connectors)
         .where(connectors.c.merchant_account_id == merchant_account_id)
         .order_by(connectors.c.priority, connectors.c.created_at, connectors.c.id)
     )
-    return list((await conn.execute(query)).all())
+    return [_connector(row) for row in await conn.execute(query)]
 
 
 async def get(
     conn: AsyncConnection, application_id: str, merchant_account_id: str, connector_id: str
-) -> Row | None:  # type: ignore[type-arg]
+) -> Connector | None:
     query = select(connectors).where(
         connectors.c.id == connector_id,
         connectors.c.application_id == application_id,
         connectors.c.merchant_account_id == merchant_account_id,
     )
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).first()
+    return _connector(row) if row is not None else None
 
 
-async def get_any(conn: AsyncConnection, connector_id: str) -> Row | None:  # type: ignore[type-arg]
+async def get_any(conn: AsyncConnection, connector_id: str) -> Connector | None:
     """By id alone: for provider notifications, which carry no API key."""
-    return (await conn.execute(select(connectors).where(connectors.c.id == connector_id))).first()
+    row = (await conn.execute(select(connectors).where(connectors.c.id == connector_id))).first()
+    return _connector(row) if row is not None else None
 
 
-async def update_connector(conn: AsyncConnection, connector_id: str, **values: Any) -> None:
-    await conn.execute(update(connectors).where(connectors.c.id == connector_id).values(**values))
-
-
-async def application_of_merchant(conn: AsyncConnection, merchant_account_id: str) -> str | None:
-    from payorch.db.tables import merchant_accounts
-
-    query = select(merchant_accounts.c.application_id).where(
-        merchant_accounts.c.id == merchant_account_id
-    )
-    return (await conn.execute(query)).scalar_one_or_none()
+async def update_connector(
+    conn: AsyncConnection,
+    connector_id: str,
+    *,
+    updated_at: datetime,
+    mode: Mode | None = None,
+    enabled: bool | None = None,
+    priority: int | None = None,
+    encrypted_credentials: str | None = None,
+) -> None:
+    """Change the given settings (None: keep it; none of them can be cleared)."""
+    changes: dict[str, object] = {"updated_at": updated_at}
+    if mode is not None:
+        changes["mode"] = mode.value
+    if enabled is not None:
+        changes["enabled"] = enabled
+    if priority is not None:
+        changes["priority"] = priority
+    if encrypted_credentials is not None:
+        changes["credentials"] = encrypted_credentials
+    await conn.execute(update(connectors).where(connectors.c.id == connector_id).values(changes))
 
 
 async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:

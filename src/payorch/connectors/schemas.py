@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from payorch.clock import isoformat
-from payorch.providers import PROVIDER_A, PROVIDER_B, PROVIDER_IDS
-
-
-class Mode(StrEnum):
-    MOCK = "MOCK"
-    SANDBOX = "SANDBOX"
-    PRODUCTION = "PRODUCTION"
-
+from payorch.connectors.records import Connector
+from payorch.providers import PROVIDER_IDS
 
 MAX_PRIORITY = 1_000_000
 ModeName = Literal["MOCK", "SANDBOX", "PRODUCTION"]  # strict models take the text, not the enum
 
-# The credential fields each provider needs (docs/api.md, Connectors), and nothing else.
-CREDENTIAL_FIELDS: dict[str, tuple[str, ...]] = {
-    PROVIDER_A: ("commerce_code", "api_key"),
-    PROVIDER_B: ("access_token", "webhook_secret"),
-}
-
-CredentialValue = Annotated[
-    str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)
-]
+CredentialValue = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
 Credentials = dict[str, CredentialValue]
 Priority = Annotated[int, Field(ge=0, le=MAX_PRIORITY, description="Lower wins.")]
 
@@ -58,7 +43,7 @@ class UpdateConnector(BaseModel):
     credentials: Credentials | None = Field(None, json_schema_extra={"writeOnly": True})
 
 
-class Connector(BaseModel):
+class ConnectorResponse(BaseModel):
     id: str
     merchant_account_id: str
     provider: str
@@ -69,20 +54,20 @@ class Connector(BaseModel):
     created_at: str
     updated_at: str
 
+    @classmethod
+    def of(cls, connector: Connector) -> ConnectorResponse:
+        return cls(
+            id=connector.id,
+            merchant_account_id=connector.merchant_account_id,
+            provider=connector.provider,
+            mode=connector.mode.value,
+            enabled=connector.enabled,
+            priority=connector.priority,
+            has_credentials=connector.has_credentials,
+            created_at=isoformat(connector.created_at),
+            updated_at=isoformat(connector.updated_at),
+        )
+
 
 class ConnectorList(BaseModel):
-    items: list[Connector]
-
-
-def connector_body(row: Any) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "merchant_account_id": row.merchant_account_id,
-        "provider": row.provider,
-        "mode": row.mode,
-        "enabled": row.enabled,
-        "priority": row.priority,
-        "has_credentials": row.credentials is not None,
-        "created_at": isoformat(row.created_at),
-        "updated_at": isoformat(row.updated_at),
-    }
+    items: list[ConnectorResponse]

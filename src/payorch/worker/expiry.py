@@ -11,10 +11,12 @@ from __future__ import annotations
 import logging
 
 from payorch.checkouts import repository
-from payorch.checkouts.calls import lease_length
-from payorch.checkouts.confirm import call_and_apply
-from payorch.checkouts.outcomes import reconcile_delay
+from payorch.checkouts.confirm import ProviderCall, call_and_apply
+from payorch.checkouts.provider_calls import lease_length
+from payorch.checkouts.records import CheckoutStatus
+from payorch.checkouts.transitions import reconcile_delay
 from payorch.connectors import repository as connectors
+from payorch.db import Phases
 from payorch.intents import repository as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
@@ -31,17 +33,19 @@ log = logging.getLogger("payorch.worker.expiry")
 BATCH = 20
 
 
-async def check_due(runtime: Runtime, intent_statuses: tuple[str, ...], decide) -> int:  # type: ignore[no-untyped-def]
+async def check_due(
+    runtime: Runtime, phases: Phases, intent_statuses: tuple[str, ...], decide: ProviderCall
+) -> int:
     """Claim due checkouts (lease) and run ``decide`` on each; reschedule what is not final."""
     now = runtime.clock.now()
-    async with runtime.database.transaction() as conn:
+    async with phases.transaction() as conn:
         claimed = await repository.claim_due(
             conn,
             intent_statuses=intent_statuses,
             now=now,
             lease_until=now + lease_length(runtime),
             limit=BATCH,
-            skip_locked=runtime.database.dialect == "postgresql",
+            skip_locked=not phases.is_sqlite,
         )
         rows = []
         for checkout in claimed:
@@ -51,22 +55,17 @@ async def check_due(runtime: Runtime, intent_statuses: tuple[str, ...], decide) 
                 rows.append((checkout, intent, connector))
     for checkout, intent, connector in rows:
         try:
-            await call_and_apply(runtime, intent, checkout, connector, decide)
+            await call_and_apply(runtime, phases, intent, checkout, connector, decide)
         except ProviderError as exc:
             log.warning("checkout %s: provider unavailable (%s); later", checkout.id, exc.reason)
         except Exception:  # noqa: BLE001 - one bad row must not stop the batch
             log.exception("checkout %s: check failed; later", checkout.id)
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             # Still ACTIVE and not settled: look again after the backoff.
             current = await repository.get(conn, checkout.id)
-            if current is not None and current.status == repository.ACTIVE:
-                await repository.update_checkout(
-                    conn,
-                    checkout.id,
-                    next_check_at=runtime.clock.now()
-                    + reconcile_delay(max(0, current.check_attempts - 1)),
-                    lease_until=None,
-                )
+            if current is not None and current.status is CheckoutStatus.ACTIVE:
+                delay = reconcile_delay(max(0, current.check_attempts - 1))
+                await repository.reschedule(conn, checkout.id, runtime.clock.now() + delay)
     return len(rows)
 
 
@@ -86,4 +85,6 @@ class ExpireCheckouts:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
-        return await check_due(runtime, (IntentStatus.REQUIRES_ACTION.value,), _expire_decision)
+        phases = Phases(runtime.database)
+        statuses = (IntentStatus.REQUIRES_ACTION.value,)
+        return await check_due(runtime, phases, statuses, _expire_decision)

@@ -1,9 +1,10 @@
 """Reconciliation: PROCESSING intents (payment in process, or a commit whose outcome is unknown)
-are settled by reading the provider's status on a backoff schedule (outcomes.RECONCILE_BACKOFF)
+are settled by reading the provider's status on a backoff schedule (transitions.RECONCILE_BACKOFF)
 until it is final. Several workers may run: claims use leases (FOR UPDATE SKIP LOCKED on PG)."""
 
 from __future__ import annotations
 
+from payorch.db import Phases
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult, get_adapter
 from payorch.runtime import Runtime
@@ -19,4 +20,5 @@ class ReconcileProcessing:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
-        return await check_due(runtime, (IntentStatus.PROCESSING.value,), _read)
+        phases = Phases(runtime.database)
+        return await check_due(runtime, phases, (IntentStatus.PROCESSING.value,), _read)

@@ -52,12 +52,13 @@ from payorch.providers.base import (
 )
 from payorch.providers.http import json_or_none, parse, send
 from payorch.providers.provider_a import wire
+from payorch.providers.provider_a.credentials import credentials_of
+from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
 
 BASE_URLS = {
     Mode.SANDBOX: "https://webpay3gint.transbank.cl",
     Mode.PRODUCTION: "https://webpay3g.transbank.cl",
 }
-CURRENCY = "CLP"  # the only currency it charges
 
 
 def buy_order_for(payment_intent_id: str) -> str:
@@ -70,7 +71,7 @@ def buy_order_for(payment_intent_id: str) -> str:
 
 def session_id_for(ctx: ConnectorContext, checkout_id: str) -> str:
     """The checkout's session_id (40 hex characters, within the provider's 61)."""
-    key = ctx.credentials.get("api_key", "").encode()
+    key = credentials_of(ctx).api_key.get_secret_value().encode()
     return hmac.new(key, b"session:" + checkout_id.encode(), hashlib.sha256).hexdigest()[:40]
 
 
@@ -97,9 +98,7 @@ class ProviderAAdapter:
 
     # -- create -------------------------------------------------------------------------------
 
-    async def create_checkout(
-        self, ctx: ConnectorContext, request: CheckoutRequest
-    ) -> CheckoutSession:
+    async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
         if request.currency != CURRENCY:
             raise ProviderRejected(
                 f"{PROVIDER_A} charges only {CURRENCY}, not {request.currency}", provider=PROVIDER_A
@@ -137,38 +136,34 @@ class ProviderAAdapter:
         tbk_token = params.get(wire.TBK_TOKEN) or None
         order = params.get(wire.TBK_ORDEN_COMPRA) or None
         session = params.get(wire.TBK_ID_SESION) or None
-        buy_order = checkout.provider_data.get("buy_order") or buy_order_for(
-            checkout.payment_intent_id
-        )
-        session_id = checkout.provider_data.get("session_id") or session_id_for(
-            ctx, checkout.checkout_id
-        )
+        buy_order = checkout.provider_data.get("buy_order") or buy_order_for(checkout.payment_intent_id)
+        session_id = checkout.provider_data.get("session_id") or session_id_for(ctx, checkout.checkout_id)
 
         if token_ws and tbk_token:  # error page, then "back to shop"
             if not (_same(token_ws, token) or _same(tbk_token, token)):
-                return _ignored("the return's token is not this checkout's")
+                return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, Outcome.FAILED, "the provider showed an error page", "error"
             )
         if token_ws:  # normal end: commit to learn the result
             if order or session:
-                return _ignored("unrecognised return shape")
+                return ignored("unrecognised return shape")
             if not _same(token_ws, token):
-                return _ignored("the return's token is not this checkout's")
+                return ignored("the return's token is not this checkout's")
             return await self._commit(ctx, checkout)
         if tbk_token:  # the buyer aborted (or says so)
             if not _same(tbk_token, token) or (order is not None and not _same(order, buy_order)):
-                return _ignored("the return's token is not this checkout's")
+                return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, Outcome.CANCELLED, "the buyer cancelled at the provider", "aborted"
             )
         if order and session:  # the payment form timed out (or says so)
             if not (_same(order, buy_order) and _same(session, session_id)):
-                return _ignored("the return's order or session is not this checkout's")
+                return ignored("the return's order or session is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, Outcome.EXPIRED, "the payment form timed out", "timeout"
             )
-        return _ignored("unrecognised return shape")
+        return ignored("unrecognised return shape")
 
     async def _unless_paid(
         self, ctx: ConnectorContext, checkout: CheckoutRef, ending: Outcome, reason: str, shape: str
@@ -196,7 +191,7 @@ class ProviderAAdapter:
             response = await send(ctx, "commit", "PUT", path, headers=_headers(ctx))
             if response.status_code == 200:
                 status = parse(wire.TransactionStatus, response, "commit", PROVIDER_A)
-                return _result_of(ctx, checkout, status)
+                return result_of(ctx, checkout, status)
         except ProviderUnavailable as exc:
             # The commit may or may not have happened: reconciliation reads the status later.
             return PaymentResult(
@@ -218,7 +213,7 @@ class ProviderAAdapter:
         response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
         if response.status_code == 200:
             status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
-            return _result_of(ctx, checkout, status)
+            return result_of(ctx, checkout, status)
         if response.status_code in (404, 422):
             # A definite "nothing to report" for our own token (never committed, aborted,
             # expired): no payment exists.
@@ -243,12 +238,10 @@ class ProviderAAdapter:
             raise ProviderRejected(f"{PROVIDER_A} refunds only {CURRENCY}", provider=PROVIDER_A)
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}/refunds"
         body = wire.RefundTransaction(amount=request.amount)
-        response = await send(
-            ctx, "refund", "POST", path, headers=_headers(ctx), json=body.model_dump()
-        )
+        response = await send(ctx, "refund", "POST", path, headers=_headers(ctx), json=body.model_dump())
         if response.status_code != 200:
             raise _rejected("refund", response)
-        answer = parse(wire.RefundAnswer, response, "refund", PROVIDER_A)
+        answer = parse(wire.ProviderARefundAnswer, response, "refund", PROVIDER_A)
         details = {"type": answer.type, "balance": answer.balance}
         if answer.type == wire.REVERSED:
             return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
@@ -264,9 +257,7 @@ class ProviderAAdapter:
                 provider_refund_reference=answer.authorization_code,
                 details=details,
             )
-        raise ProviderUnavailable(
-            f"refund: unknown answer type {answer.type!r}", provider=PROVIDER_A
-        )
+        raise ProviderUnavailable(f"refund: unknown answer type {answer.type!r}", provider=PROVIDER_A)
 
     async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
         """From the transaction's balance: lower by the refund -> SUCCEEDED, unchanged ->
@@ -302,69 +293,12 @@ class ProviderAAdapter:
 
 
 def _headers(ctx: ConnectorContext) -> dict[str, str]:
+    credentials = credentials_of(ctx)
     return {
-        "Tbk-Api-Key-Id": ctx.credentials.get("commerce_code", ""),
-        "Tbk-Api-Key-Secret": ctx.credentials.get("api_key", ""),
+        "Tbk-Api-Key-Id": credentials.commerce_code,
+        "Tbk-Api-Key-Secret": credentials.api_key.get_secret_value(),
         "Content-Type": "application/json",
     }
-
-
-def _result_of(
-    ctx: ConnectorContext, checkout: CheckoutRef, status: wire.TransactionStatus
-) -> PaymentResult:
-    """Commit/status fields -> our outcome. Approved only if response_code == 0 and AUTHORIZED
-    (or a later state of an authorized payment); vci is never looked at."""
-    token = checkout.provider_reference
-    details = {
-        "status": status.status,
-        "response_code": status.response_code,
-        "payment_type_code": status.payment_type_code,
-        "card_last4": status.card_detail.card_number if status.card_detail else None,
-        "buy_order": status.buy_order,
-    }
-    expected_order = checkout.provider_data.get("buy_order")
-    if (status.amount is not None and status.amount != checkout.amount) or (
-        expected_order and status.buy_order and status.buy_order != expected_order
-    ):
-        return _ignored("the provider's transaction does not match this checkout", details)
-    if status.status == wire.INITIALIZED:
-        return PaymentResult(Outcome.NOT_PAID, token, reason="not paid yet", details=details)
-    if status.status in (
-        wire.AUTHORIZED,
-        wire.CAPTURED,
-        wire.REVERSED,
-        wire.NULLIFIED,
-        wire.PARTIALLY_NULLIFIED,
-    ):
-        if status.response_code == 0:
-            return PaymentResult(
-                outcome=Outcome.AUTHORIZED,
-                provider_payment_reference=token,
-                authorization_code=status.authorization_code,
-                amount=status.amount if status.amount is not None else checkout.amount,
-                currency=CURRENCY,
-                authorized_at=status.transaction_date or ctx.clock.now(),
-                details=details,
-            )
-        if status.status != wire.AUTHORIZED:  # a later state without an approval code: odd
-            raise ProviderUnavailable(
-                f"status {status.status} with response_code {status.response_code}",
-                provider=PROVIDER_A,
-            )
-    if status.status in (wire.AUTHORIZED, wire.FAILED):
-        return PaymentResult(
-            outcome=Outcome.FAILED,
-            provider_payment_reference=token,
-            amount=status.amount,
-            currency=CURRENCY,
-            reason=f"rejected by the provider (response_code {status.response_code})",
-            details=details,
-        )
-    raise ProviderUnavailable(f"unknown transaction status {status.status!r}", provider=PROVIDER_A)
-
-
-def _ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
 
 
 def _error_message(response: httpx.Response) -> str | None:

@@ -46,31 +46,31 @@ TBK_ORDEN_COMPRA = "TBK_ORDEN_COMPRA"
 TBK_ID_SESION = "TBK_ID_SESION"
 
 
-class _Request(BaseModel):
+class _ProviderARequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class _Response(BaseModel):
+class _ProviderAResponse(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class CreateTransaction(_Request):
+class CreateTransaction(_ProviderARequest):
     buy_order: str = Field(max_length=BUY_ORDER_MAX, pattern=BUY_ORDER_CHARSET.pattern)
     session_id: str = Field(max_length=SESSION_ID_MAX)
     amount: int = Field(gt=0, le=AMOUNT_MAX)
     return_url: str = Field(max_length=RETURN_URL_MAX)
 
 
-class CreatedTransaction(_Response):
+class CreatedTransaction(_ProviderAResponse):
     token: str = Field(min_length=1)
     url: str = Field(min_length=1)
 
 
-class CardDetail(_Response):
+class CardDetail(_ProviderAResponse):
     card_number: str | None = None
 
 
-class TransactionStatus(_Response):
+class TransactionStatus(_ProviderAResponse):
     """The answer of commit and of status (same fields)."""
 
     status: str
@@ -89,11 +89,11 @@ class TransactionStatus(_Response):
     balance: int | None = None
 
 
-class RefundTransaction(_Request):
+class RefundTransaction(_ProviderARequest):
     amount: int = Field(gt=0, le=AMOUNT_MAX)
 
 
-class RefundAnswer(_Response):
+class ProviderARefundAnswer(_ProviderAResponse):
     type: str
     authorization_code: str | None = None
     authorization_date: datetime | None = None
@@ -102,6 +102,6 @@ class RefundAnswer(_Response):
     response_code: int | None = None
 
 
-class ErrorBody(_Response):
+class ProviderAErrorBody(_ProviderAResponse):
     error_message: str | None = None
     response_code: int | None = None  # some refund refusals carry it

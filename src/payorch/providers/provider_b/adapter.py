@@ -21,14 +21,10 @@ Quirks kept here:
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
-
-import httpx
-from pydantic import ValidationError
+from datetime import timedelta
 
 from payorch.clock import isoformat
 from payorch.providers import PROVIDER_B
@@ -44,39 +40,32 @@ from payorch.providers.base import (
     Outcome,
     PaymentResult,
     ProviderRejected,
-    ProviderUnavailable,
     RefundOutcome,
     RefundRequest,
     RefundResult,
 )
-from payorch.providers.http import json_or_none, parse, send
+from payorch.providers.http import parse, send
 from payorch.providers.provider_b import wire
+from payorch.providers.provider_b.credentials import credentials_of
+from payorch.providers.provider_b.payment_results import (
+    details_of,
+    ignored,
+    mismatch,
+    rank,
+    result_of,
+)
+from payorch.providers.provider_b.refusals import rejected
+from payorch.providers.provider_b.signature import (
+    NOTIFICATION_TOLERANCE_SECONDS,
+    verify_signature,
+)
 
 BASE_URL = "https://api.mercadopago.com"  # SANDBOX (TEST- token) and PRODUCTION
 # The currencies of the provider's sites (one per country it operates in).
 CURRENCIES = frozenset({"ARS", "BRL", "CLP", "COP", "MXN", "PEN", "UYU", "USD"})
 
-# A notification whose ts is further than this from our clock (either way) is refused, like
-# our own outgoing webhooks (docs/webhooks.md: 5 minutes). The provider signs every delivery afresh.
-NOTIFICATION_TOLERANCE_SECONDS = 300
-
 # Ids travel in URL paths: accept only what the provider's ids look like.
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-_OUTCOME_OF_STATUS = {
-    wire.APPROVED: Outcome.AUTHORIZED,
-    # Later states of an approved payment: it was paid (refunds are tracked by the service).
-    wire.REFUNDED: Outcome.AUTHORIZED,
-    wire.CHARGED_BACK: Outcome.AUTHORIZED,
-    wire.PENDING: Outcome.PROCESSING,
-    wire.IN_PROCESS: Outcome.PROCESSING,
-    wire.AUTHORIZED: Outcome.PROCESSING,  # reserved, not captured
-    wire.IN_MEDIATION: Outcome.PROCESSING,
-    wire.REJECTED: Outcome.FAILED,
-    wire.CANCELLED: Outcome.CANCELLED,
-}
-# Which payment of an intent speaks for it when there are several (retries on one preference).
-_RANK = {Outcome.AUTHORIZED: 0, Outcome.PROCESSING: 1, Outcome.FAILED: 2, Outcome.CANCELLED: 3}
 
 
 def _same(presented: str | None, expected: str | None) -> bool:
@@ -106,9 +95,7 @@ class ProviderBAdapter:
 
     # -- create -------------------------------------------------------------------------------
 
-    async def create_checkout(
-        self, ctx: ConnectorContext, request: CheckoutRequest
-    ) -> CheckoutSession:
+    async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
         if not self.supports_currency(request.currency):
             raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_B)
         body = wire.CreatePreference(
@@ -145,7 +132,7 @@ class ProviderBAdapter:
             json=body.model_dump(exclude_none=True),
         )
         if response.status_code not in (200, 201):
-            raise _rejected("create", response)
+            raise rejected("create", response)
         preference = parse(wire.Preference, response, "create", PROVIDER_B)
         url = preference.init_point
         if ctx.mode is Mode.SANDBOX and preference.sandbox_init_point:
@@ -166,21 +153,21 @@ class ProviderBAdapter:
     ) -> PaymentResult:
         preference_id = _given(params.get("preference_id"))
         if preference_id and not _same(preference_id, checkout.provider_reference):
-            return _ignored("the return names another checkout's preference")
+            return ignored("the return names another checkout's preference")
         reference = _given(params.get("external_reference"))
         if reference and reference != checkout.payment_intent_id:
-            return _ignored("the return names another payment intent")
+            return ignored("the return names another payment intent")
         payment_id = _given(params.get("payment_id")) or _given(params.get("collection_id"))
         if payment_id:
             if not _ID.match(payment_id):
-                return _ignored("malformed payment id")
+                return ignored("malformed payment id")
             result = await self._read_payment(ctx, checkout, payment_id)
             if result is None or result.outcome is Outcome.IGNORED:
-                return result or _ignored("the provider knows no such payment")
+                return result or ignored("the provider knows no such payment")
             return await self._best(ctx, checkout, result)
         if not preference_id:
             # Without a payment only the preference id (unguessable) proves the return is real.
-            return _ignored("a return without payment must name this checkout's preference")
+            return ignored("a return without payment must name this checkout's preference")
         found = await self._search(ctx, checkout)
         if found is not None:
             return found
@@ -222,7 +209,7 @@ class ProviderBAdapter:
             json=body.model_dump(),
         )
         if response.status_code not in (200, 201, 404):  # 404: the preference is already gone
-            raise _rejected("expire", response)
+            raise rejected("expire", response)
         found = await self._search(ctx, checkout)
         if found is None or found.outcome in (Outcome.FAILED, Outcome.CANCELLED):
             return PaymentResult(
@@ -239,7 +226,7 @@ class ProviderBAdapter:
         whole = request.refunded_before == 0 and request.amount == request.payment_amount
         body = None
         if not whole:  # an empty body refunds everything; a partial refund names its amount
-            body = wire.CreateRefund(amount=wire.to_major(request.amount, request.currency))
+            body = wire.CreateProviderBRefund(amount=wire.to_major(request.amount, request.currency))
         response = await send(
             ctx,
             "refund",
@@ -249,8 +236,8 @@ class ProviderBAdapter:
             json=body.model_dump() if body else None,
         )
         if response.status_code not in (200, 201):
-            raise _rejected("refund", response)
-        refund = parse(wire.Refund, response, "refund", PROVIDER_B)
+            raise rejected("refund", response)
+        refund = parse(wire.ProviderBRefund, response, "refund", PROVIDER_B)
         details = {"status": refund.status}
         if refund.status == wire.APPROVED:
             return RefundResult(RefundOutcome.SUCCEEDED, request.amount, refund.id, details=details)
@@ -273,8 +260,8 @@ class ProviderBAdapter:
             ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=_headers(ctx)
         )
         if response.status_code != 200:
-            raise _rejected("read payment", response)
-        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
+            raise rejected("read payment", response)
+        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
         refunded = None
         if payment.transaction_amount_refunded is not None:
             refunded = wire.to_minor(payment.transaction_amount_refunded, request.currency)
@@ -296,9 +283,10 @@ class ProviderBAdapter:
     ) -> NotificationRef:
         """Verify, then read the payment to learn which intent it concerns. The caller still
         confirms with ``read_status(..., payment_reference=...)`` against its checkout."""
-        secret = ctx.credentials.get("webhook_secret")
-        if not secret:
-            raise InvalidNotification("the connector has no webhook_secret")
+        try:
+            secret = credentials_of(ctx).webhook_secret.get_secret_value()
+        except ProviderRejected:
+            raise InvalidNotification("the connector has no webhook_secret") from None
         data_id = verify_signature(
             secret,
             notification.headers,
@@ -306,7 +294,7 @@ class ProviderBAdapter:
             now=ctx.clock.now(),
             tolerance_seconds=NOTIFICATION_TOLERANCE_SECONDS,
         )
-        body = _notification_body(notification.body)
+        body = wire.notification_of(notification.body)
         topic = notification.query.get("type") or notification.query.get("topic") or body.type
         if topic != "payment":
             return NotificationRef(provider_payment_reference=None, topic=topic)
@@ -314,14 +302,12 @@ class ProviderBAdapter:
             data_id = str(body.data["id"])  # only when the signature did not cover an id
         if data_id is None or not _ID.match(data_id):
             raise InvalidNotification("a payment notification without a usable data.id")
-        response = await send(
-            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{data_id}", headers=_headers(ctx)
-        )
+        response = await send(ctx, "read payment", "GET", f"{wire.PAYMENTS}/{data_id}", headers=_headers(ctx))
         if response.status_code == 404:
             return NotificationRef(provider_payment_reference=data_id, topic=topic)
         if response.status_code != 200:
-            raise _rejected("read payment", response)
-        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
+            raise rejected("read payment", response)
+        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
         return NotificationRef(
             provider_payment_reference=payment.id,
             payment_intent_id=payment.external_reference,
@@ -340,22 +326,20 @@ class ProviderBAdapter:
         if response.status_code == 404:
             return None
         if response.status_code != 200:
-            raise _rejected("read payment", response)
-        payment = parse(wire.Payment, response, "read payment", PROVIDER_B)
-        mismatch = _mismatch(payment, checkout)
-        if mismatch:
-            return _ignored(f"payment {payment.id} not trusted: {mismatch}", _details(payment))
-        return _result_of(ctx, payment, checkout.currency)
+            raise rejected("read payment", response)
+        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
+        distrust = mismatch(payment, checkout)
+        if distrust:
+            return ignored(f"payment {payment.id} not trusted: {distrust}", details_of(payment))
+        return result_of(ctx, payment, checkout.currency)
 
-    async def _best(
-        self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult
-    ) -> PaymentResult:
+    async def _best(self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult) -> PaymentResult:
         """``read`` unless it did not pay and another payment of the intent ranks higher (a
         retry on the same preference): a stale or replayed rejection never hides a payment."""
         if read.outcome is Outcome.AUTHORIZED:
             return read
         found = await self._search(ctx, checkout)
-        if found is not None and _RANK.get(found.outcome, 9) < _RANK.get(read.outcome, 9):
+        if found is not None and rank(found) < rank(read):
             return found
         return read
 
@@ -374,87 +358,25 @@ class ProviderBAdapter:
             },
         )
         if response.status_code != 200:
-            raise _rejected("search payments", response)
+            raise rejected("search payments", response)
         found = parse(wire.PaymentSearch, response, "search payments", PROVIDER_B)
         results = [
-            _result_of(ctx, payment, checkout.currency)
+            result_of(ctx, payment, checkout.currency)
             for payment in found.results
-            if not _mismatch(payment, checkout)
+            if not mismatch(payment, checkout)
         ]
         if not results:
             return None
         # Newest first from the provider; a stable sort keeps that order within a rank.
-        return sorted(results, key=lambda r: _RANK.get(r.outcome, 9))[0]
+        return sorted(results, key=rank)[0]
 
 
 # ---------------------------------------------------------------------------------------------
 
 
-def verify_signature(
-    secret: str,
-    headers: Mapping[str, str],
-    query: Mapping[str, str],
-    *,
-    now: datetime,
-    tolerance_seconds: int = NOTIFICATION_TOLERANCE_SECONDS,
-) -> str | None:
-    """Check ``x-signature`` (``ts=<unix seconds>,v1=<hex>``) over the manifest
-    ``id:<data.id>;request-id:<x-request-id>;ts:<ts>;`` (absent parts dropped). Returns the
-    signed data.id (or None when the notification names none). Raises InvalidNotification."""
-    lowered = {k.lower(): v for k, v in headers.items()}
-    signature = lowered.get("x-signature")
-    if not signature:
-        raise InvalidNotification("missing x-signature")
-    parts: dict[str, str] = {}
-    for piece in signature.split(","):
-        key, sep, value = piece.strip().partition("=")
-        if sep:
-            parts[key.strip()] = value.strip()
-    ts, v1 = parts.get("ts"), parts.get("v1")
-    if not ts or not v1:
-        raise InvalidNotification("x-signature lacks ts or v1")
-    if not ts.isdigit():
-        raise InvalidNotification("x-signature ts is not a number")
-    seconds = int(ts)
-    if seconds > 10**11:  # milliseconds, as some deliveries send
-        seconds //= 1000
-    if abs(now.timestamp() - seconds) > tolerance_seconds:
-        raise InvalidNotification("x-signature ts is stale")
-    data_id = query.get("data.id") or None
-    if data_id is not None:
-        data_id = data_id.lower()  # the provider signs alphanumeric ids in lowercase
-    request_id = lowered.get("x-request-id") or None
-    manifest = ""
-    if data_id is not None:
-        manifest += f"id:{data_id};"
-    if request_id is not None:
-        manifest += f"request-id:{request_id};"
-    manifest += f"ts:{ts};"
-    expected = hmac.new(secret.encode(), manifest.encode(), hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(expected.encode(), v1.lower().encode()):
-        raise InvalidNotification("x-signature does not match")
-    return data_id
-
-
-def sign_notification(secret: str, *, data_id: str | None, request_id: str | None, ts: int) -> str:
-    """The x-signature header value for a manifest (the simulator and tests sign with it)."""
-    manifest = (f"id:{data_id};" if data_id else "") + (
-        f"request-id:{request_id};" if request_id else ""
-    )
-    manifest += f"ts:{ts};"
-    return f"ts={ts},v1=" + hmac.new(secret.encode(), manifest.encode(), hashlib.sha256).hexdigest()
-
-
-def _notification_body(raw: bytes) -> wire.Notification:
-    try:
-        return wire.Notification.model_validate_json(raw or b"{}")
-    except ValidationError:
-        return wire.Notification()  # the body proves nothing; the query and signature decide
-
-
 def _headers(ctx: ConnectorContext, *, idempotency_key: str | None = None) -> dict[str, str]:
     headers = {
-        "Authorization": "Bearer " + ctx.credentials.get("access_token", ""),
+        "Authorization": "Bearer " + credentials_of(ctx).access_token.get_secret_value(),
         "Content-Type": "application/json",
     }
     if idempotency_key is not None:
@@ -466,93 +388,3 @@ def _path_id(value: str) -> str:
     if not _ID.match(value):
         raise ValueError("not a provider id")
     return value
-
-
-def _mismatch(payment: wire.Payment, checkout: CheckoutRef) -> str | None:
-    if payment.external_reference != checkout.payment_intent_id:
-        return "external_reference differs"
-    if payment.currency_id != checkout.currency:
-        return "currency differs"
-    if payment.transaction_amount is None:
-        return "no amount"
-    if wire.to_minor(payment.transaction_amount, checkout.currency) != checkout.amount:
-        return "amount differs"
-    metadata_checkout = (payment.metadata or {}).get("checkout_id")
-    if metadata_checkout is not None and metadata_checkout != checkout.checkout_id:
-        return "made for another checkout"
-    return None
-
-
-def _details(payment: wire.Payment) -> dict[str, object]:
-    return {
-        "payment_id": payment.id,
-        "status": payment.status,
-        "status_detail": payment.status_detail,
-    }
-
-
-def _result_of(ctx: ConnectorContext, payment: wire.Payment, currency: str) -> PaymentResult:
-    outcome = _OUTCOME_OF_STATUS.get(payment.status)
-    if outcome is None:
-        raise ProviderUnavailable(f"unknown payment status {payment.status!r}", provider=PROVIDER_B)
-    amount = (
-        wire.to_minor(payment.transaction_amount, currency)
-        if payment.transaction_amount is not None
-        else None
-    )
-    authorized_at = None
-    if outcome is Outcome.AUTHORIZED:
-        authorized_at = _utc(payment.date_approved) or ctx.clock.now()
-    reason = None
-    if outcome is not Outcome.AUTHORIZED:
-        reason = f"{payment.status}" + (
-            f" ({payment.status_detail})" if payment.status_detail else ""
-        )
-    return PaymentResult(
-        outcome=outcome,
-        provider_payment_reference=payment.id,
-        authorization_code=payment.authorization_code,
-        amount=amount,
-        currency=payment.currency_id,
-        authorized_at=authorized_at,
-        reason=reason,
-        details=_details(payment),
-    )
-
-
-def _utc(moment: datetime | None) -> datetime | None:
-    if moment is None:
-        return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def _ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
-
-
-def _rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
-    if not 400 <= response.status_code < 500:
-        return ProviderUnavailable(
-            f"{operation}: unexpected HTTP {response.status_code}", provider=PROVIDER_B
-        )
-    body = json_or_none(response)
-    message = None
-    code = None
-    if isinstance(body, dict):
-        if isinstance(body.get("message"), str):
-            message = body["message"][:300]
-        if isinstance(body.get("error"), str):
-            code = body["error"][:64]
-        causes = body.get("cause")
-        if isinstance(causes, list) and causes and isinstance(causes[0], dict):
-            first = causes[0]
-            if first.get("code") is not None:
-                code = str(first["code"])[:64]
-            if not message and isinstance(first.get("description"), str):
-                message = first["description"][:300]
-    return ProviderRejected(
-        f"{operation} refused: {message or 'HTTP ' + str(response.status_code)}",
-        provider=PROVIDER_B,
-        code=code,
-        status_code=response.status_code,
-    )

@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from payorch.money import exponent
 
@@ -54,15 +54,15 @@ def to_minor(value: Decimal | float | int, currency: str) -> int | None:
     return int(scaled)
 
 
-class _Request(BaseModel):
+class _ProviderBRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class _Response(BaseModel):
+class _ProviderBResponse(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class Item(_Request):
+class Item(_ProviderBRequest):
     id: str
     title: str
     quantity: int
@@ -70,13 +70,13 @@ class Item(_Request):
     unit_price: int | float
 
 
-class BackUrls(_Request):
+class BackUrls(_ProviderBRequest):
     success: str
     failure: str
     pending: str
 
 
-class CreatePreference(_Request):
+class CreatePreference(_ProviderBRequest):
     items: list[Item]
     back_urls: BackUrls
     auto_return: str  # "approved" or "all"
@@ -88,20 +88,20 @@ class CreatePreference(_Request):
     metadata: dict[str, str] = Field(default_factory=dict)
 
 
-class Preference(_Response):
+class Preference(_ProviderBResponse):
     id: str = Field(min_length=1)
     init_point: str = Field(min_length=1)
     sandbox_init_point: str | None = None
     date_created: str | None = None
 
 
-class ExpirePreference(_Request):
+class ExpirePreference(_ProviderBRequest):
     expires: bool
     expiration_date_from: str
     expiration_date_to: str
 
 
-class Payment(_Response):
+class ProviderBPayment(_ProviderBResponse):
     id: str
     status: str
     status_detail: str | None = None
@@ -120,22 +120,22 @@ class Payment(_Response):
         return str(value) if isinstance(value, int) else value  # ids are numbers on the wire
 
 
-class Paging(_Response):
+class Paging(_ProviderBResponse):
     total: int | None = None
     limit: int | None = None
     offset: int | None = None
 
 
-class PaymentSearch(_Response):
+class PaymentSearch(_ProviderBResponse):
     paging: Paging | None = None
-    results: list[Payment]
+    results: list[ProviderBPayment]
 
 
-class CreateRefund(_Request):
+class CreateProviderBRefund(_ProviderBRequest):
     amount: int | float
 
 
-class Refund(_Response):
+class ProviderBRefund(_ProviderBResponse):
     id: str
     payment_id: str | None = None
     amount: Decimal | None = None
@@ -149,9 +149,16 @@ class Refund(_Response):
         return str(value) if isinstance(value, int) else value
 
 
-class Notification(_Response):
+class Notification(_ProviderBResponse):
     """The body of a notification: proves nothing, only says which payment to read."""
 
     type: str | None = None
     action: str | None = None
     data: dict[str, Any] | None = None
+
+
+def notification_of(raw: bytes) -> Notification:
+    try:
+        return Notification.model_validate_json(raw or b"{}")
+    except ValidationError:
+        return Notification()  # the body proves nothing; the query and signature decide

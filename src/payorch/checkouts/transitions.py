@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts import repository
+from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
 from payorch.clock import Clock
 from payorch.ids import new_id
 from payorch.intents.service import apply_move
@@ -32,19 +32,17 @@ def reconcile_delay(attempts: int) -> timedelta:
 async def apply_result(
     conn: AsyncConnection,
     clock: Clock,
-    intent: Row,  # type: ignore[type-arg]
-    checkout: Row,  # type: ignore[type-arg]
+    intent: PaymentIntentRow,
+    checkout: Checkout,
     result: PaymentResult,
 ) -> IntentStatus:
     """Move ``intent`` as ``result`` says, if that move is allowed now; answer its status."""
     status = IntentStatus(intent.status)
-    if checkout.status != repository.ACTIVE or checkout.payment_intent_id != intent.id:
+    if checkout.status is not CheckoutStatus.ACTIVE or checkout.payment_intent_id != intent.id:
         return status
     now = clock.now()
     provider = checkout.provider
-    changes: dict[str, object] = {}
-    if result.provider_payment_reference:
-        changes["payment_reference"] = result.provider_payment_reference
+    first_check_at = None
     outcome = result.outcome
     new = status
     if outcome is Outcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
@@ -52,19 +50,15 @@ async def apply_result(
     elif outcome is Outcome.PROCESSING:
         if allowed(status, Move.PROCESS):
             new = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
-            changes.update(next_check_at=now + reconcile_delay(0), check_attempts=0)
+            first_check_at = now + reconcile_delay(0)
     elif outcome is Outcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
-        new = await apply_move(
-            conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
-        )
+        new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
     elif outcome in (Outcome.CANCELLED, Outcome.EXPIRED):
         move = Move.CANCEL if outcome is Outcome.CANCELLED else Move.EXPIRE
         if allowed(status, move):
             data = (
-                {"reason": result.reason or "The buyer cancelled the payment."}
-                if move is Move.CANCEL
-                else {}
+                {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
             )
             new = await apply_move(conn, clock, intent, move, data=data)
         elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
@@ -72,23 +66,27 @@ async def apply_result(
             new = await apply_move(
                 conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
             )
-    if new in (
+    final = new in (
         IntentStatus.AUTHORIZED,
         IntentStatus.FAILED,
         IntentStatus.CANCELLED,
         IntentStatus.EXPIRED,
-    ):
-        changes.update(status=repository.CLOSED, closed_at=now, next_check_at=None)
-    if changes:
-        await repository.update_checkout(conn, checkout.id, **changes)
+    )
+    await repository.record_result(
+        conn,
+        checkout.id,
+        payment_reference=result.provider_payment_reference,
+        first_check_at=first_check_at,
+        closed_at=now if final else None,
+    )
     return new
 
 
 async def _authorize(
     conn: AsyncConnection,
     clock: Clock,
-    intent: Row,  # type: ignore[type-arg]
-    checkout: Row,  # type: ignore[type-arg]
+    intent: PaymentIntentRow,
+    checkout: Checkout,
     result: PaymentResult,
     now: datetime,
 ) -> IntentStatus:

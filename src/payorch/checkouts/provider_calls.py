@@ -1,11 +1,12 @@
-"""Build what an adapter call needs from our rows: the connector context and the checkout ref."""
+"""What an adapter call needs, built from our records: the connector's context, the checkout's
+reference, the connector's health key and the lease that makes one actor at a time call."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import Row
-
+from payorch.checkouts.records import Checkout, PaymentIntentRow
+from payorch.connectors.records import Connector
 from payorch.connectors.service import decrypt_credentials
 from payorch.providers.base import CheckoutRef, ConnectorContext, ProviderAdapter, get_adapter
 from payorch.providers.health import health_key
@@ -16,7 +17,7 @@ def adapter_of(provider: str) -> ProviderAdapter:
     return get_adapter(provider)
 
 
-def context_for(runtime: Runtime, connector: Row) -> ConnectorContext:  # type: ignore[type-arg]
+def context_for(runtime: Runtime, connector: Connector) -> ConnectorContext:
     return ConnectorContext.build(
         runtime,
         connector_id=connector.id,
@@ -27,19 +28,19 @@ def context_for(runtime: Runtime, connector: Row) -> ConnectorContext:  # type: 
     )
 
 
-def ref_of(checkout: Row, intent: Row) -> CheckoutRef:  # type: ignore[type-arg]
+def ref_of(checkout: Checkout, intent: PaymentIntentRow) -> CheckoutRef:
     return CheckoutRef(
         payment_intent_id=intent.id,
         checkout_id=checkout.id,
         provider_reference=checkout.reference,
         amount=intent.amount,
         currency=intent.currency,
-        provider_data=dict(checkout.provider_data or {}),
+        provider_data=dict(checkout.provider_data),
     )
 
 
-def key_of(connector: Row) -> str:  # type: ignore[type-arg]
-    return health_key(connector.provider, connector.mode, connector.id)
+def key_of(connector: Connector) -> str:
+    return health_key(connector.provider, connector.mode.value, connector.id)
 
 
 def lease_length(runtime: Runtime) -> timedelta:

@@ -1,0 +1,100 @@
+"""Provider B's payment in our vocabulary: which outcome a status means, whether a payment
+belongs to a checkout, and which of an intent's payments speaks for it.
+
+Kept next to wire.py: the wire's statuses and what they mean for a payment are read together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from payorch.providers import PROVIDER_B
+from payorch.providers.base import (
+    CheckoutRef,
+    ConnectorContext,
+    Outcome,
+    PaymentResult,
+    ProviderUnavailable,
+)
+from payorch.providers.provider_b import wire
+
+OUTCOME_OF_STATUS = {
+    wire.APPROVED: Outcome.AUTHORIZED,
+    # Later states of an approved payment: it was paid (refunds are tracked by the service).
+    wire.REFUNDED: Outcome.AUTHORIZED,
+    wire.CHARGED_BACK: Outcome.AUTHORIZED,
+    wire.PENDING: Outcome.PROCESSING,
+    wire.IN_PROCESS: Outcome.PROCESSING,
+    wire.AUTHORIZED: Outcome.PROCESSING,  # reserved, not captured
+    wire.IN_MEDIATION: Outcome.PROCESSING,
+    wire.REJECTED: Outcome.FAILED,
+    wire.CANCELLED: Outcome.CANCELLED,
+}
+# Which payment of an intent speaks for it when there are several (retries on one preference).
+RANK = {Outcome.AUTHORIZED: 0, Outcome.PROCESSING: 1, Outcome.FAILED: 2, Outcome.CANCELLED: 3}
+UNRANKED = 9
+
+
+def rank(result: PaymentResult) -> int:
+    return RANK.get(result.outcome, UNRANKED)
+
+
+def mismatch(payment: wire.ProviderBPayment, checkout: CheckoutRef) -> str | None:
+    if payment.external_reference != checkout.payment_intent_id:
+        return "external_reference differs"
+    if payment.currency_id != checkout.currency:
+        return "currency differs"
+    if payment.transaction_amount is None:
+        return "no amount"
+    if wire.to_minor(payment.transaction_amount, checkout.currency) != checkout.amount:
+        return "amount differs"
+    metadata_checkout = (payment.metadata or {}).get("checkout_id")
+    if metadata_checkout is not None and metadata_checkout != checkout.checkout_id:
+        return "made for another checkout"
+    return None
+
+
+def details_of(payment: wire.ProviderBPayment) -> dict[str, object]:
+    return {
+        "payment_id": payment.id,
+        "status": payment.status,
+        "status_detail": payment.status_detail,
+    }
+
+
+def result_of(ctx: ConnectorContext, payment: wire.ProviderBPayment, currency: str) -> PaymentResult:
+    outcome = OUTCOME_OF_STATUS.get(payment.status)
+    if outcome is None:
+        raise ProviderUnavailable(f"unknown payment status {payment.status!r}", provider=PROVIDER_B)
+    amount = (
+        wire.to_minor(payment.transaction_amount, currency)
+        if payment.transaction_amount is not None
+        else None
+    )
+    authorized_at = None
+    if outcome is Outcome.AUTHORIZED:
+        authorized_at = _utc(payment.date_approved) or ctx.clock.now()
+    reason = None
+    if outcome is not Outcome.AUTHORIZED:
+        reason = f"{payment.status}" + (f" ({payment.status_detail})" if payment.status_detail else "")
+    return PaymentResult(
+        outcome=outcome,
+        provider_payment_reference=payment.id,
+        authorization_code=payment.authorization_code,
+        amount=amount,
+        currency=payment.currency_id,
+        authorized_at=authorized_at,
+        reason=reason,
+        details=details_of(payment),
+    )
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    if moment is None:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
+    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))

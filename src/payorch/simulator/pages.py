@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from babel.numbers import format_currency
@@ -57,7 +56,7 @@ def render(
     status_code: int = 200,
     *,
     background: BackgroundTask | None = None,
-    **context: Any,
+    **context: object,
 ) -> HTMLResponse:
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.

@@ -67,3 +67,22 @@ def render(
         "Referrer-Policy": "no-referrer",
     }
     return HTMLResponse(html, status_code=status_code, headers=headers, background=background)
+
+
+LINK_NOT_VALID = "This payment link is not valid. Go back to the shop and start the payment again."
+
+
+def unknown_link(title: str, brand: str) -> HTMLResponse:
+    """404: the page's key (token, preference id) is not known."""
+    return render("message.html", 404, title=title, brand=brand, message=LINK_NOT_VALID)
+
+
+def no_outcome_chosen(brand: str) -> HTMLResponse:
+    """400: the form came without one of the page's buttons."""
+    return render(
+        "message.html",
+        400,
+        title="Choose an outcome",
+        brand=brand,
+        message="Go back and press one of the buttons.",
+    )

@@ -13,14 +13,13 @@ from starlette.responses import RedirectResponse, Response
 from payorch.http.deps import Conn, ReadConn, RuntimeDep
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.pages import render, with_query
+from payorch.simulator.pages import no_outcome_chosen, render, unknown_link, with_query
 from payorch.simulator.provider_a import service
 from payorch.simulator.provider_a.records import SimATransaction
 
 BASE = "/simulator/provider_a"
 PAGE = BASE + "/webpayserver/initTransaction"
 BRAND = "Provider A"
-UNKNOWN_MESSAGE = "This payment link is not valid. Go back to the shop and start the payment again."
 
 router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 
@@ -32,9 +31,7 @@ async def _merchant(conn: AsyncConnection, owner: str) -> str:
 
 
 def _unknown() -> Response:
-    return render(
-        "message.html", 404, title="Unknown transaction", brand=BRAND, message=UNKNOWN_MESSAGE
-    )
+    return unknown_link("Unknown transaction", BRAND)
 
 
 @router.api_route(PAGE, methods=["GET", "POST"])
@@ -61,13 +58,7 @@ async def decide(request: Request, runtime: RuntimeDep, conn: Conn) -> Response:
     token = str(form.get("token_ws", ""))
     outcome = str(form.get("outcome", ""))
     if outcome not in service.OUTCOMES:
-        return render(
-            "message.html",
-            400,
-            title="Choose an outcome",
-            brand=BRAND,
-            message="Go back and press one of the buttons.",
-        )
+        return no_outcome_chosen(BRAND)
     decided = await service.decide(conn, runtime.clock, token, outcome) if token else None
     if decided is None:
         return _unknown()

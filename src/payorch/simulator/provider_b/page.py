@@ -11,21 +11,18 @@ from starlette.responses import RedirectResponse, Response
 
 from payorch.http.deps import PhasesDep, ReadConn, RuntimeDep
 from payorch.simulator import repository as shared
-from payorch.simulator.pages import render, with_query
+from payorch.simulator.pages import no_outcome_chosen, render, unknown_link, with_query
 from payorch.simulator.provider_b import checkout, notify
 from payorch.simulator.provider_b.records import SimBPayment, SimBPreference
 from payorch.simulator.provider_b.wire import PAGE_PATH
 
 BRAND = "Provider B"
-UNKNOWN_MESSAGE = "This payment link is not valid. Go back to the shop and start the payment again."
 
 router = APIRouter(tags=["Simulator: provider B"], include_in_schema=False)
 
 
 def _unknown() -> Response:
-    return render(
-        "message.html", 404, title="Unknown checkout", brand=BRAND, message=UNKNOWN_MESSAGE
-    )
+    return unknown_link("Unknown checkout", BRAND)
 
 
 @router.get(PAGE_PATH)
@@ -55,13 +52,7 @@ async def choose(request: Request, runtime: RuntimeDep, phases: PhasesDep) -> Re
     form = await request.form()
     outcome = str(form.get("outcome", ""))
     if outcome not in checkout.OUTCOMES:
-        return render(
-            "message.html",
-            400,
-            title="Choose an outcome",
-            brand=BRAND,
-            message="Go back and press one of the buttons.",
-        )
+        return no_outcome_chosen(BRAND)
     async with phases.transaction() as conn:
         choice = await checkout.choose(
             conn,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 
 from sqlalchemy import Row, func, insert, select, update
@@ -99,29 +100,7 @@ async def update_preference(
 
 
 async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
-    await conn.execute(
-        insert(payments).values(
-            id=payment.id,
-            owner=payment.owner,
-            preference_id=payment.preference_id,
-            collector_id=payment.collector_id,
-            merchant_order_id=payment.merchant_order_id,
-            external_reference=payment.external_reference,
-            description=payment.description,
-            status=payment.status,
-            status_detail=payment.status_detail,
-            payment_type_id=payment.payment_type_id,
-            payment_method_id=payment.payment_method_id,
-            currency_id=payment.currency_id,
-            amount_hundredths=payment.amount_hundredths,
-            refunded_hundredths=payment.refunded_hundredths,
-            authorization_code=payment.authorization_code,
-            notification_url=payment.notification_url,
-            date_created=payment.date_created,
-            date_approved=payment.date_approved,
-            date_last_updated=payment.date_last_updated,
-        )
-    )
+    await conn.execute(insert(payments).values(**asdict(payment)))
 
 
 async def get_payment(
@@ -222,17 +201,7 @@ async def search_payments(
 
 
 async def insert_refund(conn: AsyncConnection, refund: SimBRefund) -> None:
-    await conn.execute(
-        insert(refunds).values(
-            id=refund.id,
-            owner=refund.owner,
-            payment_id=refund.payment_id,
-            amount_hundredths=refund.amount_hundredths,
-            status=refund.status,
-            idempotency_key=refund.idempotency_key,
-            date_created=refund.date_created,
-        )
-    )
+    await conn.execute(insert(refunds).values(**asdict(refund)))
 
 
 async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> SimBRefund | None:
@@ -249,20 +218,7 @@ async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[SimBRefund]
 
 
 async def insert_notification(conn: AsyncConnection, notification: SimBNotification) -> None:
-    await conn.execute(
-        insert(notifications).values(
-            id=notification.id,
-            owner=notification.owner,
-            payment_id=notification.payment_id,
-            url=notification.url,
-            body=notification.body,
-            status=notification.status,
-            attempts=notification.attempts,
-            next_attempt_at=notification.next_attempt_at,
-            last_error=notification.last_error,
-            created_at=notification.created_at,
-        )
-    )
+    await conn.execute(insert(notifications).values(**asdict(notification)))
 
 
 async def due_notifications(

@@ -11,6 +11,7 @@ import re
 import httpx
 
 from payorch.clock import FrozenClock
+from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import webhook_secret
 from payorch.simulator.provider_b.notify import deliver_due
@@ -273,14 +274,14 @@ async def test_failed_notification_is_retried_quickly_then_by_the_worker(
         ]
 
     assert len(hooks()) == 3  # three quick attempts, all refused
-    await deliver_due(runtime)
+    await deliver_due(runtime, Phases(runtime.database))
     assert len(hooks()) == 3  # not due yet
     clock.advance(61)
-    await deliver_due(runtime)
+    await deliver_due(runtime, Phases(runtime.database))
     assert len(hooks()) == 4
     assert_signed(runtime, sandbox.application_id, hooks()[-1], payment_id)
     clock.advance(3600)
-    await deliver_due(runtime)
+    await deliver_due(runtime, Phases(runtime.database))
     assert len(hooks()) == 4  # delivered: never sent again
 
 
@@ -307,6 +308,9 @@ async def test_two_workers_send_a_due_notification_once(
     preference = await create_b(sim, b_headers(runtime, sandbox.application_id))
     payment_id = query_of(await pay_b(sim, preference["id"], "approve"))["payment_id"]
     clock.advance(61)
-    await asyncio.gather(deliver_due(runtime), deliver_due(runtime), deliver_due(runtime))
+    phases = Phases(runtime.database)
+    await asyncio.gather(
+        deliver_due(runtime, phases), deliver_due(runtime, phases), deliver_due(runtime, phases)
+    )
     mine = [h for h in receiver.received if h["query"].get("data.id") == payment_id]  # type: ignore[union-attr]
     assert len(mine) == 4  # 3 refused quick attempts + exactly one by the workers

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.provider_a import repository as provider_a
@@ -18,7 +19,7 @@ class DeliverSimulatorNotifications:
     async def run_once(self, runtime: Runtime) -> int:
         if not runtime.settings.simulator_enabled:
             return 0
-        return await deliver_due(runtime)
+        return await deliver_due(runtime, Phases(runtime.database))
 
 
 class PurgePublicSimulatorRows:
@@ -34,5 +35,5 @@ class PurgePublicSimulatorRows:
     async def run_once(self, runtime: Runtime) -> int:
         retention = timedelta(seconds=runtime.settings.simulator_public_retention_seconds)
         before = runtime.clock.now() - retention
-        async with runtime.database.transaction() as conn:
+        async with Phases(runtime.database).transaction() as conn:
             return await provider_a.delete_older_than(conn, PUBLIC_OWNER, before, self.batch)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from babel.numbers import format_currency
@@ -57,7 +56,7 @@ def render(
     status_code: int = 200,
     *,
     background: BackgroundTask | None = None,
-    **context: Any,
+    **context: object,
 ) -> HTMLResponse:
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.
@@ -68,3 +67,22 @@ def render(
         "Referrer-Policy": "no-referrer",
     }
     return HTMLResponse(html, status_code=status_code, headers=headers, background=background)
+
+
+LINK_NOT_VALID = "This payment link is not valid. Go back to the shop and start the payment again."
+
+
+def unknown_link(title: str, brand: str) -> HTMLResponse:
+    """404: the page's key (token, preference id) is not known."""
+    return render("message.html", 404, title=title, brand=brand, message=LINK_NOT_VALID)
+
+
+def no_outcome_chosen(brand: str) -> HTMLResponse:
+    """400: the form came without one of the page's buttons."""
+    return render(
+        "message.html",
+        400,
+        title="Choose an outcome",
+        brand=brand,
+        message="Go back and press one of the buttons.",
+    )

@@ -42,6 +42,8 @@ async def set_fault_mode(
 
 
 async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
+    """The owner's first merchant account's name, for the pages' header."""
+    # A read across domains (applications own merchant_accounts): one column for display.
     row = (
         await conn.execute(
             select(merchant_accounts.c.name)

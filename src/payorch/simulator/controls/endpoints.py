@@ -1,4 +1,4 @@
-"""HTTP of the simulator controls (docs/api.md, Simulator controls): SANDBOX bearer keys."""
+"""HTTP of the simulator controls (docs/simulator.md, "Controls"): SANDBOX bearer keys."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from starlette.background import BackgroundTask
 from starlette.responses import Response
 
 from payorch.errors import AuthenticationFailed, Forbidden, ResourceNotFound, ValidationFailed
-from payorch.http.deps import CurrentCaller, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.simulator.controls import service
@@ -32,8 +32,10 @@ router = APIRouter(tags=["Simulator controls"])
     "HTTP 500 (`error`, nothing applied) or no answer within PAYORCH_PROVIDER_TIMEOUT_SECONDS "
     "(`timeout`: nothing applied, a 504 after the timeout + 1 s), until set back to `ok`.",
 )
-async def set_fault(body: FaultRequest, caller: CurrentCaller, runtime: RuntimeDep) -> Response:
-    fault = await service.set_fault(runtime, caller, body.provider, body.mode)
+async def set_fault(
+    body: FaultRequest, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+) -> Response:
+    fault = await service.set_fault(conn, runtime.clock, caller, body.provider, body.mode)
     return json_response(fault.model_dump())
 
 
@@ -43,8 +45,8 @@ async def set_fault(body: FaultRequest, caller: CurrentCaller, runtime: RuntimeD
     responses=problem_responses(AuthenticationFailed, Forbidden),
     summary="This application's fault modes",
 )
-async def list_faults(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
-    faults = await service.list_faults(runtime, caller)
+async def list_faults(caller: CurrentCaller, conn: ReadConn) -> Response:
+    faults = await service.list_faults(conn, caller)
     return json_response({"items": [f.model_dump() for f in faults]})
 
 
@@ -59,11 +61,25 @@ async def list_faults(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
     "approved or rejected and a signed notification is sent. Provider A: the intent's transaction "
     "still waiting for the buyer is decided, so `status` (and a commit) shows the result.",
 )
-async def settle(body: SettleRequest, caller: CurrentCaller, runtime: RuntimeDep) -> Response:
-    answer, notifications = await service.settle(
-        runtime, caller, body.payment_intent_id, body.outcome, body.provider
+async def settle(
+    body: SettleRequest, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
+) -> Response:
+    """Two phases: the settlement (and its notifications, outbox) commits, then they are sent."""
+    async with phases.transaction() as conn:
+        answer, notifications = await service.settle(
+            conn,
+            runtime.clock,
+            runtime.settings.public_url,
+            caller,
+            body.payment_intent_id,
+            body.outcome,
+            body.provider,
+        )
+    task = (
+        BackgroundTask(notify.deliver_now, runtime, phases, notifications)
+        if notifications
+        else None
     )
-    task = BackgroundTask(notify.deliver_now, runtime, notifications) if notifications else None
     response = json_response(answer.model_dump())
     response.background = task
     return response

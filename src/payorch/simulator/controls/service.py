@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from payorch.auth.service import Caller
+from payorch.clock import Clock
 from payorch.errors import Forbidden, ResourceNotFound
-from payorch.runtime import Runtime
 from payorch.simulator import repository
 from payorch.simulator.controls.schemas import LONG_NAMES, PROVIDERS, Fault, Settled
 from payorch.simulator.provider_a import service as provider_a
-from payorch.simulator.provider_b import service as provider_b
+from payorch.simulator.provider_b import payments as provider_b
 
 
 def require_sandbox(caller: Caller) -> None:
@@ -16,35 +18,41 @@ def require_sandbox(caller: Caller) -> None:
         raise Forbidden("The simulator controls are for SANDBOX applications only.")
 
 
-async def set_fault(runtime: Runtime, caller: Caller, provider: str, mode: str) -> Fault:
+async def set_fault(
+    conn: AsyncConnection, clock: Clock, caller: Caller, provider: str, mode: str
+) -> Fault:
     require_sandbox(caller)
     short = PROVIDERS[provider]
-    async with runtime.database.transaction() as conn:
-        await repository.set_fault_mode(
-            conn, caller.application_id, short, mode, runtime.clock.now()
-        )
+    await repository.set_fault_mode(conn, caller.application_id, short, mode, clock.now())
     return Fault(provider=LONG_NAMES[short], mode=mode)
 
 
-async def list_faults(runtime: Runtime, caller: Caller) -> list[Fault]:
+async def list_faults(conn: AsyncConnection, caller: Caller) -> list[Fault]:
     require_sandbox(caller)
-    async with runtime.database.transaction() as conn:
-        modes = await repository.fault_modes(conn, caller.application_id)
+    modes = await repository.fault_modes(conn, caller.application_id)
     return [
         Fault(provider=LONG_NAMES[s], mode=modes.get(s, "ok")) for s in ("provider_a", "provider_b")
     ]
 
 
 async def settle(
-    runtime: Runtime, caller: Caller, payment_intent_id: str, outcome: str, provider: str | None
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    caller: Caller,
+    payment_intent_id: str,
+    outcome: str,
+    provider: str | None,
 ) -> tuple[Settled, list[str]]:
     """Settle the intent's payment left in process: B's pending payments first, then A's open
-    transaction. Returns the answer and B's notifications to send after the response."""
+    transaction. Returns the answer and B's notifications to send once this transaction commits."""
     require_sandbox(caller)
     owner = caller.application_id
     only = PROVIDERS[provider] if provider else None
     if only in (None, "provider_b"):
-        ids, notifications = await provider_b.settle(runtime, owner, payment_intent_id, outcome)
+        ids, notifications = await provider_b.settle(
+            conn, clock, public_url, owner, payment_intent_id, outcome
+        )
         if ids:
             answer = Settled(
                 payment_intent_id=payment_intent_id,
@@ -54,9 +62,7 @@ async def settle(
             )
             return answer, notifications
     if only in (None, "provider_a"):
-        token = await provider_a.settle(
-            runtime.database, runtime.clock, owner, payment_intent_id, outcome
-        )
+        token = await provider_a.settle(conn, clock, owner, payment_intent_id, outcome)
         if token:
             answer = Settled(
                 payment_intent_id=payment_intent_id,

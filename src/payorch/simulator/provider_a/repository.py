@@ -3,46 +3,76 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Row, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
+from payorch.simulator.provider_a.records import SimADecision, SimATransaction
+from payorch.simulator.provider_a.wire import SimACreateRequest
 
 
-async def insert_transaction(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(transactions).values(**values))
+def _transaction(row: Row[tuple[object, ...]]) -> SimATransaction:
+    return SimATransaction(**row._mapping)
+
+
+async def insert_transaction(
+    conn: AsyncConnection, token: str, owner: str, request: SimACreateRequest, now: datetime
+) -> None:
+    await conn.execute(
+        insert(transactions).values(
+            token=token,
+            owner=owner,
+            buy_order=request.buy_order,
+            session_id=request.session_id,
+            amount=request.amount,
+            return_url=request.return_url,
+            created_at=now,
+            status="INITIALIZED",
+            nullified_amount=0,
+        )
+    )
 
 
 async def get(
     conn: AsyncConnection, token: str, *, owner: str | None = None, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> SimATransaction | None:
     """By token; ``owner`` None only for the buyer's page, which carries no credentials."""
     query = select(transactions).where(transactions.c.token == token)
     if owner is not None:
         query = query.where(transactions.c.owner == owner)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).first()
+    return _transaction(row) if row is not None else None
 
 
-async def decide(conn: AsyncConnection, token: str, **values: Any) -> bool:
+async def decide(
+    conn: AsyncConnection, token: str, decision: SimADecision, decided_at: datetime
+) -> bool:
     """Record the buyer's choice once: False if the page was already answered."""
     result = await conn.execute(
         update(transactions)
         .where(transactions.c.token == token, transactions.c.outcome.is_(None))
-        .values(**values)
+        .values(
+            outcome=decision.outcome,
+            status=decision.status,
+            response_code=decision.response_code,
+            authorization_code=decision.authorization_code,
+            card_number=decision.card_number,
+            payment_type_code=decision.payment_type_code,
+            decided_at=decided_at,
+        )
     )
     return result.rowcount == 1
 
 
-async def mark_committed(conn: AsyncConnection, token: str, **values: Any) -> bool:
+async def mark_committed(conn: AsyncConnection, token: str, committed_at: datetime) -> bool:
     """Compare-and-set: exactly one commit per token, whatever races."""
     result = await conn.execute(
         update(transactions)
         .where(transactions.c.token == token, transactions.c.committed_at.is_(None))
-        .values(**values)
+        .values(committed_at=committed_at)
     )
     return result.rowcount == 1
 
@@ -58,8 +88,10 @@ async def apply_refund(
     return result.rowcount == 1
 
 
-async def open_for_intent(conn: AsyncConnection, owner: str, payment_intent_id: str) -> list[Row]:  # type: ignore[type-arg]
-    """Transactions whose return address is that intent's return handler (docs/simulator.md, Controls)."""
+async def open_for_intent(
+    conn: AsyncConnection, owner: str, payment_intent_id: str
+) -> list[SimATransaction]:
+    """Transactions whose return address is that intent's return handler (docs/simulator.md, "Controls")."""
     rows = await conn.execute(
         select(transactions)
         .where(
@@ -68,7 +100,7 @@ async def open_for_intent(conn: AsyncConnection, owner: str, payment_intent_id: 
         )
         .order_by(transactions.c.created_at.desc())
     )
-    return list(rows)
+    return [_transaction(row) for row in rows]
 
 
 async def delete_older_than(

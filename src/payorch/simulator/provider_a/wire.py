@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+
+from payorch.jsontypes import JsonObject
 
 TOKEN_SECONDS = 5 * 60  # a token lives 5 minutes after create
 STATUS_DAYS = 7  # status is available for 7 days
@@ -16,7 +18,7 @@ BUY_ORDER = re.compile(r"^[A-Za-z0-9|_=&%.,~:/?\[+!@()>\-]{1,26}$")
 CREATE_FIELDS = ("buy_order", "session_id", "amount", "return_url")
 
 
-class WireError(Exception):
+class SimAWireError(Exception):
     """An answer of the provider other than success: HTTP status and ``error_message``."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -28,65 +30,70 @@ class WireError(Exception):
         return {"error_message": self.message}
 
 
-def parse_object(raw: bytes, allowed: tuple[str, ...]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SimACreateRequest:
+    """The checked fields of a create."""
+
+    buy_order: str
+    session_id: str
+    amount: int
+    return_url: str
+
+
+def parse_object(raw: bytes, allowed: tuple[str, ...]) -> JsonObject:
     """The JSON object of a request; 400 for bad JSON or a field the operation does not take."""
     if not raw.strip():
         return {}
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise WireError(400, "Invalid json format") from None
+        raise SimAWireError(400, "Invalid json format") from None
     if not isinstance(data, dict):
-        raise WireError(400, "Invalid json format")
+        raise SimAWireError(400, "Invalid json format")
     for key in data:
         if key not in allowed:
-            raise WireError(400, f"Invalid json format: unexpected field '{key}'")
+            raise SimAWireError(400, f"Invalid json format: unexpected field '{key}'")
     return data
 
 
-def _text(data: dict[str, Any], name: str, max_length: int) -> str:
+def _text(data: JsonObject, name: str, max_length: int) -> str:
     value = data.get(name)
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise WireError(422, f"{name} is required!")
+        raise SimAWireError(422, f"{name} is required!")
     if not isinstance(value, str) or len(value) > max_length:
-        raise WireError(422, f"Invalid value for parameter: {name}")
+        raise SimAWireError(422, f"Invalid value for parameter: {name}")
     return value
 
 
-def amount_of(value: Any) -> int:
+def amount_of(value: object) -> int:
     """An integer amount of at most 17 digits; the SDKs send it as a number or a numeric string."""
     if value is None:
-        raise WireError(422, "amount is required!")
+        raise SimAWireError(422, "amount is required!")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise WireError(422, "Invalid value for parameter: amount")
+        raise SimAWireError(422, "Invalid value for parameter: amount")
     try:
         number = Decimal(str(value).strip())
     except InvalidOperation:
-        raise WireError(422, "Invalid value for parameter: amount") from None
+        raise SimAWireError(422, "Invalid value for parameter: amount") from None
     if not number.is_finite() or number != number.to_integral_value() or number <= 0:
-        raise WireError(422, "Invalid value for parameter: amount")
+        raise SimAWireError(422, "Invalid value for parameter: amount")
     amount = int(number)
     if len(str(amount)) > 17:
-        raise WireError(422, "Invalid value for parameter: amount")
+        raise SimAWireError(422, "Invalid value for parameter: amount")
     return amount
 
 
-def parse_create(raw: bytes) -> dict[str, Any]:
+def parse_create(raw: bytes) -> SimACreateRequest:
     data = parse_object(raw, CREATE_FIELDS)
     buy_order = _text(data, "buy_order", 26)
     if not BUY_ORDER.match(buy_order):
-        raise WireError(422, "Invalid value for parameter: buy_order")
+        raise SimAWireError(422, "Invalid value for parameter: buy_order")
     session_id = _text(data, "session_id", 61)
     amount = amount_of(data.get("amount"))
     return_url = _text(data, "return_url", 255)
     if not return_url.startswith(("http://", "https://")):
-        raise WireError(422, "Invalid value for parameter: return_url")
-    return {
-        "buy_order": buy_order,
-        "session_id": session_id,
-        "amount": amount,
-        "return_url": return_url,
-    }
+        raise SimAWireError(422, "Invalid value for parameter: return_url")
+    return SimACreateRequest(buy_order, session_id, amount, return_url)
 
 
 def parse_refund(raw: bytes) -> int:

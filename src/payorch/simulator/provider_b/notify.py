@@ -6,7 +6,8 @@ and ``x-signature: ts=<unix>,v1=<hex>``: HMAC-SHA256 under the webhook_secret of
 Only URLs of this service itself (PAYORCH_PUBLIC_URL) are notified: in MOCK mode that is the
 service's provider-notification endpoint; the simulator never POSTs to other hosts.
 Sent in the background right after the change (a few quick retries), then by the worker job on
-a backoff schedule until delivered or out of attempts.
+a backoff schedule until delivered or out of attempts. Sending is multi-phase: each read and each
+record is its own short transaction (``Phases``), none open while a notification is POSTed.
 """
 
 from __future__ import annotations
@@ -17,17 +18,19 @@ import hmac
 import logging
 import uuid
 from datetime import datetime, timedelta
-from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import isoformat
+from payorch.db import Phases
 from payorch.ids import new_id
+from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import webhook_secret
 from payorch.simulator.provider_b import repository
+from payorch.simulator.provider_b.records import SimBAttempt, SimBNotification, SimBPayment
 
 log = logging.getLogger("payorch.simulator")
 
@@ -43,16 +46,16 @@ def _same_origin(url: str, public_url: str) -> bool:
 
 
 async def enqueue(
-    conn: AsyncConnection, runtime: Runtime, payment: Any, action: str, now: datetime
+    conn: AsyncConnection, public_url: str, payment: SimBPayment, action: str, now: datetime
 ) -> str | None:
     """Write the notification of ``payment`` in the caller's transaction; its id (None: no URL)."""
     url = payment.notification_url
-    if not url or not _same_origin(url, runtime.settings.public_url):
+    if not url or not _same_origin(url, public_url):
         return None
     separator = "&" if urlsplit(url).query else "?"
     target = url + separator + urlencode({"data.id": str(payment.id), "type": "payment"})
     notification_id = new_id("smn")
-    body = {
+    body: JsonObject = {
         "id": int(uuid.uuid4().int % 10**11),
         "live_mode": False,
         "type": "payment",
@@ -62,8 +65,7 @@ async def enqueue(
         "action": action,
         "data": {"id": str(payment.id)},
     }
-    await repository.insert_notification(
-        conn,
+    notification = SimBNotification(
         id=notification_id,
         owner=payment.owner,
         payment_id=payment.id,
@@ -72,8 +74,10 @@ async def enqueue(
         status="PENDING",
         attempts=0,
         next_attempt_at=now + timedelta(seconds=LEASE_SECONDS),  # the immediate sender holds it
+        last_error=None,
         created_at=now,
     )
+    await repository.insert_notification(conn, notification)
     return notification_id
 
 
@@ -89,13 +93,14 @@ def signature_headers(secret: str, data_id: str, now: datetime) -> dict[str, str
     }
 
 
-async def _attempt(runtime: Runtime, row: Any) -> tuple[bool, str | None]:
-    secret = webhook_secret(runtime.cipher, row.owner)
-    headers = signature_headers(secret, str(row.body["data"]["id"]), runtime.clock.now())
+async def _attempt(runtime: Runtime, notification: SimBNotification) -> tuple[bool, str | None]:
+    secret = webhook_secret(runtime.cipher, notification.owner)
+    data_id = str(notification.payment_id)  # the body's data.id
+    headers = signature_headers(secret, data_id, runtime.clock.now())
     try:
         async with asyncio.timeout(ANSWER_SECONDS):
             answer = await runtime.http.post(
-                row.url, content=orjson.dumps(row.body), headers=headers
+                notification.url, content=orjson.dumps(notification.body), headers=headers
             )
     except Exception as exc:  # noqa: BLE001 - any failure is retried later
         return False, f"{type(exc).__name__}: {exc}"[:255]
@@ -104,58 +109,56 @@ async def _attempt(runtime: Runtime, row: Any) -> tuple[bool, str | None]:
     return False, f"HTTP {answer.status_code}"
 
 
-async def _record(runtime: Runtime, row: Any, ok: bool, error: str | None) -> None:
-    attempts = row.attempts + 1
-    now = runtime.clock.now()
+def _outcome(attempts: int, ok: bool, error: str | None, now: datetime) -> SimBAttempt:
+    """Delivered, given up after the last backoff step, or due again after the next one."""
     if ok:
-        values: dict[str, Any] = {"status": "DELIVERED", "attempts": attempts, "last_error": None}
-    elif attempts - len(QUICK_RETRIES) >= len(BACKOFF):
-        values = {"status": "GAVE_UP", "attempts": attempts, "last_error": error}
-    else:
-        wait = BACKOFF[max(0, attempts - len(QUICK_RETRIES))]
-        values = {
-            "attempts": attempts,
-            "last_error": error,
-            "next_attempt_at": now + timedelta(seconds=wait),
-        }
-    async with runtime.database.transaction() as conn:
-        await repository.record_attempt(conn, row.id, **values)
+        return SimBAttempt(attempts, None, status="DELIVERED")
+    if attempts - len(QUICK_RETRIES) >= len(BACKOFF):
+        return SimBAttempt(attempts, error, status="GAVE_UP")
+    wait = BACKOFF[max(0, attempts - len(QUICK_RETRIES))]
+    return SimBAttempt(attempts, error, next_attempt_at=now + timedelta(seconds=wait))
 
 
-async def deliver_now(runtime: Runtime, notification_ids: list[str]) -> None:
+async def _send(
+    runtime: Runtime, phases: Phases, notification: SimBNotification
+) -> tuple[bool, str | None]:
+    """One attempt, then its record (its own transaction)."""
+    ok, error = await _attempt(runtime, notification)
+    outcome = _outcome(notification.attempts + 1, ok, error, runtime.clock.now())
+    async with phases.transaction() as conn:
+        await repository.record_attempt(conn, notification.id, outcome)
+    return ok, error
+
+
+async def deliver_now(runtime: Runtime, phases: Phases, notification_ids: list[str]) -> None:
     """Send freshly written notifications (after their transaction committed), quick retries."""
     for notification_id in notification_ids:
         for pause in QUICK_RETRIES:
             if pause:
                 await asyncio.sleep(pause)
-            async with runtime.database.transaction() as conn:
-                row = await repository.notification_of(conn, notification_id)
-            if row is None or row.status != "PENDING":
+            async with phases.reading() as conn:
+                notification = await repository.notification_of(conn, notification_id)
+            if notification is None or notification.status != "PENDING":
                 break
-            ok, error = await _attempt(runtime, row)
-            await _record(runtime, row, ok, error)
+            ok, error = await _send(runtime, phases, notification)
             if ok:
                 break
             log.warning("simulator notification %s failed: %s", notification_id, error)
 
 
-async def deliver_due(runtime: Runtime, limit: int = 20) -> int:
+async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:
     """The worker's pass: claim due notifications (lease), send each once. How many were sent."""
     now = runtime.clock.now()
-    async with runtime.database.transaction() as conn:
+    async with phases.reading() as conn:
         due = await repository.due_notifications(conn, now, limit)
     sent = 0
-    for candidate in due:
-        async with runtime.database.transaction() as conn:
-            row = await repository.claim_notification(
-                conn,
-                candidate.id,
-                candidate.next_attempt_at,
-                now + timedelta(seconds=LEASE_SECONDS),
+    for notification_id, seen in due:
+        async with phases.transaction() as conn:
+            claimed = await repository.claim_notification(
+                conn, notification_id, seen, now + timedelta(seconds=LEASE_SECONDS)
             )
-        if row is None:
+        if claimed is None:
             continue  # another worker took it
-        ok, error = await _attempt(runtime, row)
-        await _record(runtime, row, ok, error)
+        await _send(runtime, phases, claimed)
         sent += 1
     return sent

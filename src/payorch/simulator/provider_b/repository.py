@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -20,12 +20,57 @@ from payorch.db.tables.simulator import (
 from payorch.db.tables.simulator import (
     simulator_b_refunds as refunds,
 )
+from payorch.simulator.provider_b.records import (
+    SimBAttempt,
+    SimBNotification,
+    SimBPayment,
+    SimBPreference,
+    SimBRefund,
+    SimBStatusChange,
+)
+from payorch.simulator.provider_b.wire import CheckedPreference
 
 OPEN_STATUSES = ("pending", "in_process")
 
+AnyRow = Row[tuple[object, ...]]
 
-async def insert_preference(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(preferences).values(**values))
+
+def _preference(row: AnyRow) -> SimBPreference:
+    return SimBPreference(**row._mapping)
+
+
+def _payment(row: AnyRow) -> SimBPayment:
+    return SimBPayment(**row._mapping)
+
+
+def _refund(row: AnyRow) -> SimBRefund:
+    return SimBRefund(**row._mapping)
+
+
+def _notification(row: AnyRow) -> SimBNotification:
+    return SimBNotification(**row._mapping)
+
+
+def _preference_columns(checked: CheckedPreference) -> dict[str, object]:
+    return {
+        "external_reference": checked.external_reference,
+        "currency_id": checked.currency_id,
+        "amount_hundredths": checked.amount_hundredths,
+        "expires": checked.expires,
+        "expiration_date_from": checked.expiration_date_from,
+        "expiration_date_to": checked.expiration_date_to,
+        "body": checked.body,
+    }
+
+
+async def insert_preference(
+    conn: AsyncConnection, preference_id: str, owner: str, checked: CheckedPreference, now: datetime
+) -> None:
+    await conn.execute(
+        insert(preferences).values(
+            id=preference_id, owner=owner, created_at=now, **_preference_columns(checked)
+        )
+    )
 
 
 async def get_preference(
@@ -34,48 +79,54 @@ async def get_preference(
     *,
     owner: str | None = None,
     for_update: bool = False,
-) -> Row | None:  # type: ignore[type-arg]
+) -> SimBPreference | None:
     query = select(preferences).where(preferences.c.id == preference_id)
     if owner is not None:
         query = query.where(preferences.c.owner == owner)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).first()
+    return _preference(row) if row is not None else None
 
 
-async def update_preference(conn: AsyncConnection, preference_id: str, **values: Any) -> None:
+async def update_preference(
+    conn: AsyncConnection, preference_id: str, checked: CheckedPreference
+) -> None:
     await conn.execute(
-        update(preferences).where(preferences.c.id == preference_id).values(**values)
+        update(preferences)
+        .where(preferences.c.id == preference_id)
+        .values(**_preference_columns(checked))
     )
 
 
-async def insert_payment(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(payments).values(**values))
+async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
+    await conn.execute(insert(payments).values(**asdict(payment)))
 
 
 async def get_payment(
     conn: AsyncConnection, payment_id: int, *, owner: str | None = None, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> SimBPayment | None:
     query = select(payments).where(payments.c.id == payment_id)
     if owner is not None:
         query = query.where(payments.c.owner == owner)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).first()
+    return _payment(row) if row is not None else None
 
 
-async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[Row]:  # type: ignore[type-arg]
+async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[SimBPayment]:
     rows = await conn.execute(
         select(payments)
         .where(payments.c.preference_id == preference_id)
         .order_by(payments.c.date_created)
     )
-    return list(rows)
+    return [_payment(row) for row in rows]
 
 
 async def open_payments_for_reference(
     conn: AsyncConnection, owner: str, reference: str
-) -> list[Row]:  # type: ignore[type-arg]
+) -> list[SimBPayment]:
     rows = await conn.execute(
         select(payments)
         .where(
@@ -86,17 +137,28 @@ async def open_payments_for_reference(
         .order_by(payments.c.date_created.desc())
         .with_for_update()
     )
-    return list(rows)
+    return [_payment(row) for row in rows]
 
 
 async def set_payment_status(
-    conn: AsyncConnection, payment_id: int, expected: tuple[str, ...], **values: Any
+    conn: AsyncConnection, payment_id: int, expected: tuple[str, ...], change: SimBStatusChange
 ) -> bool:
     """Compare-and-set on the status, so two settlements cannot both apply."""
+    values: dict[str, object] = {
+        "status": change.status,
+        "status_detail": change.status_detail,
+        "date_last_updated": change.date_last_updated,
+    }
+    if change.date_approved is not None:
+        values["date_approved"] = change.date_approved
+    if change.authorization_code is not None:
+        values["authorization_code"] = change.authorization_code
+    if change.refunded_hundredths is not None:
+        values["refunded_hundredths"] = change.refunded_hundredths
     result = await conn.execute(
         update(payments)
         .where(payments.c.id == payment_id, payments.c.status.in_(expected))
-        .values(**values)
+        .values(values)
     )
     return result.rowcount == 1
 
@@ -117,7 +179,7 @@ async def search_payments(
     descending: bool,
     limit: int,
     offset: int,
-) -> tuple[int, list[Row]]:  # type: ignore[type-arg]
+) -> tuple[int, list[SimBPayment]]:
     conditions = [payments.c.owner == owner]
     if "external_reference" in filters:
         conditions.append(payments.c.external_reference == filters["external_reference"])
@@ -135,42 +197,46 @@ async def search_payments(
     rows = await conn.execute(
         select(payments).where(*conditions).order_by(*order).limit(limit).offset(offset)
     )
-    return int(total), list(rows)
+    return int(total), [_payment(row) for row in rows]
 
 
-async def insert_refund(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(refunds).values(**values))
+async def insert_refund(conn: AsyncConnection, refund: SimBRefund) -> None:
+    await conn.execute(insert(refunds).values(**asdict(refund)))
 
 
-async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> Row | None:  # type: ignore[type-arg]
+async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> SimBRefund | None:
     query = select(refunds).where(refunds.c.owner == owner, refunds.c.idempotency_key == key)
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).first()
+    return _refund(row) if row is not None else None
 
 
-async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[Row]:  # type: ignore[type-arg]
+async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[SimBRefund]:
     rows = await conn.execute(
         select(refunds).where(refunds.c.payment_id == payment_id).order_by(refunds.c.id)
     )
-    return list(rows)
+    return [_refund(row) for row in rows]
 
 
-async def insert_notification(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(notifications).values(**values))
+async def insert_notification(conn: AsyncConnection, notification: SimBNotification) -> None:
+    await conn.execute(insert(notifications).values(**asdict(notification)))
 
 
-async def due_notifications(conn: AsyncConnection, now: datetime, limit: int) -> list[Row]:  # type: ignore[type-arg]
+async def due_notifications(
+    conn: AsyncConnection, now: datetime, limit: int
+) -> list[tuple[str, datetime]]:
+    """(id, next_attempt_at) of the PENDING notifications due by ``now``, oldest first."""
     rows = await conn.execute(
         select(notifications.c.id, notifications.c.next_attempt_at)
         .where(notifications.c.status == "PENDING", notifications.c.next_attempt_at <= now)
         .order_by(notifications.c.next_attempt_at)
         .limit(limit)
     )
-    return list(rows)
+    return [(row.id, row.next_attempt_at) for row in rows]
 
 
 async def claim_notification(
     conn: AsyncConnection, notification_id: str, seen: datetime, until: datetime
-) -> Row | None:  # type: ignore[type-arg]
+) -> SimBNotification | None:
     """Take a due notification for one sender: compare-and-set on next_attempt_at (a lease)."""
     result = await conn.execute(
         update(notifications)
@@ -183,18 +249,24 @@ async def claim_notification(
     )
     if result.rowcount != 1:
         return None
-    return (
-        await conn.execute(select(notifications).where(notifications.c.id == notification_id))
-    ).first()
+    return await notification_of(conn, notification_id)
 
 
-async def record_attempt(conn: AsyncConnection, notification_id: str, **values: Any) -> None:
+async def record_attempt(
+    conn: AsyncConnection, notification_id: str, attempt: SimBAttempt
+) -> None:
+    values: dict[str, object] = {"attempts": attempt.attempts, "last_error": attempt.last_error}
+    if attempt.status is not None:
+        values["status"] = attempt.status
+    if attempt.next_attempt_at is not None:
+        values["next_attempt_at"] = attempt.next_attempt_at
     await conn.execute(
-        update(notifications).where(notifications.c.id == notification_id).values(**values)
+        update(notifications).where(notifications.c.id == notification_id).values(values)
     )
 
 
-async def notification_of(conn: AsyncConnection, notification_id: str) -> Row | None:  # type: ignore[type-arg]
-    return (
+async def notification_of(conn: AsyncConnection, notification_id: str) -> SimBNotification | None:
+    row = (
         await conn.execute(select(notifications).where(notifications.c.id == notification_id))
     ).first()
+    return _notification(row) if row is not None else None

@@ -1,0 +1,57 @@
+"""Provider A's simulated transaction, as the repository returns it (one per token)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from payorch.simulator.provider_a.wire import TOKEN_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class SimADecision:
+    """What the buyer's choice on the page sets on the transaction."""
+
+    outcome: str  # approve | reject | cancel | timeout | error
+    status: str  # AUTHORIZED | FAILED
+    response_code: int
+    authorization_code: str | None = None
+    card_number: str | None = None
+    payment_type_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SimATransaction:
+    token: str
+    owner: str
+    buy_order: str
+    session_id: str
+    amount: int
+    return_url: str
+    created_at: datetime
+    outcome: str | None  # the buyer's choice (None: not yet)
+    decided_at: datetime | None
+    committed_at: datetime | None
+    # INITIALIZED | AUTHORIZED | FAILED | REVERSED | NULLIFIED | PARTIALLY_NULLIFIED
+    status: str
+    response_code: int | None
+    authorization_code: str | None
+    card_number: str | None
+    payment_type_code: str | None
+    nullified_amount: int
+
+    @property
+    def expires_at(self) -> datetime:
+        """A token lives TOKEN_SECONDS after create."""
+        return self.created_at + timedelta(seconds=TOKEN_SECONDS)
+
+
+@dataclass(frozen=True, slots=True)
+class SimANullification:
+    """A refund's answer: a reversal, or a nullification leaving ``balance``."""
+
+    reversed: bool
+    amount: int
+    balance: int
+    authorization_code: str
+    at: datetime

@@ -1,0 +1,203 @@
+"""Provider B's payments API: read, search, refund, cancel; and the controls' settle.
+
+Every function runs in the caller's transaction (``conn``) and never commits.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.jsontypes import JsonObject
+from payorch.simulator.provider_b import notify, repository
+from payorch.simulator.provider_b.records import (
+    SimBPayment,
+    SimBPaymentWithRefunds,
+    SimBRefund,
+    SimBSearchPage,
+    SimBStatusChange,
+)
+from payorch.simulator.provider_b.wire import (
+    SEARCH_MAX_LIMIT,
+    SimBWireError,
+    hundredths,
+    not_found,
+)
+
+
+def authorization_code() -> str:
+    return f"{secrets.randbelow(900000) + 100000}"
+
+
+def _payment_id(text: str) -> int:
+    if not text.isdigit() or len(text) > 18:
+        raise not_found("Payment")
+    return int(text)
+
+
+async def _owned(
+    conn: AsyncConnection, owner: str, number: int, *, for_update: bool = False
+) -> SimBPayment:
+    payment = await repository.get_payment(conn, number, owner=owner, for_update=for_update)
+    if payment is None:
+        raise not_found("Payment")
+    return payment
+
+
+async def _with_refunds(conn: AsyncConnection, payment: SimBPayment) -> SimBPaymentWithRefunds:
+    return SimBPaymentWithRefunds(payment, await repository.refunds_of(conn, payment.id))
+
+
+async def get_payment(
+    conn: AsyncConnection, owner: str, payment_id: str
+) -> SimBPaymentWithRefunds:
+    return await _with_refunds(conn, await _owned(conn, owner, _payment_id(payment_id)))
+
+
+async def search_payments(
+    conn: AsyncConnection, owner: str, params: dict[str, str]
+) -> SimBSearchPage:
+    try:
+        limit = int(params.get("limit", "30"))
+        offset = int(params.get("offset", "0"))
+    except ValueError:
+        raise SimBWireError(400, "limit and offset must be numbers", "bad_request") from None
+    if not 0 < limit <= SEARCH_MAX_LIMIT or offset < 0:
+        raise SimBWireError(400, f"limit must be between 1 and {SEARCH_MAX_LIMIT}", "bad_request")
+    if "id" in params and not params["id"].isdigit():
+        raise SimBWireError(400, "id invalid", "bad_request")
+    criteria = params.get("criteria", "desc")
+    if criteria not in ("asc", "desc"):
+        raise SimBWireError(400, "criteria must be asc or desc", "bad_request")
+    filters = {k: v for k, v in params.items() if k in ("external_reference", "status", "id")}
+    total, found = await repository.search_payments(
+        conn,
+        owner,
+        filters,
+        params.get("sort", "date_created"),
+        criteria == "desc",
+        limit,
+        offset,
+    )
+    results = [await _with_refunds(conn, payment) for payment in found]
+    return SimBSearchPage(total, limit, offset, results)
+
+
+async def refund(
+    conn: AsyncConnection,
+    clock: Clock,
+    owner: str,
+    payment_id: str,
+    data: JsonObject,
+    key: str | None,
+) -> SimBRefund:
+    """Empty body: refund all that is left; ``{amount}``: a part. One refund per idempotency key:
+    a retry with the key answers the refund it made."""
+    if not key:
+        raise SimBWireError(
+            400, "Header X-Idempotency-Key is required for this request", "bad_request"
+        )
+    if len(key) > 255:
+        raise SimBWireError(400, "X-Idempotency-Key is too long", "bad_request")
+    number = _payment_id(payment_id)
+    now = clock.now()
+    payment = await _owned(conn, owner, number, for_update=True)
+    previous = await repository.refund_by_key(conn, owner, key)
+    if previous is not None:
+        if previous.payment_id != number:
+            raise SimBWireError(
+                409, "X-Idempotency-Key already used for another request", "conflict"
+            )
+        return previous
+    if payment.status != "approved":
+        raise SimBWireError(
+            400, f"Payment with status {payment.status} cannot be refunded", "bad_request"
+        )
+    left = payment.amount_hundredths - payment.refunded_hundredths
+    amount = left
+    if data.get("amount") is not None:
+        amount = hundredths(data["amount"], currency=payment.currency_id, field="amount")
+    if amount > left:
+        raise SimBWireError(
+            400,
+            "The amount to refund exceeds the amount left to refund",
+            "bad_request",
+            [{"code": 4044, "description": "Invalid refund amount", "data": None}],
+        )
+    earlier = await repository.refunds_of(conn, number)
+    # Increasing per payment (listed in order even when two share a timestamp).
+    refund_id = (
+        max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
+    )
+    made = SimBRefund(refund_id, owner, number, amount, "approved", key, now)
+    await repository.insert_refund(conn, made)
+    full = amount == left
+    change = SimBStatusChange(
+        status="refunded" if full else "approved",
+        status_detail="refunded" if full else "partially_refunded",
+        date_last_updated=now,
+        refunded_hundredths=payment.refunded_hundredths + amount,
+    )
+    await repository.set_payment_status(conn, number, ("approved",), change)
+    stored = await repository.refund_by_key(conn, owner, key)
+    assert stored is not None  # inserted above, in this transaction
+    return stored
+
+
+async def list_refunds(conn: AsyncConnection, owner: str, payment_id: str) -> list[SimBRefund]:
+    number = _payment_id(payment_id)
+    await _owned(conn, owner, number)
+    return await repository.refunds_of(conn, number)
+
+
+async def cancel_payment(
+    conn: AsyncConnection, clock: Clock, owner: str, payment_id: str, data: JsonObject
+) -> SimBPaymentWithRefunds:
+    """PUT: only ``{"status": "cancelled"}``, only while the payment is pending or in process."""
+    number = _payment_id(payment_id)
+    if set(data) != {"status"} or data["status"] != "cancelled":
+        raise SimBWireError(400, "Only status=cancelled can be set on this payment", "bad_request")
+    now = clock.now()
+    payment = await _owned(conn, owner, number, for_update=True)
+    change = SimBStatusChange("cancelled", "by_collector", now)
+    if not await repository.set_payment_status(conn, number, repository.OPEN_STATUSES, change):
+        raise SimBWireError(
+            400, f"Payment with status {payment.status} cannot be cancelled", "bad_request"
+        )
+    return await get_payment(conn, owner, payment_id)
+
+
+async def settle(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    owner: str,
+    payment_intent_id: str,
+    outcome: str,
+) -> tuple[list[int], list[str]]:
+    """Approve or reject the intent's payments left pending; their ids and the notifications
+    written for them (to send once this transaction committed)."""
+    now = clock.now()
+    approve = outcome == "approve"
+    settled: list[int] = []
+    notifications: list[str] = []
+    for payment in await repository.open_payments_for_reference(conn, owner, payment_intent_id):
+        change = SimBStatusChange(
+            status="approved" if approve else "rejected",
+            status_detail="accredited" if approve else "cc_rejected_other_reason",
+            date_last_updated=now,
+            date_approved=now if approve else None,
+            authorization_code=authorization_code() if approve else None,
+        )
+        if not await repository.set_payment_status(
+            conn, payment.id, repository.OPEN_STATUSES, change
+        ):
+            continue
+        settled.append(payment.id)
+        updated = await _owned(conn, owner, payment.id)
+        sent = await notify.enqueue(conn, public_url, updated, "payment.updated", now)
+        if sent:
+            notifications.append(sent)
+    return settled, notifications

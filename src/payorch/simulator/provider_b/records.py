@@ -1,0 +1,118 @@
+"""Provider B's simulated preferences, payments, refunds and notifications, as the repository
+returns them. Amounts are integer hundredths (the API speaks decimal numbers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from payorch.jsontypes import JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class SimBPreference:
+    id: str  # <collector_id>-<uuid>
+    owner: str
+    external_reference: str | None
+    currency_id: str
+    amount_hundredths: int
+    expires: bool
+    expiration_date_from: datetime | None
+    expiration_date_to: datetime | None
+    body: JsonObject  # the fields the client gave, as checked (wire.check_preference)
+    created_at: datetime
+
+    def is_expired(self, now: datetime) -> bool:
+        if not self.expires:
+            return False
+        if self.expiration_date_to is not None and now >= self.expiration_date_to:
+            return True
+        return self.expiration_date_from is not None and now < self.expiration_date_from
+
+
+@dataclass(frozen=True, slots=True)
+class SimBPayment:
+    id: int
+    owner: str
+    preference_id: str
+    collector_id: int
+    merchant_order_id: int
+    external_reference: str | None
+    description: str | None
+    status: str  # approved | rejected | pending | in_process | cancelled | refunded
+    status_detail: str
+    payment_type_id: str
+    payment_method_id: str
+    currency_id: str
+    amount_hundredths: int
+    refunded_hundredths: int
+    authorization_code: str | None
+    notification_url: str | None
+    date_created: datetime
+    date_approved: datetime | None
+    date_last_updated: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimBRefund:
+    id: int
+    owner: str
+    payment_id: int
+    amount_hundredths: int
+    status: str
+    idempotency_key: str | None
+    date_created: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimBNotification:
+    """One outgoing notification of the outbox (notify.py)."""
+
+    id: str
+    owner: str
+    payment_id: int
+    url: str
+    body: JsonObject
+    status: str  # PENDING | DELIVERED | GAVE_UP
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimBStatusChange:
+    """A payment's new status (settle, cancel, refund): what the compare-and-set writes."""
+
+    status: str
+    status_detail: str
+    date_last_updated: datetime
+    date_approved: datetime | None = None
+    authorization_code: str | None = None
+    refunded_hundredths: int | None = None  # None: unchanged
+
+
+@dataclass(frozen=True, slots=True)
+class SimBAttempt:
+    """The result of one delivery attempt, as recorded on the notification."""
+
+    attempts: int
+    last_error: str | None
+    status: str | None = None  # None: still PENDING
+    next_attempt_at: datetime | None = None  # None: unchanged
+
+
+@dataclass(frozen=True, slots=True)
+class SimBPaymentWithRefunds:
+    """A payment as the API shows it: with its refunds."""
+
+    payment: SimBPayment
+    refunds: list[SimBRefund]
+
+
+@dataclass(frozen=True, slots=True)
+class SimBSearchPage:
+    total: int
+    limit: int
+    offset: int
+    results: list[SimBPaymentWithRefunds]

@@ -34,14 +34,14 @@ SYNC_CLOSE = """    def close(self) -> None:
     def __enter__(self) -> PayorchClient:
         return self
 
-    def __exit__("""
+    def __exit__(self, *exc_info: object) -> None:"""
 ASYNC_CLOSE = """    async def aclose(self) -> None:
         await self._http.aclose()
 
     async def __aenter__(self) -> AsyncPayorchClient:
         return self
 
-    async def __aexit__("""
+    async def __aexit__(self, *exc_info: object) -> None:"""
 
 
 def generate(sync_source: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -88,12 +87,7 @@ class AsyncPayorchClient:
     async def __aenter__(self) -> AsyncPayorchClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def request(self, call: Call) -> Any:
@@ -365,12 +359,7 @@ class AsyncPayorchClient:
         priority: int | None = None,
         credentials: dict[str, str] | None = None,
     ) -> Connector:
-        changes = {
-            "mode": mode,
-            "enabled": enabled,
-            "priority": priority,
-            "credentials": credentials,
-        }
+        changes = dict(mode=mode, enabled=enabled, priority=priority, credentials=credentials)
         return parse(
             Connector,
             await self.request(ops.update_connector(merchant_account_id, config_id, changes)),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Mapping
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -88,12 +87,7 @@ class PayorchClient:
     def __enter__(self) -> PayorchClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def request(self, call: Call) -> Any:
@@ -356,12 +350,7 @@ class PayorchClient:
         priority: int | None = None,
         credentials: dict[str, str] | None = None,
     ) -> Connector:
-        changes = {
-            "mode": mode,
-            "enabled": enabled,
-            "priority": priority,
-            "credentials": credentials,
-        }
+        changes = dict(mode=mode, enabled=enabled, priority=priority, credentials=credentials)
         return parse(
             Connector, self.request(ops.update_connector(merchant_account_id, config_id, changes))
         )

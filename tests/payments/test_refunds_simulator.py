@@ -147,11 +147,15 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     # Someone refunds everything at the provider behind our back: our refund is then refused.
     from payorch.payments import repository
     from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
-    from payorch.payments.refund_gateway import RefundOrder, RefundOutcome
+    from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
+    from payorch.payments.refunds import refund_connector
 
     async with runtime.database.engine.connect() as conn:
         row = await repository.get_any(conn, payment["id"])
-    assert row is not None
+        assert row is not None
+        connector = await refund_connector(
+            conn, runtime.cipher, row.merchant_account_id, provider
+        )
     order = RefundOrder(
         refund_id="rfd_behind_our_back",
         amount=1500,
@@ -164,8 +168,9 @@ async def test_provider_refusal_is_502_and_nothing_moves(
         provider=provider,
         provider_reference=row.provider_reference,
         refunded_before=0,
+        connector=connector,
     )
-    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is RefundOutcome.SUCCEEDED
+    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is GatewayRefundOutcome.SUCCEEDED
 
     url = f"/v1/payments/{payment['id']}/refunds"
     response = await client.post(url, json={"amount": 700}, headers=sandbox.headers)

@@ -10,7 +10,9 @@ import pytest
 
 from payorch.ids import new_id
 from payorch.intents import repository as intents
+from payorch.intents.records import PaymentIntent
 from payorch.payments import repository as payments
+from payorch.payments.records import Payment
 from payorch.providers import PROVIDER_A
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
@@ -42,37 +44,41 @@ async def authorized_payment(
     async with runtime.database.transaction() as conn:
         await intents.insert_intent(
             conn,
-            id=intent_id,
-            application_id=app.application_id,
-            merchant_account_id=app.merchant_account_id,
-            status=status,
-            external_reference=f"order-{intent_id[-6:]}",
-            amount=amount,
-            currency=currency,
-            description=None,
-            requested_provider="auto",
-            provider=provider,
-            return_url="https://shop.example/return",
-            metadata={},
-            created_at=now,
-            updated_at=now,
+            PaymentIntent(
+                id=intent_id,
+                application_id=app.application_id,
+                merchant_account_id=app.merchant_account_id,
+                status=status,
+                external_reference=f"order-{intent_id[-6:]}",
+                amount=amount,
+                currency=currency,
+                description=None,
+                requested_provider="auto",
+                provider=provider,
+                return_url="https://shop.example/return",
+                metadata={},
+                created_at=now,
+                updated_at=now,
+            ),
         )
         await payments.insert_payment(
             conn,
-            id=payment_id,
-            application_id=app.application_id,
-            payment_intent_id=intent_id,
-            merchant_account_id=app.merchant_account_id,
-            external_reference=f"order-{intent_id[-6:]}",
-            status=status,
-            amount=amount,
-            refunded_amount=0,
-            currency=currency,
-            provider=provider,
-            provider_reference="tok-" + intent_id[-10:],
-            authorization_code="1213",
-            authorized_at=now,
-            created_at=now,
+            Payment(
+                id=payment_id,
+                application_id=app.application_id,
+                payment_intent_id=intent_id,
+                merchant_account_id=app.merchant_account_id,
+                external_reference=f"order-{intent_id[-6:]}",
+                status=status,
+                amount=amount,
+                refunded_amount=0,
+                currency=currency,
+                provider=provider,
+                provider_reference="tok-" + intent_id[-10:],
+                authorization_code="1213",
+                authorized_at=now,
+                created_at=now,
+            ),
         )
     return Paid(payment_id, intent_id, amount)
 

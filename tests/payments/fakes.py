@@ -7,11 +7,11 @@ import asyncio
 from dataclasses import dataclass, field
 
 from payorch.payments.refund_gateway import (
+    GatewayRefundAnswer,
+    GatewayRefundOutcome,
     LookupAnswer,
     LookupOutcome,
-    RefundAnswer,
     RefundOrder,
-    RefundOutcome,
 )
 
 OK = "ok"  # applies, answers SUCCEEDED
@@ -30,7 +30,7 @@ class FakeGateway:
     refund_calls: list[str] = field(default_factory=list)
     lookup_calls: list[str] = field(default_factory=list)
 
-    async def refund(self, order: RefundOrder) -> RefundAnswer:
+    async def refund(self, order: RefundOrder) -> GatewayRefundAnswer:
         self.refund_calls.append(order.refund_id)
         if self.delay:
             await asyncio.sleep(self.delay)
@@ -39,12 +39,12 @@ class FakeGateway:
         if self.mode in (OK, TIMEOUT_APPLIED):
             self.applied[order.refund_id] = order.amount
         if self.mode == OK:
-            return RefundAnswer(
-                RefundOutcome.SUCCEEDED, provider_refund_id="prv-" + order.refund_id
+            return GatewayRefundAnswer(
+                GatewayRefundOutcome.SUCCEEDED, provider_refund_id="prv-" + order.refund_id
             )
         if self.mode == REJECT:
-            return RefundAnswer(RefundOutcome.FAILED, "16: refund not allowed")
-        return RefundAnswer(RefundOutcome.UNKNOWN)
+            return GatewayRefundAnswer(GatewayRefundOutcome.FAILED, "16: refund not allowed")
+        return GatewayRefundAnswer(GatewayRefundOutcome.UNKNOWN)
 
     async def lookup(self, order: RefundOrder) -> LookupAnswer:
         self.lookup_calls.append(order.refund_id)

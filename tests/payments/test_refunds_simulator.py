@@ -147,11 +147,15 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     # Someone refunds everything at the provider behind our back: our refund is then refused.
     from payorch.payments import repository
     from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
-    from payorch.payments.refund_gateway import RefundOrder, RefundOutcome
+    from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
+    from payorch.payments.refunds import refund_connector
 
     async with runtime.database.engine.connect() as conn:
         row = await repository.get_any(conn, payment["id"])
-    assert row is not None
+        assert row is not None
+        connector = await refund_connector(
+            conn, runtime.cipher, row.merchant_account_id, provider
+        )
     order = RefundOrder(
         refund_id="rfd_behind_our_back",
         amount=1500,
@@ -164,8 +168,9 @@ async def test_provider_refusal_is_502_and_nothing_moves(
         provider=provider,
         provider_reference=row.provider_reference,
         refunded_before=0,
+        connector=connector,
     )
-    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is RefundOutcome.SUCCEEDED
+    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is GatewayRefundOutcome.SUCCEEDED
 
     url = f"/v1/payments/{payment['id']}/refunds"
     response = await client.post(url, json={"amount": 700}, headers=sandbox.headers)
@@ -200,3 +205,25 @@ async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
     assert intent["status"] == "PARTIALLY_REFUNDED"
     read_back = (await client.get(f"/v1/payments/{payment['id']}", headers=sandbox.headers)).json()
     assert read_back["refunded_amount"] == 900
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_a_disabled_connector_still_refunds_the_payments_it_took(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    """The refund goes through the configuration that took the payment, enabled or not."""
+    sandbox = await mock_sandbox(runtime)
+    payment = await paid_payment(client, sandbox, provider, 1200)
+    connectors_url = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"
+    listed = (await client.get(connectors_url, headers=sandbox.headers)).json()["items"]
+    connector = next(c for c in listed if c["provider"] == provider)
+    disabled = await client.patch(
+        f"{connectors_url}/{connector['id']}", json={"enabled": False}, headers=sandbox.headers
+    )
+    assert disabled.status_code == 200, disabled.text
+
+    url = f"/v1/payments/{payment['id']}/refunds"
+    response = await client.post(url, json={"amount": 400}, headers=sandbox.headers)
+    assert response.status_code == 201, response.text
+    assert response.json()["status"] == "SUCCEEDED"
+    assert await refunded_at_provider(runtime, provider, payment) == 400

@@ -8,11 +8,10 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TypeAlias
 
-from sqlalchemy import Row
+from payorch.intents.records import PaymentIntent
 
-# The payment intent as payorch.intents hands it out today (a row of payment_intents). When the
-# intents domain gets its own record, this alias becomes that record: the one line to change.
-PaymentIntentRow: TypeAlias = Row[tuple[object, ...]]
+# The payment intent as payorch.intents hands it out (its record).
+PaymentIntentRow: TypeAlias = PaymentIntent
 
 
 class CheckoutStatus(StrEnum):

@@ -250,7 +250,7 @@ async def _record(
             intent,
             Move.START_CHECKOUT,
             data={"provider": provider},
-            changes={"provider": provider},
+            provider=provider,
         )
         checkout = Checkout(
             id=checkout_id,

@@ -18,7 +18,7 @@ from payorch.clock import Clock
 from payorch.ids import new_id
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move, allowed
-from payorch.payments import repository as payments
+from payorch.payments import service as payments
 from payorch.providers.base import Outcome, PaymentResult
 
 # Reconciliation of PROCESSING intents: seconds before each read, then the last one forever.
@@ -104,21 +104,19 @@ async def _authorize(
         },
     )
     # The unique payment_intent_id is the last guard: a second authorization fails here.
-    await payments.insert_payment(
+    await payments.record_authorization(
         conn,
-        id=payment_id,
+        payment_id=payment_id,
         application_id=intent.application_id,
         payment_intent_id=intent.id,
         merchant_account_id=intent.merchant_account_id,
         external_reference=intent.external_reference,
-        status="AUTHORIZED",
         amount=intent.amount,
-        refunded_amount=0,
         currency=intent.currency,
         provider=checkout.provider,
         provider_reference=result.provider_payment_reference or checkout.reference,
         authorization_code=result.authorization_code,
         authorized_at=result.authorized_at or now,
-        created_at=now,
+        at=now,
     )
     return new

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, Query
@@ -10,17 +10,17 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from payorch.errors import AuthenticationFailed, ValidationFailed
-from payorch.events import repository
-from payorch.events.types import ALL_EVENT_TYPES
+from payorch.events import service
 from payorch.http.deps import Conn, CurrentCaller
 from payorch.http.errors import problem_responses
+from payorch.jsontypes import JsonObject
 from payorch.webhooks import pagination
 
 router = APIRouter(tags=["Events"])
 
 
 class EventList(BaseModel):
-    items: list[dict[str, Any]]
+    items: list[JsonObject]
     next_cursor: str | None
 
 
@@ -41,28 +41,20 @@ async def list_events(
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)] = pagination.DEFAULT_LIMIT,
 ) -> Response:
-    if type is not None and type not in ALL_EVENT_TYPES:
-        raise ValidationFailed.field("type", "Unknown event type.")
-    position = pagination.decode(cursor)
-    if position is not None and not position.isdigit():
-        raise ValidationFailed.field("cursor", "Not a cursor returned by this list.")
-    rows = await repository.list_events(
+    page = await service.list_events(
         conn,
         caller.application_id,
         type=type,
         payment_intent_id=payment_intent_id,
-        before_seq=int(position) if position is not None else None,
-        limit=limit + 1,
+        cursor=cursor,
+        limit=limit,
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    next_cursor = pagination.encode(str(rows[-1].seq)) if more else None
     # The stored bodies are already JSON: splice them in rather than parse and re-serialize.
     body = (
         b'{"items":['
-        + b",".join(row.payload.encode() for row in rows)
+        + b",".join(item.payload.encode() for item in page.items)
         + b'],"next_cursor":'
-        + orjson.dumps(next_cursor)
+        + orjson.dumps(page.next_cursor)
         + b"}"
     )
     return Response(body, media_type="application/json")

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from typing import TypeVarTuple, cast
 
 from sqlalchemy import Row, Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import events
+from payorch.events.records import Event, StoredEvent, TimelineEntry
+
+_Ts = TypeVarTuple("_Ts")
 
 _INSERT = insert(events)  # built once; values come as parameters (hot path)
+_FIELDS = tuple(field.name for field in fields(Event))  # the table's columns but seq
 _INSERT_CTE = (
     insert(events)
     .values(
@@ -22,61 +28,45 @@ _INSERT_CTE = (
     )
     .cte("inserted_event")
 )
-_WITH_INSERT: dict[Select, Select] = {}  # type: ignore[type-arg]
+# The follow-up queries with the INSERT attached as a CTE, built once per query.
+_WITH_INSERT: dict[Select[*tuple[object, ...]], Select[*tuple[object, ...]]] = {}
 
 
-async def insert_event(
+async def insert_event(conn: AsyncConnection, event: Event) -> None:
+    await conn.execute(_INSERT, _values(event))
+
+
+async def insert_event_then(
     conn: AsyncConnection,
-    *,
-    event_id: str,
-    application_id: str,
-    type: str,
-    payment_intent_id: str,
-    payload: str,
-    created_at: datetime,
-    then: Select | None = None,  # type: ignore[type-arg]
-    then_parameters: dict[str, object] | None = None,
-) -> list[Row]:  # type: ignore[type-arg]
-    """Insert the event; with ``then``, also run that query in the same round trip and answer its
-    rows (PostgreSQL: the INSERT rides along as a data-modifying CTE, which always runs to
-    completion; SQLite: two statements). The outbox fan-out reads the subscriptions this way."""
-    if then is None:
-        await conn.execute(
-            _INSERT,
-            {
-                "id": event_id,
-                "application_id": application_id,
-                "type": type,
-                "payment_intent_id": payment_intent_id,
-                "payload": payload,
-                "created_at": created_at,
-            },
-        )
-        return []
+    event: Event,
+    then: Select[*_Ts],
+    then_parameters: Mapping[str, object],
+) -> Sequence[Row[*_Ts]]:
+    """Insert the event and run ``then`` in the same round trip; answer ``then``'s rows, which
+    belong to its owner (the outbox fan-out reads webhook subscriptions this way). PostgreSQL:
+    the INSERT rides along as a data-modifying CTE, which always runs to completion; SQLite: two
+    statements."""
     parameters = {
-        "event_id": event_id,
-        "application_id": application_id,
-        "event_type": type,
-        "payment_intent_id": payment_intent_id,
-        "payload": payload,
-        "created_at": created_at,
-        **(then_parameters or {}),
+        "event_id": event.id,
+        "application_id": event.application_id,
+        "event_type": event.type,
+        "payment_intent_id": event.payment_intent_id,
+        "payload": event.payload,
+        "created_at": event.created_at,
+        **then_parameters,
     }
     if conn.dialect.name != "postgresql":
-        await insert_event(
-            conn,
-            event_id=event_id,
-            application_id=application_id,
-            type=type,
-            payment_intent_id=payment_intent_id,
-            payload=payload,
-            created_at=created_at,
-        )
-        return list((await conn.execute(then, parameters)).all())
-    statement = _WITH_INSERT.get(then)
-    if statement is None:
-        statement = _WITH_INSERT[then] = then.add_cte(_INSERT_CTE)
-    return list((await conn.execute(statement, parameters)).all())
+        await insert_event(conn, event)
+        return (await conn.execute(then, parameters)).all()
+    cached = _WITH_INSERT.get(then)
+    if cached is None:
+        cached = _WITH_INSERT[then] = then.add_cte(_INSERT_CTE)
+    statement = cast("Select[*_Ts]", cached)  # add_cte keeps ``then``'s columns
+    return (await conn.execute(statement, parameters)).all()
+
+
+def _values(event: Event) -> dict[str, object]:
+    return {name: getattr(event, name) for name in _FIELDS}
 
 
 _TIMELINE = (
@@ -86,9 +76,9 @@ _TIMELINE = (
 )  # built once (read on every GET of an intent)
 
 
-async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[Row]:  # type: ignore[type-arg]
+async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[TimelineEntry]:
     result = await conn.execute(_TIMELINE, {"payment_intent_id": payment_intent_id})
-    return list(result.all())
+    return [TimelineEntry(type=row.type, at=row.created_at) for row in result]
 
 
 async def list_events(
@@ -99,7 +89,7 @@ async def list_events(
     payment_intent_id: str | None,
     before_seq: int | None,
     limit: int,
-) -> list[Row]:  # type: ignore[type-arg]
+) -> list[StoredEvent]:
     """Newest first by seq (the total order of events); keyset on seq."""
     query = select(events.c.seq, events.c.payload).where(events.c.application_id == application_id)
     if type is not None:
@@ -109,4 +99,4 @@ async def list_events(
     if before_seq is not None:
         query = query.where(events.c.seq < before_seq)
     query = query.order_by(events.c.seq.desc()).limit(limit)
-    return list((await conn.execute(query)).all())
+    return [StoredEvent(seq=row.seq, payload=row.payload) for row in await conn.execute(query)]

@@ -1,29 +1,24 @@
-"""Write an event in the caller's transaction: the state change and its notice commit together."""
+"""Write an event in the caller's transaction: the state change and its notice commit together.
+
+Also the events' reads for other domains (an intent's timeline) and for the list of events.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import isoformat
+from payorch.errors import ValidationFailed
 from payorch.events import repository
-from payorch.events.types import EventType
+from payorch.events.records import Event, EventPage, TimelineEntry
+from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.http.responses import dumps
 from payorch.ids import new_id
+from payorch.webhooks import pagination
 from payorch.webhooks.fanout import SUBSCRIPTIONS, fan_out
-
-
-@dataclass(frozen=True)
-class Event:
-    id: str
-    application_id: str
-    type: str
-    payment_intent_id: str
-    payload: str  # the exact JSON body a webhook delivery signs and sends
-    created_at: datetime
 
 
 async def emit(
@@ -32,7 +27,7 @@ async def emit(
     application_id: str,
     type: EventType,
     payment_intent_id: str,
-    data: dict[str, Any],
+    data: Mapping[str, object],
     at: datetime,
 ) -> Event:
     event_id = new_id("evt")
@@ -44,15 +39,8 @@ async def emit(
     }
     event = Event(event_id, application_id, type.value, payment_intent_id, dumps(body).decode(), at)
     # The subscriptions are read in the INSERT's round trip (one fewer per event on PostgreSQL).
-    endpoints = await repository.insert_event(
-        conn,
-        event_id=event.id,
-        application_id=application_id,
-        type=event.type,
-        payment_intent_id=payment_intent_id,
-        payload=event.payload,
-        created_at=at,
-        then=SUBSCRIPTIONS,
+    endpoints = await repository.insert_event_then(
+        conn, event, SUBSCRIPTIONS, {"application_id": application_id}
     )
     await fan_out(
         conn,
@@ -63,3 +51,35 @@ async def emit(
         endpoints=endpoints,
     )
     return event
+
+
+async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[TimelineEntry]:
+    """The intent's events, oldest first."""
+    return await repository.timeline(conn, payment_intent_id)
+
+
+async def list_events(
+    conn: AsyncConnection,
+    application_id: str,
+    *,
+    type: str | None,
+    payment_intent_id: str | None,
+    cursor: str | None,
+    limit: int,
+) -> EventPage:
+    if type is not None and type not in ALL_EVENT_TYPES:
+        raise ValidationFailed.field("type", "Unknown event type.")
+    position = pagination.decode(cursor)
+    if position is not None and not position.isdigit():
+        raise ValidationFailed.field("cursor", "Not a cursor returned by this list.")
+    items = await repository.list_events(
+        conn,
+        application_id,
+        type=type,
+        payment_intent_id=payment_intent_id,
+        before_seq=int(position) if position is not None else None,
+        limit=limit + 1,
+    )
+    more = len(items) > limit
+    items = items[:limit]
+    return EventPage(items, pagination.encode(str(items[-1].seq)) if more else None)

@@ -23,7 +23,7 @@ from payorch.http.deps import (
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.intents import service
-from payorch.intents.schemas import CreatePaymentIntent, PaymentIntent
+from payorch.intents.schemas import CreatePaymentIntent, PaymentIntentResponse, intent_body
 
 router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
 
@@ -31,7 +31,7 @@ router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
 @router.post(
     "",
     status_code=201,
-    response_model=PaymentIntent,
+    response_model=PaymentIntentResponse,
     responses=problem_responses(
         ValidationFailed, AuthenticationFailed, ResourceNotFound, IdempotencyConflict, IdempotencyKeyInUse
     ),
@@ -49,16 +49,16 @@ async def create_payment_intent(
     )
 
     async def operation(conn: Conn) -> tuple[int, object]:
-        return 201, await service.create_intent(conn, runtime.clock, caller, body)
+        return 201, intent_body(await service.create_intent(conn, runtime.clock, caller, body))
 
     return await runtime.idempotency.run(scope, operation)
 
 
 @router.get(
     "/{payment_intent_id}",
-    response_model=PaymentIntent,
+    response_model=PaymentIntentResponse,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a payment intent",
 )
 async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: ReadConn) -> Response:
-    return json_response(await service.read_intent(conn, caller, payment_intent_id))
+    return json_response(intent_body(await service.read_intent(conn, caller, payment_intent_id)))

@@ -3,35 +3,38 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, bindparam, insert, select, update
+from sqlalchemy import RowMapping, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import payments
+from payorch.intents.records import IntentPayment, PaymentIntent
 
 # Built once: statements whose values come as parameters compile once and hit SQLAlchemy's cache
 # without recomputing a cache key for every request (this is the hottest write path).
 _INSERT = insert(intents)
+_COLUMNS = tuple(intents.c.keys())  # the record's fields have the columns' names
 
 
-async def insert_intent(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(_INSERT, values)
+async def insert_intent(conn: AsyncConnection, intent: PaymentIntent) -> None:
+    await conn.execute(_INSERT, {name: getattr(intent, name) for name in _COLUMNS})
 
 
 async def get(
     conn: AsyncConnection, application_id: str, intent_id: str, *, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> PaymentIntent | None:
     query = select(intents).where(
         intents.c.id == intent_id, intents.c.application_id == application_id
     )
     if for_update:
         query = query.with_for_update()  # a no-op on SQLite, whose BEGIN IMMEDIATE already serializes
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).mappings().first()
+    return _intent(row) if row is not None else None
 
 
-# The intent with its payment (at most one: payments.payment_intent_id is unique), in one read.
+# The intent with its payment (at most one: payments.payment_intent_id is unique), in one read:
+# the one read of another domain's table here, because the join is the point (GET of an intent).
 _GET_WITH_PAYMENT = (
     select(
         intents,
@@ -48,20 +51,36 @@ _GET_WITH_PAYMENT = (
 )
 
 
-async def get_with_payment(conn: AsyncConnection, application_id: str, intent_id: str) -> Row | None:  # type: ignore[type-arg]
-    """The intent and its payment's columns (``payment_*``, None until a payment exists)."""
+async def get_with_payment(
+    conn: AsyncConnection, application_id: str, intent_id: str
+) -> tuple[PaymentIntent, IntentPayment | None] | None:
+    """The intent and its payment (None until a payment exists)."""
     result = await conn.execute(
         _GET_WITH_PAYMENT, {"intent_id": intent_id, "application_id": application_id}
     )
-    return result.first()
+    row = result.mappings().first()
+    if row is None:
+        return None
+    payment = None
+    if row["payment_id"] is not None:
+        payment = IntentPayment(
+            id=row["payment_id"],
+            status=row["payment_status"],
+            authorization_code=row["payment_authorization_code"],
+            authorized_at=row["payment_authorized_at"],
+        )
+    return _intent(row), payment
 
 
-async def get_any(conn: AsyncConnection, intent_id: str, *, for_update: bool = False) -> Row | None:  # type: ignore[type-arg]
+async def get_any(
+    conn: AsyncConnection, intent_id: str, *, for_update: bool = False
+) -> PaymentIntent | None:
     """By id alone: for provider returns and notifications, which carry no API key."""
     query = select(intents).where(intents.c.id == intent_id)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).mappings().first()
+    return _intent(row) if row is not None else None
 
 
 async def compare_and_set_status(
@@ -71,12 +90,14 @@ async def compare_and_set_status(
     expected: str,
     new: str,
     at: datetime,
-    changes: dict[str, Any],
+    provider: str | None = None,
 ) -> bool:
+    """Move the status if it still is ``expected``; ``provider``: also record the chosen one."""
+    values: dict[str, object] = {"status": new, "updated_at": at}
+    if provider is not None:
+        values["provider"] = provider
     result = await conn.execute(
-        update(intents)
-        .where(intents.c.id == intent_id, intents.c.status == expected)
-        .values(status=new, updated_at=at, **changes)
+        update(intents).where(intents.c.id == intent_id, intents.c.status == expected).values(values)
     )
     return result.rowcount == 1
 
@@ -85,3 +106,7 @@ async def status_of(conn: AsyncConnection, intent_id: str) -> str | None:
     return (
         await conn.execute(select(intents.c.status).where(intents.c.id == intent_id))
     ).scalar_one_or_none()
+
+
+def _intent(row: RowMapping) -> PaymentIntent:
+    return PaymentIntent(**{name: row[name] for name in _COLUMNS})  # rows may carry more columns

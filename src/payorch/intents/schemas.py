@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
+from payorch.clock import isoformat
+from payorch.intents.records import PaymentIntentDetail
+from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO, PROVIDER_IDS
 
 MAX_METADATA_KEYS = 50
@@ -73,19 +76,19 @@ class CreatePaymentIntent(BaseModel):
         return value
 
 
-class TimelineEntry(BaseModel):
+class TimelineEntryResponse(BaseModel):
     type: str
     at: str
 
 
-class Payment(BaseModel):
+class IntentPaymentResponse(BaseModel):
     id: str
     status: str
     authorization_code: str | None = None
     authorized_at: str | None = None
 
 
-class PaymentIntent(BaseModel):
+class PaymentIntentResponse(BaseModel):
     id: str
     status: str
     merchant_account_id: str
@@ -97,27 +100,35 @@ class PaymentIntent(BaseModel):
     return_url: str
     metadata: dict[str, str]
     created_at: str
-    payment: Payment | None = Field(None, description="Present once the provider authorized.")
-    timeline: list[TimelineEntry]
+    payment: IntentPaymentResponse | None = Field(
+        None, description="Present once the provider authorized."
+    )
+    timeline: list[TimelineEntryResponse]
 
 
-def intent_body(row: Any, timeline: list[Any], payment: dict[str, Any] | None = None) -> dict[str, Any]:
-    from payorch.clock import isoformat
-
-    body: dict[str, Any] = {
-        "id": row.id,
-        "status": row.status,
-        "merchant_account_id": row.merchant_account_id,
-        "external_reference": row.external_reference,
-        "amount": row.amount,
-        "currency": row.currency,
-        "description": row.description,
-        "provider": row.provider or row.requested_provider,
-        "return_url": row.return_url,
-        "metadata": row.metadata,
-        "created_at": isoformat(row.created_at),
-        "timeline": [{"type": t.type, "at": isoformat(t.created_at)} for t in timeline],
+def intent_body(detail: PaymentIntentDetail) -> JsonObject:
+    """The response body (built by hand: ``payment`` is left out, not null, until authorized)."""
+    intent = detail.intent
+    body: JsonObject = {
+        "id": intent.id,
+        "status": intent.status,
+        "merchant_account_id": intent.merchant_account_id,
+        "external_reference": intent.external_reference,
+        "amount": intent.amount,
+        "currency": intent.currency,
+        "description": intent.description,
+        "provider": intent.provider or intent.requested_provider,
+        "return_url": intent.return_url,
+        "metadata": intent.metadata,
+        "created_at": isoformat(intent.created_at),
+        "timeline": [{"type": t.type, "at": isoformat(t.at)} for t in detail.timeline],
     }
+    payment = detail.payment
     if payment is not None:
-        body["payment"] = payment
+        body["payment"] = {
+            "id": payment.id,
+            "status": payment.status,
+            "authorization_code": payment.authorization_code,
+            "authorized_at": isoformat(payment.authorized_at),
+        }
     return body

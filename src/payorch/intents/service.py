@@ -1,30 +1,34 @@
-"""The rules of payment intents: creation, reading, and applying a move of the state machine."""
+"""The rules of payment intents: creation, reading, and applying a move of the state machine.
+
+Other domains read and move intents through the functions here, with their own connection, so the
+write stays in their transaction.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications import repository as applications
 from payorch.auth.service import Caller
-from payorch.clock import Clock, isoformat
+from payorch.clock import Clock
 from payorch.connectors import repository as connectors
 from payorch.errors import ConnectorNotConfigured, InvalidState, ResourceNotFound
-from payorch.events import repository as events_repository
 from payorch.events import service as events
+from payorch.events.records import TimelineEntry
 from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
-from payorch.intents.schemas import CreatePaymentIntent, intent_body
+from payorch.intents.records import PaymentIntent, PaymentIntentDetail
+from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
 from payorch.providers import AUTO
 
 
 async def create_intent(
     conn: AsyncConnection, clock: Clock, caller: Caller, request: CreatePaymentIntent
-) -> dict[str, Any]:
+) -> PaymentIntentDetail:
     if not await applications.merchant_belongs_to(
         conn, request.merchant_account_id, caller.application_id
     ):
@@ -34,29 +38,28 @@ async def create_intent(
     ):
         raise ConnectorNotConfigured(f"The provider {request.provider} is not enabled for this merchant.")
     now = clock.now()
-    intent_id = new_id("payi")
-    values = {
-        "id": intent_id,
-        "application_id": caller.application_id,
-        "merchant_account_id": request.merchant_account_id,
-        "status": IntentStatus.CREATED.value,
-        "external_reference": request.external_reference,
-        "amount": request.amount,
-        "currency": request.currency,
-        "description": request.description,
-        "requested_provider": request.provider,
-        "provider": None,
-        "return_url": request.return_url,
-        "metadata": request.metadata,
-        "created_at": now,
-        "updated_at": now,
-    }
-    await repository.insert_intent(conn, **values)
+    intent = PaymentIntent(
+        id=new_id("payi"),
+        application_id=caller.application_id,
+        merchant_account_id=request.merchant_account_id,
+        status=IntentStatus.CREATED.value,
+        external_reference=request.external_reference,
+        amount=request.amount,
+        currency=request.currency,
+        description=request.description,
+        requested_provider=request.provider,
+        provider=None,
+        return_url=request.return_url,
+        metadata=request.metadata,
+        created_at=now,
+        updated_at=now,
+    )
+    await repository.insert_intent(conn, intent)
     event = await events.emit(
         conn,
         application_id=caller.application_id,
         type=EventType.PAYMENT_INTENT_CREATED,
-        payment_intent_id=intent_id,
+        payment_intent_id=intent.id,
         data={
             "merchant_account_id": request.merchant_account_id,
             "external_reference": request.external_reference,
@@ -66,36 +69,51 @@ async def create_intent(
         },
         at=now,
     )
-    row = _IntentValues(values)
-    return intent_body(row, [_TimelineValues(event.type, now)])
+    # Answered from what was just written, without reading it back.
+    return PaymentIntentDetail(intent, [TimelineEntry(event.type, now)], None)
 
 
-async def read_intent(conn: AsyncConnection, caller: Caller, intent_id: str) -> dict[str, Any]:
-    row = await repository.get_with_payment(conn, caller.application_id, intent_id)
-    if row is None:
+async def read_intent(conn: AsyncConnection, caller: Caller, intent_id: str) -> PaymentIntentDetail:
+    found = await repository.get_with_payment(conn, caller.application_id, intent_id)
+    if found is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
-    timeline = await events_repository.timeline(conn, intent_id)
-    return intent_body(row, timeline, _payment_of(row))
+    intent, payment = found
+    return PaymentIntentDetail(intent, await events.timeline(conn, intent_id), payment)
+
+
+async def find_intent(
+    conn: AsyncConnection, intent_id: str, *, for_update: bool = False
+) -> PaymentIntent | None:
+    """By id alone (provider returns, notifications, workers); ``for_update`` locks it for a move."""
+    return await repository.get_any(conn, intent_id, for_update=for_update)
+
+
+async def find_application_intent(
+    conn: AsyncConnection, application_id: str, intent_id: str, *, for_update: bool = False
+) -> PaymentIntent | None:
+    """The application's intent (None for another application's)."""
+    return await repository.get(conn, application_id, intent_id, for_update=for_update)
 
 
 async def apply_move(
     conn: AsyncConnection,
     clock: Clock,
-    intent: Row,  # type: ignore[type-arg]
+    intent: PaymentIntent,
     move: Move,
     *,
-    data: dict[str, Any] | None = None,
-    changes: dict[str, Any] | None = None,
+    data: Mapping[str, object] | None = None,
+    provider: str | None = None,
 ) -> IntentStatus:
     """Move the intent and write the move's event, both in ``conn``'s transaction.
 
-    Compare-and-set on the status read by the caller: if another transaction moved the intent
-    meanwhile, nothing is written and INVALID_STATE is raised with the status found.
+    ``provider``: also record the provider a checkout chose. Compare-and-set on the status read
+    by the caller: if another transaction moved the intent meanwhile, nothing is written and
+    INVALID_STATE is raised with the status found.
     """
     new = next_status(intent.status, move)
     now = clock.now()
     if not await repository.compare_and_set_status(
-        conn, intent.id, expected=intent.status, new=new.value, at=now, changes=changes or {}
+        conn, intent.id, expected=intent.status, new=new.value, at=now, provider=provider
     ):
         raise InvalidState(await repository.status_of(conn, intent.id) or intent.status)
     event_type = EVENT_OF_MOVE[move]
@@ -111,26 +129,12 @@ async def apply_move(
     return new
 
 
-def _payment_of(row: Row) -> dict[str, Any] | None:  # type: ignore[type-arg]
-    """The intent's payment object, once the provider authorized."""
-    if row.payment_id is None:
-        return None
-    return {
-        "id": row.payment_id,
-        "status": row.payment_status,
-        "authorization_code": row.payment_authorization_code,
-        "authorized_at": isoformat(row.payment_authorized_at),
-    }
-
-
-class _IntentValues:
-    """Attribute access over the values just inserted, to answer without reading back."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)
-
-
-class _TimelineValues:
-    def __init__(self, type: str, created_at: Any) -> None:
-        self.type = type
-        self.created_at = created_at
+async def record_refund(
+    conn: AsyncConnection, clock: Clock, intent_id: str, *, everything_refunded: bool
+) -> IntentStatus:
+    """Move the intent for a refund that succeeded (its event, refund.succeeded, is the refund
+    flow's to write). Locks the intent in ``conn``'s transaction."""
+    intent = await repository.get_any(conn, intent_id, for_update=True)
+    assert intent is not None  # a payment's intent always exists (foreign key)
+    move = Move.REFUND_REST if everything_refunded else Move.REFUND_PART
+    return await apply_move(conn, clock, intent, move)

@@ -17,12 +17,27 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import Conn, CurrentCaller, IdempotencyKey, RuntimeDep, idempotency_scope
+from payorch.http.deps import (
+    Conn,
+    CurrentCaller,
+    IdempotencyKey,
+    PhasesDep,
+    RuntimeDep,
+    idempotency_scope,
+)
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.idempotency.service import Stored
 from payorch.payments import refunds, service
-from payorch.payments.schemas import CreateRefund, Payment, PaymentList, Refund, RefundList
+from payorch.payments.schemas import (
+    CreateRefund,
+    PaymentList,
+    PaymentResponse,
+    RefundList,
+    RefundResponse,
+    payment_body,
+    refund_body,
+)
 
 router = APIRouter(tags=["Payments and refunds"])
 
@@ -51,30 +66,31 @@ async def list_payments(
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
     limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
 ) -> Response:
+    page = await service.list_payments(
+        conn, caller, status=status, from_=from_, to=to, cursor=cursor, limit=limit
+    )
     return json_response(
-        await service.list_payments(
-            conn, caller, status=status, from_=from_, to=to, cursor=cursor, limit=limit
-        )
+        {"items": [payment_body(p) for p in page.items], "next_cursor": page.next_cursor}
     )
 
 
 @router.get(
     "/v1/payments/{payment_id}",
-    response_model=Payment,
+    response_model=PaymentResponse,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a payment",
 )
 async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Response:
-    return json_response(await service.read_payment(conn, caller, payment_id))
+    return json_response(payment_body(await service.read_payment(conn, caller, payment_id)))
 
 
 @router.post(
     "/v1/payments/{payment_id}/refunds",
     status_code=201,
-    response_model=Refund,
+    response_model=RefundResponse,
     responses={
         202: {
-            "model": Refund,
+            "model": RefundResponse,
             "description": "The provider's answer is unknown: PENDING; "
             "refund.succeeded or refund.failed tells the end.",
         },
@@ -96,6 +112,7 @@ async def create_refund(
     request: Request,
     caller: CurrentCaller,
     runtime: RuntimeDep,
+    phases: PhasesDep,
     body: CreateRefund | None = None,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
@@ -107,10 +124,10 @@ async def create_refund(
     scope = idempotency_scope(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )
-    outcome = await refunds.request_refund(runtime, caller, payment_id, body, scope)
-    if isinstance(outcome, Stored):
-        return outcome.response()
-    return json_response(outcome.body, outcome.status)
+    reply = await refunds.request_refund(phases, runtime, caller, payment_id, body, scope)
+    if isinstance(reply, Stored):
+        return reply.response()
+    return json_response(reply.body, reply.status)
 
 
 @router.get(
@@ -120,4 +137,5 @@ async def create_refund(
     summary="List a payment's refunds, newest first",
 )
 async def list_refunds(payment_id: str, caller: CurrentCaller, conn: Conn) -> Response:
-    return json_response(await refunds.list_refunds(conn, caller, payment_id))
+    listed = await refunds.list_refunds(conn, caller, payment_id)
+    return json_response({"items": [refund_body(refund) for refund in listed]})

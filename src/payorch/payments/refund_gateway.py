@@ -9,18 +9,20 @@ gateway on ``runtime.refund_gateway`` and gets an answer in our own vocabulary:
   UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again) or UNKNOWN (ask later).
 
 The refund id travels in the order so that adapters whose provider supports idempotency send it
-as the provider's idempotency key. The default implementation is adapter_refund_gateway.py (over the
-provider adapters); tests inject a fake through ``runtime.refund_gateway``.
+as the provider's idempotency key. So does the connector that took the payment, read by the
+refund flow in its own phase: a gateway never opens a database connection. The default
+implementation is adapter_refund_gateway.py (over the provider adapters); tests give a fake.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
 
-class RefundOutcome(StrEnum):
+class GatewayRefundOutcome(StrEnum):
     SUCCEEDED = "SUCCEEDED"
     FAILED = "FAILED"
     UNKNOWN = "UNKNOWN"
@@ -30,6 +32,18 @@ class LookupOutcome(StrEnum):
     APPLIED = "APPLIED"
     NOT_APPLIED = "NOT_APPLIED"
     UNKNOWN = "UNKNOWN"
+
+
+@dataclass(frozen=True, slots=True)
+class RefundConnector:
+    """The merchant's configuration for the payment's provider (enabled or not: a payment
+    already made is refunded through the configuration that took it)."""
+
+    id: str
+    application_id: str
+    provider: str
+    mode: str
+    credentials: Mapping[str, str] | None = field(repr=False)  # decrypted: never log them
 
 
 @dataclass(frozen=True)
@@ -47,11 +61,12 @@ class RefundOrder:
     # What we know the provider refunded before this refund (our SUCCEEDED total): lets an
     # adapter without idempotency tell from the provider's refunded total whether it applied.
     refunded_before: int
+    connector: RefundConnector | None  # None: the merchant has no such configuration
 
 
 @dataclass(frozen=True)
-class RefundAnswer:
-    outcome: RefundOutcome
+class GatewayRefundAnswer:
+    outcome: GatewayRefundOutcome
     failure_reason: str | None = None
     provider_refund_id: str | None = None
 
@@ -63,6 +78,6 @@ class LookupAnswer:
 
 
 class RefundGateway(Protocol):
-    async def refund(self, order: RefundOrder) -> RefundAnswer: ...
+    async def refund(self, order: RefundOrder) -> GatewayRefundAnswer: ...
 
     async def lookup(self, order: RefundOrder) -> LookupAnswer: ...

@@ -1,15 +1,17 @@
 """Refunds: reserve, call the provider with no transaction open, apply its answer.
 
-Phases (each its own short transaction; never one open across the provider call):
+Phases (each its own short transaction from the ``Phases`` the flow receives; never one open
+across the provider call):
 
 1. ``reserve``: lock the payment row, check what is left (amount - refunded - PENDING), insert
    the refund as PENDING with ``refund.requested``. Concurrent refunds queue on the lock, so
-   together they can never exceed the payment's amount.
-2. The gateway sends the refund once (payments/refund_gateway.py).
+   together they can never exceed the payment's amount. The same phase reads what the gateway
+   needs (``order_of``: the payment and the connector that took it).
+2. The gateway sends the refund once (payments/refund_gateway.py), with no connection open.
 3. ``settle``: SUCCEEDED moves the payment and the intent (REFUND_PART / REFUND_REST) and
    emits ``refund.succeeded``; FAILED releases the reserved amount and emits ``refund.failed``;
    UNKNOWN leaves it PENDING for the worker (``resolve``), which reads the provider before it
-   ever sends the refund again.
+   ever sends the refund again. The intent moves through the intents service, in this phase.
 
 HTTP answers: 201 SUCCEEDED; 202 PENDING (outcome unknown: the consumer learns the end from
 ``refund.succeeded`` / ``refund.failed`` or by listing the payment's refunds); 502
@@ -21,30 +23,33 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
+from payorch.connectors import repository as connectors
+from payorch.connectors.service import decrypt_credentials
+from payorch.crypto import Cipher
+from payorch.db import Phases
 from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded, ResourceNotFound
 from payorch.events import service as events
 from payorch.events.types import EventType
 from payorch.http.responses import dumps
 from payorch.idempotency.service import Scope, Stored
 from payorch.ids import new_id
-from payorch.intents import repository as intents
-from payorch.intents.service import apply_move
-from payorch.intents.states import Move
+from payorch.intents import service as intents
+from payorch.jsontypes import JsonObject
 from payorch.payments import repository
+from payorch.payments.records import Refund
 from payorch.payments.refund_gateway import (
+    GatewayRefundAnswer,
+    GatewayRefundOutcome,
     LookupOutcome,
-    RefundAnswer,
+    RefundConnector,
     RefundGateway,
     RefundOrder,
-    RefundOutcome,
 )
-from payorch.payments.repository import FAILED, PENDING, SUCCEEDED
+from payorch.payments.repository import PENDING, SUCCEEDED
 from payorch.payments.schemas import CreateRefund, refund_body
 from payorch.runtime import Runtime
 
@@ -56,25 +61,32 @@ CALL_GRACE_SECONDS = 30.0
 MAX_CHECK_BACKOFF_SECONDS = 3600.0
 
 
-@dataclass(frozen=True)
-class Outcome:
+@dataclass(frozen=True, slots=True)
+class RefundReply:
+    """The HTTP answer of a refund request: its status code and body."""
+
     status: int
-    body: dict[str, Any]
+    body: JsonObject
 
 
 def gateway_of(runtime: Runtime) -> RefundGateway:
-    """The runtime's gateway: the provider adapters unless a test injected another."""
-    if runtime.refund_gateway is None:
+    """The runtime's gateway; the one over the provider adapters when none was given."""
+    gateway: RefundGateway | None = runtime.refund_gateway
+    if gateway is None:
         from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
 
-        runtime.refund_gateway = ProviderRefundGateway(runtime)
-    gateway: RefundGateway = runtime.refund_gateway
+        gateway = ProviderRefundGateway(runtime)
     return gateway
 
 
 async def request_refund(
-    runtime: Runtime, caller: Caller, payment_id: str, request: CreateRefund, scope: Scope | None
-) -> Outcome | Stored:
+    phases: Phases,
+    runtime: Runtime,
+    caller: Caller,
+    payment_id: str,
+    request: CreateRefund,
+    scope: Scope | None,
+) -> RefundReply | Stored:
     """The whole POST, with the Idempotency-Key handled across the phases."""
     if scope is not None:
         stored = await runtime.idempotency.begin(
@@ -83,18 +95,19 @@ async def request_refund(
         if stored is not None:
             return stored
     try:
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             refund, existing = await reserve(conn, runtime, caller, payment_id, request, scope)
-        if not existing:
-            answer = await _send(gateway_of(runtime), await _order(runtime, refund.id))
-        async with runtime.database.transaction() as conn:
-            if not existing:
+            # A retry after a crash finds the refund its key reserved: answered, not sent again.
+            order = None if existing else await order_of(conn, runtime.cipher, refund)
+        if order is not None:
+            answer = await _send(gateway_of(runtime), order)
+        async with phases.transaction() as conn:
+            if order is not None:
                 refund = await settle(conn, runtime, refund.id, answer)
-            # else: a retry after a crash found the refund this key reserved; answer with it
-            outcome = _outcome_of(refund)
-            if scope is not None and outcome.status < 300:
-                await runtime.idempotency.complete(conn, scope, outcome.status, dumps(outcome.body))
-        if outcome.status >= 300:
+            reply = _reply_of(refund)
+            if scope is not None and reply.status < 300:
+                await runtime.idempotency.complete(conn, scope, reply.status, dumps(reply.body))
+        if reply.status >= 300:
             raise ProviderError(
                 "The provider refused the refund.",
                 {"refund_id": refund.id, "failure_reason": refund.failure_reason},
@@ -103,7 +116,7 @@ async def request_refund(
         if scope is not None:
             await runtime.idempotency.release(scope)
         raise
-    return outcome
+    return reply
 
 
 async def reserve(
@@ -113,7 +126,7 @@ async def reserve(
     payment_id: str,
     request: CreateRefund,
     scope: Scope | None,
-) -> tuple[Row, bool]:  # type: ignore[type-arg]
+) -> tuple[Refund, bool]:
     """Lock the payment, decide, insert the PENDING refund. Returns (refund, already existed)."""
     payment = await repository.get(conn, caller.application_id, payment_id, for_update=True)
     if payment is None:
@@ -134,10 +147,8 @@ async def reserve(
             {"available_amount": max(available, 0)},
         )
     now = runtime.clock.now()
-    refund_id = new_id("rfd")
-    await repository.insert_refund(
-        conn,
-        id=refund_id,
+    refund = Refund(
+        id=new_id("rfd"),
         application_id=payment.application_id,
         payment_id=payment.id,
         payment_intent_id=payment.payment_intent_id,
@@ -154,6 +165,7 @@ async def reserve(
         created_at=now,
         updated_at=now,
     )
+    await repository.insert_refund(conn, refund)
     await events.emit(
         conn,
         application_id=payment.application_id,
@@ -161,21 +173,19 @@ async def reserve(
         payment_intent_id=payment.payment_intent_id,
         data={
             "payment_id": payment.id,
-            "refund_id": refund_id,
+            "refund_id": refund.id,
             "amount": amount,
             "currency": payment.currency,
             "external_reference": payment.external_reference,
         },
         at=now,
     )
-    refund = await repository.get_refund(conn, refund_id)
-    assert refund is not None
     return refund, False
 
 
 async def settle(
-    conn: AsyncConnection, runtime: Runtime, refund_id: str, answer: RefundAnswer
-) -> Row:  # type: ignore[type-arg]
+    conn: AsyncConnection, runtime: Runtime, refund_id: str, answer: GatewayRefundAnswer
+) -> Refund:
     """Apply the provider's answer. Lock order: payment, then refund, then intent."""
     refund = await repository.get_refund(conn, refund_id)
     assert refund is not None
@@ -185,7 +195,7 @@ async def settle(
     if refund.status != PENDING:
         return refund  # settled meanwhile (the worker and a slow request raced): keep that
     now = runtime.clock.now()
-    if answer.outcome is RefundOutcome.SUCCEEDED:
+    if answer.outcome is GatewayRefundOutcome.SUCCEEDED:
         refunded = payment.refunded_amount + refund.amount
         whole = refunded >= payment.amount
         await repository.set_refunded(
@@ -194,18 +204,11 @@ async def settle(
             refunded_amount=refunded,
             status="REFUNDED" if whole else "PARTIALLY_REFUNDED",
         )
-        intent = await intents.get_any(conn, payment.payment_intent_id, for_update=True)
-        assert intent is not None
-        intent_status = await apply_move(
-            conn, runtime.clock, intent, Move.REFUND_REST if whole else Move.REFUND_PART
+        intent_status = await intents.record_refund(
+            conn, runtime.clock, payment.payment_intent_id, everything_refunded=whole
         )
-        await repository.update_refund(
-            conn,
-            refund.id,
-            status=SUCCEEDED,
-            provider_refund_id=answer.provider_refund_id,
-            next_check_at=None,
-            updated_at=now,
+        await repository.mark_refund_succeeded(
+            conn, refund.id, provider_refund_id=answer.provider_refund_id, at=now
         )
         await events.emit(
             conn,
@@ -221,17 +224,10 @@ async def settle(
             },
             at=now,
         )
-    elif answer.outcome is RefundOutcome.FAILED:
+    elif answer.outcome is GatewayRefundOutcome.FAILED:
         reason = (answer.failure_reason or "The provider refused the refund.")[:255]
-        await repository.update_refund(
-            conn,
-            refund.id,
-            status=FAILED,
-            failure_reason=reason,
-            idempotency_key=None,  # the key is released: a retry with it runs again
-            next_check_at=None,
-            updated_at=now,
-        )
+        # The refund's Idempotency-Key is released with it: a retry with that key runs again.
+        await repository.mark_refund_failed(conn, refund.id, failure_reason=reason, at=now)
         await events.emit(
             conn,
             application_id=refund.application_id,
@@ -242,52 +238,52 @@ async def settle(
         )
     else:
         backoff = min(5.0 * 2**refund.checks, MAX_CHECK_BACKOFF_SECONDS)
-        await repository.update_refund(
-            conn, refund.id, next_check_at=now + timedelta(seconds=backoff), updated_at=now
+        await repository.postpone_refund_check(
+            conn, refund.id, next_check_at=now + timedelta(seconds=backoff), at=now
         )
     settled = await repository.get_refund(conn, refund_id)
     assert settled is not None
     return settled
 
 
-async def resolve(runtime: Runtime, refund_id: str) -> str:
+async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:
     """Worker: learn what became of a PENDING refund. Read the provider first; send again only
     if it says the refund was not applied. Returns the refund's status afterwards."""
     gateway = gateway_of(runtime)
-    async with runtime.database.transaction() as conn:
+    async with phases.transaction() as conn:
         refund = await repository.get_refund(conn, refund_id)
-    if refund is None or refund.status != PENDING:
-        return refund.status if refund is not None else "MISSING"
-    order = await _order(runtime, refund_id)
+        if refund is None or refund.status != PENDING:
+            return refund.status if refund is not None else "MISSING"
+        order = await order_of(conn, runtime.cipher, refund)
     try:
         found = await gateway.lookup(order)
     except Exception:
         log.exception("refund lookup failed", extra={"refund_id": refund_id})
         found = None
     if found is not None and found.outcome is LookupOutcome.APPLIED:
-        answer = RefundAnswer(RefundOutcome.SUCCEEDED, provider_refund_id=found.provider_refund_id)
+        answer = GatewayRefundAnswer(
+            GatewayRefundOutcome.SUCCEEDED, provider_refund_id=found.provider_refund_id
+        )
     elif found is not None and found.outcome is LookupOutcome.NOT_APPLIED:
         answer = await _send(gateway, order)
     else:
-        answer = RefundAnswer(RefundOutcome.UNKNOWN)
-    async with runtime.database.transaction() as conn:
+        answer = GatewayRefundAnswer(GatewayRefundOutcome.UNKNOWN)
+    async with phases.transaction() as conn:
         settled = await settle(conn, runtime, refund_id, answer)
-    return str(settled.status)
+    return settled.status
 
 
-async def list_refunds(conn: AsyncConnection, caller: Caller, payment_id: str) -> dict[str, Any]:
+async def list_refunds(conn: AsyncConnection, caller: Caller, payment_id: str) -> list[Refund]:
     payment = await repository.get(conn, caller.application_id, payment_id)
     if payment is None:
         raise ResourceNotFound(f"No payment {payment_id}.")
-    return {"items": [refund_body(row) for row in await repository.refunds_of(conn, payment.id)]}
+    return await repository.refunds_of(conn, payment.id)
 
 
-async def _order(runtime: Runtime, refund_id: str) -> RefundOrder:
-    async with runtime.database.transaction() as conn:
-        refund = await repository.get_refund(conn, refund_id)
-        assert refund is not None
-        payment = await repository.get_any(conn, refund.payment_id)
-        assert payment is not None
+async def order_of(conn: AsyncConnection, cipher: Cipher, refund: Refund) -> RefundOrder:
+    """What the gateway needs to send ``refund``, read in the caller's phase."""
+    payment = await repository.get_any(conn, refund.payment_id)
+    assert payment is not None  # a foreign key
     return RefundOrder(
         refund_id=refund.id,
         amount=refund.amount,
@@ -300,18 +296,37 @@ async def _order(runtime: Runtime, refund_id: str) -> RefundOrder:
         provider=payment.provider,
         provider_reference=payment.provider_reference,
         refunded_before=payment.refunded_amount,
+        connector=await refund_connector(conn, cipher, payment.merchant_account_id, payment.provider),
     )
 
 
-async def _send(gateway: RefundGateway, order: RefundOrder) -> RefundAnswer:
+async def refund_connector(
+    conn: AsyncConnection, cipher: Cipher, merchant_account_id: str, provider: str
+) -> RefundConnector | None:
+    """The merchant's configuration for ``provider``, enabled or not: a payment already made is
+    refunded through the configuration that took it."""
+    configured = await connectors.for_merchant(conn, merchant_account_id)
+    connector = next((c for c in configured if c.provider == provider), None)
+    if connector is None:
+        return None
+    return RefundConnector(
+        id=connector.id,
+        application_id=connector.application_id,
+        provider=connector.provider,
+        mode=connector.mode,
+        credentials=decrypt_credentials(cipher, connector),
+    )
+
+
+async def _send(gateway: RefundGateway, order: RefundOrder) -> GatewayRefundAnswer:
     """One provider call; anything unexpected means we cannot know whether it applied."""
     try:
         return await gateway.refund(order)
     except Exception:
         log.exception("refund call failed", extra={"refund_id": order.refund_id})
-        return RefundAnswer(RefundOutcome.UNKNOWN)
+        return GatewayRefundAnswer(GatewayRefundOutcome.UNKNOWN)
 
 
-def _outcome_of(refund: Row) -> Outcome:  # type: ignore[type-arg]
+def _reply_of(refund: Refund) -> RefundReply:
     status = {SUCCEEDED: 201, PENDING: 202}.get(refund.status, 502)
-    return Outcome(status, refund_body(refund))
+    return RefundReply(status, refund_body(refund))

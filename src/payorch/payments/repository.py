@@ -3,46 +3,47 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TypeVar
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.providers import payments
 from payorch.db.tables.refunds import refunds
+from payorch.payments.records import Payment, Refund
 
 PENDING, SUCCEEDED, FAILED = "PENDING", "SUCCEEDED", "FAILED"
 
 
-async def insert_payment(conn: AsyncConnection, **values: Any) -> None:
+async def insert_payment(conn: AsyncConnection, payment: Payment) -> None:
     """Record a payment. The unique payment_intent_id makes a second authorization fail here."""
-    await conn.execute(insert(payments).values(**values))
+    await conn.execute(insert(payments), {name: getattr(payment, name) for name in payments.c.keys()})
 
 
-async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> Row | None:  # type: ignore[type-arg]
+async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> Payment | None:
     query = select(payments).where(payments.c.payment_intent_id == payment_intent_id)
-    return (await conn.execute(query)).first()
+    return await _one(conn, query, Payment)
 
 
 async def get(
     conn: AsyncConnection, application_id: str, payment_id: str, *, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> Payment | None:
     query = select(payments).where(
         payments.c.id == payment_id, payments.c.application_id == application_id
     )
     if for_update:
         query = query.with_for_update()  # SQLite: BEGIN IMMEDIATE already serializes writers
-    return (await conn.execute(query)).first()
+    return await _one(conn, query, Payment)
 
 
 async def get_any(
     conn: AsyncConnection, payment_id: str, *, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> Payment | None:
     """By id alone: for the worker, which has no caller."""
     query = select(payments).where(payments.c.id == payment_id)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    return await _one(conn, query, Payment)
 
 
 async def page(
@@ -53,7 +54,7 @@ async def page(
     lowest_id: str | None,
     below_id: str | None,
     limit: int,
-) -> list[Row]:  # type: ignore[type-arg]
+) -> list[Payment]:
     """Newest first, keyset: ``id < below_id`` on the (application_id[, status], id) index, so a
     page costs the same however many payments precede it. Ids are time-ordered."""
     query = select(payments).where(payments.c.application_id == application_id)
@@ -64,7 +65,7 @@ async def page(
     if below_id is not None:
         query = query.where(payments.c.id < below_id)
     query = query.order_by(payments.c.id.desc()).limit(limit)
-    return list((await conn.execute(query)).all())
+    return [Payment(**row) for row in (await conn.execute(query)).mappings()]
 
 
 async def set_refunded(
@@ -77,27 +78,37 @@ async def set_refunded(
     )
 
 
+_R = TypeVar("_R", Payment, Refund)
+
+
+async def _one(
+    conn: AsyncConnection, query: Select[*tuple[object, ...]], record: type[_R]
+) -> _R | None:
+    row = (await conn.execute(query)).mappings().first()
+    return record(**row) if row is not None else None  # the record's fields are the columns
+
+
 # --- refunds ---------------------------------------------------------------------------------
 
 
-async def insert_refund(conn: AsyncConnection, **values: Any) -> None:
-    await conn.execute(insert(refunds).values(**values))
+async def insert_refund(conn: AsyncConnection, refund: Refund) -> None:
+    await conn.execute(insert(refunds), {name: getattr(refund, name) for name in refunds.c.keys()})
 
 
 async def get_refund(
     conn: AsyncConnection, refund_id: str, *, for_update: bool = False
-) -> Row | None:  # type: ignore[type-arg]
+) -> Refund | None:
     query = select(refunds).where(refunds.c.id == refund_id)
     if for_update:
         query = query.with_for_update()
-    return (await conn.execute(query)).first()
+    return await _one(conn, query, Refund)
 
 
-async def refund_by_key(conn: AsyncConnection, payment_id: str, key: str) -> Row | None:  # type: ignore[type-arg]
+async def refund_by_key(conn: AsyncConnection, payment_id: str, key: str) -> Refund | None:
     query = select(refunds).where(
         refunds.c.payment_id == payment_id, refunds.c.idempotency_key == key
     )
-    return (await conn.execute(query)).first()
+    return await _one(conn, query, Refund)
 
 
 async def pending_total(conn: AsyncConnection, payment_id: str) -> int:
@@ -108,13 +119,50 @@ async def pending_total(conn: AsyncConnection, payment_id: str) -> int:
     return int((await conn.execute(query)).scalar_one())
 
 
-async def refunds_of(conn: AsyncConnection, payment_id: str) -> list[Row]:  # type: ignore[type-arg]
+async def refunds_of(conn: AsyncConnection, payment_id: str) -> list[Refund]:
     query = select(refunds).where(refunds.c.payment_id == payment_id).order_by(refunds.c.id.desc())
-    return list((await conn.execute(query)).all())
+    return [Refund(**row) for row in (await conn.execute(query)).mappings()]
 
 
-async def update_refund(conn: AsyncConnection, refund_id: str, **values: Any) -> bool:
-    """Change a PENDING refund (compare-and-set: a settled refund never changes again)."""
+# A settled refund never changes again: each change below is a compare-and-set on PENDING.
+
+
+async def mark_refund_succeeded(
+    conn: AsyncConnection, refund_id: str, *, provider_refund_id: str | None, at: datetime
+) -> bool:
+    return await _change_pending(
+        conn,
+        refund_id,
+        status=SUCCEEDED,
+        provider_refund_id=provider_refund_id,
+        next_check_at=None,
+        updated_at=at,
+    )
+
+
+async def mark_refund_failed(
+    conn: AsyncConnection, refund_id: str, *, failure_reason: str, at: datetime
+) -> bool:
+    return await _change_pending(
+        conn,
+        refund_id,
+        status=FAILED,
+        failure_reason=failure_reason,
+        idempotency_key=None,  # the key is released: a retry with it runs again
+        next_check_at=None,
+        updated_at=at,
+    )
+
+
+async def postpone_refund_check(
+    conn: AsyncConnection, refund_id: str, *, next_check_at: datetime, at: datetime
+) -> bool:
+    return await _change_pending(conn, refund_id, next_check_at=next_check_at, updated_at=at)
+
+
+async def _change_pending(
+    conn: AsyncConnection, refund_id: str, **values: str | datetime | None
+) -> bool:
     result = await conn.execute(
         update(refunds)
         .where(refunds.c.id == refund_id, refunds.c.status == PENDING)

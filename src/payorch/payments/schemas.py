@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
 from payorch import money
 from payorch.clock import isoformat
+from payorch.jsontypes import JsonObject
+from payorch.payments.records import Payment, Refund
 
 PAYMENT_STATUSES = ("AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED")
 
@@ -47,7 +49,7 @@ class CreateRefund(BaseModel):
         return value
 
 
-class Payment(BaseModel):
+class PaymentResponse(BaseModel):
     id: str
     payment_intent_id: str
     merchant_account_id: str
@@ -63,13 +65,13 @@ class Payment(BaseModel):
 
 
 class PaymentList(BaseModel):
-    items: list[Payment]
+    items: list[PaymentResponse]
     next_cursor: str | None = Field(
         description="Pass as `cursor` for the next page; null on the last."
     )
 
 
-class Refund(BaseModel):
+class RefundResponse(BaseModel):
     refund_id: str
     payment_id: str
     payment_intent_id: str
@@ -82,35 +84,35 @@ class Refund(BaseModel):
 
 
 class RefundList(BaseModel):
-    items: list[Refund]
+    items: list[RefundResponse]
 
 
-def payment_body(row: Any) -> dict[str, Any]:
+def payment_body(payment: Payment) -> JsonObject:
     return {
-        "id": row.id,
-        "payment_intent_id": row.payment_intent_id,
-        "merchant_account_id": row.merchant_account_id,
-        "external_reference": row.external_reference,
-        "status": row.status,
-        "amount": row.amount,
-        "refunded_amount": row.refunded_amount,
-        "currency": row.currency,
-        "provider": row.provider,
-        "authorization_code": row.authorization_code,
-        "authorized_at": isoformat(row.authorized_at),
-        "created_at": isoformat(row.created_at),
+        "id": payment.id,
+        "payment_intent_id": payment.payment_intent_id,
+        "merchant_account_id": payment.merchant_account_id,
+        "external_reference": payment.external_reference,
+        "status": payment.status,
+        "amount": payment.amount,
+        "refunded_amount": payment.refunded_amount,
+        "currency": payment.currency,
+        "provider": payment.provider,
+        "authorization_code": payment.authorization_code,
+        "authorized_at": isoformat(payment.authorized_at),
+        "created_at": isoformat(payment.created_at),
     }
 
 
-def refund_body(row: Any) -> dict[str, Any]:
+def refund_body(refund: Refund) -> JsonObject:
     return {
-        "refund_id": row.id,
-        "payment_id": row.payment_id,
-        "payment_intent_id": row.payment_intent_id,
-        "status": row.status,
-        "amount": row.amount,
-        "currency": row.currency,
-        "reason": row.reason,
-        "failure_reason": row.failure_reason,
-        "created_at": isoformat(row.created_at),
+        "refund_id": refund.id,
+        "payment_id": refund.payment_id,
+        "payment_intent_id": refund.payment_intent_id,
+        "status": refund.status,
+        "amount": refund.amount,
+        "currency": refund.currency,
+        "reason": refund.reason,
+        "failure_reason": refund.failure_reason,
+        "created_at": isoformat(refund.created_at),
     }

@@ -1,4 +1,4 @@
-"""Reading and listing payments (refunds live in refunds.py)."""
+"""Recording, reading and listing payments (refunds live in refunds.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import base64
 import binascii
 import re
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -14,16 +13,56 @@ from payorch.auth.service import Caller
 from payorch.errors import ResourceNotFound, ValidationFailed
 from payorch.ids import lowest_id
 from payorch.payments import repository
-from payorch.payments.schemas import PAYMENT_STATUSES, payment_body
+from payorch.payments.records import Payment, PaymentPage
+from payorch.payments.schemas import PAYMENT_STATUSES
 
 _PAYMENT_ID = re.compile(r"^pay_[0-9a-z]{29}$")
 
 
-async def read_payment(conn: AsyncConnection, caller: Caller, payment_id: str) -> dict[str, Any]:
-    row = await repository.get(conn, caller.application_id, payment_id)
-    if row is None:
+async def record_authorization(
+    conn: AsyncConnection,
+    *,
+    payment_id: str,
+    application_id: str,
+    payment_intent_id: str,
+    merchant_account_id: str,
+    external_reference: str,
+    amount: int,
+    currency: str,
+    provider: str,
+    provider_reference: str,
+    authorization_code: str | None,
+    authorized_at: datetime,
+    at: datetime,
+) -> Payment:
+    """The payment of an intent the provider authorized, in the caller's transaction (the one
+    that moves the intent). The unique payment_intent_id is the last guard: a second
+    authorization of the same intent fails here."""
+    payment = Payment(
+        id=payment_id,
+        application_id=application_id,
+        payment_intent_id=payment_intent_id,
+        merchant_account_id=merchant_account_id,
+        external_reference=external_reference,
+        status="AUTHORIZED",
+        amount=amount,
+        refunded_amount=0,
+        currency=currency,
+        provider=provider,
+        provider_reference=provider_reference,
+        authorization_code=authorization_code,
+        authorized_at=authorized_at,
+        created_at=at,
+    )
+    await repository.insert_payment(conn, payment)
+    return payment
+
+
+async def read_payment(conn: AsyncConnection, caller: Caller, payment_id: str) -> Payment:
+    payment = await repository.get(conn, caller.application_id, payment_id)
+    if payment is None:
         raise ResourceNotFound(f"No payment {payment_id}.")
-    return payment_body(row)
+    return payment
 
 
 async def list_payments(
@@ -35,7 +74,7 @@ async def list_payments(
     to: str | None,
     cursor: str | None,
     limit: int,
-) -> dict[str, Any]:
+) -> PaymentPage:
     if status is not None and status not in PAYMENT_STATUSES:
         raise ValidationFailed.field("status", f"must be one of {', '.join(PAYMENT_STATUSES)}")
     # Ids are time-ordered to the millisecond, so a time range is an id range on the same index.
@@ -44,7 +83,7 @@ async def list_payments(
     if cursor is not None:
         after = decode_cursor(cursor)
         below = after if below is None else min(below, after)
-    rows = await repository.page(
+    items = await repository.page(
         conn,
         caller.application_id,
         status=status,
@@ -52,12 +91,9 @@ async def list_payments(
         below_id=below,
         limit=limit + 1,
     )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return {
-        "items": [payment_body(row) for row in rows],
-        "next_cursor": encode_cursor(rows[-1].id) if more else None,
-    }
+    more = len(items) > limit
+    items = items[:limit]
+    return PaymentPage(items, encode_cursor(items[-1].id) if more else None)
 
 
 def parse_instant(field: str, value: str) -> datetime:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from payorch.db import Phases
 from payorch.payments import refunds
 from payorch.payments.repository import claim_due_refunds
 from payorch.runtime import Runtime
@@ -23,14 +24,15 @@ class ResolvePendingRefunds:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
+        phases = Phases(runtime.database)  # the job's phases, built once per batch
         now = runtime.clock.now()
         # Lease long enough for a lookup and a resend; a dead worker's claims come back after it.
         lease = now + timedelta(seconds=2 * runtime.settings.provider_timeout_seconds + 30)
-        async with runtime.database.transaction() as conn:
+        async with phases.transaction() as conn:
             ids = await claim_due_refunds(conn, now, lease, BATCH)
         for refund_id in ids:
             try:
-                status = await refunds.resolve(runtime, refund_id)
+                status = await refunds.resolve(phases, runtime, refund_id)
             except Exception:
                 log.exception("could not resolve refund", extra={"refund_id": refund_id})
                 continue

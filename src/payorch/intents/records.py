@@ -1,0 +1,45 @@
+"""The records of the payment intents domain, as its repository and service return them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from payorch.events.records import TimelineEntry
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentIntent:
+    id: str
+    application_id: str
+    merchant_account_id: str
+    status: str
+    external_reference: str
+    amount: int
+    currency: str
+    description: str | None
+    requested_provider: str
+    provider: str | None  # the chosen provider, set by a checkout
+    return_url: str
+    metadata: dict[str, str]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IntentPayment:
+    """What an intent shows of its payment, once the provider authorized."""
+
+    id: str
+    status: str
+    authorization_code: str | None
+    authorized_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentIntentDetail:
+    """An intent as the API shows it: with its timeline and its payment (None until authorized)."""
+
+    intent: PaymentIntent
+    timeline: list[TimelineEntry]
+    payment: IntentPayment | None

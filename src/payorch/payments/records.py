@@ -1,0 +1,49 @@
+"""The records of the payments domain (payments and their refunds), as its repository returns them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    id: str
+    application_id: str
+    payment_intent_id: str
+    merchant_account_id: str
+    external_reference: str
+    status: str  # AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED
+    amount: int
+    refunded_amount: int
+    currency: str
+    provider: str
+    provider_reference: str  # token (A) or payment id (B)
+    authorization_code: str | None
+    authorized_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    id: str  # rfd_; also the provider's idempotency key
+    application_id: str
+    payment_id: str
+    payment_intent_id: str
+    status: str  # PENDING | SUCCEEDED | FAILED
+    amount: int
+    currency: str
+    reason: str | None
+    failure_reason: str | None
+    provider_refund_id: str | None
+    idempotency_key: str | None  # the Idempotency-Key that reserved it (released on FAILED)
+    next_check_at: datetime | None  # when the worker reads the provider about a PENDING refund
+    checks: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentPage:
+    items: list[Payment]
+    next_cursor: str | None

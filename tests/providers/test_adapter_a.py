@@ -684,7 +684,9 @@ _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
-    return {"provider_timeout_seconds": 1}
+    # Long enough for an in-process simulator call on a loaded two-core machine (1 s was not);
+    # the one timeout-fault test here then waits 6 s.
+    return {"provider_timeout_seconds": 5}
 
 
 async def sim_context(runtime: Runtime) -> tuple[ConnectorContext, Sandbox]:

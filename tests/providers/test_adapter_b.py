@@ -844,7 +844,9 @@ class CaptureNotifications:
 
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
-    return {"provider_timeout_seconds": 1}
+    # Long enough for an in-process simulator call on a loaded two-core machine (1 s was not);
+    # the one timeout-fault test here then waits 6 s.
+    return {"provider_timeout_seconds": 5}
 
 
 @pytest.fixture

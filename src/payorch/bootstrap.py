@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from payorch.applications import repository as applications_repository
+from payorch.applications import service as applications_service
 from payorch.applications.service import CreatedApplication
 from payorch.applications.service import create_application as create_in_transaction
 from payorch.clock import SystemClock
@@ -45,7 +45,7 @@ async def bootstrap_sandbox(settings: Settings) -> None:
     database = Database(settings.database_url)
     try:
         async with database.transaction() as conn:
-            if await applications_repository.count_applications(conn) > 0:
+            if await applications_service.count_applications(conn) > 0:
                 return
     finally:
         await database.dispose()

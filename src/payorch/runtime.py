@@ -15,7 +15,7 @@ from payorch.auth.service import Authenticator
 from payorch.clock import Clock, SystemClock
 from payorch.config import Settings
 from payorch.crypto import Cipher, load_cipher
-from payorch.db import Database
+from payorch.db import Database, Phases
 from payorch.http.client import build_client
 from payorch.idempotency.service import Idempotency
 
@@ -69,7 +69,7 @@ class Runtime:
             clock=clock,
             database=database,
             cipher=load_cipher(settings),
-            authenticator=Authenticator(database),
+            authenticator=Authenticator(Phases(database)),
             idempotency=Idempotency(database, clock, settings.idempotency_ttl_seconds),
             owns_database=owns,
         )

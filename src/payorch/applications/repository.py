@@ -1,31 +1,32 @@
-"""All SQL of applications and merchant accounts."""
+"""All SQL of applications and merchant accounts (records.py)."""
 
 from __future__ import annotations
-
-from datetime import datetime
 
 from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.applications.records import Application, MerchantAccount
 from payorch.db.tables import applications, merchant_accounts
 
 
-async def insert_application(
-    conn: AsyncConnection, *, application_id: str, name: str, environment: str, at: datetime
-) -> None:
+async def insert_application(conn: AsyncConnection, application: Application) -> None:
     await conn.execute(
         insert(applications).values(
-            id=application_id, name=name, environment=environment, created_at=at
+            id=application.id,
+            name=application.name,
+            environment=application.environment,
+            created_at=application.created_at,
         )
     )
 
 
-async def insert_merchant(
-    conn: AsyncConnection, *, merchant_id: str, application_id: str, name: str, at: datetime
-) -> None:
+async def insert_merchant(conn: AsyncConnection, merchant: MerchantAccount) -> None:
     await conn.execute(
         insert(merchant_accounts).values(
-            id=merchant_id, application_id=application_id, name=name, created_at=at
+            id=merchant.id,
+            application_id=merchant.application_id,
+            name=merchant.name,
+            created_at=merchant.created_at,
         )
     )
 
@@ -52,3 +53,11 @@ async def merchant_belongs_to(conn: AsyncConnection, merchant_id: str, applicati
 
 async def count_applications(conn: AsyncConnection) -> int:
     return int((await conn.execute(select(func.count()).select_from(applications))).scalar_one())
+
+
+async def lock_application(conn: AsyncConnection, application_id: str) -> None:
+    """Lock the application's row until the transaction ends (PostgreSQL; SQLite's
+    BEGIN IMMEDIATE serializes writers anyway)."""
+    await conn.execute(
+        select(applications.c.id).where(applications.c.id == application_id).with_for_update()
+    )

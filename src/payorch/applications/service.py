@@ -1,4 +1,8 @@
-"""Create an application with its merchant account and first API key (the operator's CLI)."""
+"""Applications and merchant accounts: create an application with its merchant account and
+first API key (the operator's CLI), and the questions other domains ask about them.
+
+Every function runs in the caller's transaction (``conn``) and never commits.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications import repository
-from payorch.auth import keys
-from payorch.auth import repository as credentials
+from payorch.applications.records import Application, MerchantAccount
+from payorch.auth.issuing import issue_credential
 from payorch.clock import Clock
 from payorch.ids import new_id
 
@@ -29,22 +33,27 @@ async def create_application(
     if environment not in ENVIRONMENTS:
         raise ValueError(f"environment must be one of {', '.join(ENVIRONMENTS)}")
     now = clock.now()
-    application_id = new_id("app")
-    merchant_id = new_id("mrc")
-    await repository.insert_application(
-        conn, application_id=application_id, name=name, environment=environment, at=now
+    application = Application(new_id("app"), name, environment, now)
+    merchant = MerchantAccount(new_id("mrc"), application.id, merchant_name or name, now)
+    await repository.insert_application(conn, application)
+    await repository.insert_merchant(conn, merchant)
+    first = await issue_credential(
+        conn, application_id=application.id, environment=environment, name="first key", at=now
     )
-    await repository.insert_merchant(
-        conn, merchant_id=merchant_id, application_id=application_id, name=merchant_name or name, at=now
-    )
-    key = keys.generate(environment)
-    await credentials.insert_credential(
-        conn,
-        credential_id=new_id("key"),
-        application_id=application_id,
-        name="first key",
-        prefix=key.prefix,
-        secret_hash=key.secret_hash,
-        created_at=now,
-    )
-    return CreatedApplication(application_id, merchant_id, environment, key.api_key)
+    return CreatedApplication(application.id, merchant.id, environment, first.api_key)
+
+
+async def merchant_belongs_to(conn: AsyncConnection, merchant_id: str, application_id: str) -> bool:
+    """Whether the merchant account is the application's (cached once true: a merchant never
+    changes application and is never deleted)."""
+    return await repository.merchant_belongs_to(conn, merchant_id, application_id)
+
+
+async def count_applications(conn: AsyncConnection) -> int:
+    return await repository.count_applications(conn)
+
+
+async def lock_application(conn: AsyncConnection, application_id: str) -> None:
+    """Serialize changes that must see the application's other rows as they are (e.g. revoking
+    one of its API keys) until the caller's transaction ends."""
+    await repository.lock_application(conn, application_id)

@@ -6,9 +6,15 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from payorch.auth import credentials
-from payorch.auth.schemas import ApiCredentialList, CreateApiCredential, CreatedApiCredential
+from payorch.auth.schemas import (
+    ApiCredentialList,
+    CreateApiCredential,
+    CreatedApiCredential,
+    credential_body,
+    issued_body,
+)
 from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
-from payorch.http.deps import CurrentCaller, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 
@@ -23,11 +29,12 @@ router = APIRouter(tags=["API credentials"])
     summary="Create an additional API key (shown only in this answer)",
 )
 async def create_api_credential(
-    caller: CurrentCaller, runtime: RuntimeDep, body: CreateApiCredential | None = None
+    caller: CurrentCaller, runtime: RuntimeDep, conn: Conn, body: CreateApiCredential | None = None
 ) -> Response:
     # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
-    created = await credentials.create_credential(runtime, caller, body or CreateApiCredential())
-    return json_response(created, 201)
+    name = body.name if body is not None else None
+    issued = await credentials.create_credential(conn, runtime.clock, caller, name)
+    return json_response(issued_body(issued), 201)
 
 
 @router.get(
@@ -36,8 +43,9 @@ async def create_api_credential(
     responses=problem_responses(AuthenticationFailed),
     summary="List the application's API keys (never the keys themselves)",
 )
-async def list_api_credentials(caller: CurrentCaller, runtime: RuntimeDep) -> Response:
-    return json_response(await credentials.list_credentials(runtime, caller))
+async def list_api_credentials(caller: CurrentCaller, conn: ReadConn) -> Response:
+    listed = await credentials.list_credentials(conn, caller)
+    return json_response({"items": [credential_body(c, caller.environment) for c in listed]})
 
 
 @router.delete(
@@ -47,7 +55,10 @@ async def list_api_credentials(caller: CurrentCaller, runtime: RuntimeDep) -> Re
     summary="Revoke an API key (refused at once)",
 )
 async def revoke_api_credential(
-    credential_id: str, caller: CurrentCaller, runtime: RuntimeDep
+    credential_id: str, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
 ) -> Response:
-    await credentials.revoke_credential(runtime, caller, credential_id)
+    # Phases, not Conn: the key is forgotten from this process's cache after the commit.
+    await credentials.revoke_credential(
+        phases, runtime.clock, runtime.authenticator, caller, credential_id
+    )
     return Response(status_code=204)

@@ -1,59 +1,62 @@
-"""All SQL of API credentials."""
+"""All SQL of API credentials (records.py)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import RowMapping, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.auth.records import ApiCredential, KeyHolder
 from payorch.db.tables import api_credentials, applications
 
+_COLUMNS = tuple(api_credentials.c.keys())  # the record's fields have the columns' names
 
-async def find_by_prefix(conn: AsyncConnection, prefix: str) -> Row | None:  # type: ignore[type-arg]
-    query = (
-        select(
-            api_credentials.c.id,
-            api_credentials.c.application_id,
-            api_credentials.c.secret_hash,
-            api_credentials.c.revoked_at,
-            applications.c.environment,
-        )
-        .join(applications, applications.c.id == api_credentials.c.application_id)
-        .where(api_credentials.c.prefix == prefix)
+
+def _credential(row: RowMapping) -> ApiCredential:
+    return ApiCredential(**{name: row[name] for name in _COLUMNS})
+
+
+# The one read of another domain's table here (the application's environment): joined because
+# authentication reads both on every cache miss, and one round trip is the point.
+_FIND_BY_PREFIX = select(
+    api_credentials.c.id,
+    api_credentials.c.application_id,
+    api_credentials.c.secret_hash,
+    api_credentials.c.revoked_at,
+    applications.c.environment,
+).join(applications, applications.c.id == api_credentials.c.application_id)
+
+
+async def find_by_prefix(conn: AsyncConnection, prefix: str) -> KeyHolder | None:
+    query = _FIND_BY_PREFIX.where(api_credentials.c.prefix == prefix)
+    row = (await conn.execute(query)).first()
+    if row is None:
+        return None
+    return KeyHolder(
+        credential_id=row.id,
+        application_id=row.application_id,
+        environment=row.environment,
+        secret_hash=row.secret_hash,
+        revoked=row.revoked_at is not None,
     )
-    return (await conn.execute(query)).first()
 
 
-async def insert_credential(
-    conn: AsyncConnection,
-    *,
-    credential_id: str,
-    application_id: str,
-    name: str | None,
-    prefix: str,
-    secret_hash: str,
-    created_at: datetime,
-) -> None:
+async def insert_credential(conn: AsyncConnection, credential: ApiCredential) -> None:
     await conn.execute(
         insert(api_credentials).values(
-            id=credential_id,
-            application_id=application_id,
-            name=name,
-            prefix=prefix,
-            secret_hash=secret_hash,
-            created_at=created_at,
+            {name: getattr(credential, name) for name in _COLUMNS}
         )
     )
 
 
-async def list_credentials(conn: AsyncConnection, application_id: str) -> list[Row]:  # type: ignore[type-arg]
+async def list_credentials(conn: AsyncConnection, application_id: str) -> list[ApiCredential]:
     query = (
         select(api_credentials)
         .where(api_credentials.c.application_id == application_id)
         .order_by(api_credentials.c.id.desc())
     )
-    return list((await conn.execute(query)).all())
+    return [_credential(row) for row in (await conn.execute(query)).mappings()]
 
 
 async def revoke(
@@ -73,19 +76,15 @@ async def revoke(
     return prefix
 
 
-async def lock_application(conn: AsyncConnection, application_id: str) -> None:
-    """Serialize credential changes of one application (PostgreSQL; SQLite serializes anyway)."""
-    await conn.execute(
-        select(applications.c.id).where(applications.c.id == application_id).with_for_update()
-    )
-
-
-async def get_credential(conn: AsyncConnection, application_id: str, credential_id: str) -> Row | None:  # type: ignore[type-arg]
+async def get_credential(
+    conn: AsyncConnection, application_id: str, credential_id: str
+) -> ApiCredential | None:
     query = select(api_credentials).where(
         api_credentials.c.id == credential_id,
         api_credentials.c.application_id == application_id,
     )
-    return (await conn.execute(query)).first()
+    row = (await conn.execute(query)).mappings().first()
+    return _credential(row) if row is not None else None
 
 
 async def count_active(conn: AsyncConnection, application_id: str) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from payorch.auth.records import ApiCredential, IssuedCredential
 from payorch.clock import isoformat
 
 
@@ -17,7 +18,7 @@ class CreateApiCredential(BaseModel):
     ] = None
 
 
-class ApiCredential(BaseModel):
+class ApiCredentialResponse(BaseModel):
     id: str
     name: str | None
     prefix: str
@@ -36,15 +37,29 @@ class CreatedApiCredential(BaseModel):
 
 
 class ApiCredentialList(BaseModel):
-    items: list[ApiCredential]
+    items: list[ApiCredentialResponse]
 
 
-def credential_body(row: Any, environment: str) -> dict[str, Any]:
+def credential_body(credential: ApiCredential, environment: str) -> dict[str, object]:
     return {
-        "id": row.id,
-        "name": row.name,
-        "prefix": row.prefix,
+        "id": credential.id,
+        "name": credential.name,
+        "prefix": credential.prefix,
         "environment": environment,
-        "created_at": isoformat(row.created_at),
-        "revoked_at": isoformat(row.revoked_at) if row.revoked_at is not None else None,
+        "created_at": isoformat(credential.created_at),
+        "revoked_at": (
+            isoformat(credential.revoked_at) if credential.revoked_at is not None else None
+        ),
+    }
+
+
+def issued_body(issued: IssuedCredential) -> dict[str, object]:
+    credential = issued.credential
+    return {
+        "id": credential.id,
+        "name": credential.name,
+        "prefix": credential.prefix,
+        "environment": issued.environment,
+        "api_key": issued.api_key,
+        "created_at": isoformat(credential.created_at),
     }

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 
 from payorch.auth import keys, repository
-from payorch.db import Database
+from payorch.db import Phases
 from payorch.errors import AuthenticationFailed
 
 CACHE_SECONDS = 5.0
@@ -39,8 +39,8 @@ class _Entry:
 
 
 class Authenticator:
-    def __init__(self, database: Database) -> None:
-        self._database = database
+    def __init__(self, phases: Phases) -> None:
+        self._phases = phases  # a cache miss reads the key in its own short read
         self._cache: dict[str, _Entry] = {}
 
     async def authenticate(self, authorization: str | None) -> Caller:
@@ -67,14 +67,14 @@ class Authenticator:
         entry = self._cache.get(prefix)
         if entry is not None and entry.expires > now:
             return entry
-        async with self._database.engine.connect() as conn:
-            row = await repository.find_by_prefix(conn, prefix)
-        if row is None:
+        async with self._phases.reading() as conn:
+            holder = await repository.find_by_prefix(conn, prefix)
+        if holder is None:
             return None
         entry = _Entry(
-            Caller(row.application_id, row.environment, row.id),
-            row.secret_hash,
-            row.revoked_at is not None,
+            Caller(holder.application_id, holder.environment, holder.credential_id),
+            holder.secret_hash,
+            holder.revoked,
             now + CACHE_SECONDS,
         )
         if len(self._cache) >= CACHE_MAX_ENTRIES:

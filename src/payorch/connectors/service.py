@@ -14,7 +14,7 @@ from dataclasses import replace
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch.applications import repository as applications
+from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.connectors import repository

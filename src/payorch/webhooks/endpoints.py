@@ -14,7 +14,7 @@ from payorch.errors import (
     WebhookDeliveryAlreadySucceeded,
     WebhookEndpointUrlNotAllowed,
 )
-from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.webhooks import pagination, service
@@ -22,10 +22,16 @@ from payorch.webhooks.schemas import (
     CreatedWebhookEndpoint,
     CreateWebhookEndpoint,
     UpdateWebhookEndpoint,
-    WebhookDelivery,
     WebhookDeliveryList,
-    WebhookEndpoint,
+    WebhookDeliveryResponse,
     WebhookEndpointList,
+    WebhookEndpointResponse,
+    created_endpoint_body,
+    delivery_body,
+    delivery_page_body,
+    delivery_with_history_body,
+    endpoint_body,
+    endpoint_page_body,
 )
 
 router = APIRouter(tags=["Webhooks"])
@@ -56,8 +62,10 @@ async def create_webhook_endpoint(
         runtime.webhook_resolver,
         sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
     )
-    created = await service.create_endpoint(conn, runtime.clock, runtime.cipher, caller, body)
-    return json_response(created, 201)
+    created, secret = await service.create_endpoint(
+        conn, runtime.clock, runtime.cipher, caller, body
+    )
+    return json_response(created_endpoint_body(created, secret), 201)
 
 
 @router.get(
@@ -68,26 +76,29 @@ async def create_webhook_endpoint(
 )
 async def list_webhook_endpoints(
     caller: CurrentCaller,
-    conn: Conn,
+    conn: ReadConn,
     cursor: Cursor = None,
     limit: Limit = pagination.DEFAULT_LIMIT,
 ) -> Response:
-    return json_response(await service.list_endpoints(conn, caller, cursor, limit))
+    page = await service.list_endpoints(conn, caller, cursor, limit)
+    return json_response(endpoint_page_body(page))
 
 
 @router.get(
     BASE + "/{endpoint_id}",
-    response_model=WebhookEndpoint,
+    response_model=WebhookEndpointResponse,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a webhook endpoint",
 )
-async def get_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn: Conn) -> Response:
-    return json_response(await service.get_endpoint(conn, caller, endpoint_id))
+async def get_webhook_endpoint(
+    endpoint_id: str, caller: CurrentCaller, conn: ReadConn
+) -> Response:
+    return json_response(endpoint_body(await service.get_endpoint(conn, caller, endpoint_id)))
 
 
 @router.patch(
     BASE + "/{endpoint_id}",
-    response_model=WebhookEndpoint,
+    response_model=WebhookEndpointResponse,
     responses=problem_responses(
         ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed, ResourceNotFound
     ),
@@ -107,9 +118,8 @@ async def update_webhook_endpoint(
             runtime.webhook_resolver,
             sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
         )
-    return json_response(
-        await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body)
-    )
+    updated = await service.update_endpoint(conn, runtime.clock, caller, endpoint_id, body)
+    return json_response(endpoint_body(updated))
 
 
 @router.delete(
@@ -132,29 +142,31 @@ async def delete_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn:
 async def list_webhook_deliveries(
     endpoint_id: str,
     caller: CurrentCaller,
-    conn: Conn,
+    conn: ReadConn,
     cursor: Cursor = None,
     limit: Limit = pagination.DEFAULT_LIMIT,
 ) -> Response:
-    return json_response(await service.list_deliveries(conn, caller, endpoint_id, cursor, limit))
+    page = await service.list_deliveries(conn, caller, endpoint_id, cursor, limit)
+    return json_response(delivery_page_body(page))
 
 
 @router.get(
     BASE + "/{endpoint_id}/deliveries/{delivery_id}",
-    response_model=WebhookDelivery,
+    response_model=WebhookDeliveryResponse,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="One delivery with its attempt history",
 )
 async def get_webhook_delivery(
-    endpoint_id: str, delivery_id: str, caller: CurrentCaller, conn: Conn
+    endpoint_id: str, delivery_id: str, caller: CurrentCaller, conn: ReadConn
 ) -> Response:
-    return json_response(await service.get_delivery(conn, caller, endpoint_id, delivery_id))
+    delivery, history = await service.get_delivery(conn, caller, endpoint_id, delivery_id)
+    return json_response(delivery_with_history_body(delivery, history))
 
 
 @router.post(
     BASE + "/{endpoint_id}/deliveries/{delivery_id}/retry",
     status_code=202,
-    response_model=WebhookDelivery,
+    response_model=WebhookDeliveryResponse,
     responses=problem_responses(
         AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded
     ),
@@ -163,5 +175,5 @@ async def get_webhook_delivery(
 async def retry_webhook_delivery(
     endpoint_id: str, delivery_id: str, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
 ) -> Response:
-    body = await service.retry_delivery(conn, runtime.clock, caller, endpoint_id, delivery_id)
-    return json_response(body, 202)
+    retried = await service.retry_delivery(conn, runtime.clock, caller, endpoint_id, delivery_id)
+    return json_response(delivery_body(retried), 202)

@@ -1,19 +1,31 @@
 """The outbox fan-out: called by events.service.emit in the transaction that writes the event, so
-an event and its deliveries commit together (or not at all)."""
+an event and its deliveries commit together (or not at all). The webhooks domain writes its own
+table here, in the caller's transaction (its ``conn``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.ids import new_id
 from payorch.webhooks import repository
+from payorch.webhooks.records import PENDING, Delivery
 
 # What emit runs together with the event's INSERT: the rows given to fan_out as ``endpoints``.
 SUBSCRIPTIONS = repository.SUBSCRIBED_ENDPOINTS
+
+
+class Subscription(Protocol):
+    """A row of SUBSCRIPTIONS: an enabled endpoint and its event filter ([] = every type)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def events(self) -> Sequence[str]: ...
 
 
 async def fan_out(
@@ -23,39 +35,41 @@ async def fan_out(
     application_id: str,
     event_type: str,
     at: datetime,
-    endpoints: Sequence[Any] | None = None,
+    endpoints: Sequence[Subscription] | None = None,
 ) -> int:
     """One PENDING delivery, due now, per enabled endpoint subscribed to the type ([] = all).
 
     ``endpoints``: the rows of SUBSCRIPTIONS, read in this transaction (None: read them here).
     """
     if endpoints is None:
-        endpoints = await repository.subscribed_endpoints(conn, application_id)
-    targets = [row.id for row in endpoints if not row.events or event_type in row.events]
+        subscribed = await repository.subscribed_endpoints(conn, application_id)
+    else:
+        subscribed = [(row.id, row.events) for row in endpoints]
+    targets = [eid for eid, events in subscribed if not events or event_type in events]
     if not targets:
         return 0
     await repository.insert_deliveries(
         conn,
         [
-            {
-                "id": new_id("whd"),
-                "application_id": application_id,
-                "endpoint_id": endpoint_id,
-                "event_id": event_id,
-                "event_type": event_type,
-                "status": repository.PENDING,
-                "attempts": 0,
-                "schedule_attempts": 0,
-                "next_attempt_at": at,
-                "leased_until": None,
-                "lease_token": None,
-                "last_attempt_at": None,
-                "response_status": None,
-                "response_excerpt": None,
-                "error": None,
-                "created_at": at,
-                "updated_at": at,
-            }
+            Delivery(
+                id=new_id("whd"),
+                application_id=application_id,
+                endpoint_id=endpoint_id,
+                event_id=event_id,
+                event_type=event_type,
+                status=PENDING,
+                attempts=0,
+                schedule_attempts=0,
+                next_attempt_at=at,
+                leased_until=None,
+                lease_token=None,
+                last_attempt_at=None,
+                response_status=None,
+                response_excerpt=None,
+                error=None,
+                created_at=at,
+                updated_at=at,
+            )
             for endpoint_id in targets
         ],
     )

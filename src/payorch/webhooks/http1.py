@@ -15,6 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import httptools
 
@@ -58,7 +59,9 @@ class _Connection(asyncio.Protocol):
 
     # asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # A connection made by create_connection is a full Transport (uvloop's too, though it
+        # does not subclass asyncio.Transport, so no isinstance check here).
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.received_any = True

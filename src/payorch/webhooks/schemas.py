@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from datetime import datetime
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES
+from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint, WebhookPage
 
 EventList = Annotated[
     list[str],
@@ -47,7 +49,7 @@ class UpdateWebhookEndpoint(BaseModel):
     _events = field_validator("events")(_check_events)
 
 
-class WebhookEndpoint(BaseModel):
+class WebhookEndpointResponse(BaseModel):
     id: str
     application_id: str
     url: str
@@ -56,7 +58,7 @@ class WebhookEndpoint(BaseModel):
     created_at: str
 
 
-class WebhookEndpointWithSecret(WebhookEndpoint):
+class WebhookEndpointWithSecret(WebhookEndpointResponse):
     secret: str = Field(description="64 hexadecimal characters; returned only on creation.")
 
 
@@ -66,11 +68,11 @@ class CreatedWebhookEndpoint(BaseModel):
 
 
 class WebhookEndpointList(BaseModel):
-    items: list[WebhookEndpoint]
+    items: list[WebhookEndpointResponse]
     next_cursor: str | None
 
 
-class WebhookDelivery(BaseModel):
+class WebhookDeliveryResponse(BaseModel):
     id: str
     endpoint_id: str
     event_id: str
@@ -89,37 +91,67 @@ class WebhookDelivery(BaseModel):
 
 
 class WebhookDeliveryList(BaseModel):
-    items: list[WebhookDelivery]
+    items: list[WebhookDeliveryResponse]
     next_cursor: str | None
 
 
-def endpoint_body(row: Any) -> dict[str, Any]:
+def endpoint_body(endpoint: WebhookEndpoint) -> dict[str, object]:
     return {
-        "id": row.id,
-        "application_id": row.application_id,
-        "url": row.url,
-        "enabled": row.enabled,
-        "events": list(row.events),
-        "created_at": isoformat(row.created_at),
+        "id": endpoint.id,
+        "application_id": endpoint.application_id,
+        "url": endpoint.url,
+        "enabled": endpoint.enabled,
+        "events": list(endpoint.events),
+        "created_at": isoformat(endpoint.created_at),
     }
 
 
-def _ts(value: Any) -> str | None:
+def created_endpoint_body(endpoint: WebhookEndpoint, secret: str) -> dict[str, object]:
+    return {"success": True, "data": {**endpoint_body(endpoint), "secret": secret}}
+
+
+def _ts(value: datetime | None) -> str | None:
     return None if value is None else isoformat(value)
 
 
-def delivery_body(row: Any) -> dict[str, Any]:
+def delivery_body(delivery: Delivery) -> dict[str, object]:
     return {
-        "id": row.id,
-        "endpoint_id": row.endpoint_id,
-        "event_id": row.event_id,
-        "event_type": row.event_type,
-        "status": row.status,
-        "attempts": row.attempts,
-        "next_attempt_at": _ts(row.next_attempt_at),
-        "last_attempt_at": _ts(row.last_attempt_at),
-        "response_status": row.response_status,
-        "response_excerpt": row.response_excerpt,
-        "error": row.error,
-        "created_at": isoformat(row.created_at),
+        "id": delivery.id,
+        "endpoint_id": delivery.endpoint_id,
+        "event_id": delivery.event_id,
+        "event_type": delivery.event_type,
+        "status": delivery.status,
+        "attempts": delivery.attempts,
+        "next_attempt_at": _ts(delivery.next_attempt_at),
+        "last_attempt_at": _ts(delivery.last_attempt_at),
+        "response_status": delivery.response_status,
+        "response_excerpt": delivery.response_excerpt,
+        "error": delivery.error,
+        "created_at": isoformat(delivery.created_at),
     }
+
+
+def delivery_with_history_body(
+    delivery: Delivery, history: list[DeliveryAttempt]
+) -> dict[str, object]:
+    body = delivery_body(delivery)
+    body["attempt_history"] = [
+        {
+            "number": a.number,
+            "at": isoformat(a.started_at),
+            "duration_ms": a.duration_ms,
+            "response_status": a.response_status,
+            "response_excerpt": a.response_excerpt,
+            "error": a.error,
+        }
+        for a in history
+    ]
+    return body
+
+
+def endpoint_page_body(page: WebhookPage[WebhookEndpoint]) -> dict[str, object]:
+    return {"items": [endpoint_body(e) for e in page.items], "next_cursor": page.next_cursor}
+
+
+def delivery_page_body(page: WebhookPage[Delivery]) -> dict[str, object]:
+    return {"items": [delivery_body(d) for d in page.items], "next_cursor": page.next_cursor}

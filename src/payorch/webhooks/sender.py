@@ -36,7 +36,7 @@ _SAFE_PATH = "/%:@!$&'()*+,;=-._~"
 
 
 @dataclass(frozen=True)
-class Outcome:
+class AttemptOutcome:
     succeeded: bool
     duration_ms: int
     response_status: int | None
@@ -65,7 +65,7 @@ class Sender:
 
     async def attempt(
         self, *, url: str, environment: str, secret: str, event_id: str, body: bytes, timestamp: int
-    ) -> Outcome:
+    ) -> AttemptOutcome:
         start = time.monotonic()
         client = self._clients[urls.SANDBOX if environment == urls.SANDBOX else urls.PRODUCTION]
         try:
@@ -99,7 +99,7 @@ class Sender:
         if target.public:
             excerpt = answer.body.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
         ok = 200 <= answer.status < 300
-        return Outcome(ok, _ms(start), answer.status, excerpt, None if ok else UNEXPECTED_STATUS)
+        return AttemptOutcome(ok, _ms(start), answer.status, excerpt, None if ok else UNEXPECTED_STATUS)
 
     async def aclose(self) -> None:
         for client in self._clients.values():
@@ -120,5 +120,5 @@ def _ms(start: float) -> int:
     return int((time.monotonic() - start) * 1000)
 
 
-def _failure(start: float, error: str) -> Outcome:
-    return Outcome(False, _ms(start), None, None, error)
+def _failure(start: float, error: str) -> AttemptOutcome:
+    return AttemptOutcome(False, _ms(start), None, None, error)

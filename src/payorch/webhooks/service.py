@@ -1,23 +1,28 @@
-"""The rules of webhook endpoints and deliveries (administration side)."""
+"""The rules of webhook endpoints and deliveries (administration side).
+
+Every function runs in the request's transaction (``conn``) and never commits.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.clock import Clock, isoformat
+from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
 from payorch.webhooks import pagination, repository, urls
-from payorch.webhooks.schemas import (
-    CreateWebhookEndpoint,
-    UpdateWebhookEndpoint,
-    delivery_body,
-    endpoint_body,
+from payorch.webhooks.records import (
+    SUCCEEDED,
+    Delivery,
+    DeliveryAttempt,
+    WebhookEndpoint,
+    WebhookPage,
 )
+from payorch.webhooks.schemas import CreateWebhookEndpoint, UpdateWebhookEndpoint
 from payorch.webhooks.signing import new_secret
 
 
@@ -39,36 +44,35 @@ async def create_endpoint(
     cipher: Cipher,
     caller: Caller,
     request: CreateWebhookEndpoint,
-) -> dict[str, Any]:
+) -> tuple[WebhookEndpoint, str]:
+    """The new endpoint and its secret (shown only in the creation's answer)."""
     now = clock.now()
     secret = new_secret()
-    endpoint_id = new_id("whe")
-    values: dict[str, Any] = {
-        "id": endpoint_id,
-        "application_id": caller.application_id,
-        "url": request.url,
-        "events": request.events or [],
-        "enabled": True,
-        "secret_encrypted": cipher.encrypt(secret),
-        "created_at": now,
-        "updated_at": now,
-    }
-    await repository.insert_endpoint(conn, **values)
-    row = await repository.get_endpoint(conn, caller.application_id, endpoint_id)
-    return {"success": True, "data": {**endpoint_body(row), "secret": secret}}
+    endpoint = WebhookEndpoint(
+        id=new_id("whe"),
+        application_id=caller.application_id,
+        url=request.url,
+        events=tuple(request.events or ()),
+        enabled=True,
+        secret_encrypted=cipher.encrypt(secret),
+        created_at=now,
+        updated_at=now,
+    )
+    await repository.insert_endpoint(conn, endpoint)
+    return await _endpoint(conn, caller, endpoint.id), secret
 
 
-async def get_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> dict[str, Any]:
-    return endpoint_body(await _endpoint(conn, caller, endpoint_id))
+async def get_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> WebhookEndpoint:
+    return await _endpoint(conn, caller, endpoint_id)
 
 
 async def list_endpoints(
     conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
-) -> dict[str, Any]:
-    rows = await repository.list_endpoints(
+) -> WebhookPage[WebhookEndpoint]:
+    found = await repository.list_endpoints(
         conn, caller.application_id, before=pagination.decode(cursor), limit=limit + 1
     )
-    return _page([endpoint_body(r) for r in rows], limit)
+    return _page(found, limit)
 
 
 async def update_endpoint(
@@ -77,23 +81,29 @@ async def update_endpoint(
     caller: Caller,
     endpoint_id: str,
     request: UpdateWebhookEndpoint,
-) -> dict[str, Any]:
+) -> WebhookEndpoint:
     current = await _endpoint(conn, caller, endpoint_id)
-    changes: dict[str, Any] = request.model_dump(exclude_unset=True, exclude_none=True)
     now = clock.now()
-    if changes:
+    # A field sent as null changes nothing, like a field left out.
+    if request.url is not None or request.events is not None or request.enabled is not None:
         await repository.update_endpoint(
-            conn, caller.application_id, endpoint_id, **changes, updated_at=now
+            conn,
+            caller.application_id,
+            endpoint_id,
+            url=request.url,
+            events=request.events,
+            enabled=request.enabled,
+            now=now,
         )
-    if changes.get("enabled", current.enabled) != current.enabled:
+    if request.enabled is not None and request.enabled != current.enabled:
         # Paused deliveries leave the claim queue (so a long backlog of a disabled endpoint costs
         # the workers nothing); enabling makes them due at once.
-        if changes["enabled"]:
+        if request.enabled:
             await repository.resume_deliveries(conn, endpoint_id, now=now)
             await repository.notify_workers(conn)
         else:
             await repository.pause_deliveries(conn, endpoint_id, now=now)
-    return endpoint_body(await _endpoint(conn, caller, endpoint_id))
+    return await _endpoint(conn, caller, endpoint_id)
 
 
 async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> None:
@@ -103,60 +113,58 @@ async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: st
 
 async def list_deliveries(
     conn: AsyncConnection, caller: Caller, endpoint_id: str, cursor: str | None, limit: int
-) -> dict[str, Any]:
+) -> WebhookPage[Delivery]:
     await _endpoint(conn, caller, endpoint_id)
-    rows = await repository.list_deliveries(
+    found = await repository.list_deliveries(
         conn, caller.application_id, endpoint_id, before=pagination.decode(cursor), limit=limit + 1
     )
-    return _page([delivery_body(r) for r in rows], limit)
+    return _page(found, limit)
 
 
 async def get_delivery(
     conn: AsyncConnection, caller: Caller, endpoint_id: str, delivery_id: str
-) -> dict[str, Any]:
-    row = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
-    if row is None:
+) -> tuple[Delivery, list[DeliveryAttempt]]:
+    """The delivery and its attempt history, oldest attempt first."""
+    delivery = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
+    if delivery is None:
         raise ResourceNotFound(f"No delivery {delivery_id} for this endpoint.")
-    history = await repository.list_attempts(conn, delivery_id)
-    body = delivery_body(row)
-    body["attempt_history"] = [
-        {
-            "number": a.number,
-            "at": isoformat(a.started_at),
-            "duration_ms": a.duration_ms,
-            "response_status": a.response_status,
-            "response_excerpt": a.response_excerpt,
-            "error": a.error,
-        }
-        for a in history
-    ]
-    return body
+    return delivery, await repository.list_attempts(conn, delivery_id)
 
 
 async def retry_delivery(
     conn: AsyncConnection, clock: Clock, caller: Caller, endpoint_id: str, delivery_id: str
-) -> dict[str, Any]:
-    row = await repository.get_delivery(
+) -> Delivery:
+    delivery = await repository.get_delivery(
         conn, caller.application_id, endpoint_id, delivery_id, for_update=True
     )
-    if row is None:
+    if delivery is None:
         raise ResourceNotFound(f"No delivery {delivery_id} for this endpoint.")
-    if row.status == repository.SUCCEEDED:
+    if delivery.status == SUCCEEDED:
         raise WebhookDeliveryAlreadySucceeded()
     await repository.restart_schedule(conn, delivery_id, now=clock.now())
     await repository.notify_workers(conn)
     updated = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
-    return delivery_body(updated)
+    assert updated is not None  # locked above, in this transaction
+    return updated
 
 
-async def _endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> Any:
-    row = await repository.get_endpoint(conn, caller.application_id, endpoint_id)
-    if row is None:
+async def _endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> WebhookEndpoint:
+    endpoint = await repository.get_endpoint(conn, caller.application_id, endpoint_id)
+    if endpoint is None:
         raise ResourceNotFound(f"No webhook endpoint {endpoint_id}.")
-    return row
+    return endpoint
 
 
-def _page(items: list[dict[str, Any]], limit: int) -> dict[str, Any]:
-    more = len(items) > limit
-    items = items[:limit]
-    return {"items": items, "next_cursor": pagination.encode(items[-1]["id"]) if more else None}
+class _Listed(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+ListedT = TypeVar("ListedT", bound=_Listed)
+
+
+def _page(found: list[ListedT], limit: int) -> WebhookPage[ListedT]:
+    """``found`` holds up to limit + 1 items: one more means another page follows."""
+    items = found[:limit]
+    more = len(found) > limit
+    return WebhookPage(items, pagination.encode(items[-1].id) if more else None)

@@ -1,0 +1,219 @@
+"""The SQL of the delivery worker's queue: find due endpoints, lock and lease their due
+deliveries, check leases and apply results (worker/deliveries.py runs them).
+
+The claim's join reads two other domains' tables (the application's environment, the event's
+payload): the exception to "reads go through the owning service", because one round trip per
+claim is the point of the join.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Integer, RowMapping, Select, bindparam, func, insert, select, union_all
+from sqlalchemy import update as update_statement
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.db.tables import applications, events
+from payorch.db.tables.webhooks import (
+    webhook_deliveries as deliveries,
+)
+from payorch.db.tables.webhooks import (
+    webhook_delivery_attempts as attempts,
+)
+from payorch.db.tables.webhooks import (
+    webhook_endpoints as endpoints,
+)
+from payorch.db.types import UtcDateTime
+from payorch.webhooks.records import PENDING, DueDelivery, DueEndpoint, RecordedAttempt
+from payorch.webhooks.repository import attempt_values
+
+# The claim's statements are built once (with bind parameters): building SQLAlchemy
+# statements per claim cost more CPU than running them.
+_NOW = bindparam("now", type_=UtcDateTime)
+_DUE = (deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= _NOW)
+
+
+def _due_endpoints_statement() -> Select[str, str]:
+    oldest_due = (
+        select(deliveries.c.next_attempt_at)
+        .where(deliveries.c.endpoint_id == endpoints.c.id, *_DUE)
+        .order_by(deliveries.c.next_attempt_at)
+        .limit(1)
+        .scalar_subquery()
+    )
+    due = (
+        select(endpoints.c.id, endpoints.c.application_id, oldest_due.label("due_at"))
+        .where(
+            endpoints.c.enabled.is_(True),
+            endpoints.c.id.not_in(bindparam("exclude_endpoints", expanding=True)),
+            endpoints.c.application_id.not_in(bindparam("exclude_applications", expanding=True)),
+        )
+        .subquery()
+    )
+    turn = func.row_number().over(partition_by=due.c.application_id, order_by=due.c.due_at)
+    ranked = (
+        select(due.c.id, due.c.application_id, due.c.due_at, turn.label("turn"))
+        .where(due.c.due_at.is_not(None))
+        .subquery()
+    )
+    return (
+        select(ranked.c.id, ranked.c.application_id)
+        .order_by(ranked.c.turn, ranked.c.due_at)
+        .limit(bindparam("limit", type_=Integer))
+    )
+
+
+DUE_ENDPOINTS = _due_endpoints_statement()
+
+
+async def due_endpoints(
+    conn: AsyncConnection,
+    *,
+    now: datetime,
+    limit: int,
+    exclude_endpoints: Sequence[str],
+    exclude_applications: Sequence[str],
+) -> list[DueEndpoint]:
+    """Enabled endpoints with a due delivery, taking turns between applications: each
+    application's endpoint with the oldest due delivery first, then each one's second, and so
+    on. One index probe per enabled endpoint (endpoint_id, status, next_attempt_at), so a
+    backlog of any size behind an endpoint costs nothing here."""
+    params = {
+        "now": now,
+        "limit": limit,
+        "exclude_endpoints": list(exclude_endpoints),
+        "exclude_applications": list(exclude_applications),
+    }
+    rows = await conn.execute(DUE_ENDPOINTS, params)
+    return [DueEndpoint(id=row.id, application_id=row.application_id) for row in rows]
+
+
+_CLAIMED_COLUMNS = (
+    deliveries.c.id,
+    deliveries.c.application_id,
+    deliveries.c.endpoint_id,
+    deliveries.c.event_id,
+    deliveries.c.attempts,
+    deliveries.c.schedule_attempts,
+    endpoints.c.url,
+    endpoints.c.secret_encrypted,
+    applications.c.environment,
+    events.c.payload,
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_due_statement(shares: int) -> Select[*tuple[object, ...]]:
+    """Deliveries of ``shares`` endpoints (endpoint_<n>), at most count_<n> of each."""
+    arms = [
+        select(
+            select(deliveries.c.id)
+            .where(deliveries.c.endpoint_id == bindparam(f"endpoint_{n}"), *_DUE)
+            .order_by(deliveries.c.next_attempt_at)
+            .limit(bindparam(f"count_{n}", type_=Integer))
+            .with_for_update(skip_locked=True)
+            .subquery()
+            .c.id
+        )
+        for n in range(shares)
+    ]
+    chosen = (arms[0] if shares == 1 else union_all(*arms)).subquery()
+    return select(*_CLAIMED_COLUMNS).select_from(
+        chosen.join(deliveries, deliveries.c.id == chosen.c.id)
+        .join(endpoints, endpoints.c.id == deliveries.c.endpoint_id)
+        .join(applications, applications.c.id == deliveries.c.application_id)
+        .join(events, events.c.id == deliveries.c.event_id)
+    )
+
+
+def _due_delivery(row: RowMapping) -> DueDelivery:
+    return DueDelivery(**{column.name: row[column.name] for column in _CLAIMED_COLUMNS})
+
+
+async def lock_due(
+    conn: AsyncConnection, *, now: datetime, quotas: Sequence[tuple[str, int]]
+) -> list[DueDelivery]:
+    """Up to ``count`` due deliveries of each (endpoint id, count), oldest due first, locked
+    without waiting for rows another worker holds (SKIP LOCKED; SQLite's BEGIN IMMEDIATE
+    serializes instead). Each endpoint's share is one index range read, not a scan."""
+    if not quotas:
+        return []
+    params: dict[str, object] = {"now": now}
+    for n, (endpoint_id, count) in enumerate(quotas):
+        params[f"endpoint_{n}"] = endpoint_id
+        params[f"count_{n}"] = count
+    result = await conn.execute(_lock_due_statement(len(quotas)), params)
+    return [_due_delivery(row) for row in result.mappings()]
+
+
+async def lease(
+    conn: AsyncConnection, ids: Sequence[str], *, until: datetime, token: str, now: datetime
+) -> None:
+    await conn.execute(
+        update_statement(deliveries)
+        .where(deliveries.c.id.in_(list(ids)))
+        .values(leased_until=until, next_attempt_at=until, lease_token=token, updated_at=now)
+    )
+
+
+async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]]) -> set[str]:
+    """Which of (delivery id, lease token) still hold their lease (locked until commit)."""
+    if not claims:
+        return set()
+    tokens = dict(claims)
+    query = (
+        select(deliveries.c.id, deliveries.c.lease_token)
+        .where(deliveries.c.id.in_(list(tokens)))
+        .with_for_update()
+    )
+    rows = (await conn.execute(query)).all()
+    return {
+        row.id for row in rows if row.lease_token is not None and row.lease_token == tokens[row.id]
+    }
+
+
+_APPLY = (
+    update_statement(deliveries)
+    .where(deliveries.c.id == bindparam("b_id"))
+    .values(
+        status=bindparam("b_status"),
+        attempts=bindparam("b_attempts"),
+        schedule_attempts=bindparam("b_schedule_attempts"),
+        next_attempt_at=bindparam("b_next_attempt_at", type_=UtcDateTime),
+        leased_until=None,
+        lease_token=None,
+        last_attempt_at=bindparam("b_last_attempt_at", type_=UtcDateTime),
+        response_status=bindparam("b_response_status"),
+        response_excerpt=bindparam("b_response_excerpt"),
+        error=bindparam("b_error"),
+        updated_at=bindparam("b_updated_at", type_=UtcDateTime),
+    )
+)
+
+
+async def apply_results(
+    conn: AsyncConnection, recorded: Sequence[RecordedAttempt], *, now: datetime
+) -> None:
+    """Each delivery's new state (its lease released) and its attempt row, in one batch each."""
+    if not recorded:
+        return
+    updates = [
+        {
+            "b_id": r.attempt.delivery_id,
+            "b_status": r.status,
+            "b_attempts": r.attempt.number,
+            "b_schedule_attempts": r.schedule_attempts,
+            "b_next_attempt_at": r.next_attempt_at,
+            "b_last_attempt_at": r.attempt.started_at,
+            "b_response_status": r.attempt.response_status,
+            "b_response_excerpt": r.attempt.response_excerpt,
+            "b_error": r.attempt.error,
+            "b_updated_at": now,
+        }
+        for r in recorded
+    ]
+    await conn.execute(_APPLY, updates)
+    await conn.execute(insert(attempts), [attempt_values(r.attempt) for r in recorded])

@@ -1,0 +1,102 @@
+"""The webhooks domain's records, as its repository returns them (docs/webhooks.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Generic, TypeVar
+
+PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookEndpoint:
+    id: str
+    application_id: str
+    url: str
+    events: tuple[str, ...]  # () = every event type
+    enabled: bool
+    secret_encrypted: str  # runtime.cipher; never returned
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One event to one endpoint: PENDING until a 2xx (SUCCEEDED) or the 7th failed attempt of
+    its current schedule (EXHAUSTED)."""
+
+    id: str
+    application_id: str
+    endpoint_id: str
+    event_id: str
+    event_type: str
+    status: str
+    attempts: int  # every attempt ever made (history)
+    schedule_attempts: int  # attempts of the current schedule (<= 7)
+    next_attempt_at: datetime | None  # None once final, or while the endpoint is disabled
+    leased_until: datetime | None
+    lease_token: str | None
+    last_attempt_at: datetime | None
+    response_status: int | None
+    response_excerpt: str | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryAttempt:
+    delivery_id: str
+    number: int  # 1.. over the delivery's whole history
+    started_at: datetime
+    duration_ms: int
+    response_status: int | None
+    response_excerpt: str | None
+    error: str | None  # None on success
+
+
+@dataclass(frozen=True, slots=True)
+class DueEndpoint:
+    """An enabled endpoint with a due delivery, as the claim's fair share sees it."""
+
+    id: str
+    application_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DueDelivery:
+    """A claimed delivery with what its attempt needs: the endpoint's URL and secret, the
+    application's environment and the event's signed body."""
+
+    id: str
+    application_id: str
+    endpoint_id: str
+    event_id: str
+    attempts: int
+    schedule_attempts: int
+    url: str
+    secret_encrypted: str
+    environment: str
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAttempt:
+    """An attempt's result as it is applied: the attempt row and the delivery's next state."""
+
+    attempt: DeliveryAttempt
+    status: str
+    schedule_attempts: int
+    next_attempt_at: datetime | None
+
+
+ItemT = TypeVar("ItemT")
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookPage(Generic[ItemT]):
+    """One page of a list, newest first; ``next_cursor`` is None on the last page."""
+
+    items: list[ItemT]
+    next_cursor: str | None

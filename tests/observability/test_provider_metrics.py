@@ -33,30 +33,38 @@ def settings_overrides() -> dict[str, object]:
 
 
 @pytest.fixture(params=["in-process", "redis"])
-async def health_store(request: pytest.FixtureRequest, runtime: Runtime) -> AsyncIterator[str]:
-    if request.param == "redis":
-        prefix = f"payorch-test-{secrets.token_hex(6)}:"
-        store = RedisHealth.from_url(
-            REDIS_URL,
-            runtime.clock,
-            runtime.settings.provider_failure_threshold,
-            runtime.settings.provider_skip_seconds,
-            prefix=prefix,
-        )
-        try:
-            await store._redis.ping()
-        except Exception as exc:  # noqa: BLE001
-            await store.aclose()
-            pytest.skip(f"Redis unreachable: {exc}")
-        runtime._provider_health = store  # closed by the runtime fixture
-        try:
-            yield request.param
-        finally:
-            keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
-            if keys:
-                await store._redis.delete(*keys)
+def health_store(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def provider_health(
+    request: pytest.FixtureRequest, clock: FrozenClock, settings_overrides: dict[str, object]
+) -> AsyncIterator[RedisHealth | None]:
+    """The runtime is built with a Redis store when the test's ``health_store`` is "redis"."""
+    if "health_store" not in request.fixturenames or request.getfixturevalue("health_store") != "redis":
+        yield None  # the runtime's default: in-process
         return
-    yield request.param
+    prefix = f"payorch-test-{secrets.token_hex(6)}:"
+    store = RedisHealth.from_url(
+        REDIS_URL,
+        clock,
+        int(str(settings_overrides["provider_failure_threshold"])),
+        float(str(settings_overrides["provider_skip_seconds"])),
+        prefix=prefix,
+    )
+    try:
+        await store._redis.ping()
+    except Exception as exc:  # noqa: BLE001
+        await store.aclose()
+        pytest.skip(f"Redis unreachable: {exc}")
+    try:
+        yield store  # closed by the runtime fixture (its pool reconnects for the cleanup below)
+    finally:
+        keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
+        if keys:
+            await store._redis.delete(*keys)
+        await store.aclose()
 
 
 @pytest.mark.parametrize(("fault", "kind"), [("error", "http_5xx"), ("timeout", "timeout")])

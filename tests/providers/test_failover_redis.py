@@ -9,6 +9,9 @@ import httpx
 import pytest
 
 from payorch.app import create_app
+from payorch.clock import Clock, FrozenClock
+from payorch.composition import build_runtime
+from payorch.config import Settings
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.conftest import make_settings
@@ -17,12 +20,12 @@ from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox,
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
-async def redis_health(runtime: Runtime, prefix: str) -> RedisHealth:
+async def redis_health(clock: Clock, settings: Settings, prefix: str) -> RedisHealth:
     health = RedisHealth.from_url(
         REDIS_URL,
-        runtime.clock,
-        runtime.settings.provider_failure_threshold,
-        runtime.settings.provider_skip_seconds,
+        clock,
+        settings.provider_failure_threshold,
+        settings.provider_skip_seconds,
         prefix=prefix,
     )
     try:
@@ -33,17 +36,27 @@ async def redis_health(runtime: Runtime, prefix: str) -> RedisHealth:
     return health
 
 
+@pytest.fixture
+def prefix() -> str:
+    return f"payorch-test-{secrets.token_hex(6)}:"
+
+
+@pytest.fixture
+async def provider_health(clock: FrozenClock, database_url: str, prefix: str) -> RedisHealth:
+    """This test's runtime shares its provider health through Redis (closed by the runtime)."""
+    return await redis_health(clock, make_settings(database_url), prefix)
+
+
 async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
-    client: httpx.AsyncClient, runtime: Runtime, database_url: str
+    client: httpx.AsyncClient, runtime: Runtime, database_url: str, prefix: str
 ) -> None:
-    prefix = f"payorch-test-{secrets.token_hex(6)}:"
-    runtime._provider_health = await redis_health(runtime, prefix)
-    replica = Runtime.build(
-        make_settings(database_url, redis_url=REDIS_URL),
+    settings = make_settings(database_url, redis_url=REDIS_URL)
+    replica = build_runtime(
+        settings,
         clock=runtime.clock,
         database=runtime.database,
+        provider_health=await redis_health(runtime.clock, settings, prefix),
     )
-    replica._provider_health = await redis_health(replica, prefix)
     try:
         sandbox = await mock_sandbox(runtime)
         await set_fault(client, sandbox, A, "error")
@@ -60,7 +73,8 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
                 response.status_code == 200 and response.json()["provider"] == B
             )  # skipped there too
     finally:
-        store = runtime._provider_health
+        store = runtime.provider_health
+        assert isinstance(store, RedisHealth)
         keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
         if keys:
             await store._redis.delete(*keys)

@@ -9,6 +9,7 @@ import httpx
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
+from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
 from payorch.worker.expiry import ExpireCheckouts
@@ -109,7 +110,7 @@ async def test_restart_in_the_middle_of_a_checkout(
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
     # The process dies; a new one (new Runtime, engine, app) on the same database takes the return.
-    fresh = Runtime.build(make_settings(database_url), database=Database(database_url))
+    fresh = build_runtime(make_settings(database_url), database=Database(database_url))
     fresh.owns_database = True
     try:
         transport = httpx.ASGITransport(app=create_app(runtime=fresh))

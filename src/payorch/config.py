@@ -228,10 +228,10 @@ def _limit_parts(value: str) -> tuple[int, str]:
     return int(match.group(1)), match.group(2)
 
 
-def load_settings(**overrides: object) -> Settings:
+def load_settings() -> Settings:
     """Read the environment once; raise SettingsError naming the first bad variable."""
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return Settings()
     except ValidationError as exc:
         first = exc.errors()[0]
         name = "PAYORCH_" + str(first["loc"][0]).upper() if first["loc"] else "PAYORCH_*"

@@ -100,7 +100,7 @@ async def test_the_health_gauge_follows_skipping_and_the_trial(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, health_store: str
 ) -> None:
     # The gauge is per process; earlier tests' runtimes may have left A marked skipped.
-    metrics.set_provider_health(A, metrics.ProviderHealth.AVAILABLE)
+    metrics.set_provider_health(A, metrics.HealthState.AVAILABLE)
     sandbox = await mock_sandbox(runtime)
     await set_fault(client, sandbox, A, "error")
 

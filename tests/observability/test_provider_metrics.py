@@ -14,9 +14,18 @@ from payorch.observability import metrics
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.observability.scrape import scrape, value
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.providers.helpers import (
+    A,
+    B,
+    checkout,
+    create_intent,
+    forget_redis_keys,
+    mock_sandbox,
+    redis_health,
+    redis_prefix,
+    set_fault,
+)
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 CALLS = "payorch_provider_call_duration_seconds_count"
 ERRORS = "payorch_provider_call_errors_total"
 HEALTH = "payorch_provider_health_state"
@@ -45,25 +54,14 @@ async def provider_health(
     if "health_store" not in request.fixturenames or request.getfixturevalue("health_store") != "redis":
         yield None  # the runtime's default: in-process
         return
-    prefix = f"payorch-test-{secrets.token_hex(6)}:"
-    store = RedisHealth.from_url(
-        REDIS_URL,
-        clock,
-        int(str(settings_overrides["provider_failure_threshold"])),
-        float(str(settings_overrides["provider_skip_seconds"])),
-        prefix=prefix,
-    )
-    try:
-        await store._redis.ping()
-    except Exception as exc:  # noqa: BLE001
-        await store.aclose()
-        pytest.skip(f"Redis unreachable: {exc}")
+    prefix = redis_prefix()
+    threshold = int(str(settings_overrides["provider_failure_threshold"]))
+    skip_seconds = float(str(settings_overrides["provider_skip_seconds"]))
+    store = await redis_health(clock, threshold, skip_seconds, prefix)
     try:
         yield store  # closed by the runtime fixture (its pool reconnects for the cleanup below)
     finally:
-        keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
-        if keys:
-            await store._redis.delete(*keys)
+        await forget_redis_keys(store, prefix)
         await store.aclose()
 
 

@@ -3,8 +3,6 @@ skipping. Uses the local Redis with a unique key prefix."""
 
 from __future__ import annotations
 
-import secrets
-
 import httpx
 import pytest
 
@@ -15,36 +13,34 @@ from payorch.config import Settings
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.conftest import make_settings
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.providers.helpers import (
+    REDIS_URL,
+    A,
+    B,
+    checkout,
+    create_intent,
+    forget_redis_keys,
+    mock_sandbox,
+    redis_health,
+    redis_prefix,
+    set_fault,
+)
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 
-
-async def redis_health(clock: Clock, settings: Settings, prefix: str) -> RedisHealth:
-    health = RedisHealth.from_url(
-        REDIS_URL,
-        clock,
-        settings.provider_failure_threshold,
-        settings.provider_skip_seconds,
-        prefix=prefix,
-    )
-    try:
-        await health._redis.ping()
-    except Exception as exc:  # noqa: BLE001
-        await health.aclose()
-        pytest.skip(f"Redis unreachable: {exc}")
-    return health
+async def health_of(clock: Clock, settings: Settings, prefix: str) -> RedisHealth:
+    threshold, skip_seconds = settings.provider_failure_threshold, settings.provider_skip_seconds
+    return await redis_health(clock, threshold, skip_seconds, prefix)
 
 
 @pytest.fixture
 def prefix() -> str:
-    return f"payorch-test-{secrets.token_hex(6)}:"
+    return redis_prefix()
 
 
 @pytest.fixture
 async def provider_health(clock: FrozenClock, database_url: str, prefix: str) -> RedisHealth:
     """This test's runtime shares its provider health through Redis (closed by the runtime)."""
-    return await redis_health(clock, make_settings(database_url), prefix)
+    return await health_of(clock, make_settings(database_url), prefix)
 
 
 async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
@@ -55,7 +51,7 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
         settings,
         clock=runtime.clock,
         database=runtime.database,
-        provider_health=await redis_health(runtime.clock, settings, prefix),
+        provider_health=await health_of(runtime.clock, settings, prefix),
     )
     try:
         sandbox = await mock_sandbox(runtime)
@@ -75,7 +71,5 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
     finally:
         store = runtime.provider_health
         assert isinstance(store, RedisHealth)
-        keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
-        if keys:
-            await store._redis.delete(*keys)
+        await forget_redis_keys(store, prefix)
         await replica.close()

@@ -228,10 +228,13 @@ def _limit_parts(value: str) -> tuple[int, str]:
     return int(match.group(1)), match.group(2)
 
 
-def load_settings() -> Settings:
-    """Read the environment once; raise SettingsError naming the first bad variable."""
+def load_settings(**overrides: object) -> Settings:
+    """Read the environment once; raise SettingsError naming the first bad variable.
+    ``overrides`` stand in for variables (tests)."""
     try:
-        return Settings()
+        # pydantic-settings' __init__ also takes its own typed options (_env_file, ...), so no
+        # mapping of field values type-checks against it; the fields validate the values.
+        return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         first = exc.errors()[0]
         name = "PAYORCH_" + str(first["loc"][0]).upper() if first["loc"] else "PAYORCH_*"

@@ -20,10 +20,15 @@ import pytest
 from payorch.app import create_app
 from payorch.applications.service import create_application
 from payorch.clock import FrozenClock
+from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db import Database
 from payorch.db.migrate import upgrade_in_thread
+from payorch.http.client import LocalApp
+from payorch.payments.refund_gateway import RefundGateway
+from payorch.providers.health import ProviderHealth
 from payorch.runtime import Runtime
+from payorch.webhooks.urls import Resolver
 
 PG_CANDIDATES = [
     os.environ.get("PAYORCH_TEST_POSTGRES_URL", ""),
@@ -123,10 +128,50 @@ def settings_overrides() -> dict[str, object]:
 
 
 @pytest.fixture
+def local_app() -> LocalApp | None:
+    """Override to give the runtime the ASGI app its in-process calls go to (default: the first
+    app built over it)."""
+    return None
+
+
+@pytest.fixture
+def provider_health() -> ProviderHealth | None:
+    """Override to give the runtime another provider-health store (default: in-process)."""
+    return None
+
+
+@pytest.fixture
+def refund_gateway() -> RefundGateway | None:
+    """Override to give the runtime a fake refund gateway (default: the provider adapters)."""
+    return None
+
+
+@pytest.fixture
+def webhook_resolver() -> Resolver | None:
+    """Override (or parametrize) to give the runtime a fake DNS for webhook URLs."""
+    return None
+
+
+@pytest.fixture
 async def runtime(
-    database_url: str, database: Database, clock: FrozenClock, settings_overrides: dict[str, object]
+    database_url: str,
+    database: Database,
+    clock: FrozenClock,
+    settings_overrides: dict[str, object],
+    local_app: LocalApp | None,
+    provider_health: ProviderHealth | None,
+    refund_gateway: RefundGateway | None,
+    webhook_resolver: Resolver | None,
 ) -> AsyncIterator[Runtime]:
-    rt = Runtime.build(make_settings(database_url, **settings_overrides), clock=clock, database=database)
+    rt = build_runtime(
+        make_settings(database_url, **settings_overrides),
+        clock=clock,
+        database=database,
+        local_app=local_app,
+        provider_health=provider_health,
+        refund_gateway=refund_gateway,
+        webhook_resolver=webhook_resolver,
+    )
     yield rt
     await rt.close()
 

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from payorch.app import create_app
-from payorch.runtime import Runtime
+from payorch.composition import build_runtime
 from tests.client.live import live_server
 from tests.conftest import Sandbox, make_settings
 
@@ -68,7 +68,7 @@ def _document() -> dict[str, Any]:
     pytest 9: it reads the removed ``Node._nodeid``. The live server serves this same document:
     test_the_live_server_serves_this_document checks it.)
     """
-    runtime = Runtime.build(make_settings("sqlite://"))
+    runtime = build_runtime(make_settings("sqlite://"))
     return create_app(runtime=runtime).openapi()
 
 

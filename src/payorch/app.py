@@ -1,4 +1,7 @@
-"""The ASGI application: the API, and the provider simulator when enabled."""
+"""The ASGI application: the API, and the provider simulator when enabled.
+
+Takes a built Runtime (payorch.composition builds it; ``serve_app`` there is uvicorn's factory).
+"""
 
 from __future__ import annotations
 
@@ -10,14 +13,12 @@ from fastapi import FastAPI
 from payorch import __version__
 from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import router as checkouts_router
-from payorch.config import Settings, load_settings
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
 from payorch.intents.endpoints import router as intents_router
-from payorch.logs import configure_logging
 from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
@@ -27,11 +28,8 @@ from payorch.simulator.endpoints import router as simulator_router
 from payorch.webhooks.endpoints import router as webhooks_router
 
 
-def create_app(settings: Settings | None = None, *, runtime: Runtime | None = None) -> FastAPI:
-    """Build the app. With no arguments (``uvicorn --factory``) it reads the environment."""
-    if runtime is None:
-        configure_logging()
-        runtime = Runtime.build(settings or load_settings())
+def create_app(runtime: Runtime) -> FastAPI:
+    """Build the app over ``runtime``; closing the app (lifespan end) closes the runtime."""
     owned = runtime
 
     @asynccontextmanager
@@ -46,8 +44,7 @@ def create_app(settings: Settings | None = None, *, runtime: Runtime | None = No
         lifespan=lifespan,
     )
     app.state.runtime = runtime
-    if runtime.app is None:
-        runtime.app = app
+    runtime.local_app.bind(app)  # in-process calls go to the first app built over the runtime
     install_error_handlers(app)
     install_openapi(app)
     for router in (

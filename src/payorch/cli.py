@@ -90,7 +90,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         )
     try:
         uvicorn.run(
-            "payorch.app:create_app",
+            "payorch.composition:serve_app",
             factory=True,
             host=args.host,
             port=args.port,
@@ -121,9 +121,9 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     if args.parent_pid is not None:
         signal_on_parent_death()  # first: the imports below take a while
 
+    from payorch.composition import build_runtime
     from payorch.logs import configure_logging
     from payorch.observability.exporter import start_worker_exporter
-    from payorch.runtime import Runtime
     from payorch.worker.runner import run_until_signalled
 
     configure_logging()
@@ -140,7 +140,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
             return 2
 
     async def main() -> None:
-        await run_until_signalled(Runtime.build(settings), parent_pid=args.parent_pid)
+        await run_until_signalled(build_runtime(settings), parent_pid=args.parent_pid)
 
     asyncio.run(main())
     return 0

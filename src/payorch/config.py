@@ -229,8 +229,11 @@ def _limit_parts(value: str) -> tuple[int, str]:
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Read the environment once; raise SettingsError naming the first bad variable."""
+    """Read the environment once; raise SettingsError naming the first bad variable.
+    ``overrides`` stand in for variables (tests)."""
     try:
+        # pydantic-settings' __init__ also takes its own typed options (_env_file, ...), so no
+        # mapping of field values type-checks against it; the fields validate the values.
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import uvicorn
 
 from payorch.app import create_app
-from payorch.runtime import Runtime
+from payorch.composition import build_runtime
 from tests.conftest import make_settings
 
 
@@ -28,7 +28,7 @@ def live_server(database_url: str, **overrides: object) -> Iterator[str]:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     settings = make_settings(database_url, public_url=base_url, **overrides)
-    app = create_app(runtime=Runtime.build(settings))
+    app = create_app(runtime=build_runtime(settings))
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="on"
     )

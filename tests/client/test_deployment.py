@@ -28,7 +28,7 @@ import pytest
 from payorch.app import create_app
 from payorch.client import Event, PayorchClient, ProviderError, WebhookVerificationError
 from payorch.client.webhooks import verify
-from payorch.runtime import Runtime
+from payorch.composition import build_runtime
 from tests.client.buyer import pay
 from tests.client.live import free_port
 from tests.conftest import (
@@ -49,7 +49,7 @@ PAYMENTS = 4
 
 
 def _missing_routes() -> list[str]:
-    paths = create_app(runtime=Runtime.build(make_settings("sqlite://"))).openapi()["paths"]
+    paths = create_app(runtime=build_runtime(make_settings("sqlite://"))).openapi()["paths"]
     return [p for p in NEEDED if not any(path.startswith(p.split("{")[0]) for path in paths)]
 
 

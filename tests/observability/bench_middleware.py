@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 
 from payorch.app import create_app
+from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.observability.middleware import MetricsMiddleware
-from payorch.runtime import Runtime
 from tests.conftest import make_settings, new_application
 
 
@@ -52,7 +52,7 @@ async def macro(rounds: int = 5, per_round: int = 300) -> dict[str, float]:
     path = tempfile.mkdtemp() + "/bench.db"
     url = f"sqlite:///{path}"
     upgrade_in_thread(url)
-    runtime = Runtime.build(make_settings(url))
+    runtime = build_runtime(make_settings(url))
     sandbox = await new_application(runtime)
     with_app = create_app(runtime=runtime)
     without_app = create_app(runtime=runtime)
@@ -93,7 +93,7 @@ async def macro(rounds: int = 5, per_round: int = 300) -> dict[str, float]:
 
 async def healthz(rounds: int = 10, per_round: int = 1000) -> dict[str, float]:
     """The cheapest route in-process: the middleware's share is the largest it can be."""
-    runtime = Runtime.build(make_settings("sqlite://"))
+    runtime = build_runtime(make_settings("sqlite://"))
     apps = {"with": create_app(runtime=runtime), "without": create_app(runtime=runtime)}
     apps["without"].user_middleware = [
         m for m in apps["without"].user_middleware if m.cls is not MetricsMiddleware

@@ -10,13 +10,14 @@ import pytest
 from alembic import command
 
 from payorch.app import create_app
+from payorch.composition import build_runtime
 from payorch.db.migrate import alembic_config
 from payorch.runtime import Runtime
 from tests.conftest import make_settings
 
 
 async def serve(database_url: str) -> tuple[httpx.AsyncClient, Runtime]:
-    runtime = Runtime.build(make_settings(database_url))
+    runtime = build_runtime(make_settings(database_url))
     transport = httpx.ASGITransport(app=create_app(runtime=runtime))
     return httpx.AsyncClient(transport=transport, base_url="http://testserver"), runtime
 

@@ -114,7 +114,7 @@ async def test_provider_call_times_calls_and_counts_failures_by_kind() -> None:
 
 
 async def test_health_attempts_and_backlog_reach_the_scrape(client: httpx.AsyncClient) -> None:
-    metrics.set_provider_health("provider_health_test", metrics.ProviderHealth.SKIPPED)
+    metrics.set_provider_health("provider_health_test", metrics.HealthState.SKIPPED)
     before = sample("payorch_webhook_delivery_attempts_total", outcome="timeout")
     metrics.record_delivery_attempt("timeout")
     metrics.record_delivery_attempt("bogus")  # counted as network_error, never raises

@@ -41,7 +41,7 @@ def test_two_processes_report_one_sum(tmp_path: Path) -> None:
             sys.executable,
             "-m",
             "uvicorn",
-            "payorch.app:create_app",
+            "payorch.composition:serve_app",
             "--factory",
             "--host",
             "127.0.0.1",

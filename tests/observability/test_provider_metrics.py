@@ -14,9 +14,18 @@ from payorch.observability import metrics
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.observability.scrape import scrape, value
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.providers.helpers import (
+    A,
+    B,
+    checkout,
+    create_intent,
+    forget_redis_keys,
+    mock_sandbox,
+    redis_health,
+    redis_prefix,
+    set_fault,
+)
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
 CALLS = "payorch_provider_call_duration_seconds_count"
 ERRORS = "payorch_provider_call_errors_total"
 HEALTH = "payorch_provider_health_state"
@@ -33,30 +42,27 @@ def settings_overrides() -> dict[str, object]:
 
 
 @pytest.fixture(params=["in-process", "redis"])
-async def health_store(request: pytest.FixtureRequest, runtime: Runtime) -> AsyncIterator[str]:
-    if request.param == "redis":
-        prefix = f"payorch-test-{secrets.token_hex(6)}:"
-        store = RedisHealth.from_url(
-            REDIS_URL,
-            runtime.clock,
-            runtime.settings.provider_failure_threshold,
-            runtime.settings.provider_skip_seconds,
-            prefix=prefix,
-        )
-        try:
-            await store._redis.ping()
-        except Exception as exc:  # noqa: BLE001
-            await store.aclose()
-            pytest.skip(f"Redis unreachable: {exc}")
-        runtime._provider_health = store  # closed by the runtime fixture
-        try:
-            yield request.param
-        finally:
-            keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
-            if keys:
-                await store._redis.delete(*keys)
+def health_store(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+async def provider_health(
+    request: pytest.FixtureRequest, clock: FrozenClock, settings_overrides: dict[str, object]
+) -> AsyncIterator[RedisHealth | None]:
+    """The runtime is built with a Redis store when the test's ``health_store`` is "redis"."""
+    if "health_store" not in request.fixturenames or request.getfixturevalue("health_store") != "redis":
+        yield None  # the runtime's default: in-process
         return
-    yield request.param
+    prefix = redis_prefix()
+    threshold = int(str(settings_overrides["provider_failure_threshold"]))
+    skip_seconds = float(str(settings_overrides["provider_skip_seconds"]))
+    store = await redis_health(clock, threshold, skip_seconds, prefix)
+    try:
+        yield store  # closed by the runtime fixture (its pool reconnects for the cleanup below)
+    finally:
+        await forget_redis_keys(store, prefix)
+        await store.aclose()
 
 
 @pytest.mark.parametrize(("fault", "kind"), [("error", "http_5xx"), ("timeout", "timeout")])
@@ -92,7 +98,7 @@ async def test_the_health_gauge_follows_skipping_and_the_trial(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, health_store: str
 ) -> None:
     # The gauge is per process; earlier tests' runtimes may have left A marked skipped.
-    metrics.set_provider_health(A, metrics.ProviderHealth.AVAILABLE)
+    metrics.set_provider_health(A, metrics.HealthState.AVAILABLE)
     sandbox = await mock_sandbox(runtime)
     await set_fault(client, sandbox, A, "error")
 

@@ -11,6 +11,7 @@ import pytest
 from payorch.app import create_app
 from payorch.auth import service as auth_service
 from payorch.clock import FrozenClock
+from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, make_settings, new_application
@@ -107,7 +108,7 @@ async def test_another_process_refuses_the_key_within_the_cache_ttl(
 ) -> None:
     """A second replica (its own authenticator cache) still knows the key as valid until its
     cache entry expires (5 s), then refuses it."""
-    replica = Runtime.build(make_settings(database_url), clock=clock, database=database)
+    replica = build_runtime(make_settings(database_url), clock=clock, database=database)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=create_app(runtime=replica)), base_url="http://testserver"
     ) as other:

@@ -9,6 +9,7 @@ import pytest
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
+from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, make_settings, new_application
@@ -86,7 +87,7 @@ async def test_redis_storage_is_shared_by_replicas(
         redis_url="redis://127.0.0.1:6379/0",
     )
     limit = settings.rate_limit_parts[0]
-    runtimes = [Runtime.build(settings, clock=clock, database=database) for _ in range(2)]
+    runtimes = [build_runtime(settings, clock=clock, database=database) for _ in range(2)]
     app = await new_application(runtimes[0])
     clients = [
         httpx.AsyncClient(

@@ -146,7 +146,6 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     payment = await paid_payment(client, sandbox, provider, 1500)
     # Someone refunds everything at the provider behind our back: our refund is then refused.
     from payorch.payments import repository
-    from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
     from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
     from payorch.payments.refunds import refund_connector
 
@@ -170,7 +169,7 @@ async def test_provider_refusal_is_502_and_nothing_moves(
         refunded_before=0,
         connector=connector,
     )
-    assert (await ProviderRefundGateway(runtime).refund(order)).outcome is GatewayRefundOutcome.SUCCEEDED
+    assert (await runtime.refund_gateway.refund(order)).outcome is GatewayRefundOutcome.SUCCEEDED
 
     url = f"/v1/payments/{payment['id']}/refunds"
     response = await client.post(url, json={"amount": 700}, headers=sandbox.headers)

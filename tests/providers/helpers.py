@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+import pytest
 
+from payorch.clock import Clock
 from payorch.connectors.service import add_mock_connectors
+from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 from tests.providers.browser import Browser, Trip
@@ -150,3 +154,27 @@ async def choose_without_returning(
     response = await press_without_returning(client, checkout_body, outcome)
     assert response.status_code == 303, response.text
     return response.headers["location"]
+
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def redis_prefix() -> str:
+    return f"payorch-test-{secrets.token_hex(6)}:"
+
+
+async def redis_health(clock: Clock, threshold: int, skip_seconds: float, prefix: str) -> RedisHealth:
+    """A provider-health store on the local Redis under ``prefix``; skips the test without Redis."""
+    store = RedisHealth.from_url(REDIS_URL, clock, threshold, skip_seconds, prefix=prefix)
+    try:
+        await store._redis.ping()
+    except Exception as exc:  # noqa: BLE001
+        await store.aclose()
+        pytest.skip(f"Redis unreachable: {exc}")
+    return store
+
+
+async def forget_redis_keys(store: RedisHealth, prefix: str) -> None:
+    keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
+    if keys:
+        await store._redis.delete(*keys)

@@ -26,15 +26,15 @@ from payorch.providers.base import (
     IncomingNotification,
     InvalidNotification,
     Mode,
-    Outcome,
+    PaymentOutcome,
+    ProviderRefundOutcome,
     ProviderRejected,
     ProviderUnavailable,
-    RefundOutcome,
     RefundRequest,
-    get_adapter,
 )
 from payorch.providers.provider_a import wire
 from payorch.providers.provider_a.adapter import buy_order_for, session_id_for
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 
@@ -283,7 +283,7 @@ async def test_normal_return_commits_and_authorizes(ctx: ConnectorContext, fake:
     (request,) = fake.requests
     assert request.method == "PUT" and str(request.url) == f"{TX}/{TOKEN}"
     assert request.headers["Tbk-Api-Key-Secret"] == API_KEY
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
     assert result.authorization_code == "1213"
     assert result.amount == 1500 and result.currency == "CLP"
     assert result.provider_payment_reference == TOKEN
@@ -304,7 +304,7 @@ async def test_normal_return_rejected(
 ) -> None:
     fake.handler = reply(200, tx_body(**changes))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.FAILED
+    assert result.outcome is PaymentOutcome.FAILED
     assert str(changes["response_code"]) in (result.reason or "")
 
 
@@ -312,21 +312,21 @@ async def test_normal_return_rejected(
 async def test_vci_is_never_validated(ctx: ConnectorContext, fake: Fake, vci: str | None) -> None:
     fake.handler = reply(200, tx_body(vci=vci))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
 
 
-def abort_shapes(ctx: ConnectorContext) -> dict[str, tuple[dict[str, str], Outcome]]:
+def abort_shapes(ctx: ConnectorContext) -> dict[str, tuple[dict[str, str], PaymentOutcome]]:
     """The returns other than the normal end, and where each ends when nothing was paid."""
     ref = checkout_ref(ctx)
     order, session = ref.provider_data["buy_order"], ref.provider_data["session_id"]
     return {
-        "timeout": ({"TBK_ORDEN_COMPRA": order, "TBK_ID_SESION": session}, Outcome.EXPIRED),
+        "timeout": ({"TBK_ORDEN_COMPRA": order, "TBK_ID_SESION": session}, PaymentOutcome.EXPIRED),
         "abort": (
             {"TBK_TOKEN": TOKEN, "TBK_ORDEN_COMPRA": order, "TBK_ID_SESION": session},
-            Outcome.CANCELLED,
+            PaymentOutcome.CANCELLED,
         ),
-        "abort_token_only": ({"TBK_TOKEN": TOKEN}, Outcome.CANCELLED),
-        "error": ({"token_ws": TOKEN, "TBK_TOKEN": TOKEN}, Outcome.FAILED),
+        "abort_token_only": ({"TBK_TOKEN": TOKEN}, PaymentOutcome.CANCELLED),
+        "error": ({"token_ws": TOKEN, "TBK_TOKEN": TOKEN}, PaymentOutcome.FAILED),
     }
 
 
@@ -353,7 +353,7 @@ async def test_abort_shaped_return_of_a_paid_transaction_commits_it(
     fake.handler = reply(200, tx_body())  # status and commit both say authorized
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
     assert [r.method for r in fake.requests] == ["GET", "PUT"]
-    assert result.outcome is Outcome.AUTHORIZED and result.authorization_code == "1213"
+    assert result.outcome is PaymentOutcome.AUTHORIZED and result.authorization_code == "1213"
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -372,7 +372,7 @@ async def test_abort_shaped_return_of_an_undecided_transaction_moves_nothing(
     fake.handler = answer
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
     assert [r.method for r in fake.requests] == ["GET"]  # never committed
-    assert result.outcome in (Outcome.NOT_PAID, Outcome.IGNORED)
+    assert result.outcome in (PaymentOutcome.NOT_PAID, PaymentOutcome.IGNORED)
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ async def test_foreign_or_forged_returns_are_ignored(
     ctx: ConnectorContext, fake: Fake, params: dict[str, str]
 ) -> None:
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
     assert fake.requests == []  # nothing committed
 
 
@@ -401,7 +401,7 @@ async def test_timeout_return_with_the_real_order_but_a_guessed_session_is_ignor
 ) -> None:
     ref = checkout_ref(ctx)
     params = {"TBK_ORDEN_COMPRA": buy_order_for(INTENT), "TBK_ID_SESION": CHECKOUT_ID}
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.IGNORED
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.IGNORED
 
 
 @pytest.mark.parametrize(
@@ -413,7 +413,7 @@ async def test_commit_with_unknown_outcome_is_processing(
 ) -> None:
     fake.handler = handler
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.PROCESSING
+    assert result.outcome is PaymentOutcome.PROCESSING
     assert result.provider_payment_reference == TOKEN
     assert "unknown" in (result.reason or "")
 
@@ -425,7 +425,7 @@ async def test_commit_422_reads_the_status_instead(ctx: ConnectorContext, fake: 
     )
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
     assert [r.method for r in fake.requests] == ["PUT", "GET"]
-    assert result.outcome is Outcome.AUTHORIZED  # never FAILED because of the second commit
+    assert result.outcome is PaymentOutcome.AUTHORIZED  # never FAILED because of the second commit
 
 
 async def test_commit_422_on_an_unfinished_token_is_not_paid(
@@ -436,7 +436,7 @@ async def test_commit_422_on_an_unfinished_token_is_not_paid(
         GET=reply(200, tx_body(status="INITIALIZED", response_code=None, authorization_code=None)),
     )
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.NOT_PAID
+    assert result.outcome is PaymentOutcome.NOT_PAID
 
 
 async def test_commit_401_is_a_rejection(ctx: ConnectorContext, fake: Fake) -> None:
@@ -450,10 +450,10 @@ async def test_a_transaction_that_does_not_match_the_checkout_is_ignored(
 ) -> None:
     fake.handler = reply(200, tx_body(amount=1))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
     fake.handler = reply(200, tx_body(buy_order="another-order"))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
 
 
 # -- status ---------------------------------------------------------------------------------------
@@ -462,19 +462,19 @@ async def test_a_transaction_that_does_not_match_the_checkout_is_ignored(
 @pytest.mark.parametrize(
     ("answer", "outcome"),
     [
-        (reply(200, tx_body(status="INITIALIZED", response_code=None)), Outcome.NOT_PAID),
-        (reply(200, tx_body()), Outcome.AUTHORIZED),
-        (reply(200, tx_body(status="FAILED", response_code=-1)), Outcome.FAILED),
-        (reply(200, tx_body(status="REVERSED", balance=0)), Outcome.AUTHORIZED),
-        (reply(200, tx_body(status="NULLIFIED", balance=0)), Outcome.AUTHORIZED),
-        (reply(200, tx_body(status="PARTIALLY_NULLIFIED", balance=500)), Outcome.AUTHORIZED),
-        (reply(200, tx_body(status="CAPTURED")), Outcome.AUTHORIZED),
-        (reply(404, {"error_message": "Transaction not found"}), Outcome.NOT_PAID),
-        (reply(422, {"error_message": "invalid finished state: expired"}), Outcome.NOT_PAID),
+        (reply(200, tx_body(status="INITIALIZED", response_code=None)), PaymentOutcome.NOT_PAID),
+        (reply(200, tx_body()), PaymentOutcome.AUTHORIZED),
+        (reply(200, tx_body(status="FAILED", response_code=-1)), PaymentOutcome.FAILED),
+        (reply(200, tx_body(status="REVERSED", balance=0)), PaymentOutcome.AUTHORIZED),
+        (reply(200, tx_body(status="NULLIFIED", balance=0)), PaymentOutcome.AUTHORIZED),
+        (reply(200, tx_body(status="PARTIALLY_NULLIFIED", balance=500)), PaymentOutcome.AUTHORIZED),
+        (reply(200, tx_body(status="CAPTURED")), PaymentOutcome.AUTHORIZED),
+        (reply(404, {"error_message": "Transaction not found"}), PaymentOutcome.NOT_PAID),
+        (reply(422, {"error_message": "invalid finished state: expired"}), PaymentOutcome.NOT_PAID),
     ],
 )
 async def test_read_status_maps(
-    ctx: ConnectorContext, fake: Fake, answer: Handler, outcome: Outcome
+    ctx: ConnectorContext, fake: Fake, answer: Handler, outcome: PaymentOutcome
 ) -> None:
     fake.handler = answer
     result = await adapter.read_status(ctx, checkout_ref(ctx))
@@ -504,9 +504,9 @@ async def test_read_status_failures(
 
 async def test_cancel_checkout_confirms_nothing_started(ctx: ConnectorContext, fake: Fake) -> None:
     fake.handler = reply(200, tx_body(status="INITIALIZED", response_code=None))
-    assert (await adapter.cancel_checkout(ctx, checkout_ref(ctx))).outcome is Outcome.NOT_PAID
+    assert (await adapter.cancel_checkout(ctx, checkout_ref(ctx))).outcome is PaymentOutcome.NOT_PAID
     fake.handler = reply(200, tx_body())
-    assert (await adapter.cancel_checkout(ctx, checkout_ref(ctx))).outcome is Outcome.AUTHORIZED
+    assert (await adapter.cancel_checkout(ctx, checkout_ref(ctx))).outcome is PaymentOutcome.AUTHORIZED
 
 
 # -- refunds --------------------------------------------------------------------------------------
@@ -531,7 +531,7 @@ async def test_refund_reversed(ctx: ConnectorContext, fake: Fake) -> None:
     (request,) = fake.requests
     assert request.method == "POST" and str(request.url) == f"{TX}/{TOKEN}/refunds"
     assert json.loads(request.content) == {"amount": 1500}
-    assert result.outcome is RefundOutcome.SUCCEEDED and result.amount == 1500
+    assert result.outcome is ProviderRefundOutcome.SUCCEEDED and result.amount == 1500
 
 
 async def test_refund_nullified(ctx: ConnectorContext, fake: Fake) -> None:
@@ -547,7 +547,7 @@ async def test_refund_nullified(ctx: ConnectorContext, fake: Fake) -> None:
         },
     )
     result = await adapter.refund(ctx, refund_request(amount=500))
-    assert result.outcome is RefundOutcome.SUCCEEDED
+    assert result.outcome is ProviderRefundOutcome.SUCCEEDED
     assert result.amount == 500 and result.provider_refund_reference == "123456"
     assert result.details["balance"] == 1000
 
@@ -595,30 +595,30 @@ async def test_refund_failures(
 @pytest.mark.parametrize(
     ("body", "request_changes", "outcome"),
     [
-        (tx_body(status="REVERSED", balance=None), {}, RefundOutcome.SUCCEEDED),
-        (tx_body(status="NULLIFIED", balance=0), {}, RefundOutcome.SUCCEEDED),
+        (tx_body(status="REVERSED", balance=None), {}, ProviderRefundOutcome.SUCCEEDED),
+        (tx_body(status="NULLIFIED", balance=0), {}, ProviderRefundOutcome.SUCCEEDED),
         (
             tx_body(status="PARTIALLY_NULLIFIED", balance=1000),
             {"amount": 500},
-            RefundOutcome.SUCCEEDED,
+            ProviderRefundOutcome.SUCCEEDED,
         ),
-        (tx_body(status="AUTHORIZED", balance=1500), {"amount": 500}, RefundOutcome.NOT_APPLIED),
+        (tx_body(status="AUTHORIZED", balance=1500), {"amount": 500}, ProviderRefundOutcome.NOT_APPLIED),
         (
             tx_body(status="PARTIALLY_NULLIFIED", balance=1000),
             {"amount": 300, "refunded_before": 500},
-            RefundOutcome.NOT_APPLIED,
+            ProviderRefundOutcome.NOT_APPLIED,
         ),
         (
             tx_body(status="PARTIALLY_NULLIFIED", balance=700),
             {"amount": 300, "refunded_before": 500},
-            RefundOutcome.SUCCEEDED,
+            ProviderRefundOutcome.SUCCEEDED,
         ),
         (
             tx_body(status="PARTIALLY_NULLIFIED", balance=1200),
             {"amount": 500},
-            RefundOutcome.PENDING,
+            ProviderRefundOutcome.PENDING,
         ),
-        (tx_body(status="AUTHORIZED", balance=None), {"amount": 500}, RefundOutcome.PENDING),
+        (tx_body(status="AUTHORIZED", balance=None), {"amount": 500}, ProviderRefundOutcome.PENDING),
     ],
 )
 async def test_read_refund_from_the_balance(
@@ -626,7 +626,7 @@ async def test_read_refund_from_the_balance(
     fake: Fake,
     body: dict[str, Any],
     request_changes: dict[str, Any],
-    outcome: RefundOutcome,
+    outcome: ProviderRefundOutcome,
 ) -> None:
     fake.handler = reply(200, body)
     result = await adapter.read_refund(ctx, refund_request(**request_changes))
@@ -691,8 +691,7 @@ def settings_overrides() -> dict[str, object]:
 
 async def sim_context(runtime: Runtime) -> tuple[ConnectorContext, Sandbox]:
     sandbox = await new_application(runtime)
-    ctx = ConnectorContext.build(
-        runtime,
+    ctx = runtime.connector_contexts.build(
         connector_id=new_id("cfg"),
         application_id=sandbox.application_id,
         provider=PROVIDER_A,
@@ -753,32 +752,32 @@ async def test_sim_approve_commits_once_and_reads_back(runtime: Runtime) -> None
     ctx, _ = await sim_context(runtime)
     ref, session = await sim_checkout(ctx)
     assert session.url == SIM_PAGE + "/initTransaction"
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.NOT_PAID
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.NOT_PAID
     params = await buyer_chooses(ctx, session, "approve")
     assert set(params) == {"token_ws"}
 
     result = await adapter.confirm_return(ctx, ref, params)
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
     assert result.amount == 1500 and result.currency == "CLP" and result.authorization_code
     # A second return (double submit, crash before our write): commit answers 422, status decides.
     again = await adapter.confirm_return(ctx, ref, params)
-    assert again.outcome is Outcome.AUTHORIZED
+    assert again.outcome is PaymentOutcome.AUTHORIZED
     assert again.authorization_code == result.authorization_code
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
-    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
 
 
 @pytest.mark.parametrize(
     ("choice", "outcome", "shape"),
     [
-        ("reject", Outcome.FAILED, {"token_ws"}),
-        ("cancel", Outcome.CANCELLED, {"TBK_TOKEN", "TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
-        ("timeout", Outcome.EXPIRED, {"TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
-        ("error", Outcome.FAILED, {"token_ws", "TBK_TOKEN"}),
+        ("reject", PaymentOutcome.FAILED, {"token_ws"}),
+        ("cancel", PaymentOutcome.CANCELLED, {"TBK_TOKEN", "TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
+        ("timeout", PaymentOutcome.EXPIRED, {"TBK_ORDEN_COMPRA", "TBK_ID_SESION"}),
+        ("error", PaymentOutcome.FAILED, {"token_ws", "TBK_TOKEN"}),
     ],
 )
 async def test_sim_return_shapes(
-    runtime: Runtime, choice: str, outcome: Outcome, shape: set[str]
+    runtime: Runtime, choice: str, outcome: PaymentOutcome, shape: set[str]
 ) -> None:
     ctx, _ = await sim_context(runtime)
     ref, session = await sim_checkout(ctx)
@@ -786,7 +785,7 @@ async def test_sim_return_shapes(
     assert set(params) == shape
     assert (await adapter.confirm_return(ctx, ref, params)).outcome is outcome
     if choice != "reject":  # never committed: a later commit is refused, status shows no payment
-        assert (await adapter.read_status(ctx, ref)).outcome is not Outcome.AUTHORIZED
+        assert (await adapter.read_status(ctx, ref)).outcome is not PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_return_of_another_checkout_changes_nothing(runtime: Runtime) -> None:
@@ -795,9 +794,9 @@ async def test_sim_return_of_another_checkout_changes_nothing(runtime: Runtime) 
     current, _ = await sim_checkout(ctx)
     params = await buyer_chooses(ctx, old_session, "approve")
     result = await adapter.confirm_return(ctx, current, params)
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
     # The replaced token was never committed by us.
-    assert (await adapter.read_status(ctx, current)).outcome is Outcome.NOT_PAID
+    assert (await adapter.read_status(ctx, current)).outcome is PaymentOutcome.NOT_PAID
 
 
 async def test_sim_faults_make_the_commit_unknown_then_status_settles(runtime: Runtime) -> None:
@@ -810,14 +809,14 @@ async def test_sim_faults_make_the_commit_unknown_then_status_settles(runtime: R
     params = await buyer_chooses(ctx, session, "approve")
 
     await set_fault(ctx, sandbox, "error")
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.PROCESSING
     with pytest.raises(ProviderUnavailable):
         await adapter.read_status(ctx, ref)
     await set_fault(ctx, sandbox, "timeout")
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.PROCESSING
     await set_fault(ctx, sandbox, "ok")
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_refunds(runtime: Runtime) -> None:
@@ -836,20 +835,20 @@ async def test_sim_refunds(runtime: Runtime) -> None:
         )
 
     first = refund(1000, 0, "rfd_1")
-    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.NOT_APPLIED
-    assert (await adapter.refund(ctx, first)).outcome is RefundOutcome.SUCCEEDED
-    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.SUCCEEDED
+    assert (await adapter.read_refund(ctx, first)).outcome is ProviderRefundOutcome.NOT_APPLIED
+    assert (await adapter.refund(ctx, first)).outcome is ProviderRefundOutcome.SUCCEEDED
+    assert (await adapter.read_refund(ctx, first)).outcome is ProviderRefundOutcome.SUCCEEDED
     with pytest.raises(ProviderRejected) as caught:
         await adapter.refund(ctx, refund(5000, 1000, "rfd_2"))
     assert caught.value.code == "311"
     assert (await adapter.refund(ctx, refund(2000, 1000, "rfd_3"))).outcome is (
-        RefundOutcome.SUCCEEDED
+        ProviderRefundOutcome.SUCCEEDED
     )
     with pytest.raises(ProviderRejected) as caught:
         await adapter.refund(ctx, refund(1, 3000, "rfd_4"))
     assert caught.value.code in ("310", "311")
     # Still the same authorized payment for the service.
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_refuses_wrong_credentials(runtime: Runtime) -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
+from payorch.http.client import LocalApp
 from payorch.ids import new_id
 from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
@@ -28,18 +29,18 @@ from payorch.providers.base import (
     IncomingNotification,
     InvalidNotification,
     Mode,
-    Outcome,
+    PaymentOutcome,
+    ProviderRefundOutcome,
     ProviderRejected,
     ProviderUnavailable,
-    RefundOutcome,
     RefundRequest,
-    get_adapter,
 )
 from payorch.providers.provider_b import wire
 from payorch.providers.provider_b.signature import (
     NOTIFICATION_TOLERANCE_SECONDS as NOTIFICATION_TOLERANCE,
 )
 from payorch.providers.provider_b.signature import sign_notification, verify_signature
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 
@@ -302,17 +303,17 @@ def return_params(**changes: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("status", "outcome"),
     [
-        ("approved", Outcome.AUTHORIZED),
-        ("pending", Outcome.PROCESSING),
-        ("in_process", Outcome.PROCESSING),
-        ("authorized", Outcome.PROCESSING),
-        ("rejected", Outcome.FAILED),
-        ("cancelled", Outcome.CANCELLED),
-        ("refunded", Outcome.AUTHORIZED),
+        ("approved", PaymentOutcome.AUTHORIZED),
+        ("pending", PaymentOutcome.PROCESSING),
+        ("in_process", PaymentOutcome.PROCESSING),
+        ("authorized", PaymentOutcome.PROCESSING),
+        ("rejected", PaymentOutcome.FAILED),
+        ("cancelled", PaymentOutcome.CANCELLED),
+        ("refunded", PaymentOutcome.AUTHORIZED),
     ],
 )
 async def test_return_reads_the_payment(
-    ctx: ConnectorContext, fake: Fake, status: str, outcome: Outcome
+    ctx: ConnectorContext, fake: Fake, status: str, outcome: PaymentOutcome
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status=status)))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status=status))))
@@ -321,12 +322,12 @@ async def test_return_reads_the_payment(
     paths = [r.url.path for r in fake.requests]
     # A payment that did not pay is checked against the intent's other payments.
     assert paths == ["/v1/payments/987654321"] + (
-        [] if outcome is Outcome.AUTHORIZED else [wire.PAYMENTS_SEARCH]
+        [] if outcome is PaymentOutcome.AUTHORIZED else [wire.PAYMENTS_SEARCH]
     )
     assert fake.requests[0].headers["Authorization"] == "Bearer " + TOKEN
     assert result.outcome is outcome
     assert result.provider_payment_reference == "987654321"
-    if outcome is Outcome.AUTHORIZED:
+    if outcome is PaymentOutcome.AUTHORIZED:
         assert result.authorization_code == "AUTH42"
         assert result.amount == 1234 and result.currency == "USD"
         assert result.authorized_at == datetime(2026, 11, 22, 14, 2, tzinfo=UTC)
@@ -349,7 +350,7 @@ async def test_a_payment_that_does_not_match_is_not_trusted(
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(**changes)))
     params = return_params(external_reference="null")
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
     assert "not trusted" in (result.reason or "")
 
 
@@ -367,7 +368,7 @@ async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: Fa
         ("PUT", f"{wire.PREFERENCES}/{PREFERENCE}"),
         ("GET", wire.PAYMENTS_SEARCH),
     ]
-    assert result.outcome is Outcome.CANCELLED
+    assert result.outcome is PaymentOutcome.CANCELLED
 
 
 async def test_null_return_while_the_buyer_pays_in_another_tab(
@@ -382,7 +383,7 @@ async def test_null_return_while_the_buyer_pays_in_another_tab(
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     params = return_params(payment_id="null", collection_id="null", status="null")
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
-    assert result.outcome is Outcome.AUTHORIZED  # paid before the preference was expired
+    assert result.outcome is PaymentOutcome.AUTHORIZED  # paid before the preference was expired
     assert result.provider_payment_reference == "5"
 
 
@@ -400,7 +401,7 @@ async def test_a_rejected_payment_does_not_hide_a_later_approved_one(
         result = await adapter.confirm_return(ctx, checkout_ref(), return_params(status="x"))
     else:
         result = await adapter.read_status(ctx, checkout_ref(), payment_reference="987654321")
-    assert result.outcome is Outcome.AUTHORIZED and result.provider_payment_reference == "6"
+    assert result.outcome is PaymentOutcome.AUTHORIZED and result.provider_payment_reference == "6"
 
 
 async def test_null_return_finds_a_payment_made_after_all(
@@ -420,7 +421,7 @@ async def test_null_return_finds_a_payment_made_after_all(
     )
     params = return_params(payment_id="null", collection_id="null", status="null")
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
     assert result.provider_payment_reference == "2"
 
 
@@ -441,7 +442,7 @@ async def test_foreign_or_forged_returns_are_ignored(
     ctx: ConnectorContext, fake: Fake, params: dict[str, str]
 ) -> None:
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
-    assert result.outcome is Outcome.IGNORED
+    assert result.outcome is PaymentOutcome.IGNORED
     assert fake.requests == []
 
 
@@ -450,7 +451,7 @@ async def test_a_return_naming_an_unknown_payment_is_ignored(
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(404, {"message": "Payment not found"}))
     assert (await adapter.confirm_return(ctx, checkout_ref(), return_params())).outcome is (
-        Outcome.IGNORED
+        PaymentOutcome.IGNORED
     )
 
 
@@ -478,17 +479,17 @@ async def test_return_failures(
 
 async def test_read_status_without_payments_is_not_paid(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
-    assert (await adapter.read_status(ctx, checkout_ref())).outcome is Outcome.NOT_PAID
+    assert (await adapter.read_status(ctx, checkout_ref())).outcome is PaymentOutcome.NOT_PAID
 
 
 async def test_read_status_with_a_payment_reference(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", "/v1/payments/77", reply(200, payment(id=77, status="in_process")))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="77")
-    assert result.outcome is Outcome.PROCESSING
+    assert result.outcome is PaymentOutcome.PROCESSING
     fake.on("GET", "/v1/payments/77", reply(200, payment(id=77, external_reference="payi_x")))
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="77")
-    assert result.outcome is Outcome.NOT_PAID  # someone else's payment proves nothing here
+    assert result.outcome is PaymentOutcome.NOT_PAID  # someone else's payment proves nothing here
 
 
 async def test_cancel_expires_the_preference_then_confirms_no_payment(
@@ -507,15 +508,15 @@ async def test_cancel_expires_the_preference_then_confirms_no_payment(
     assert datetime.fromisoformat(body["expiration_date_from"]) < datetime.fromisoformat(
         body["expiration_date_to"]
     )
-    assert result.outcome is Outcome.NOT_PAID
+    assert result.outcome is PaymentOutcome.NOT_PAID
 
 
 @pytest.mark.parametrize(
     ("status", "outcome"),
-    [("approved", Outcome.AUTHORIZED), ("pending", Outcome.PROCESSING)],
+    [("approved", PaymentOutcome.AUTHORIZED), ("pending", PaymentOutcome.PROCESSING)],
 )
 async def test_cancel_refuses_when_a_payment_started(
-    ctx: ConnectorContext, fake: Fake, status: str, outcome: Outcome
+    ctx: ConnectorContext, fake: Fake, status: str, outcome: PaymentOutcome
 ) -> None:
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status=status))))
@@ -569,7 +570,7 @@ async def test_whole_refund_sends_an_empty_body_and_our_refund_id(
     (request,) = fake.requests
     assert request.headers["X-Idempotency-Key"] == "rfd_038g1waagdvsgsxsd57evwngtx66s"
     assert request.content == b""
-    assert result.outcome is RefundOutcome.SUCCEEDED
+    assert result.outcome is ProviderRefundOutcome.SUCCEEDED
     assert result.provider_refund_reference == "1"
 
 
@@ -584,8 +585,8 @@ async def test_partial_refund_names_its_amount(ctx: ConnectorContext, fake: Fake
 @pytest.mark.parametrize(
     ("handler", "outcome", "error"),
     [
-        (reply(201, {"id": 1, "status": "in_process"}), RefundOutcome.PENDING, None),
-        (reply(201, {"id": 1}), RefundOutcome.PENDING, None),
+        (reply(201, {"id": 1, "status": "in_process"}), ProviderRefundOutcome.PENDING, None),
+        (reply(201, {"id": 1}), ProviderRefundOutcome.PENDING, None),
         (reply(201, {"id": 1, "status": "rejected"}), None, ProviderRejected),
         (
             reply(400, {"message": "Invalid refund amount", "error": "bad_request"}),
@@ -603,7 +604,7 @@ async def test_refund_answers(
     ctx: ConnectorContext,
     fake: Fake,
     handler: Handler,
-    outcome: RefundOutcome | None,
+    outcome: ProviderRefundOutcome | None,
     error: type[Exception] | None,
 ) -> None:
     fake.on("POST", REFUNDS, handler)
@@ -617,13 +618,13 @@ async def test_refund_answers(
 @pytest.mark.parametrize(
     ("refunded", "status", "changes", "outcome"),
     [
-        (12.34, "refunded", {}, RefundOutcome.SUCCEEDED),
-        (None, "refunded", {}, RefundOutcome.SUCCEEDED),
-        (0, "approved", {}, RefundOutcome.NOT_APPLIED),
-        (5.0, "approved", {"amount": 500}, RefundOutcome.SUCCEEDED),
-        (5.0, "approved", {"amount": 300, "refunded_before": 500}, RefundOutcome.NOT_APPLIED),
-        (8.0, "approved", {"amount": 300, "refunded_before": 500}, RefundOutcome.SUCCEEDED),
-        (2.0, "approved", {"amount": 500}, RefundOutcome.PENDING),
+        (12.34, "refunded", {}, ProviderRefundOutcome.SUCCEEDED),
+        (None, "refunded", {}, ProviderRefundOutcome.SUCCEEDED),
+        (0, "approved", {}, ProviderRefundOutcome.NOT_APPLIED),
+        (5.0, "approved", {"amount": 500}, ProviderRefundOutcome.SUCCEEDED),
+        (5.0, "approved", {"amount": 300, "refunded_before": 500}, ProviderRefundOutcome.NOT_APPLIED),
+        (8.0, "approved", {"amount": 300, "refunded_before": 500}, ProviderRefundOutcome.SUCCEEDED),
+        (2.0, "approved", {"amount": 500}, ProviderRefundOutcome.PENDING),
     ],
 )
 async def test_read_refund_from_the_refunded_total(
@@ -632,7 +633,7 @@ async def test_read_refund_from_the_refunded_total(
     refunded: float | None,
     status: str,
     changes: dict[str, Any],
-    outcome: RefundOutcome,
+    outcome: ProviderRefundOutcome,
 ) -> None:
     fake.on(
         "GET",
@@ -680,7 +681,7 @@ async def test_valid_notification_names_the_payment_and_its_intent(
     assert ref.topic == "payment"
     # ...which the service then confirms against its checkout:
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="987654321")
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_header_names_are_case_insensitive(ctx: ConnectorContext, fake: Fake) -> None:
@@ -820,10 +821,11 @@ CAPTURE_PATH = "/capture/notifications"
 
 
 class CaptureNotifications:
-    """Our app, plus one route that records what the simulator notifies."""
+    """Our app, plus one route that records what the simulator notifies. The runtime is built
+    with it as its in-process app (``local_app``); ``sim`` sets the app it wraps."""
 
-    def __init__(self, app: Any) -> None:
-        self.app = app
+    def __init__(self) -> None:
+        self.app: Any = None
         self.received: list[IncomingNotification] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -850,12 +852,22 @@ def settings_overrides() -> dict[str, object]:
 
 
 @pytest.fixture
-async def sim(runtime: Runtime) -> tuple[ConnectorContext, Sandbox, CaptureNotifications]:
-    capture = CaptureNotifications(create_app(runtime=runtime))
-    runtime.app = capture
+def capture() -> CaptureNotifications:
+    return CaptureNotifications()
+
+
+@pytest.fixture
+def local_app(capture: CaptureNotifications) -> LocalApp:
+    return LocalApp(capture)
+
+
+@pytest.fixture
+async def sim(
+    runtime: Runtime, capture: CaptureNotifications
+) -> tuple[ConnectorContext, Sandbox, CaptureNotifications]:
+    capture.app = create_app(runtime=runtime)
     sandbox = await new_application(runtime)
-    ctx = ConnectorContext.build(
-        runtime,
+    ctx = runtime.connector_contexts.build(
         connector_id=new_id("cfg"),
         application_id=sandbox.application_id,
         provider=PROVIDER_B,
@@ -919,15 +931,15 @@ async def test_sim_approve_return_and_notification(sim: Any) -> None:
     ctx, _, capture = sim
     ref, session = await sim_checkout(ctx, amount=1234, currency="USD")
     assert session.method == "GET" and session.url.startswith(SIM + "/checkout/v1/redirect?")
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.NOT_PAID
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.NOT_PAID
 
     params = await buyer_chooses(ctx, session, "approve")
     assert params["status"] == "approved" and params["preference_id"] == ref.provider_reference
     result = await adapter.confirm_return(ctx, ref, params)
-    assert result.outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
     assert result.amount == 1234 and result.currency == "USD" and result.authorization_code
     # Confirming again reads the same payment: still authorized, nothing else happens.
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.AUTHORIZED
 
     (incoming,) = capture.received
     note = await adapter.parse_notification(ctx, incoming)
@@ -936,9 +948,9 @@ async def test_sim_approve_return_and_notification(sim: Any) -> None:
     confirmed = await adapter.read_status(
         ctx, ref, payment_reference=note.provider_payment_reference
     )
-    assert confirmed.outcome is Outcome.AUTHORIZED
+    assert confirmed.outcome is PaymentOutcome.AUTHORIZED
     # A paid checkout cannot be replaced.
-    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
 
     tampered = IncomingNotification(
         incoming.headers, {**incoming.query, "data.id": "10000000001"}, incoming.body
@@ -952,9 +964,9 @@ async def test_sim_approve_return_and_notification(sim: Any) -> None:
 
 @pytest.mark.parametrize(
     ("choice", "outcome"),
-    [("reject", Outcome.FAILED), ("pending", Outcome.PROCESSING), ("cancel", Outcome.CANCELLED)],
+    [("reject", PaymentOutcome.FAILED), ("pending", PaymentOutcome.PROCESSING), ("cancel", PaymentOutcome.CANCELLED)],
 )
-async def test_sim_other_outcomes(sim: Any, choice: str, outcome: Outcome) -> None:
+async def test_sim_other_outcomes(sim: Any, choice: str, outcome: PaymentOutcome) -> None:
     ctx, _, _ = sim
     ref, session = await sim_checkout(ctx)
     params = await buyer_chooses(ctx, session, choice)
@@ -968,10 +980,10 @@ async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> 
     ctx, sandbox, capture = sim
     ref, session = await sim_checkout(ctx)
     params = await buyer_chooses(ctx, session, "pending")
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.PROCESSING
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.PROCESSING
     assert capture.received == []
     # Pending: cannot be replaced.
-    assert (await adapter.cancel_checkout(ctx, ref)).outcome is Outcome.PROCESSING
+    assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.PROCESSING
 
     await control(
         ctx, sandbox, "settle", {"payment_intent_id": ref.payment_intent_id, "outcome": "approve"}
@@ -980,21 +992,21 @@ async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> 
     note = await adapter.parse_notification(ctx, incoming)
     assert note.payment_intent_id == ref.payment_intent_id
     result = await adapter.read_status(ctx, ref, payment_reference=note.provider_payment_reference)
-    assert result.outcome is Outcome.AUTHORIZED
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert result.outcome is PaymentOutcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_replaced_checkout_is_expired_and_its_return_ignored(sim: Any) -> None:
     ctx, _, _ = sim
     old, old_session = await sim_checkout(ctx)
-    assert (await adapter.cancel_checkout(ctx, old)).outcome is Outcome.NOT_PAID
+    assert (await adapter.cancel_checkout(ctx, old)).outcome is PaymentOutcome.NOT_PAID
     current, _ = await sim_checkout(ctx, intent=old.payment_intent_id)
     # The buyer still on the old page cannot pay there any more (even submitting an old form)...
     params = await buyer_chooses(ctx, old_session, "approve", offered=False)
     assert params["payment_id"] == "null"
     # ...and that return does not touch the current checkout.
-    assert (await adapter.confirm_return(ctx, current, params)).outcome is Outcome.IGNORED
-    assert (await adapter.read_status(ctx, current)).outcome is Outcome.NOT_PAID
+    assert (await adapter.confirm_return(ctx, current, params)).outcome is PaymentOutcome.IGNORED
+    assert (await adapter.read_status(ctx, current)).outcome is PaymentOutcome.NOT_PAID
 
 
 async def test_sim_faults(sim: Any) -> None:
@@ -1008,7 +1020,7 @@ async def test_sim_faults(sim: Any) -> None:
         with pytest.raises(ProviderUnavailable):
             await adapter.confirm_return(ctx, ref, params)
     await control(ctx, sandbox, "faults", {"provider": PROVIDER_B, "mode": "ok"})
-    assert (await adapter.confirm_return(ctx, ref, params)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.confirm_return(ctx, ref, params)).outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_refunds_are_idempotent_by_refund_id(sim: Any) -> None:
@@ -1028,21 +1040,21 @@ async def test_sim_refunds_are_idempotent_by_refund_id(sim: Any) -> None:
         )
 
     first = refund(2550, 0, new_id("rfd"))
-    assert (await adapter.read_refund(ctx, first)).outcome is RefundOutcome.NOT_APPLIED
+    assert (await adapter.read_refund(ctx, first)).outcome is ProviderRefundOutcome.NOT_APPLIED
     done = await adapter.refund(ctx, first)
-    assert done.outcome is RefundOutcome.SUCCEEDED
+    assert done.outcome is ProviderRefundOutcome.SUCCEEDED
     again = await adapter.refund(ctx, first)  # a retry after an unknown outcome
     assert again.provider_refund_reference == done.provider_refund_reference
     state = await adapter.read_refund(ctx, first)
-    assert state.outcome is RefundOutcome.SUCCEEDED
+    assert state.outcome is ProviderRefundOutcome.SUCCEEDED
     assert state.details["refunded_amount"] == 2550  # refunded once, not twice
 
     with pytest.raises(ProviderRejected):
         await adapter.refund(ctx, refund(9000, 2550, new_id("rfd")))
     rest = refund(7450, 2550, new_id("rfd"))
-    assert (await adapter.refund(ctx, rest)).outcome is RefundOutcome.SUCCEEDED
+    assert (await adapter.refund(ctx, rest)).outcome is ProviderRefundOutcome.SUCCEEDED
     assert (await adapter.read_refund(ctx, rest)).details["status"] == "refunded"
-    assert (await adapter.read_status(ctx, ref)).outcome is Outcome.AUTHORIZED
+    assert (await adapter.read_status(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
 
 
 async def test_sim_whole_refund_sends_no_amount(sim: Any) -> None:
@@ -1057,9 +1069,9 @@ async def test_sim_whole_refund_sends_no_amount(sim: Any) -> None:
         payment_amount=1500,
         refunded_before=0,
     )
-    assert (await adapter.refund(ctx, whole)).outcome is RefundOutcome.SUCCEEDED
+    assert (await adapter.refund(ctx, whole)).outcome is ProviderRefundOutcome.SUCCEEDED
     state = await adapter.read_refund(ctx, whole)
-    assert state.outcome is RefundOutcome.SUCCEEDED
+    assert state.outcome is ProviderRefundOutcome.SUCCEEDED
     assert state.details == {"status": "refunded", "refunded_amount": 1500}
     with pytest.raises(ProviderRejected):  # nothing left
         await adapter.refund(ctx, RefundRequest(**{**whole.__dict__, "refund_id": new_id("rfd")}))

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 
 from payorch.bootstrap import bootstrap_sandbox
+from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.runtime import Runtime
 from tests.conftest import TEST_SECRET_KEY, make_settings
@@ -87,7 +88,7 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
     merchant = next(
         line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line
     )
-    runtime = Runtime.build(settings)
+    runtime = build_runtime(settings)
     try:
         from payorch.app import create_app
 

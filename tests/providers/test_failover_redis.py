@@ -3,47 +3,56 @@ skipping. Uses the local Redis with a unique key prefix."""
 
 from __future__ import annotations
 
-import secrets
-
 import httpx
 import pytest
 
 from payorch.app import create_app
+from payorch.clock import Clock, FrozenClock
+from payorch.composition import build_runtime
+from payorch.config import Settings
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.conftest import make_settings
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.providers.helpers import (
+    REDIS_URL,
+    A,
+    B,
+    checkout,
+    create_intent,
+    forget_redis_keys,
+    mock_sandbox,
+    redis_health,
+    redis_prefix,
+    set_fault,
+)
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+
+async def health_of(clock: Clock, settings: Settings, prefix: str) -> RedisHealth:
+    threshold, skip_seconds = settings.provider_failure_threshold, settings.provider_skip_seconds
+    return await redis_health(clock, threshold, skip_seconds, prefix)
 
 
-async def redis_health(runtime: Runtime, prefix: str) -> RedisHealth:
-    health = RedisHealth.from_url(
-        REDIS_URL,
-        runtime.clock,
-        runtime.settings.provider_failure_threshold,
-        runtime.settings.provider_skip_seconds,
-        prefix=prefix,
-    )
-    try:
-        await health._redis.ping()
-    except Exception as exc:  # noqa: BLE001
-        await health.aclose()
-        pytest.skip(f"Redis unreachable: {exc}")
-    return health
+@pytest.fixture
+def prefix() -> str:
+    return redis_prefix()
+
+
+@pytest.fixture
+async def provider_health(clock: FrozenClock, database_url: str, prefix: str) -> RedisHealth:
+    """This test's runtime shares its provider health through Redis (closed by the runtime)."""
+    return await health_of(clock, make_settings(database_url), prefix)
 
 
 async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
-    client: httpx.AsyncClient, runtime: Runtime, database_url: str
+    client: httpx.AsyncClient, runtime: Runtime, database_url: str, prefix: str
 ) -> None:
-    prefix = f"payorch-test-{secrets.token_hex(6)}:"
-    runtime._provider_health = await redis_health(runtime, prefix)
-    replica = Runtime.build(
-        make_settings(database_url, redis_url=REDIS_URL),
+    settings = make_settings(database_url, redis_url=REDIS_URL)
+    replica = build_runtime(
+        settings,
         clock=runtime.clock,
         database=runtime.database,
+        provider_health=await health_of(runtime.clock, settings, prefix),
     )
-    replica._provider_health = await redis_health(replica, prefix)
     try:
         sandbox = await mock_sandbox(runtime)
         await set_fault(client, sandbox, A, "error")
@@ -60,8 +69,7 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
                 response.status_code == 200 and response.json()["provider"] == B
             )  # skipped there too
     finally:
-        store = runtime._provider_health
-        keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
-        if keys:
-            await store._redis.delete(*keys)
+        store = runtime.provider_health
+        assert isinstance(store, RedisHealth)
+        await forget_redis_keys(store, prefix)
         await replica.close()

@@ -137,7 +137,7 @@ async def test_a_replica_sees_through_redis_what_another_tripped(clock: FrozenCl
         await first.failed(key)
         await first.failed(key)  # tripped by the first replica
         # The gauge is per process; tests share one, so reset it to see the second's view.
-        from payorch.observability.metrics import ProviderHealth as State
+        from payorch.observability.metrics import HealthState as State
         from payorch.observability.metrics import set_provider_health
 
         set_provider_health(provider, State.AVAILABLE)

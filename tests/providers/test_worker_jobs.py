@@ -9,7 +9,7 @@ import httpx
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
-from payorch.db import Database
+from payorch.composition import build_runtime
 from payorch.runtime import Runtime
 from payorch.worker.expiry import ExpireCheckouts
 from payorch.worker.reconciliation import ReconcileProcessing
@@ -109,8 +109,7 @@ async def test_restart_in_the_middle_of_a_checkout(
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
     # The process dies; a new one (new Runtime, engine, app) on the same database takes the return.
-    fresh = Runtime.build(make_settings(database_url), database=Database(database_url))
-    fresh.owns_database = True
+    fresh = build_runtime(make_settings(database_url))  # its own engine, closed with it
     try:
         transport = httpx.ASGITransport(app=create_app(runtime=fresh))
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:

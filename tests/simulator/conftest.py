@@ -65,7 +65,8 @@ async def app_client(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient,
         return Response(status_code=200)
 
     app.add_api_route(HOOK_PATH, hook, methods=["POST"])
-    runtime.app = app  # in-process dispatch of runtime.http goes to this app
+    # The first app built over the runtime takes the in-process calls of runtime.http.
+    assert runtime.local_app.get() is app
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as http:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 
 from payorch.app import create_app
+from payorch.composition import build_runtime
 from payorch.runtime import Runtime
 from payorch.simulator.jobs import DeliverSimulatorNotifications
 from payorch.worker.jobs import default_jobs
@@ -24,7 +25,7 @@ from tests.simulator.conftest import (
 
 
 def _replica(database_url: str) -> tuple[Runtime, httpx.AsyncClient]:
-    runtime = Runtime.build(make_settings(database_url))  # its own engine and pool: a new process
+    runtime = build_runtime(make_settings(database_url))  # its own engine and pool: a new process
     app = create_app(runtime=runtime)
     return runtime, httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"

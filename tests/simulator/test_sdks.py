@@ -93,7 +93,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "-m",
             "uvicorn",
             "--factory",
-            "payorch.app:create_app",
+            "payorch.composition:serve_app",
             "--host",
             "127.0.0.1",
             "--port",

@@ -10,8 +10,22 @@ from sqlalchemy import delete, update
 from payorch.db.tables.webhooks import webhook_deliveries, webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.worker.deliveries import WebhookDeliveries
-from tests.webhooks.helpers import CREATED
+from tests.webhooks.helpers import CREATED, FakeDns
 from tests.webhooks.receiver import Receiver, serve_receiver
+
+
+@pytest.fixture
+def dns() -> FakeDns:
+    return FakeDns()
+
+
+@pytest.fixture
+def webhook_resolver(request: pytest.FixtureRequest) -> FakeDns | None:
+    """The runtime is built with the fake DNS for the tests that ask for ``dns``."""
+    if "dns" in request.fixturenames:
+        fake: FakeDns = request.getfixturevalue("dns")
+        return fake
+    return None
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 
-from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 
 BASE = "/v1/admin/webhook-endpoints"
@@ -20,13 +19,9 @@ PRIVATE_OFF: dict[str, object] = {"sandbox_webhooks_allow_private": False}
 PRIVATE_UNSET: dict[str, object] = {"sandbox_webhooks_allow_private": None}  # database default
 
 
-def resolve_from(runtime: Runtime, answers: dict[str, list[str]]) -> None:
+def resolve_from(dns: FakeDns, answers: dict[str, list[str]]) -> None:
     """Resolve webhook host names from ``answers``; a test re-points a name by changing it."""
-
-    async def resolver(host: str, port: int) -> list[str]:
-        return answers[host]
-
-    runtime.webhook_resolver = resolver
+    dns.answers = answers
 
 
 # Endpoints created by the running test; conftest deletes them (and so their deliveries) after
@@ -79,3 +74,18 @@ def independent_signature_ok(secret: str, headers: dict[str, str], body: bytes) 
     ).hexdigest()
     given = headers["x-pay-signature"]
     return given.startswith("v1=") and hmac.compare_digest(given[3:], expected)
+
+
+class FakeDns:
+    """A webhook resolver for tests: answers from ``answers`` (other names do not resolve),
+    records every lookup."""
+
+    def __init__(self) -> None:
+        self.answers: dict[str, list[str]] = {}
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.lookups.append(host)
+        if host not in self.answers:
+            raise OSError("name does not resolve")
+        return self.answers[host]

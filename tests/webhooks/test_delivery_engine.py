@@ -17,6 +17,7 @@ from payorch.worker.runner import Worker
 from tests.conftest import Sandbox, new_application
 from tests.webhooks.helpers import (
     BASE,
+    FakeDns,
     create_endpoint,
     create_intent,
     deliveries_of,
@@ -37,14 +38,10 @@ async def test_connects_to_the_vetted_address_with_the_original_host(
     sandbox: Sandbox,
     runtime: Runtime,
     receiver: Receiver,
+    dns: FakeDns,
 ) -> None:
-    lookups: list[str] = []
-
-    async def resolver(host: str, port: int) -> list[str]:
-        lookups.append(host)
-        return [receiver.host]  # "hooks.test" exists only here: httpx cannot resolve it itself
-
-    runtime.webhook_resolver = resolver
+    lookups = dns.lookups
+    dns.answers["hooks.test"] = [receiver.host]  # exists only here: httpx cannot resolve it itself
     job = WebhookDeliveries()
     try:
         await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/pinned")
@@ -62,10 +59,10 @@ async def test_connects_to_the_vetted_address_with_the_original_host(
     "rebound", [["93.184.216.34", "10.0.0.7"], ["169.254.169.254"], ["fd00:ec2::254"]]
 )
 async def test_production_addresses_are_judged_again_at_every_attempt(
-    client: httpx.AsyncClient, runtime: Runtime, rebound: list[str]
+    client: httpx.AsyncClient, runtime: Runtime, dns: FakeDns, rebound: list[str]
 ) -> None:
     answers = {"hooks.example": ["93.184.216.34"]}
-    resolve_from(runtime, answers)
+    resolve_from(dns, answers)
     app = await new_application(runtime, "PRODUCTION")
     endpoint_id, _ = await create_endpoint(client, app, "https://hooks.example/h")
     # The name now points inside the network (DNS rebinding), or at the cloud metadata

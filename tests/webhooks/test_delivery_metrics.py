@@ -12,7 +12,7 @@ from payorch.runtime import Runtime
 from payorch.worker.deliveries import WebhookDeliveries
 from tests.conftest import Sandbox, new_application
 from tests.observability.scrape import Samples, scrape, value
-from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
+from tests.webhooks.helpers import FakeDns, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 ATTEMPTS = "payorch_webhook_delivery_attempts_total"
@@ -59,14 +59,10 @@ async def test_each_attempt_is_counted_by_outcome(
 
 
 async def test_an_address_refused_at_delivery_time_is_url_not_allowed(
-    client: httpx.AsyncClient, runtime: Runtime
+    client: httpx.AsyncClient, runtime: Runtime, dns: FakeDns
 ) -> None:
-    answers = {"hooks.example": ["93.184.216.34"]}
-
-    async def resolver(host: str, port: int) -> list[str]:
-        return answers[host]
-
-    runtime.webhook_resolver = resolver
+    answers = dns.answers
+    answers["hooks.example"] = ["93.184.216.34"]
     app = await new_application(runtime, "PRODUCTION")
     await create_endpoint(client, app, "https://hooks.example/h")
     answers["hooks.example"] = ["10.0.0.7"]  # now points inside the network: refused unsent

@@ -14,6 +14,7 @@ from tests.webhooks.helpers import (
     BASE,
     PRIVATE_OFF,
     PRIVATE_ON,
+    FakeDns,
     create_endpoint,
     create_intent,
     deliveries_of,
@@ -45,12 +46,13 @@ async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
     runtime: Runtime,
     receiver: Receiver,
     deliveries: WebhookDeliveries,
+    dns: FakeDns,
     internal: str,
 ) -> None:
     # Created while the name is harmless; then it is re-pointed (DNS rebinding). The receiver
     # stays among the answers, first: a sender that tried the addresses would reach it.
     answers = {"hooks.test": [receiver.host]}
-    resolve_from(runtime, answers)
+    resolve_from(dns, answers)
     endpoint_id, _ = await create_endpoint(
         client, sandbox, f"http://hooks.test:{receiver.port}/hook"
     )
@@ -68,8 +70,9 @@ async def test_private_targets_are_refused_at_delivery_while_the_setting_is_off(
     runtime: Runtime,
     receiver: Receiver,
     deliveries: WebhookDeliveries,
+    dns: FakeDns,
 ) -> None:
-    resolve_from(runtime, {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]})
+    resolve_from(dns, {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]})
     loopback, _ = await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/h")
     lan, _ = await create_endpoint(client, sandbox, "http://lan.test:8080/h")
     await create_intent(client, sandbox)

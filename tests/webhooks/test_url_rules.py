@@ -14,6 +14,7 @@ import pytest
 from payorch.config import load_settings
 from payorch.runtime import Runtime
 from payorch.webhooks import urls
+from payorch.webhooks.urls import Resolver
 from tests.conftest import new_application
 from tests.webhooks.helpers import PRIVATE_OFF, PRIVATE_ON, PRIVATE_UNSET
 
@@ -36,6 +37,12 @@ async def fake_resolver(host: str, port: int) -> list[str]:
     if host not in DNS:
         raise OSError("name does not resolve")
     return DNS[host]
+
+
+@pytest.fixture
+def webhook_resolver() -> Resolver:
+    """Every runtime of this module resolves names from DNS above (built with it)."""
+    return fake_resolver
 
 
 CASES = [
@@ -137,7 +144,6 @@ SANDBOX_PUBLIC_ONLY_CASES = [
 async def assert_create(
     client: httpx.AsyncClient, runtime: Runtime, environment: str, url: str, allowed: bool
 ) -> None:
-    runtime.webhook_resolver = fake_resolver
     app = await new_application(runtime, environment)
     response = await client.post(BASE, json={"url": url}, headers=app.headers)
     if allowed:
@@ -193,7 +199,6 @@ async def test_the_default_allows_private_sandbox_urls_on_sqlite_only(
 
 
 async def test_update_applies_the_rules_too(client: httpx.AsyncClient, runtime: Runtime) -> None:
-    runtime.webhook_resolver = fake_resolver
     app = await new_application(runtime, "PRODUCTION")
     created = await client.post(BASE, json={"url": "https://shop.example/h"}, headers=app.headers)
     assert created.status_code == 201, created.text

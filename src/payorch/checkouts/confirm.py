@@ -26,11 +26,11 @@ from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
-    ProviderError,
-    get_adapter,
+    ProviderCallError,
 )
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 
 ProviderCall = Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]]
@@ -118,10 +118,10 @@ async def _stop_at_provider(
         stopped = await get_adapter(checkout.provider).cancel_checkout(
             context_for(runtime, connector), ref_of(checkout, intent)
         )
-    except ProviderError as exc:
+    except ProviderCallError as exc:
         log.warning("could not stop checkout %s at the provider: %s", checkout.id, exc.reason)
         return
-    if stopped.outcome is Outcome.AUTHORIZED:
+    if stopped.outcome is PaymentOutcome.AUTHORIZED:
         log.error(
             "checkout %s: the provider reports a payment after the intent became %s",
             checkout.id,

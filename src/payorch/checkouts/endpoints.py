@@ -26,8 +26,8 @@ from payorch.http.deps import (
     idempotency_scope,
 )
 from payorch.http.errors import problem_responses
-from payorch.http.responses import json_response
-from payorch.idempotency.service import Stored
+from payorch.http.responses import idempotent_response, json_response
+from payorch.idempotency.records import IdempotentResult
 from payorch.providers.base import IncomingNotification
 
 router = APIRouter(tags=["Checkout"])
@@ -65,8 +65,8 @@ async def request_checkout(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )
     answer = await service.request_checkout(runtime, phases, caller, payment_intent_id, body, scope)
-    if isinstance(answer, Stored):
-        return answer.response()
+    if isinstance(answer, IdempotentResult):
+        return idempotent_response(answer)
     return json_response(answer.model_dump())
 
 

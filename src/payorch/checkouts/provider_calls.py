@@ -8,8 +8,9 @@ from datetime import timedelta
 from payorch.checkouts.records import Checkout, PaymentIntentRow
 from payorch.connectors.records import Connector
 from payorch.connectors.service import decrypt_credentials
-from payorch.providers.base import CheckoutRef, ConnectorContext, ProviderAdapter, get_adapter
+from payorch.providers.base import CheckoutRef, ConnectorContext, ProviderAdapter
 from payorch.providers.health import health_key
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 
 
@@ -18,8 +19,7 @@ def adapter_of(provider: str) -> ProviderAdapter:
 
 
 def context_for(runtime: Runtime, connector: Connector) -> ConnectorContext:
-    return ConnectorContext.build(
-        runtime,
+    return runtime.connector_contexts.build(
         connector_id=connector.id,
         application_id=connector.application_id,
         provider=connector.provider,

@@ -24,9 +24,9 @@ from payorch.providers.base import (
     IncomingNotification,
     InvalidNotification,
     PaymentResult,
-    ProviderError,
-    UnknownProvider,
+    ProviderCallError,
 )
+from payorch.providers.registry import UnknownProvider
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.checkouts")
@@ -56,7 +56,7 @@ async def handle_return(
         intent = await confirm_current_checkout(
             runtime, phases, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
         )
-    except ProviderError as exc:
+    except ProviderCallError as exc:
         # Not confirmed now (unavailable, or a refusal such as bad credentials): the intent stays
         # as it is; a notification, the expiry job or a new return settles it. The buyer still
         # goes back to the shop.
@@ -96,7 +96,7 @@ async def handle_notification(
         ref = await adapter.parse_notification(context_for(runtime, connector), notification)
     except InvalidNotification as exc:
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
-    except ProviderError as exc:
+    except ProviderCallError as exc:
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
     if ref.provider_payment_reference is None or ref.payment_intent_id is None:
         return  # a topic we do not act on, or a payment that is not ours
@@ -114,6 +114,6 @@ async def handle_notification(
             connector_id=connector.id,
             application_id=connector.application_id,
         )
-    except ProviderError as exc:
+    except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from payorch.connectors.records import Connector
 from payorch.errors import ConnectorNotConfigured
 from payorch.providers import AUTO
-from payorch.providers.base import UnknownProvider, get_adapter
+from payorch.providers.registry import UnknownProvider, get_adapter
 
 
 def supports_currency(provider: str, currency: str) -> bool:

@@ -30,7 +30,8 @@ from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
 from payorch.http.responses import dumps
-from payorch.idempotency.service import Scope, Stored
+from payorch.idempotency.records import IdempotentResult
+from payorch.idempotency.service import Scope
 from payorch.ids import new_id
 from payorch.intents import repository as intents
 from payorch.intents.service import apply_move
@@ -40,7 +41,7 @@ from payorch.providers.base import (
     CheckoutRef,
     CheckoutRequest,
     CheckoutSession,
-    Outcome,
+    PaymentOutcome,
     ProviderRejected,
     ProviderUnavailable,
 )
@@ -50,7 +51,7 @@ log = logging.getLogger("payorch.checkouts")
 
 REPLACEABLE = (IntentStatus.CREATED.value, IntentStatus.REQUIRES_ACTION.value)
 # What a provider may answer about a checkout being replaced that lets the replacement go on.
-STOPPED = (Outcome.NOT_PAID, Outcome.EXPIRED)
+STOPPED = (PaymentOutcome.NOT_PAID, PaymentOutcome.EXPIRED)
 
 
 def return_url(runtime: Runtime, provider: str, intent_id: str) -> str:
@@ -77,7 +78,7 @@ async def request_checkout(
     intent_id: str,
     body: CheckoutRequestBody,
     scope: Scope | None,
-) -> CheckoutResponse | Stored:
+) -> CheckoutResponse | IdempotentResult:
     """The checkout for the intent, or the stored answer of an earlier request with the same
     Idempotency-Key (the endpoint replays it as it was)."""
     if scope is not None:
@@ -163,7 +164,7 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
         raise InvalidState(
             plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}"
         ) from None
-    if result.outcome in STOPPED or result.outcome is Outcome.IGNORED:
+    if result.outcome in STOPPED or result.outcome is PaymentOutcome.IGNORED:
         return
     # The buyer already did something there: record it and refuse the replacement.
     async with phases.transaction() as conn:

@@ -19,7 +19,7 @@ from payorch.ids import new_id
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move, allowed
 from payorch.payments import service as payments
-from payorch.providers.base import Outcome, PaymentResult
+from payorch.providers.base import PaymentOutcome, PaymentResult
 
 # Reconciliation of PROCESSING intents: seconds before each read, then the last one forever.
 RECONCILE_BACKOFF = (15, 30, 60, 120, 300, 600, 1800, 3600)
@@ -45,17 +45,17 @@ async def apply_result(
     first_check_at = None
     outcome = result.outcome
     new = status
-    if outcome is Outcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
+    if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
         new = await _authorize(conn, clock, intent, checkout, result, now)
-    elif outcome is Outcome.PROCESSING:
+    elif outcome is PaymentOutcome.PROCESSING:
         if allowed(status, Move.PROCESS):
             new = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
             first_check_at = now + reconcile_delay(0)
-    elif outcome is Outcome.FAILED and allowed(status, Move.FAIL):
+    elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
         new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
-    elif outcome in (Outcome.CANCELLED, Outcome.EXPIRED):
-        move = Move.CANCEL if outcome is Outcome.CANCELLED else Move.EXPIRE
+    elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED):
+        move = Move.CANCEL if outcome is PaymentOutcome.CANCELLED else Move.EXPIRE
         if allowed(status, move):
             data = (
                 {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}

@@ -9,16 +9,44 @@ goes over a pooled network connection.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import httpx
+from starlette.types import ASGIApp
+
+
+class LocalApp:
+    """The ASGI app of this process, for in-process calls to our own routes.
+
+    Bound once: ``create_app`` binds the app it builds (the first one wins); a process that
+    serves no API (the worker) gets one from ``fallback`` on first use. It lives outside the
+    Runtime's module so that the runtime never imports the app.
+    """
+
+    def __init__(self, app: ASGIApp | None = None) -> None:
+        self._app = app
+        self._fallback: Callable[[], ASGIApp] | None = None
+
+    def bind(self, app: ASGIApp) -> None:
+        if self._app is None:
+            self._app = app
+
+    def fallback(self, build: Callable[[], ASGIApp]) -> None:
+        """How to build the app if nothing bound one before the first in-process call."""
+        self._fallback = build
+
+    def get(self) -> ASGIApp:
+        if self._app is None:
+            if self._fallback is None:
+                raise RuntimeError("no ASGI app is bound for in-process calls")
+            self._app = self._fallback()
+        return self._app
 
 
 class SelfDispatchTransport(httpx.AsyncBaseTransport):
-    def __init__(self, public_url: str, app_factory: Callable[[], Any]) -> None:
+    def __init__(self, public_url: str, local_app: LocalApp) -> None:
         parsed = httpx.URL(public_url)
         self._origin = (parsed.scheme, parsed.host, parsed.port)
-        self._app_factory = app_factory
+        self._local_app = local_app
         self._local: httpx.ASGITransport | None = None
         self._network = httpx.AsyncHTTPTransport(retries=0)
 
@@ -28,7 +56,7 @@ class SelfDispatchTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._is_self(request.url):
             if self._local is None:
-                self._local = httpx.ASGITransport(app=self._app_factory())
+                self._local = httpx.ASGITransport(app=self._local_app.get())
             return await self._local.handle_async_request(request)
         return await self._network.handle_async_request(request)
 
@@ -36,9 +64,9 @@ class SelfDispatchTransport(httpx.AsyncBaseTransport):
         await self._network.aclose()
 
 
-def build_client(public_url: str, app_factory: Callable[[], Any], timeout: float) -> httpx.AsyncClient:
+def build_client(public_url: str, local_app: LocalApp, timeout: float) -> httpx.AsyncClient:
     return httpx.AsyncClient(
-        transport=SelfDispatchTransport(public_url, app_factory),
+        transport=SelfDispatchTransport(public_url, local_app),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
     )

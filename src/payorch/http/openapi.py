@@ -32,6 +32,8 @@ def install_openapi(app: FastAPI) -> None:
             )
         return app.openapi_schema
 
+    # FastAPI documents replacing this method to customise the document; its stub declares a
+    # method, so mypy refuses the assignment.
     app.openapi = openapi  # type: ignore[method-assign]
 
 

@@ -8,6 +8,9 @@ import orjson
 from starlette.responses import Response
 
 from payorch.errors import ApiError
+from payorch.idempotency.records import IdempotentResult
+
+REPLAY_HEADER = "Idempotent-Replayed"
 
 
 def dumps(data: Any) -> bytes:
@@ -16,6 +19,12 @@ def dumps(data: Any) -> bytes:
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(dumps(data), status_code=status, media_type="application/json", headers=headers)
+
+
+def idempotent_response(result: IdempotentResult) -> Response:
+    """An operation's answer under an Idempotency-Key; a replay says so in a header."""
+    headers = {REPLAY_HEADER: "true"} if result.replayed else None
+    return Response(result.body, status_code=result.status, media_type="application/json", headers=headers)
 
 
 def error_body(error: ApiError, request_id: str) -> dict[str, Any]:

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import Row, delete, or_, select, update
+from sqlalchemy import ColumnElement, Row, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import idempotency_records as records
+from payorch.idempotency.records import IdempotencyRecord, KeyState
 
 IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 
 
-def _pk(application_id: str, operation: str, key: str) -> list:  # type: ignore[type-arg]
+def _pk(application_id: str, operation: str, key: str) -> list[ColumnElement[bool]]:
     return [
         records.c.application_id == application_id,
         records.c.operation == operation,
@@ -25,32 +26,32 @@ def _pk(application_id: str, operation: str, key: str) -> list:  # type: ignore[
 
 def claim_row(
     *, fingerprint: str, now: datetime, locked_until: datetime, expires_at: datetime
-) -> dict[str, Any]:
-    """The columns of a fresh IN_PROGRESS claim (multi-phase operations)."""
-    return {
-        "fingerprint": fingerprint,
-        "state": IN_PROGRESS,
-        "locked_until": locked_until,
-        "response_status": None,
-        "response_body": None,
-        "created_at": now,
-        "expires_at": expires_at,
-    }
+) -> KeyState:
+    """A fresh IN_PROGRESS claim (multi-phase operations)."""
+    return KeyState(fingerprint, IN_PROGRESS, locked_until, None, None, now, expires_at)
 
 
 def completed_row(
     *, fingerprint: str, now: datetime, expires_at: datetime, status: int, body: bytes
-) -> dict[str, Any]:
-    """The columns of a key stored with its answer (single-transaction operations)."""
-    return {
-        "fingerprint": fingerprint,
-        "state": COMPLETED,
-        "locked_until": now,
-        "response_status": status,
-        "response_body": body.decode(),
-        "created_at": now,
-        "expires_at": expires_at,
-    }
+) -> KeyState:
+    """A key stored with its answer (single-transaction operations)."""
+    return KeyState(fingerprint, COMPLETED, now, status, body.decode(), now, expires_at)
+
+
+def _record(row: Row[tuple[object, ...]]) -> IdempotencyRecord:
+    m = row._mapping
+    return IdempotencyRecord(
+        application_id=m["application_id"],
+        operation=m["operation"],
+        key=m["key"],
+        fingerprint=m["fingerprint"],
+        state=m["state"],
+        locked_until=m["locked_until"],
+        response_status=m["response_status"],
+        response_body=m["response_body"],
+        created_at=m["created_at"],
+        expires_at=m["expires_at"],
+    )
 
 
 _INSERT_IF_ABSENT = {
@@ -60,17 +61,20 @@ _INSERT_IF_ABSENT = {
 
 
 async def insert_if_absent(
-    conn: AsyncConnection, application_id: str, operation: str, key: str, row: dict[str, Any]
+    conn: AsyncConnection, application_id: str, operation: str, key: str, row: KeyState
 ) -> bool:
     """Insert the key with ``row``; False if the key exists. On PostgreSQL this waits for a
     concurrent transaction holding the same key to end, then reports the conflict."""
-    values = {"application_id": application_id, "operation": operation, "key": key, **row}
+    values = {"application_id": application_id, "operation": operation, "key": key, **asdict(row)}
     result = await conn.execute(_INSERT_IF_ABSENT[conn.dialect.name], values)
     return result.rowcount == 1
 
 
-async def get(conn: AsyncConnection, application_id: str, operation: str, key: str) -> Row | None:  # type: ignore[type-arg]
-    return (await conn.execute(select(records).where(*_pk(application_id, operation, key)))).first()
+async def get(
+    conn: AsyncConnection, application_id: str, operation: str, key: str
+) -> IdempotencyRecord | None:
+    found = (await conn.execute(select(records).where(*_pk(application_id, operation, key)))).first()
+    return None if found is None else _record(found)
 
 
 async def take_over(
@@ -78,7 +82,7 @@ async def take_over(
     application_id: str,
     operation: str,
     key: str,
-    row: dict[str, Any],
+    row: KeyState,
     *,
     now: datetime,
     or_stale_claim: bool = False,
@@ -89,7 +93,7 @@ async def take_over(
     if or_stale_claim:
         free = or_(free, (records.c.state == IN_PROGRESS) & (records.c.locked_until <= now))
     result = await conn.execute(
-        update(records).where(*_pk(application_id, operation, key), free).values(**row)
+        update(records).where(*_pk(application_id, operation, key), free).values(asdict(row))
     )
     return result.rowcount == 1
 

@@ -27,21 +27,19 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection
-from starlette.responses import Response
 
 from payorch.clock import Clock
-from payorch.db import Database
+from payorch.db import Phases
 from payorch.errors import IdempotencyConflict, IdempotencyKeyInUse, ValidationFailed
 from payorch.http.responses import dumps
 from payorch.idempotency import repository
+from payorch.idempotency.records import IdempotencyRecord, IdempotentResult
 
 MAX_KEY_LENGTH = 255
 DEFAULT_LEASE_SECONDS = 60.0
-REPLAY_HEADER = "Idempotent-Replayed"
 
 
 @dataclass(frozen=True)
@@ -52,20 +50,6 @@ class Scope:
     fingerprint: str
 
 
-@dataclass(frozen=True)
-class Stored:
-    status: int
-    body: bytes
-
-    def response(self) -> Response:
-        return Response(
-            self.body,
-            status_code=self.status,
-            media_type="application/json",
-            headers={REPLAY_HEADER: "true"},
-        )
-
-
 def check_key(key: str) -> str:
     if not 1 <= len(key) <= MAX_KEY_LENGTH or not all(33 <= ord(c) <= 126 or c == " " for c in key):
         raise ValidationFailed.field(
@@ -74,52 +58,58 @@ def check_key(key: str) -> str:
     return key
 
 
-def fingerprint(method: str, path: str, body: Any) -> str:
+def fingerprint(method: str, path: str, body: object) -> str:
     canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(method.encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
 
 
 class Idempotency:
-    def __init__(self, database: Database, clock: Clock, ttl_seconds: int) -> None:
-        self._database = database
+    def __init__(self, phases: Phases, clock: Clock, ttl_seconds: int) -> None:
+        # Its own short transactions (claim, release, purge) are phases of the caller's flow.
+        self._phases = phases
         self._clock = clock
         self._ttl = timedelta(seconds=ttl_seconds)
 
-    def scope(self, application_id: str, method: str, path: str, key: str, body: Any) -> Scope:
+    def scope(self, application_id: str, method: str, path: str, key: str, body: object) -> Scope:
         return Scope(application_id, f"{method} {path}", check_key(key), fingerprint(method, path, body))
 
-    async def begin(self, scope: Scope, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Stored | None:
-        """Claim the key (None) or answer with what the first request stored."""
-        ids: dict[str, Any] = {
-            "application_id": scope.application_id,
-            "operation": scope.operation,
-            "key": scope.key,
-        }
+    async def begin(
+        self, scope: Scope, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    ) -> IdempotentResult | None:
+        """Claim the key (None) or answer with what the first request stored (replayed)."""
+        ids = (scope.application_id, scope.operation, scope.key)
         for _ in range(3):  # a row may vanish (released) between our insert and read: try again
             now = self._clock.now()
             lease = now + timedelta(seconds=lease_seconds)
-            async with self._database.transaction() as conn:
+            async with self._phases.transaction() as conn:
                 claim = repository.claim_row(
                     fingerprint=scope.fingerprint, now=now, locked_until=lease,
                     expires_at=now + self._ttl,
                 )
-                if await repository.insert_if_absent(conn, **ids, row=claim):
+                if await repository.insert_if_absent(conn, *ids, row=claim):
                     return None
-                row = await repository.get(conn, **ids)
+                row = await repository.get(conn, *ids)
                 if row is None:
                     continue
                 if row.expires_at <= now:
-                    if await repository.take_over(conn, **ids, row=claim, now=now):
+                    if await repository.take_over(conn, *ids, row=claim, now=now):
                         return None
                     continue
                 if row.fingerprint != scope.fingerprint:
                     raise IdempotencyConflict()
                 if row.state == repository.COMPLETED:
-                    return Stored(row.response_status, row.response_body.encode())
+                    return _replay_of(row)
                 if row.locked_until > now:
                     wait = math.ceil((row.locked_until - now).total_seconds())
                     raise IdempotencyKeyInUse(retry_after_seconds=max(1, min(wait, 5)))
-                if await repository.take_over_stale_lock(conn, **ids, now=now, locked_until=lease):
+                if await repository.take_over_stale_lock(
+                    conn,
+                    application_id=scope.application_id,
+                    operation=scope.operation,
+                    key=scope.key,
+                    now=now,
+                    locked_until=lease,
+                ):
                     return None
         raise IdempotencyKeyInUse(retry_after_seconds=1)
 
@@ -137,7 +127,7 @@ class Idempotency:
 
     async def release(self, scope: Scope) -> None:
         """Free the key after a failed attempt (call after the operation rolled back)."""
-        async with self._database.transaction() as conn:
+        async with self._phases.transaction() as conn:
             await repository.delete_claim(
                 conn,
                 application_id=scope.application_id,
@@ -147,24 +137,24 @@ class Idempotency:
             )
 
     async def purge(self) -> int:
-        async with self._database.transaction() as conn:
+        async with self._phases.transaction() as conn:
             return await repository.purge_expired(conn, self._clock.now())
 
     async def run(
         self,
         scope: Scope | None,
-        operation: Callable[[AsyncConnection], Awaitable[tuple[int, Any]]],
-    ) -> Response:
+        operation: Callable[[AsyncConnection], Awaitable[tuple[int, object]]],
+    ) -> IdempotentResult:
         """Run a single-transaction operation under an optional key; answer its JSON."""
         try:
-            async with self._database.transaction() as conn:
+            async with self._phases.transaction() as conn:
                 status, body = await operation(conn)
                 raw = dumps(body)
                 if scope is not None and 200 <= status < 300:
                     await self._store_or_abort(conn, scope, status, raw)
         except _Replay as replay:
-            return replay.stored.response()
-        return Response(raw, status_code=status, media_type="application/json")
+            return replay.stored
+        return IdempotentResult(status, raw)
 
     async def _store_or_abort(self, conn: AsyncConnection, scope: Scope, status: int, raw: bytes) -> None:
         """Record the answer under the key, or raise (rolling the operation back) if taken."""
@@ -185,7 +175,7 @@ class Idempotency:
         if row.fingerprint != scope.fingerprint:
             raise IdempotencyConflict()
         if row.state == repository.COMPLETED:
-            raise _Replay(Stored(row.response_status, row.response_body.encode()))
+            raise _Replay(_replay_of(row))
         wait = math.ceil((row.locked_until - now).total_seconds())
         raise IdempotencyKeyInUse(retry_after_seconds=max(1, min(wait, 5)))
 
@@ -193,6 +183,12 @@ class Idempotency:
 class _Replay(Exception):
     """Raised inside the operation's transaction to roll it back and answer the stored reply."""
 
-    def __init__(self, stored: Stored) -> None:
+    def __init__(self, stored: IdempotentResult) -> None:
         super().__init__("replay")
         self.stored = stored
+
+
+def _replay_of(row: IdempotencyRecord) -> IdempotentResult:
+    """The stored answer of a COMPLETED key (both columns are set when a key completes)."""
+    assert row.response_status is not None and row.response_body is not None
+    return IdempotentResult(row.response_status, row.response_body.encode(), replayed=True)

@@ -21,7 +21,7 @@ from payorch.http.deps import (
     idempotency_scope,
 )
 from payorch.http.errors import problem_responses
-from payorch.http.responses import json_response
+from payorch.http.responses import idempotent_response, json_response
 from payorch.intents import service
 from payorch.intents.schemas import CreatePaymentIntent, PaymentIntentResponse, intent_body
 
@@ -51,7 +51,7 @@ async def create_payment_intent(
     async def operation(conn: Conn) -> tuple[int, object]:
         return 201, intent_body(await service.create_intent(conn, runtime.clock, caller, body))
 
-    return await runtime.idempotency.run(scope, operation)
+    return idempotent_response(await runtime.idempotency.run(scope, operation))
 
 
 @router.get(

@@ -6,10 +6,9 @@ whichever worker happens to be scraped. One indexed range query on (status, next
 
 from __future__ import annotations
 
-from typing import Any
-
 import sqlalchemy as sa
 
+from payorch.db import Phases
 from payorch.db.types import UtcDateTime
 from payorch.observability import metrics
 
@@ -23,10 +22,10 @@ _DUE = sa.text(
 _table_seen = False
 
 
-async def refresh_delivery_backlog(runtime: Any) -> None:
+async def refresh_delivery_backlog(runtime: metrics.ScrapeSource) -> None:
     global _table_seen
     now = runtime.clock.now()
-    async with runtime.database.engine.connect() as conn:
+    async with Phases(runtime.database).reading() as conn:
         if not _table_seen:
             # Before the webhooks migration exists there is no backlog to report.
             _table_seen = await conn.run_sync(

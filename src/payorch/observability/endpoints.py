@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from payorch.http.deps import RuntimeDep
+from payorch.http.deps import PhasesDep, RuntimeDep
 from payorch.http.errors import problem_responses, request_id_of
 from payorch.http.responses import error_response, json_response
 from payorch.observability import backlog, metrics
@@ -45,8 +45,8 @@ async def healthz() -> Response:
     responses=problem_responses(NotReady),
     summary="Readiness: the database answers and its migrations are current",
 )
-async def readyz(request: Request, runtime: RuntimeDep) -> Response:
-    readiness = await check_readiness(runtime.database)
+async def readyz(request: Request, phases: PhasesDep) -> Response:
+    readiness = await check_readiness(phases)
     if not readiness.ready:
         return error_response(NotReady(details=readiness.as_dict()), request_id_of(request))
     return json_response({"status": "ready", "checks": readiness.as_dict()})

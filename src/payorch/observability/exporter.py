@@ -31,7 +31,7 @@ def start_worker_exporter(host: str = "0.0.0.0") -> int | None:  # noqa: S104 - 
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        multiprocess.MultiProcessCollector(registry)
     server, _thread = start_http_server(int(value), addr=host, registry=registry)
     port = int(server.server_port)
     log.info("worker metrics on http://%s:%d/metrics", host, port)

@@ -15,7 +15,7 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
   after the call was timed (an unparseable answer): ``record_provider_error(provider, operation,
   "invalid_response")``. providers/http.py does all of this for every adapter.
 - Provider health (routing), when a provider starts or stops being skipped:
-  ``set_provider_health(provider, ProviderHealth.SKIPPED)`` / ``ProviderHealth.AVAILABLE``.
+  ``set_provider_health(provider, HealthState.SKIPPED)`` / ``HealthState.AVAILABLE``.
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
   ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
@@ -41,7 +41,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from enum import IntEnum
-from typing import Any
+from typing import Protocol
 
 import httpx
 from prometheus_client import (
@@ -53,6 +53,9 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+
+from payorch.clock import Clock
+from payorch.db import Database
 
 log = logging.getLogger("payorch.observability")
 
@@ -106,7 +109,7 @@ WEBHOOK_DELIVERY_BACKLOG = Gauge(
 )
 
 
-class ProviderHealth(IntEnum):
+class HealthState(IntEnum):
     AVAILABLE = 0
     SKIPPED = 1
 
@@ -168,7 +171,7 @@ def _failure_kind(exc: BaseException) -> str:
     return "error"
 
 
-def set_provider_health(provider: str, state: ProviderHealth) -> None:
+def set_provider_health(provider: str, state: HealthState) -> None:
     PROVIDER_HEALTH.labels(provider).set(int(state))
 
 
@@ -184,7 +187,17 @@ def set_delivery_backlog(age_seconds: float, count: int) -> None:
     WEBHOOK_DELIVERY_BACKLOG.set(max(0, count))
 
 
-ScrapeHook = Callable[[Any], Awaitable[None]]
+class ScrapeSource(Protocol):
+    """What a scrape hook reads shared state with (the Runtime)."""
+
+    @property
+    def database(self) -> Database: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+
+ScrapeHook = Callable[[ScrapeSource], Awaitable[None]]
 _scrape_hooks: list[ScrapeHook] = []
 SCRAPE_HOOK_TIMEOUT_SECONDS = 2.0
 
@@ -196,7 +209,7 @@ def on_scrape(hook: ScrapeHook) -> ScrapeHook:
     return hook
 
 
-async def run_scrape_hooks(runtime: Any) -> None:
+async def run_scrape_hooks(runtime: ScrapeSource) -> None:
     for hook in list(_scrape_hooks):
         try:
             await asyncio.wait_for(hook(runtime), SCRAPE_HOOK_TIMEOUT_SECONDS)
@@ -215,6 +228,6 @@ def render() -> tuple[bytes, str]:
         from prometheus_client import multiprocess
 
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST

@@ -10,7 +10,7 @@ from functools import lru_cache
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from payorch.db import Database, migrate
+from payorch.db import Phases, migrate
 from payorch.errors import ApiError
 
 log = logging.getLogger("payorch.observability")
@@ -43,7 +43,7 @@ def _heads() -> frozenset[str]:
     return frozenset(migrate.head_revisions())
 
 
-async def check_readiness(database: Database) -> Readiness:
+async def check_readiness(phases: Phases) -> Readiness:
     """One short query: the version table answers (database reachable) and holds the heads.
 
     Reads ``alembic_version`` itself rather than through Alembic's MigrationContext, which
@@ -51,7 +51,7 @@ async def check_readiness(database: Database) -> Readiness:
     """
     try:
         async with asyncio.timeout(READINESS_TIMEOUT_SECONDS):
-            async with database.engine.connect() as conn:
+            async with phases.reading() as conn:
                 await conn.execute(text("SELECT 1"))
                 try:
                     rows = await conn.execute(text("SELECT version_num FROM alembic_version"))

@@ -22,17 +22,16 @@ from payorch.providers.base import (
     ProviderRejected,
     ProviderUnavailable,
     RefundRequest,
-    UnknownProvider,
-    get_adapter,
 )
-from payorch.runtime import Runtime
+from payorch.providers.contexts import ConnectorContexts
+from payorch.providers.registry import UnknownProvider, get_adapter
 
 log = logging.getLogger("payorch.refunds")
 
 
 class ProviderRefundGateway:
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime  # settings, clock, cipher and HTTP client of the adapter calls
+    def __init__(self, contexts: ConnectorContexts) -> None:
+        self._contexts = contexts  # base URL, MOCK credentials, HTTP client of the adapter calls
 
     async def refund(self, order: RefundOrder) -> GatewayRefundAnswer:
         found = self._context(order)
@@ -50,7 +49,7 @@ class ProviderRefundGateway:
                 "refund outcome unknown: %s", exc.reason, extra={"refund_id": order.refund_id}
             )
             return GatewayRefundAnswer(GatewayRefundOutcome.UNKNOWN)
-        if result.outcome is base.RefundOutcome.SUCCEEDED:
+        if result.outcome is base.ProviderRefundOutcome.SUCCEEDED:
             return GatewayRefundAnswer(
                 GatewayRefundOutcome.SUCCEEDED, provider_refund_id=result.provider_refund_reference
             )
@@ -68,9 +67,9 @@ class ProviderRefundGateway:
                 "refund lookup failed: %s", exc.reason, extra={"refund_id": order.refund_id}
             )
             return LookupAnswer(LookupOutcome.UNKNOWN)
-        if result.outcome is base.RefundOutcome.SUCCEEDED:
+        if result.outcome is base.ProviderRefundOutcome.SUCCEEDED:
             return LookupAnswer(LookupOutcome.APPLIED, result.provider_refund_reference)
-        if result.outcome is base.RefundOutcome.NOT_APPLIED:
+        if result.outcome is base.ProviderRefundOutcome.NOT_APPLIED:
             return LookupAnswer(LookupOutcome.NOT_APPLIED)
         return LookupAnswer(LookupOutcome.UNKNOWN)
 
@@ -82,8 +81,7 @@ class ProviderRefundGateway:
             adapter = get_adapter(order.provider)
         except UnknownProvider:
             return None
-        ctx = ConnectorContext.build(
-            self._runtime,
+        ctx = self._contexts.build(
             connector_id=connector.id,
             application_id=connector.application_id,
             provider=connector.provider,

@@ -26,8 +26,8 @@ from payorch.http.deps import (
     idempotency_scope,
 )
 from payorch.http.errors import problem_responses
-from payorch.http.responses import json_response
-from payorch.idempotency.service import Stored
+from payorch.http.responses import idempotent_response, json_response
+from payorch.idempotency.records import IdempotentResult
 from payorch.payments import refunds, service
 from payorch.payments.schemas import (
     CreateRefund,
@@ -125,8 +125,8 @@ async def create_refund(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )
     reply = await refunds.request_refund(phases, runtime, caller, payment_id, body, scope)
-    if isinstance(reply, Stored):
-        return reply.response()
+    if isinstance(reply, IdempotentResult):
+        return idempotent_response(reply)
     return json_response(reply.body, reply.status)
 
 

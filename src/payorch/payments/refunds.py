@@ -35,7 +35,8 @@ from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded, Re
 from payorch.events import service as events
 from payorch.events.types import EventType
 from payorch.http.responses import dumps
-from payorch.idempotency.service import Scope, Stored
+from payorch.idempotency.records import IdempotentResult
+from payorch.idempotency.service import Scope
 from payorch.ids import new_id
 from payorch.intents import service as intents
 from payorch.jsontypes import JsonObject
@@ -70,13 +71,8 @@ class RefundReply:
 
 
 def gateway_of(runtime: Runtime) -> RefundGateway:
-    """The runtime's gateway; the one over the provider adapters when none was given."""
-    gateway: RefundGateway | None = runtime.refund_gateway
-    if gateway is None:
-        from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
-
-        gateway = ProviderRefundGateway(runtime)
-    return gateway
+    """The runtime's gateway: the provider adapters unless the runtime was built with another."""
+    return runtime.refund_gateway
 
 
 async def request_refund(
@@ -86,7 +82,7 @@ async def request_refund(
     payment_id: str,
     request: CreateRefund,
     scope: Scope | None,
-) -> RefundReply | Stored:
+) -> RefundReply | IdempotentResult:
     """The whole POST, with the Idempotency-Key handled across the phases."""
     if scope is not None:
         stored = await runtime.idempotency.begin(

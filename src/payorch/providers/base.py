@@ -6,16 +6,16 @@ The generic code (checkouts, returns, reconciliation, refunds) never tests for a
 
 Failures of a call are classified once, here:
 
-    ProviderError
+    ProviderCallError
       +-- ProviderUnavailable   timeout, network error, 5xx, an answer we cannot parse.
       |                         Counts against the provider's health; a checkout may fail over.
       |                         For a commit/refund it means "outcome unknown": read it back later.
       +-- ProviderRejected      a definite answer (4xx business refusal, bad credentials...).
     InvalidNotification         a notification whose signature or shape does not verify.
 
-Adapters are stateless singletons (``get_adapter``); everything a call needs travels in a
-``ConnectorContext`` (connector identity, mode, base URL, decrypted credentials with a masked
-repr, the pooled HTTP client, the clock, the per-call timeout).
+Adapters are stateless singletons (``payorch.providers.registry.get_adapter``); everything a
+call needs travels in a ``ConnectorContext`` (connector identity, mode, base URL, decrypted
+credentials with a masked repr, the pooled HTTP client, the clock, the per-call timeout).
 """
 
 from __future__ import annotations
@@ -24,14 +24,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import httpx
 
 from payorch.clock import Clock
-
-if TYPE_CHECKING:
-    from payorch.runtime import Runtime
 
 
 class Mode(StrEnum):
@@ -40,7 +37,7 @@ class Mode(StrEnum):
     PRODUCTION = "PRODUCTION"  # the real provider
 
 
-class Outcome(StrEnum):
+class PaymentOutcome(StrEnum):
     """Where a payment stands at the provider, as far as one call could tell."""
 
     AUTHORIZED = "AUTHORIZED"  # paid: the provider confirmed it (amount and currency checked)
@@ -52,10 +49,17 @@ class Outcome(StrEnum):
     IGNORED = "IGNORED"  # the return/notification does not belong to this checkout: change nothing
 
 
-FINAL_OUTCOMES = frozenset({Outcome.AUTHORIZED, Outcome.FAILED, Outcome.CANCELLED, Outcome.EXPIRED})
+FINAL_OUTCOMES = frozenset(
+    {
+        PaymentOutcome.AUTHORIZED,
+        PaymentOutcome.FAILED,
+        PaymentOutcome.CANCELLED,
+        PaymentOutcome.EXPIRED,
+    }
+)
 
 
-class RefundOutcome(StrEnum):
+class ProviderRefundOutcome(StrEnum):
     SUCCEEDED = "SUCCEEDED"  # the provider applied the refund
     PENDING = "PENDING"  # accepted but not final, or unknown: read it back with read_refund
     # read_refund only: the provider shows no trace of it (safe to try again)
@@ -66,7 +70,7 @@ class RefundOutcome(StrEnum):
 # Failures
 
 
-class ProviderError(Exception):
+class ProviderCallError(Exception):
     """Base of provider call failures. ``reason`` is safe to log and to show (never a secret)."""
 
     def __init__(self, reason: str, *, provider: str = "", code: str | None = None) -> None:
@@ -76,11 +80,11 @@ class ProviderError(Exception):
         self.code = code  # the provider's own error/response code, when it gave one
 
 
-class ProviderUnavailable(ProviderError):
+class ProviderUnavailable(ProviderCallError):
     """Timeout, network error, 5xx or unparseable answer: the outcome of the call is unknown."""
 
 
-class ProviderRejected(ProviderError):
+class ProviderRejected(ProviderCallError):
     """A definite refusal (4xx business answer). ``status_code`` is the provider's HTTP status."""
 
     def __init__(
@@ -128,7 +132,8 @@ class Credentials(Mapping[str, str]):
 
 @dataclass(frozen=True)
 class ConnectorContext:
-    """Everything one adapter call needs. Build it with ``ConnectorContext.build``."""
+    """Everything one adapter call needs. Built by ``payorch.providers.contexts``, which resolves
+    the base URL and (MOCK) the simulator's credentials."""
 
     connector_id: str
     application_id: str
@@ -139,37 +144,6 @@ class ConnectorContext:
     http: httpx.AsyncClient = field(repr=False, compare=False)
     clock: Clock = field(repr=False, compare=False)
     timeout_seconds: float = 10.0
-
-    @classmethod
-    def build(
-        cls,
-        runtime: Runtime,
-        *,
-        connector_id: str,
-        application_id: str,
-        provider: str,
-        mode: Mode | str,
-        credentials: Mapping[str, str] | None,
-    ) -> ConnectorContext:
-        """A context for one connector. MOCK mode ignores ``credentials`` and uses the
-        simulator's per-application MOCK credentials (simulator/credentials.py)."""
-        mode = Mode(mode)
-        adapter = get_adapter(provider)
-        if mode is Mode.MOCK:
-            from payorch.simulator.credentials import mock_credentials
-
-            credentials = mock_credentials(runtime.cipher, adapter.simulator_name, application_id)
-        return cls(
-            connector_id=connector_id,
-            application_id=application_id,
-            provider=provider,
-            mode=mode,
-            base_url=adapter.base_url(mode, runtime.settings.public_url),
-            credentials=Credentials(credentials or {}),
-            http=runtime.http,
-            clock=runtime.clock,
-            timeout_seconds=runtime.settings.provider_timeout_seconds,
-        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,7 +191,7 @@ class CheckoutRef:
 
 @dataclass(frozen=True)
 class PaymentResult:
-    outcome: Outcome
+    outcome: PaymentOutcome
     provider_payment_reference: str | None = None  # A: token; B: payment id
     authorization_code: str | None = None
     amount: int | None = None  # minor units, as the provider reported it
@@ -243,8 +217,8 @@ class RefundRequest:
 
 
 @dataclass(frozen=True)
-class RefundResult:
-    outcome: RefundOutcome
+class ProviderRefundResult:
+    outcome: ProviderRefundOutcome
     amount: int
     provider_refund_reference: str | None = None
     reason: str | None = None
@@ -323,13 +297,13 @@ class ProviderAdapter(Protocol):
         be paid; any other outcome means it must not be replaced."""
         ...
 
-    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """Refund. ProviderRejected: definite refusal (``reason``, ``code``).
         ProviderUnavailable: outcome unknown -> ``read_refund`` later (never blindly retry:
         provider A's refunds are not idempotent)."""
         ...
 
-    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """Read back a refund whose outcome was unknown: SUCCEEDED, PENDING or NOT_APPLIED."""
         ...
 
@@ -338,32 +312,3 @@ class ProviderAdapter(Protocol):
     ) -> NotificationRef:
         """Verify a notification (raises InvalidNotification) and say which payment to read."""
         ...
-
-
-# ---------------------------------------------------------------------------------------------
-# Registry
-
-_ADAPTERS: dict[str, ProviderAdapter] = {}
-
-
-class UnknownProvider(KeyError):
-    pass
-
-
-def get_adapter(provider_id: str) -> ProviderAdapter:
-    """The adapter of ``provider_id`` (a module-level singleton; adapters hold no state)."""
-    if not _ADAPTERS:
-        _register_builtin()
-    try:
-        return _ADAPTERS[provider_id]
-    except KeyError:
-        raise UnknownProvider(provider_id) from None
-
-
-def _register_builtin() -> None:
-    # Imported lazily: the adapters import this module.
-    from payorch.providers.provider_a.adapter import ProviderAAdapter
-    from payorch.providers.provider_b.adapter import ProviderBAdapter
-
-    for adapter in (ProviderAAdapter(), ProviderBAdapter()):
-        _ADAPTERS[adapter.provider_id] = adapter

@@ -25,8 +25,7 @@ from typing import Any, Protocol
 from redis.exceptions import RedisError
 
 from payorch.clock import Clock
-from payorch.observability.metrics import ProviderHealth as HealthState
-from payorch.observability.metrics import set_provider_health
+from payorch.observability.metrics import HealthState, set_provider_health
 
 log = logging.getLogger("payorch.providers.health")
 

@@ -55,9 +55,9 @@ def _item(amount: int, unit: str) -> RateLimitItem:
 def build_storage(settings: Settings) -> Storage:
     if settings.redis_url:
         # redis-py (also used for provider health) rather than the default coredis client.
-        storage: Storage = storage_from_string(  # type: ignore[assignment]
-            "async+" + settings.redis_url, implementation="redispy"
-        )
+        storage = storage_from_string("async+" + settings.redis_url, implementation="redispy")
+        if not isinstance(storage, Storage):  # an "async+" URL always builds an async storage
+            raise TypeError(f"not an async rate-limit storage: {type(storage).__name__}")
         return storage
     return MemoryStorage()
 

@@ -22,11 +22,11 @@ from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
-    ProviderError,
-    get_adapter,
+    ProviderCallError,
 )
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.worker.expiry")
@@ -56,7 +56,7 @@ async def check_due(
     for checkout, intent, connector in rows:
         try:
             await call_and_apply(runtime, phases, intent, checkout, connector, decide)
-        except ProviderError as exc:
+        except ProviderCallError as exc:
             log.warning("checkout %s: provider unavailable (%s); later", checkout.id, exc.reason)
         except Exception:  # noqa: BLE001 - one bad row must not stop the batch
             log.exception("checkout %s: check failed; later", checkout.id)
@@ -72,11 +72,11 @@ async def check_due(
 async def _expire_decision(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
     adapter = get_adapter(ctx.provider)
     seen = await adapter.read_status(ctx, ref)
-    if seen.outcome not in (Outcome.NOT_PAID, Outcome.EXPIRED):
+    if seen.outcome not in (PaymentOutcome.NOT_PAID, PaymentOutcome.EXPIRED):
         return seen  # a payment exists (or a definite end): it wins over the expiry
     stopped = await adapter.cancel_checkout(ctx, ref)
-    if stopped.outcome in (Outcome.NOT_PAID, Outcome.EXPIRED):
-        return PaymentResult(Outcome.EXPIRED, reason="The checkout expired.")
+    if stopped.outcome in (PaymentOutcome.NOT_PAID, PaymentOutcome.EXPIRED):
+        return PaymentResult(PaymentOutcome.EXPIRED, reason="The checkout expired.")
     return stopped
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from payorch.db import Phases
 from payorch.intents.states import IntentStatus
-from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult, get_adapter
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from payorch.worker.expiry import check_due
 

@@ -42,13 +42,13 @@ from payorch.providers.base import (
     InvalidNotification,
     Mode,
     NotificationRef,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
+    ProviderRefundOutcome,
+    ProviderRefundResult,
     ProviderRejected,
     ProviderUnavailable,
-    RefundOutcome,
     RefundRequest,
-    RefundResult,
 )
 from payorch.providers.http import json_or_none, parse, send
 from payorch.providers.provider_a import wire
@@ -143,7 +143,7 @@ class ProviderAAdapter:
             if not (_same(token_ws, token) or _same(tbk_token, token)):
                 return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
-                ctx, checkout, Outcome.FAILED, "the provider showed an error page", "error"
+                ctx, checkout, PaymentOutcome.FAILED, "the provider showed an error page", "error"
             )
         if token_ws:  # normal end: commit to learn the result
             if order or session:
@@ -155,31 +155,31 @@ class ProviderAAdapter:
             if not _same(tbk_token, token) or (order is not None and not _same(order, buy_order)):
                 return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
-                ctx, checkout, Outcome.CANCELLED, "the buyer cancelled at the provider", "aborted"
+                ctx, checkout, PaymentOutcome.CANCELLED, "the buyer cancelled at the provider", "aborted"
             )
         if order and session:  # the payment form timed out (or says so)
             if not (_same(order, buy_order) and _same(session, session_id)):
                 return ignored("the return's order or session is not this checkout's")
             return await self._unless_paid(
-                ctx, checkout, Outcome.EXPIRED, "the payment form timed out", "timeout"
+                ctx, checkout, PaymentOutcome.EXPIRED, "the payment form timed out", "timeout"
             )
         return ignored("unrecognised return shape")
 
     async def _unless_paid(
-        self, ctx: ConnectorContext, checkout: CheckoutRef, ending: Outcome, reason: str, shape: str
+        self, ctx: ConnectorContext, checkout: CheckoutRef, ending: PaymentOutcome, reason: str, shape: str
     ) -> PaymentResult:
         """An abort/timeout/error return is only the browser's word: the status decides."""
         seen = await self.read_status(ctx, checkout)
         details = {**seen.details, "return_shape": shape}
-        if seen.outcome is Outcome.AUTHORIZED:
+        if seen.outcome is PaymentOutcome.AUTHORIZED:
             # Paid after all: commit like a normal end (an uncommitted payment is reversed).
             return await self._commit(ctx, checkout)
-        if seen.outcome is Outcome.FAILED:  # the provider says nothing was paid
+        if seen.outcome is PaymentOutcome.FAILED:  # the provider says nothing was paid
             token = checkout.provider_reference
             return PaymentResult(ending, token, reason=reason, details=details)
         # INITIALIZED (the buyer may still be paying), unknown or not ours: nothing moves.
         return PaymentResult(
-            Outcome.NOT_PAID if seen.outcome is Outcome.NOT_PAID else Outcome.IGNORED,
+            PaymentOutcome.NOT_PAID if seen.outcome is PaymentOutcome.NOT_PAID else PaymentOutcome.IGNORED,
             checkout.provider_reference,
             reason=f"the provider has not ended the payment ({seen.reason}); return ignored",
             details=details,
@@ -195,7 +195,7 @@ class ProviderAAdapter:
         except ProviderUnavailable as exc:
             # The commit may or may not have happened: reconciliation reads the status later.
             return PaymentResult(
-                outcome=Outcome.PROCESSING,
+                outcome=PaymentOutcome.PROCESSING,
                 provider_payment_reference=checkout.provider_reference,
                 reason=f"commit outcome unknown: {exc.reason}",
             )
@@ -218,7 +218,7 @@ class ProviderAAdapter:
             # A definite "nothing to report" for our own token (never committed, aborted,
             # expired): no payment exists.
             return PaymentResult(
-                outcome=Outcome.NOT_PAID,
+                outcome=PaymentOutcome.NOT_PAID,
                 provider_payment_reference=checkout.provider_reference,
                 reason=_error_message(response) or f"status answered {response.status_code}",
                 details={"http_status": response.status_code},
@@ -233,7 +233,7 @@ class ProviderAAdapter:
 
     # -- refunds ----------------------------------------------------------------------------------
 
-    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         if request.currency != CURRENCY:
             raise ProviderRejected(f"{PROVIDER_A} refunds only {CURRENCY}", provider=PROVIDER_A)
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}/refunds"
@@ -244,22 +244,22 @@ class ProviderAAdapter:
         answer = parse(wire.ProviderARefundAnswer, response, "refund", PROVIDER_A)
         details = {"type": answer.type, "balance": answer.balance}
         if answer.type == wire.REVERSED:
-            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
         if answer.type in (wire.NULLIFIED, wire.PARTIALLY_NULLIFIED):
             code = answer.response_code
             if code not in (None, 0):
                 raise ProviderRejected(
                     _refund_reason(code, None), provider=PROVIDER_A, code=str(code), status_code=200
                 )
-            return RefundResult(
-                RefundOutcome.SUCCEEDED,
+            return ProviderRefundResult(
+                ProviderRefundOutcome.SUCCEEDED,
                 answer.nullified_amount if answer.nullified_amount is not None else request.amount,
                 provider_refund_reference=answer.authorization_code,
                 details=details,
             )
         raise ProviderUnavailable(f"refund: unknown answer type {answer.type!r}", provider=PROVIDER_A)
 
-    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """From the transaction's balance: lower by the refund -> SUCCEEDED, unchanged ->
         NOT_APPLIED, anything else -> PENDING (ask again later)."""
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}"
@@ -274,12 +274,12 @@ class ProviderAAdapter:
             balance = 0
         details = {"status": status.status, "balance": balance}
         if balance is None:
-            return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
         if balance <= left_after:
-            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
         if balance == left_before:
-            return RefundResult(RefundOutcome.NOT_APPLIED, request.amount, details=details)
-        return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount, details=details)
+        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
 
     # -- notifications ----------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from payorch.providers import PROVIDER_A
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
     ProviderUnavailable,
 )
@@ -37,7 +37,7 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
     ):
         return ignored("the provider's transaction does not match this checkout", details)
     if status.status == wire.INITIALIZED:
-        return PaymentResult(Outcome.NOT_PAID, token, reason="not paid yet", details=details)
+        return PaymentResult(PaymentOutcome.NOT_PAID, token, reason="not paid yet", details=details)
     if status.status in (
         wire.AUTHORIZED,
         wire.CAPTURED,
@@ -47,7 +47,7 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
     ):
         if status.response_code == 0:
             return PaymentResult(
-                outcome=Outcome.AUTHORIZED,
+                outcome=PaymentOutcome.AUTHORIZED,
                 provider_payment_reference=token,
                 authorization_code=status.authorization_code,
                 amount=status.amount if status.amount is not None else checkout.amount,
@@ -62,7 +62,7 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
             )
     if status.status in (wire.AUTHORIZED, wire.FAILED):
         return PaymentResult(
-            outcome=Outcome.FAILED,
+            outcome=PaymentOutcome.FAILED,
             provider_payment_reference=token,
             amount=status.amount,
             currency=CURRENCY,
@@ -73,4 +73,4 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
 
 
 def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
+    return PaymentResult(outcome=PaymentOutcome.IGNORED, reason=reason, details=dict(details or {}))

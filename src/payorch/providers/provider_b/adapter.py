@@ -37,12 +37,12 @@ from payorch.providers.base import (
     InvalidNotification,
     Mode,
     NotificationRef,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
+    ProviderRefundOutcome,
+    ProviderRefundResult,
     ProviderRejected,
-    RefundOutcome,
     RefundRequest,
-    RefundResult,
 )
 from payorch.providers.http import parse, send
 from payorch.providers.provider_b import wire
@@ -162,7 +162,7 @@ class ProviderBAdapter:
             if not _ID.match(payment_id):
                 return ignored("malformed payment id")
             result = await self._read_payment(ctx, checkout, payment_id)
-            if result is None or result.outcome is Outcome.IGNORED:
+            if result is None or result.outcome is PaymentOutcome.IGNORED:
                 return result or ignored("the provider knows no such payment")
             return await self._best(ctx, checkout, result)
         if not preference_id:
@@ -172,8 +172,8 @@ class ProviderBAdapter:
         if found is not None:
             return found
         stopped = await self.cancel_checkout(ctx, checkout)  # expired, then searched again
-        if stopped.outcome is Outcome.NOT_PAID:
-            return PaymentResult(Outcome.CANCELLED, reason="the buyer came back without paying")
+        if stopped.outcome is PaymentOutcome.NOT_PAID:
+            return PaymentResult(PaymentOutcome.CANCELLED, reason="the buyer came back without paying")
         return stopped
 
     # -- status, cancel ---------------------------------------------------------------------------
@@ -183,10 +183,10 @@ class ProviderBAdapter:
     ) -> PaymentResult:
         if payment_reference and _ID.match(payment_reference):
             result = await self._read_payment(ctx, checkout, payment_reference)
-            if result is not None and result.outcome is not Outcome.IGNORED:
+            if result is not None and result.outcome is not PaymentOutcome.IGNORED:
                 return await self._best(ctx, checkout, result)
         found = await self._search(ctx, checkout)
-        return found or PaymentResult(Outcome.NOT_PAID, reason="no payment at the provider")
+        return found or PaymentResult(PaymentOutcome.NOT_PAID, reason="no payment at the provider")
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """Expire the preference first (so no payment can start after we look), then confirm
@@ -211,9 +211,9 @@ class ProviderBAdapter:
         if response.status_code not in (200, 201, 404):  # 404: the preference is already gone
             raise rejected("expire", response)
         found = await self._search(ctx, checkout)
-        if found is None or found.outcome in (Outcome.FAILED, Outcome.CANCELLED):
+        if found is None or found.outcome in (PaymentOutcome.FAILED, PaymentOutcome.CANCELLED):
             return PaymentResult(
-                Outcome.NOT_PAID,
+                PaymentOutcome.NOT_PAID,
                 reason="preference expired; no payment succeeded or is in process",
                 details={"earlier_attempt": found.details} if found else {},
             )
@@ -221,7 +221,7 @@ class ProviderBAdapter:
 
     # -- refunds ----------------------------------------------------------------------------------
 
-    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         payment = _path_id(request.provider_payment_reference)
         whole = request.refunded_before == 0 and request.amount == request.payment_amount
         body = None
@@ -240,7 +240,9 @@ class ProviderBAdapter:
         refund = parse(wire.ProviderBRefund, response, "refund", PROVIDER_B)
         details = {"status": refund.status}
         if refund.status == wire.APPROVED:
-            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, refund.id, details=details)
+            return ProviderRefundResult(
+                ProviderRefundOutcome.SUCCEEDED, request.amount, refund.id, details=details
+            )
         if refund.status in (wire.REJECTED, wire.CANCELLED):
             raise ProviderRejected(
                 f"refund {refund.status}" + (f": {refund.reason}" if refund.reason else ""),
@@ -249,9 +251,9 @@ class ProviderBAdapter:
                 status_code=response.status_code,
             )
         # pending, in_process, or no status: settle it later from the payment's refunded total.
-        return RefundResult(RefundOutcome.PENDING, request.amount, refund.id, details=details)
+        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, refund.id, details=details)
 
-    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> RefundResult:
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """From the payment's refunded total: up by the refund -> SUCCEEDED, unchanged ->
         NOT_APPLIED, anything else -> PENDING. (A retry of ``refund`` with the same refund id
         is also safe: the provider answers the first refund again.)"""
@@ -269,12 +271,12 @@ class ProviderBAdapter:
             refunded = request.payment_amount
         details = {"status": payment.status, "refunded_amount": refunded}
         if refunded is None:
-            return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
         if refunded >= request.refunded_before + request.amount:
-            return RefundResult(RefundOutcome.SUCCEEDED, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
         if refunded == request.refunded_before:
-            return RefundResult(RefundOutcome.NOT_APPLIED, request.amount, details=details)
-        return RefundResult(RefundOutcome.PENDING, request.amount, details=details)
+            return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount, details=details)
+        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
 
     # -- notifications ----------------------------------------------------------------------------
 
@@ -336,7 +338,7 @@ class ProviderBAdapter:
     async def _best(self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult) -> PaymentResult:
         """``read`` unless it did not pay and another payment of the intent ranks higher (a
         retry on the same preference): a stale or replayed rejection never hides a payment."""
-        if read.outcome is Outcome.AUTHORIZED:
+        if read.outcome is PaymentOutcome.AUTHORIZED:
             return read
         found = await self._search(ctx, checkout)
         if found is not None and rank(found) < rank(read):

@@ -13,26 +13,31 @@ from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
-    Outcome,
+    PaymentOutcome,
     PaymentResult,
     ProviderUnavailable,
 )
 from payorch.providers.provider_b import wire
 
 OUTCOME_OF_STATUS = {
-    wire.APPROVED: Outcome.AUTHORIZED,
+    wire.APPROVED: PaymentOutcome.AUTHORIZED,
     # Later states of an approved payment: it was paid (refunds are tracked by the service).
-    wire.REFUNDED: Outcome.AUTHORIZED,
-    wire.CHARGED_BACK: Outcome.AUTHORIZED,
-    wire.PENDING: Outcome.PROCESSING,
-    wire.IN_PROCESS: Outcome.PROCESSING,
-    wire.AUTHORIZED: Outcome.PROCESSING,  # reserved, not captured
-    wire.IN_MEDIATION: Outcome.PROCESSING,
-    wire.REJECTED: Outcome.FAILED,
-    wire.CANCELLED: Outcome.CANCELLED,
+    wire.REFUNDED: PaymentOutcome.AUTHORIZED,
+    wire.CHARGED_BACK: PaymentOutcome.AUTHORIZED,
+    wire.PENDING: PaymentOutcome.PROCESSING,
+    wire.IN_PROCESS: PaymentOutcome.PROCESSING,
+    wire.AUTHORIZED: PaymentOutcome.PROCESSING,  # reserved, not captured
+    wire.IN_MEDIATION: PaymentOutcome.PROCESSING,
+    wire.REJECTED: PaymentOutcome.FAILED,
+    wire.CANCELLED: PaymentOutcome.CANCELLED,
 }
 # Which payment of an intent speaks for it when there are several (retries on one preference).
-RANK = {Outcome.AUTHORIZED: 0, Outcome.PROCESSING: 1, Outcome.FAILED: 2, Outcome.CANCELLED: 3}
+RANK = {
+    PaymentOutcome.AUTHORIZED: 0,
+    PaymentOutcome.PROCESSING: 1,
+    PaymentOutcome.FAILED: 2,
+    PaymentOutcome.CANCELLED: 3,
+}
 UNRANKED = 9
 
 
@@ -73,10 +78,10 @@ def result_of(ctx: ConnectorContext, payment: wire.ProviderBPayment, currency: s
         else None
     )
     authorized_at = None
-    if outcome is Outcome.AUTHORIZED:
+    if outcome is PaymentOutcome.AUTHORIZED:
         authorized_at = _utc(payment.date_approved) or ctx.clock.now()
     reason = None
-    if outcome is not Outcome.AUTHORIZED:
+    if outcome is not PaymentOutcome.AUTHORIZED:
         reason = f"{payment.status}" + (f" ({payment.status_detail})" if payment.status_detail else "")
     return PaymentResult(
         outcome=outcome,
@@ -97,4 +102,4 @@ def _utc(moment: datetime | None) -> datetime | None:
 
 
 def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=Outcome.IGNORED, reason=reason, details=dict(details or {}))
+    return PaymentResult(outcome=PaymentOutcome.IGNORED, reason=reason, details=dict(details or {}))

@@ -1,0 +1,85 @@
+"""The composition root: the one place that builds a Runtime and wires its ports.
+
+Every process builds its Runtime here: the API (``serve_app``, uvicorn's factory), the worker
+and tests. Tests pass their fakes (refund gateway, webhook resolver, provider health, an ASGI
+app for in-process calls) as arguments; nothing is swapped on a Runtime after it is built.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+
+from payorch.app import create_app
+from payorch.auth.service import Authenticator
+from payorch.clock import Clock, SystemClock
+from payorch.config import Settings, load_settings
+from payorch.crypto import load_cipher
+from payorch.db import Database, Phases
+from payorch.http.client import LocalApp, build_client
+from payorch.idempotency.service import Idempotency
+from payorch.logs import configure_logging
+from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
+from payorch.payments.refund_gateway import RefundGateway
+from payorch.providers.contexts import ConnectorContexts
+from payorch.providers.health import ProviderHealth, build_health
+from payorch.ratelimit.limiter import RateLimiter
+from payorch.runtime import Runtime
+from payorch.webhooks.urls import Resolver
+
+
+def build_runtime(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    database: Database | None = None,
+    local_app: LocalApp | None = None,
+    provider_health: ProviderHealth | None = None,
+    refund_gateway: RefundGateway | None = None,
+    webhook_resolver: Resolver | None = None,
+) -> Runtime:
+    """A process's Runtime. ``database`` given: the caller owns (and disposes of) it."""
+    clock = clock or SystemClock()
+    owns_database = database is None
+    database = database or Database(settings.database_url)
+    cipher = load_cipher(settings)
+    local_app = local_app or LocalApp()
+    http = build_client(settings.public_url, local_app, settings.provider_timeout_seconds)
+    contexts = ConnectorContexts(
+        cipher=cipher,
+        http=http,
+        clock=clock,
+        public_url=settings.public_url,
+        timeout_seconds=settings.provider_timeout_seconds,
+    )
+    runtime = Runtime(
+        settings=settings,
+        clock=clock,
+        database=database,
+        cipher=cipher,
+        authenticator=Authenticator(Phases(database)),
+        idempotency=Idempotency(Phases(database), clock, settings.idempotency_ttl_seconds),
+        local_app=local_app,
+        http=http,
+        connector_contexts=contexts,
+        provider_health=provider_health
+        or build_health(
+            clock,
+            settings.redis_url,
+            settings.provider_failure_threshold,
+            settings.provider_skip_seconds,
+        ),
+        rate_limiter=RateLimiter(settings),
+        refund_gateway=refund_gateway or ProviderRefundGateway(contexts),
+        webhook_resolver=webhook_resolver,
+        owns_database=owns_database,
+    )
+    # A process that serves no API (the worker) still calls the simulator in-process in MOCK
+    # mode: it gets an app of its own on first use, unless create_app bound one before.
+    local_app.fallback(lambda: create_app(runtime))
+    return runtime
+
+
+def serve_app() -> FastAPI:
+    """uvicorn's factory (``payorch serve``): settings from the environment."""
+    configure_logging()
+    return create_app(build_runtime(load_settings()))

@@ -1,0 +1,165 @@
+"""The shape of src/payorch, read from the source with ``ast`` (nothing is imported):
+
+- no import cycle between its modules (every ``import``, including those inside functions and
+  ``TYPE_CHECKING`` blocks, counts);
+- the transaction rule of docs/architecture.md: only the database package, the request
+  dependencies, the command line, the bootstrap, the composition root and the worker runner open
+  a connection or build a Database; everything else receives a connection or ``Phases``.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src"
+PACKAGE = SRC / "payorch"
+
+
+def _modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(SRC).with_suffix("").parts)
+        found[name.removesuffix(".__init__")] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imported(module: str, path: Path) -> set[str]:
+    """The modules of the package that ``module`` imports, anywhere in its text."""
+    is_package = path.name == "__init__.py"
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".") if is_package else module.split(".")[:-1]
+                parts = parts[: len(parts) - (node.level - 1)]
+                base = ".".join([*parts, base] if base else parts)
+            # ``from pkg import sub`` imports the submodule; ``from mod import name`` the module.
+            subs = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in MODULES]
+            names = subs if len(subs) == len(node.names) else [base, *subs]
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                targets.add(name)
+    return targets
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * len(graph)))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return found
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = {module: _imported(module, path) for module, path in MODULES.items()}
+    cycles = _cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(
+        f"  {len(c)} modules: {', '.join(c)}" for c in cycles
+    )
+
+
+def test_the_cycle_finder_names_a_cycle() -> None:
+    # The check above must be able to fail: a two-module loop is reported with both names.
+    assert _cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+# Who may open a connection or build a Database (docs/architecture.md, "Transactions").
+MAY_OPEN = ("payorch.db", "payorch.http.deps", "payorch.cli", "payorch.bootstrap", "payorch.composition", "payorch.worker.runner")
+
+
+def _may_open(module: str) -> bool:
+    return any(module == allowed or module.startswith(allowed + ".") for allowed in MAY_OPEN)
+
+
+def _openings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Calls that open a connection: ``<database>.transaction()/.reading()``,
+    ``<engine>.connect()/.begin()`` and ``Database(...)``, recognised by the receiver's name."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "Database":
+            yield node.lineno, "Database(...)"
+        elif isinstance(func, ast.Attribute):
+            receiver = ast.unparse(func.value)
+            last = receiver.rpartition(".")[2].lstrip("_")
+            if func.attr in ("transaction", "reading") and last in ("database", "db"):
+                yield node.lineno, f"{receiver}.{func.attr}()"
+            elif func.attr in ("connect", "begin") and last == "engine":
+                yield node.lineno, f"{receiver}.{func.attr}()"
+
+
+def _violations() -> list[str]:
+    found = []
+    for module, path in MODULES.items():
+        if _may_open(module):
+            continue
+        for line, call in _openings(ast.parse(path.read_text(), str(path))):
+            found.append(f"{path.relative_to(SRC)}:{line}: {call}")
+    return found
+
+
+def test_the_opening_finder_sees_each_form() -> None:
+    source = (
+        "async def f(runtime, database, engine, phases):\n"
+        "    async with runtime.database.transaction() as c: ...\n"
+        "    async with self._database.reading() as c: ...\n"
+        "    async with database.engine.connect() as c: ...\n"
+        "    async with engine.begin() as c: ...\n"
+        "    Database('sqlite://')\n"
+        "    async with phases.transaction() as c: ...\n"  # allowed: a phase of the flow
+    )
+    assert sorted(line for line, _ in _openings(ast.parse(source))) == [2, 3, 4, 5, 6]
+
+
+def test_only_the_edges_open_connections() -> None:
+    violations = _violations()
+    assert not violations, "opens a connection outside the edges:\n" + "\n".join(
+        f"  {v}" for v in violations
+    )

@@ -18,10 +18,10 @@ from payorch.checkouts import repository
 from payorch.checkouts.provider_calls import context_for, lease_length, ref_of
 from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
 from payorch.checkouts.transitions import apply_result
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
-from payorch.intents import repository as intents
+from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
@@ -56,7 +56,7 @@ async def confirm_current_checkout(
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
         async with phases.transaction() as conn:
-            intent = await intents.get_any(conn, intent_id)
+            intent = await intents.find_intent(conn, intent_id)
             if intent is None or (application_id is not None and intent.application_id != application_id):
                 return None
             checkout = await repository.active_for_intent(conn, intent_id)
@@ -69,7 +69,7 @@ async def confirm_current_checkout(
                 return intent
             now = runtime.clock.now()
             if await repository.take_lease(conn, checkout.id, now, now + lease_length(runtime)):
-                connector = await connectors.get_any(conn, checkout.connector_id)
+                connector = await connectors.find_connector(conn, checkout.connector_id)
                 break
         if time.monotonic() > deadline:
             return intent  # the holder is stuck; its lease will run out and someone else settles it
@@ -94,12 +94,12 @@ async def call_and_apply(
             await repository.release_lease(conn, checkout.id)
         raise
     async with phases.transaction() as conn:
-        fresh = await intents.get_any(conn, intent.id, for_update=True)
+        fresh = await intents.find_intent(conn, intent.id, for_update=True)
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
         status = await apply_result(conn, runtime.clock, fresh, current, result)
         await repository.release_lease(conn, checkout.id)
-        after = await intents.get_any(conn, intent.id)
+        after = await intents.find_intent(conn, intent.id)
     assert after is not None
     if status != fresh.status and status in STOPPED_ENDS:
         await _stop_at_provider(runtime, after, current, connector)

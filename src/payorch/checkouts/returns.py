@@ -13,10 +13,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import adapter_of, context_for
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
-from payorch.intents import repository as intents
+from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
@@ -62,7 +62,7 @@ async def handle_return(
         # goes back to the shop.
         log.warning("return not confirmed by the provider: %s", exc.reason)
         async with phases.reading() as conn:
-            intent = await intents.get_any(conn, intent_id)
+            intent = await intents.find_intent(conn, intent_id)
     if intent is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
     extra = {"payment_intent_id": intent.id}
@@ -89,7 +89,7 @@ async def handle_notification(
     _known(provider)
     adapter = adapter_of(provider)
     async with phases.reading() as conn:
-        connector = await connectors.get_any(conn, connector_id)
+        connector = await connectors.find_connector(conn, connector_id)
     if connector is None or connector.provider != provider:
         raise ResourceNotFound("No such connector.")
     try:

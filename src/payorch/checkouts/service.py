@@ -25,7 +25,7 @@ from payorch.checkouts.provider_calls import adapter_of, context_for, key_of, re
 from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
 from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.checkouts.transitions import apply_result
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
@@ -33,7 +33,7 @@ from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.ids import new_id
-from payorch.intents import repository as intents
+from payorch.intents import service as intents
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move
 from payorch.providers import AUTO
@@ -129,20 +129,20 @@ async def _run(
 
 async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
     async with phases.transaction() as conn:
-        intent = await intents.get(conn, caller.application_id, intent_id)
+        intent = await intents.find_application_intent(conn, caller.application_id, intent_id)
         if intent is None:
             raise ResourceNotFound(f"No payment intent {intent_id}.")
         if intent.status not in REPLACEABLE:
             raise InvalidState(intent.status)
         requested = body.provider or intent.requested_provider
-        merchant_connectors = await connectors.for_merchant(conn, intent.merchant_account_id)
+        merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
         candidates = routing.candidates(merchant_connectors, requested, intent.currency)
         current = await repository.active_for_intent(conn, intent.id)
         current_connector = None
         if current is not None:
             current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)
             if current_connector is None:
-                current_connector = await connectors.get_any(conn, current.connector_id)
+                current_connector = await connectors.find_connector(conn, current.connector_id)
     return _Plan(intent, candidates, requested != AUTO, current, current_connector)
 
 
@@ -168,7 +168,7 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
         return
     # The buyer already did something there: record it and refuse the replacement.
     async with phases.transaction() as conn:
-        intent = await intents.get_any(conn, plan.intent.id, for_update=True)
+        intent = await intents.find_intent(conn, plan.intent.id, for_update=True)
         checkout = await repository.get(conn, plan.current.id)
         assert intent is not None and checkout is not None
         status = await apply_result(conn, runtime.clock, intent, checkout, result)
@@ -234,7 +234,7 @@ async def _record(
 ) -> CheckoutResponse:
     clock = runtime.clock
     async with phases.transaction() as conn:
-        intent = await intents.get_any(conn, plan.intent.id, for_update=True)
+        intent = await intents.find_intent(conn, plan.intent.id, for_update=True)
         assert intent is not None
         if intent.status != plan.intent.status:
             raise InvalidState(intent.status, "The payment intent changed during the checkout request.")

@@ -158,6 +158,16 @@ async def add_mock_connectors(
         )
 
 
+async def find_connector(conn: AsyncConnection, connector_id: str) -> Connector | None:
+    """By id alone (returns, notifications, workers): other domains read connectors through here."""
+    return await repository.get_any(conn, connector_id)
+
+
+async def merchant_connectors(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
+    """The merchant's configurations, best priority first (routing, refunds)."""
+    return await repository.for_merchant(conn, merchant_account_id)
+
+
 async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:
     """Whether the merchant has ``provider`` enabled (for other domains: intents' creation)."""
     return await repository.enabled_provider(conn, merchant_account_id, provider)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.errors import ConnectorNotConfigured, InvalidState, ResourceNotFound
 from payorch.events import service as events
 from payorch.events.records import TimelineEntry

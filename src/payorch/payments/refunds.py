@@ -27,7 +27,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.connectors.service import decrypt_credentials
 from payorch.crypto import Cipher
 from payorch.db import Phases
@@ -301,7 +301,7 @@ async def refund_connector(
 ) -> RefundConnector | None:
     """The merchant's configuration for ``provider``, enabled or not: a payment already made is
     refunded through the configuration that took it."""
-    configured = await connectors.for_merchant(conn, merchant_account_id)
+    configured = await connectors.merchant_connectors(conn, merchant_account_id)
     connector = next((c for c in configured if c.provider == provider), None)
     if connector is None:
         return None

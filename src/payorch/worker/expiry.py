@@ -15,9 +15,9 @@ from payorch.checkouts.confirm import ProviderCall, call_and_apply
 from payorch.checkouts.provider_calls import lease_length
 from payorch.checkouts.records import CheckoutStatus
 from payorch.checkouts.transitions import reconcile_delay
-from payorch.connectors import repository as connectors
+from payorch.connectors import service as connectors
 from payorch.db import Phases
-from payorch.intents import repository as intents
+from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
@@ -49,8 +49,8 @@ async def check_due(
         )
         rows = []
         for checkout in claimed:
-            intent = await intents.get_any(conn, checkout.payment_intent_id)
-            connector = await connectors.get_any(conn, checkout.connector_id)
+            intent = await intents.find_intent(conn, checkout.payment_intent_id)
+            connector = await connectors.find_connector(conn, checkout.connector_id)
             if intent is not None and connector is not None:  # foreign keys: always there
                 rows.append((checkout, intent, connector))
     for checkout, intent, connector in rows:

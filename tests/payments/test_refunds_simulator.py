@@ -14,7 +14,10 @@ from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_re
 from payorch.runtime import Runtime
 from payorch.worker.refunds import ResolvePendingRefunds
 from tests.conftest import Sandbox
+from tests.databases import own_database
 from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, set_fault, start
+
+database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
+from tests.databases import own_database
 from tests.providers.helpers import (
     A,
     B,
@@ -18,6 +19,8 @@ from tests.providers.helpers import (
     read,
     set_fault,
 )
+
+database_url = own_database  # reconciliation sweeps the database: this module gets its own
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from payorch.clock import FrozenClock
 from payorch.observability import metrics
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
+from tests.needs import missing
 from tests.observability.scrape import scrape, value
 from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
 
@@ -47,7 +48,7 @@ async def health_store(request: pytest.FixtureRequest, runtime: Runtime) -> Asyn
             await store._redis.ping()
         except Exception as exc:  # noqa: BLE001
             await store.aclose()
-            pytest.skip(f"Redis unreachable: {exc}")
+            missing(f"Redis is unreachable ({exc})")
         runtime._provider_health = store  # closed by the runtime fixture
         try:
             yield request.param

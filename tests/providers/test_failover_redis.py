@@ -6,12 +6,12 @@ from __future__ import annotations
 import secrets
 
 import httpx
-import pytest
 
 from payorch.app import create_app
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests.conftest import make_settings
+from tests.needs import missing
 from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -29,7 +29,7 @@ async def redis_health(runtime: Runtime, prefix: str) -> RedisHealth:
         await health._redis.ping()
     except Exception as exc:  # noqa: BLE001
         await health.aclose()
-        pytest.skip(f"Redis unreachable: {exc}")
+        missing(f"Redis is unreachable ({exc})")
     return health
 
 

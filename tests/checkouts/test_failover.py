@@ -141,8 +141,8 @@ async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     from payorch.worker.reconciliation import ReconcileProcessing
+    from tests.checkouts.test_worker_jobs import run_until_idle
     from tests.providers.helpers import choose_without_returning, query_of, start
-    from tests.providers.test_worker_jobs import run_until_idle
 
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, A)

@@ -19,6 +19,8 @@ from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from payorch.worker.expiry import ExpireCheckouts
+from tests.checkouts.test_returns import authorized_events, payment_count
+from tests.checkouts.test_worker_jobs import run_until_idle
 from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.providers.helpers import (
@@ -36,8 +38,6 @@ from tests.providers.helpers import (
     set_fault,
     start,
 )
-from tests.providers.test_returns import authorized_events, payment_count
-from tests.providers.test_worker_jobs import run_until_idle
 
 database_url = own_database  # the expiry job sweeps the database: this module gets its own
 

@@ -15,10 +15,14 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/payorch serve
 
+# pytest-xdist: one worker per core; each worker has its own databases (tests/databases.py), and
+# loadfile keeps a module's tests (and its module-scoped servers and database) on one worker.
+PYTEST_WORKERS ?= auto
+
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples

@@ -1,19 +1,15 @@
 """Shared fixtures: every test that uses `client` runs on SQLite and on PostgreSQL.
 
-PostgreSQL: a fresh database per test session (and per xdist worker), dropped at the end, so
-parallel runs never see each other. Tests isolate themselves by creating their own application
-(every query is scoped to one), so no table is truncated between tests.
+The databases are made in tests/databases.py: one copy of a migrated template per backend and
+session (and per xdist worker), or a fresh one for a module that runs database-wide jobs. Tests
+isolate themselves by creating their own application (every query is scoped to one).
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-import asyncpg
 import httpx
 import pytest
 
@@ -23,84 +19,15 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db import Database
-from payorch.db.migrate import upgrade_in_thread
 from payorch.http.client import LocalApp
 from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.health import ProviderHealth
 from payorch.runtime import Runtime
 from payorch.webhooks.urls import Resolver
 
-PG_CANDIDATES = [
-    os.environ.get("PAYORCH_TEST_POSTGRES_URL", ""),
-    "postgresql://postgres@127.0.0.1:5432/test",
-    "postgresql://root@127.0.0.1:5432/test",
-]
 TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789"
-
-
-async def _admin_postgres_url() -> tuple[str | None, str]:
-    reasons = []
-    for url in filter(None, PG_CANDIDATES):
-        try:
-            conn = await asyncpg.connect(url, timeout=3)
-        except Exception as exc:  # noqa: BLE001 - we report every reason below
-            reasons.append(f"{url}: {exc}")
-            continue
-        await conn.close()
-        return url, ""
-    return None, "; ".join(reasons)
-
-
-async def create_postgres_database() -> tuple[str, str]:
-    """A new empty database: (its URL, the admin URL to drop it with)."""
-    admin, reason = await _admin_postgres_url()
-    if admin is None:
-        message = f"PostgreSQL is unreachable ({reason})"
-        if os.environ.get("CI"):
-            pytest.fail(message + ": CI must test on PostgreSQL", pytrace=False)
-        pytest.skip(message)
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    name = f"payorch_test_{worker}_{secrets.token_hex(4)}"
-    conn = await asyncpg.connect(admin)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return admin.rsplit("/", 1)[0] + "/" + name, admin
-
-
-async def drop_postgres_database(url: str, admin: str) -> None:
-    name = url.rsplit("/", 1)[1]
-    conn = await asyncpg.connect(admin)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
-
-
-@pytest.fixture(scope="session", params=["sqlite", "postgres"])
-async def database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        path: Path = tmp_path_factory.mktemp("db") / "payorch.db"
-        url = f"sqlite:///{path}"
-        upgrade_in_thread(url)
-        yield url
-        return
-    url, admin = await create_postgres_database()
-    try:
-        upgrade_in_thread(url)
-        yield url
-    finally:
-        await drop_postgres_database(url, admin)
-
-
-@pytest.fixture(scope="session")
-async def database(database_url: str) -> AsyncIterator[Database]:
-    db = Database(database_url)
-    yield db
-    await db.dispose()
+# The databases (`backend`, `database_url`, `database`, `own_database_url`) live in tests/databases.py.
+pytest_plugins = ["tests.databases"]
 
 
 def make_settings(database_url: str, **overrides: object) -> Settings:

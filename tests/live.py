@@ -1,12 +1,15 @@
-"""Run `payorch` as a real process for tests of the command line and of restarts."""
+"""Run `payorch` as a real process: the one live server of the tests (command line, restarts,
+the sync client, the OpenAPI fuzz, the browser), plus helpers to watch processes."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,32 +63,48 @@ def stop_process(process: subprocess.Popen[str], signum: int = signal.SIGTERM, t
 
 @contextmanager
 def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) -> Iterator[str]:
-    """Start `payorch serve` and yield its base URL once it answers; SIGTERM it at the end."""
+    """Start `payorch serve` (with `extra_args`, e.g. "--no-worker") and yield its base URL once
+    it answers; SIGTERM it at the end. Its output goes to a file (a pipe nobody reads would stall
+    a busy server) and is shown if it exits early."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**env, "PAYORCH_PUBLIC_URL": base}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "payorch", "serve", "--port", str(port), *extra_args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    with tempfile.TemporaryFile("w+") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "payorch", "serve", "--port", str(port), *extra_args],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                if process.poll() is not None:
+                    output.seek(0)
+                    raise RuntimeError(f"server exited early:\n{output.read()}")
+                try:
+                    httpx.get(base + "/v1/payment-intents/payi_x", timeout=1)
+                    break
+                except httpx.TransportError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("server did not start in 60 s") from None
+                    time.sleep(0.1)
+            yield base
+        finally:
+            stop_process(process)
+
+
+def create_sandbox(env: dict[str, str]) -> dict[str, str]:
+    """`payorch applications create --mock-connectors`: a sandbox application with MOCK
+    connectors, as JSON (api_key, merchant_account_id, ...)."""
+    done = run_cli(
+        ["applications", "create", "--name", "live", "--environment", "SANDBOX", "--mock-connectors", "--json"],
+        env,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{process.stdout.read() if process.stdout else ''}")
-            try:
-                httpx.get(base + "/v1/payment-intents/payi_x", timeout=1)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("server did not start in 60 s") from None
-                time.sleep(0.1)
-        yield base
-    finally:
-        stop_process(process)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, str] = json.loads(done.stdout)
+    return data
 
 
 def children_of(pid: int, timeout: float = 60) -> list[int]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.databases import create_postgres_database, drop_postgres_database
 from tests.live import live_server, payorch_env, run_cli
 
 

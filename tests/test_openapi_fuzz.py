@@ -24,8 +24,8 @@ from schemathesis.specs.openapi.checks import (
 
 from payorch.app import create_app
 from payorch.composition import build_runtime
-from tests.client.live import live_server
 from tests.conftest import Sandbox, make_settings
+from tests.live import live_server, payorch_env
 
 MAX_EXAMPLES = 15
 
@@ -57,7 +57,8 @@ CHECKS = [
 @pytest.fixture(scope="module")
 def fuzz_base_url(database_url: str) -> Iterator[str]:
     # A limit far above what the run sends: 429s would hide the operations' own answers.
-    with live_server(database_url, rate_limit="100000/second") as url:
+    env = payorch_env(database_url, PAYORCH_RATE_LIMIT="100000/second")
+    with live_server(env, "--no-worker") as url:
         yield url
 
 

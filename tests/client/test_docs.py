@@ -1,8 +1,4 @@
-"""Every `# example:` block of docs/client.md runs against a live server with a sandbox key.
-
-Examples that need an endpoint not on this branch yet skip (their route answers 404 "No such
-route."), and run once the branch that builds it is merged.
-"""
+"""Every `# example:` block of docs/client.md runs against a live server with a sandbox key."""
 
 from __future__ import annotations
 
@@ -12,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from payorch.client import NotFoundError, PayorchClient
-from tests.client.live import live_server
+from payorch.client import PayorchClient
 from tests.conftest import Sandbox
+from tests.live import live_server, payorch_env
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "client.md"
 BLOCK = re.compile(r"```python\n(# example: ([^\n]+)\n.*?)```", re.DOTALL)
@@ -29,7 +25,7 @@ def test_the_guide_has_examples() -> None:
 def docs_url(database_url: str) -> Iterator[str]:
     if "postgres" in database_url:
         pytest.skip("the examples run once, on SQLite")
-    with live_server(database_url) as url:
+    with live_server(payorch_env(database_url), "--no-worker") as url:
         yield url
 
 
@@ -42,21 +38,11 @@ def test_example_runs(
     monkeypatch.setenv("PAYORCH_MERCHANT_ACCOUNT_ID", sandbox.merchant_account_id)
     if name == "checkout":
         _add_mock_connector(docs_url, sandbox)
-    try:
-        exec(compile(EXAMPLES[name], f"docs/client.md:{name}", "exec"), {"__name__": "__docs__"})  # noqa: S102
-    except NotFoundError as error:
-        if error.message == "No such route.":
-            pytest.skip(f"the example needs an endpoint not on this branch yet ({error})")
-        raise
+    exec(compile(EXAMPLES[name], f"docs/client.md:{name}", "exec"), {"__name__": "__docs__"})  # noqa: S102
 
 
 def _add_mock_connector(url: str, sandbox: Sandbox) -> None:
     with PayorchClient(sandbox.api_key, url) as client:
-        try:
-            client.create_connector(
-                sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK"
-            )
-        except NotFoundError as error:
-            if error.message == "No such route.":
-                pytest.skip("connectors administration is not on this branch yet")
-            raise
+        client.create_connector(
+            sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK"
+        )

@@ -1,9 +1,4 @@
-"""The client against the real app: async over ASGI, sync over a live uvicorn on 127.0.0.1.
-
-Operations whose endpoints are built on other branches (checkout, payments, refunds, webhook
-administration, connectors, API credentials, events) skip with a reason until their route
-exists, then run as they are.
-"""
+"""The client against the real app: async over ASGI, sync over a live `payorch serve`."""
 
 from __future__ import annotations
 
@@ -25,8 +20,8 @@ from payorch.client import (
     RetryPolicy,
 )
 from payorch.runtime import Runtime
-from tests.client.live import free_port, live_server
 from tests.conftest import Sandbox
+from tests.live import free_port, live_server, payorch_env
 
 
 def intent_args(sandbox: Sandbox, reference: str = "order-1") -> dict[str, object]:
@@ -39,14 +34,9 @@ def intent_args(sandbox: Sandbox, reference: str = "order-1") -> dict[str, objec
     }
 
 
-def skip_if_route_missing(error: NotFoundError, issue: str) -> None:
-    if error.message == "No such route.":
-        pytest.skip(f"endpoint not on this branch yet ({issue})")
-
-
 @pytest.fixture(scope="module")
 def live_url(database_url: str) -> Iterator[str]:
-    with live_server(database_url) as url:
+    with live_server(payorch_env(database_url), "--no-worker") as url:
         yield url
 
 
@@ -135,16 +125,12 @@ async def test_async_create_and_read(async_client: AsyncPayorchClient, sandbox: 
 async def test_async_connector_then_checkout(
     async_client: AsyncPayorchClient, sandbox: Sandbox
 ) -> None:
-    try:
-        connector = await async_client.create_connector(
-            sandbox.merchant_account_id,
-            provider="provider_a_redirect_post",
-            mode="MOCK",
-            priority=1,
-        )
-    except NotFoundError as error:
-        skip_if_route_missing(error, "connectors administration")
-        raise
+    connector = await async_client.create_connector(
+        sandbox.merchant_account_id,
+        provider="provider_a_redirect_post",
+        mode="MOCK",
+        priority=1,
+    )
     assert connector.id.startswith("cfg_") and connector.has_credentials is False
     with pytest.raises(AlreadyExistsError) as duplicate:
         await async_client.create_connector(
@@ -168,31 +154,19 @@ async def test_async_connector_then_checkout(
 
 
 async def test_async_simulator_controls(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
-    try:
-        fault = await async_client.simulator_set_fault("provider_b_redirect_get", "error")
-    except NotFoundError as error:
-        skip_if_route_missing(error, "simulator controls")
-        raise
+    fault = await async_client.simulator_set_fault("provider_b_redirect_get", "error")
     assert fault["mode"] == "error"
     assert (await async_client.simulator_set_fault("provider_b_redirect_get", "ok"))["mode"] == "ok"
 
 
 async def test_async_payments_iterate(async_client: AsyncPayorchClient) -> None:
-    try:
-        page = await async_client.list_payments(limit=1)
-    except NotFoundError as error:
-        skip_if_route_missing(error, "payments listing")
-        raise
+    page = await async_client.list_payments(limit=1)
     assert page.items == [] and page.next_cursor is None  # a fresh application has no payment
     assert [p async for p in async_client.iter_payments()] == []
 
 
 async def test_async_api_credentials(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
-    try:
-        created = await async_client.create_api_credential(name="ci")
-    except NotFoundError as error:
-        skip_if_route_missing(error, "API credentials administration")
-        raise
+    created = await async_client.create_api_credential(name="ci")
     assert created.api_key is not None and created.api_key.get_secret_value().startswith("pay_sb_")
     listed = await async_client.list_api_credentials()
     assert created.id in [c.id for c in listed] and all(c.api_key is None for c in listed)
@@ -200,13 +174,9 @@ async def test_async_api_credentials(async_client: AsyncPayorchClient, sandbox: 
 
 
 async def test_async_webhook_endpoints(async_client: AsyncPayorchClient) -> None:
-    try:
-        endpoint = await async_client.create_webhook_endpoint(
-            url="http://127.0.0.1:8080/hook", events=["payment.authorized"]
-        )
-    except NotFoundError as error:
-        skip_if_route_missing(error, "webhook administration")
-        raise
+    endpoint = await async_client.create_webhook_endpoint(
+        url="http://127.0.0.1:8080/hook", events=["payment.authorized"]
+    )
     assert endpoint.secret is not None and len(endpoint.secret.get_secret_value()) == 64
     read = await async_client.get_webhook_endpoint(endpoint.id)
     assert read.secret is None and read.events == ["payment.authorized"]
@@ -220,16 +190,8 @@ async def test_async_webhook_endpoints(async_client: AsyncPayorchClient) -> None
 async def test_async_connectors_and_events(
     async_client: AsyncPayorchClient, sandbox: Sandbox
 ) -> None:
-    try:
-        connectors = await async_client.list_connectors(sandbox.merchant_account_id)
-    except NotFoundError as error:
-        skip_if_route_missing(error, "connectors administration")
-        raise
+    connectors = await async_client.list_connectors(sandbox.merchant_account_id)
     assert all(c.id.startswith("cfg_") for c in connectors)
     created = await async_client.create_payment_intent(**intent_args(sandbox))  # type: ignore[arg-type]
-    try:
-        events = [e async for e in async_client.iter_events(payment_intent_id=created.id)]
-    except NotFoundError as error:
-        skip_if_route_missing(error, "events listing")
-        raise
+    events = [e async for e in async_client.iter_events(payment_intent_id=created.id)]
     assert [e.type for e in events] == ["payment_intent.created"]

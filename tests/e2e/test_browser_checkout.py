@@ -12,27 +12,38 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
-from tests.e2e.live_server import LiveServer, live_server
+from tests.live import create_sandbox, live_server, payorch_env
+from tests.needs import missing
 
 pytestmark = pytest.mark.e2e
 
 CHROMIUM = "/usr/bin/chromium"
+
+
+@dataclass
+class Server:
+    url: str
+    env: dict[str, str]
+
+
 RETURN_URL = "https://shop.example/return"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+        missing("Debian chromium is not installed (apt-get install chromium)")
     path = tmp_path_factory.mktemp("e2e") / "payorch.db"
-    with live_server(f"sqlite:///{path}") as live:
-        yield live
+    env = payorch_env(f"sqlite:///{path}")
+    with live_server(env, "--no-worker") as url:
+        yield Server(url, env)
 
 
 @pytest.fixture
@@ -55,10 +66,10 @@ def consumer_page(checkout: dict) -> str:  # type: ignore[type-arg]
     )
 
 
-async def walk(server: LiveServer, provider: str, shots: Path) -> None:
+async def walk(server: Server, provider: str, shots: Path) -> None:
     from playwright.async_api import async_playwright
 
-    sandbox = server.create_sandbox()
+    sandbox = create_sandbox(server.env)
     headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
         intent = (
@@ -124,9 +135,9 @@ async def walk(server: LiveServer, provider: str, shots: Path) -> None:
             assert query["status"] == "AUTHORIZED"
 
 
-async def test_provider_a_in_a_real_browser(server: LiveServer, shots: Path) -> None:
+async def test_provider_a_in_a_real_browser(server: Server, shots: Path) -> None:
     await walk(server, "provider_a_redirect_post", shots)
 
 
-async def test_provider_b_in_a_real_browser(server: LiveServer, shots: Path) -> None:
+async def test_provider_b_in_a_real_browser(server: Server, shots: Path) -> None:
     await walk(server, "provider_b_redirect_get", shots)

@@ -28,6 +28,7 @@ import pytest
 from payorch.client import AsyncPayorchClient, Call
 from payorch.client.webhooks import compute_signature
 from tests.live import free_port, payorch_env, run_cli
+from tests.needs import missing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -98,7 +99,7 @@ def loopback_host(port: int) -> str:
 @pytest.fixture(scope="module")
 def shop(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
     if not Path(CHROMIUM).exists():
-        pytest.skip("Debian chromium is not installed (apt-get install chromium)")
+        missing("Debian chromium is not installed (apt-get install chromium)")
     logs = tmp_path_factory.mktemp("shop")
     port = free_port()
     payorch_url = f"http://127.0.0.1:{port}"

@@ -19,7 +19,7 @@ from payorch.clock import FrozenClock
 from payorch.db import Database
 from payorch.db.types import UtcDateTime
 from payorch.observability import backlog
-from tests.conftest import create_postgres_database, drop_postgres_database
+from tests.databases import create_postgres_database, drop_postgres_database
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 table = sa.Table(

@@ -151,7 +151,7 @@ async def test_health_attempts_and_backlog_reach_the_scrape(client: httpx.AsyncC
 
 def test_the_worker_exporter_serves_this_process_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
     from payorch.observability.exporter import PORT_VARIABLE, start_worker_exporter
-    from tests.client.live import free_port
+    from tests.live import free_port
 
     monkeypatch.delenv(PORT_VARIABLE, raising=False)
     assert start_worker_exporter() is None

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from payorch.db.migrate import upgrade_in_thread
-from tests.client.live import free_port
 from tests.conftest import TEST_SECRET_KEY
+from tests.live import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = 40

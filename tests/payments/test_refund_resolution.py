@@ -9,10 +9,13 @@ from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.worker.refunds import ResolvePendingRefunds
 from tests.conftest import Sandbox
+from tests.databases import own_database
 from tests.payments import fakes
 from tests.payments.conftest import authorized_payment
 from tests.payments.fakes import FakeGateway
 from tests.payments.test_refunds import event_payloads, intent_status
+
+database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
 
 async def refund_statuses(client: httpx.AsyncClient, app: Sandbox, payment_id: str) -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.providers.health import InProcessHealth, ProviderHealth, RedisHealth, health_key
+from tests.needs import missing
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -27,7 +28,7 @@ async def health(
         await store._redis.ping()
     except Exception as exc:  # noqa: BLE001
         await store.aclose()
-        pytest.skip(f"Redis unreachable: {exc}")
+        missing(f"Redis is unreachable ({exc})")
     try:
         yield store
     finally:
@@ -133,7 +134,7 @@ async def test_a_replica_sees_through_redis_what_another_tripped(clock: FrozenCl
         try:
             await first._redis.ping()
         except Exception as exc:  # noqa: BLE001
-            pytest.skip(f"Redis unreachable: {exc}")
+            missing(f"Redis is unreachable ({exc})")
         await first.failed(key)
         await first.failed(key)  # tripped by the first replica
         # The gauge is per process; tests share one, so reset it to see the second's view.

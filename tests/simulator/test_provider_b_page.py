@@ -16,6 +16,7 @@ from payorch.runtime import Runtime
 from payorch.simulator.credentials import webhook_secret
 from payorch.simulator.provider_b.notify import deliver_due
 from tests.conftest import Sandbox
+from tests.databases import own_database
 from tests.simulator.conftest import (
     B_PAGE,
     RETURN_B,
@@ -26,6 +27,8 @@ from tests.simulator.conftest import (
     pay_b,
     query_of,
 )
+
+database_url = own_database  # the notification job sweeps the database: this module gets its own
 
 PARAMS = {
     "collection_id",

@@ -17,7 +17,10 @@ from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE, PUBLIC_OWNER
 from payorch.worker.jobs import default_jobs
 from tests.conftest import Sandbox
+from tests.databases import own_database
 from tests.simulator.conftest import A_API, a_headers, create_a, decide_a
+
+database_url = own_database  # the purge job sweeps the database: this module gets its own
 
 PUBLIC = {"Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE, "Tbk-Api-Key-Secret": PUBLIC_A_API_KEY}
 GOOD = {"buy_order": "o-1", "session_id": "s", "amount": 1000, "return_url": "https://x.example/r"}

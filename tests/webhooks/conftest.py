@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete
 
-from payorch.db.tables.webhooks import webhook_deliveries, webhook_endpoints
+from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.worker.deliveries import WebhookDeliveries
+from tests.databases import own_database
 from tests.webhooks.helpers import CREATED, FakeDns
 from tests.webhooks.receiver import Receiver, serve_receiver
+
+database_url = own_database  # the delivery job sweeps the database: this module gets its own
 
 
 @pytest.fixture
@@ -30,18 +33,8 @@ def webhook_resolver(request: pytest.FixtureRequest) -> FakeDns | None:
 
 @pytest.fixture(autouse=True)
 async def forget_endpoints(runtime: Runtime) -> AsyncIterator[None]:
-    """Delete the endpoints this test created (their deliveries go with them).
-
-    Before the test: tests share one database per backend and run one at a time, and the
-    delivery job attempts every due delivery in it, so other test modules' unfinished
-    deliveries are parked (the state a disabled endpoint leaves them in). The counts a test
-    asserts are then its own, even after it jumps the clock by days."""
-    async with runtime.database.transaction() as conn:
-        await conn.execute(
-            update(webhook_deliveries)
-            .where(webhook_deliveries.c.status == "PENDING")
-            .values(next_attempt_at=None)
-        )
+    """Delete the endpoints this test created (their deliveries go with them), so a later test
+    of the module never has its worker attempt this test's deliveries."""
     yield
     if CREATED:
         async with runtime.database.transaction() as conn:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.client.live import free_port
 from tests.conftest import TEST_SECRET_KEY, Sandbox
+from tests.live import free_port
 from tests.observability.scrape import parse, value
 from tests.webhooks.helpers import create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver

@@ -85,7 +85,7 @@ checkouts = Table(
     # Worker: when to look at this checkout next (expiry or reconciliation), how many times it
     # was looked at, and a lease so two workers never handle it at once.
     Column("next_check_at", UtcDateTime, nullable=True),
-    Column("check_attempts", Integer, nullable=False, default=0),
+    Column("check_attempts", Integer, nullable=False, default=0, server_default="0"),
     Column("lease_until", UtcDateTime, nullable=True),
     Index("ix_checkouts_payment_intent_id_created_at", "payment_intent_id", "created_at"),
     Index("ix_checkouts_reference", "reference"),

@@ -26,7 +26,7 @@ refunds = Table(
     # PENDING only: when the worker may ask the provider what became of it. Set at creation to
     # after the request's own call must have ended, so a crash mid-call is also resolved.
     Column("next_check_at", UtcDateTime, nullable=True),
-    Column("checks", Integer, nullable=False, default=0),
+    Column("checks", Integer, nullable=False, default=0, server_default="0"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Index("ix_refunds_payment_id_id", "payment_id", "id"),

@@ -3,9 +3,10 @@ on SQLite and PostgreSQL. Time moves with the FrozenClock."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import httpx
+import pytest
 
 from payorch.app import create_app
 from payorch.clock import FrozenClock
@@ -14,14 +15,21 @@ from payorch.runtime import Runtime
 from payorch.worker.expiry import ExpireCheckouts
 from payorch.worker.reconciliation import ReconcileProcessing
 from tests.conftest import make_settings
+from tests.databases import own_database
+from tests.providers.browser import Browser
 from tests.providers.helpers import (
+    A,
+    B,
     choose_without_returning,
     events_of,
     mock_sandbox,
+    open_checkout,
     read,
     set_fault,
     start,
 )
+
+database_url = own_database  # expiry and reconciliation sweep the database: this module gets its own
 
 
 async def run_until_idle(job: object, runtime: Runtime, rounds: int = 50) -> None:
@@ -85,6 +93,43 @@ async def test_expiry_asks_the_provider_first(
         "payment_intent_id": unpaid["id"]
     }
     assert (await read(client, sandbox, paid_late["id"]))["status"] == "AUTHORIZED"
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_an_expired_checkout_can_no_longer_be_paid(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
+) -> None:
+    """Expiry stops the checkout at the provider before it says EXPIRED: a buyer who pays on the
+    provider's page afterwards is refused there, and nothing is authorized here. The provider's
+    clock runs 30 s behind ours, so only the stop (not the checkout's own end) refuses them."""
+    from payorch.simulator.credentials import mock_credentials
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, provider)
+    ends = datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
+    clock.set(ends + timedelta(seconds=1))
+    await run_until_idle(ExpireCheckouts(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+
+    clock.set(ends - timedelta(seconds=30))  # what the provider's clock says now
+    trip = await open_checkout(client, body)
+    if trip.page is not None and any(
+        ("outcome", "approve") in form.buttons for form in trip.page.forms
+    ):
+        await Browser(client).press(trip.page, "outcome", "approve")  # the buyer pays anyway
+    clock.set(ends + timedelta(seconds=1))
+    await run_until_idle(ReconcileProcessing(), runtime)
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "EXPIRED" and read_back.get("payment") is None
+    assert "payment.authorized" not in [e["type"] for e in await events_of(runtime, intent["id"])]
+    if provider == B:  # and the provider took no money: it refused the payment
+        token = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["access_token"]
+        found = await client.get(
+            "/simulator/provider_b/v1/payments/search",
+            params={"external_reference": intent["id"]},
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert found.status_code == 200 and found.json()["paging"]["total"] == 0, found.text
 
 
 async def test_expiry_waits_while_the_provider_is_down(

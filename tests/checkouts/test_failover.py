@@ -8,6 +8,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
+from tests.databases import own_database
 from tests.providers.helpers import (
     A,
     B,
@@ -18,6 +19,8 @@ from tests.providers.helpers import (
     read,
     set_fault,
 )
+
+database_url = own_database  # reconciliation sweeps the database: this module gets its own
 
 
 @pytest.fixture
@@ -138,8 +141,8 @@ async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     from payorch.worker.reconciliation import ReconcileProcessing
+    from tests.checkouts.test_worker_jobs import run_until_idle
     from tests.providers.helpers import choose_without_returning, query_of, start
-    from tests.providers.test_worker_jobs import run_until_idle
 
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, A)

@@ -19,7 +19,10 @@ from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from payorch.worker.expiry import ExpireCheckouts
+from tests.checkouts.test_returns import authorized_events, payment_count
+from tests.checkouts.test_worker_jobs import run_until_idle
 from tests.conftest import Sandbox
+from tests.databases import own_database
 from tests.providers.helpers import (
     A,
     B,
@@ -35,8 +38,8 @@ from tests.providers.helpers import (
     set_fault,
     start,
 )
-from tests.providers.test_returns import authorized_events, payment_count
-from tests.providers.test_worker_jobs import run_until_idle
+
+database_url = own_database  # the expiry job sweeps the database: this module gets its own
 
 # -- provider A -----------------------------------------------------------------------------------
 
@@ -209,25 +212,48 @@ def b_return(genuine: dict[str, str], **changes: str) -> dict[str, str]:
 
 
 async def b_notify(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, payment_id: str, claims: str
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    sandbox: Sandbox,
+    payment_id: str,
+    claims: str,
+    secret: str | None = None,
 ) -> httpx.Response:
-    """A correctly signed notification about ``payment_id`` whose body claims ``claims``."""
+    """A notification about ``payment_id`` whose body claims ``claims``, signed now with the
+    connector's webhook secret (or with ``secret``)."""
     listed = await client.get(
         f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors",
         headers=sandbox.headers,
     )
     connector_id = next(c["id"] for c in listed.json()["items"] if c["provider"] == B)
-    secret = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)
+    if secret is None:
+        secret = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["webhook_secret"]
     ts = int(runtime.clock.now().timestamp())
-    signature = sign_notification(
-        secret["webhook_secret"], data_id=payment_id, request_id="req-1", ts=ts
-    )
+    signature = sign_notification(secret, data_id=payment_id, request_id="req-1", ts=ts)
     return await client.post(
         f"/v1/provider-notifications/{B}/{connector_id}",
         params={"data.id": payment_id, "type": "payment"},
         headers={"x-signature": signature, "x-request-id": "req-1"},
         json={"type": "payment", "action": claims, "data": {"id": payment_id, "status": claims}},
     )
+
+
+async def test_b_notification_signed_now_with_a_wrong_secret_is_refused(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """A fresh ts (so not refused as stale) and a wrong signature: refused, nothing changes; the
+    same notification correctly signed is accepted and authorizes once."""
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    genuine = await b_choose_silently(client, sandbox, body, "approve")
+    forged = await b_notify(client, runtime, sandbox, genuine["payment_id"], "approved", "0" * 64)
+    assert forged.status_code == 400, forged.text
+    assert set(forged.json()["error"]) == {"code", "message", "request_id", "details"}
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+    assert await payment_count(runtime, intent["id"]) == 0
+    signed = await b_notify(client, runtime, sandbox, genuine["payment_id"], "approved")
+    assert signed.status_code == 200, signed.text
+    await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])

@@ -25,9 +25,10 @@ database_url = own_database  # reconciliation sweeps the database: this module g
 
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
-    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
+    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1. 0.3 s was too
+    # short for an ordinary in-process simulator call on a loaded two-core machine.
     return {
-        "provider_timeout_seconds": 0.3,
+        "provider_timeout_seconds": 1.5,
         "provider_failure_threshold": 3,
         "provider_skip_seconds": 10,
     }

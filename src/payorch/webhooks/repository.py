@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import RowMapping, bindparam, delete, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import column_values, record_of
 from payorch.db.tables.webhooks import (
     webhook_deliveries as deliveries,
 )
@@ -27,31 +28,11 @@ from payorch.webhooks.records import PENDING, Delivery, DeliveryAttempt, Webhook
 
 
 def _endpoint(row: RowMapping) -> WebhookEndpoint:
-    return WebhookEndpoint(
-        id=row["id"],
-        application_id=row["application_id"],
-        url=row["url"],
-        events=tuple(row["events"]),
-        enabled=row["enabled"],
-        secret_encrypted=row["secret_encrypted"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return record_of(WebhookEndpoint, row, events=tuple(row["events"]))
 
 
 async def insert_endpoint(conn: AsyncConnection, endpoint: WebhookEndpoint) -> None:
-    await conn.execute(
-        insert(endpoints).values(
-            id=endpoint.id,
-            application_id=endpoint.application_id,
-            url=endpoint.url,
-            events=list(endpoint.events),
-            enabled=endpoint.enabled,
-            secret_encrypted=endpoint.secret_encrypted,
-            created_at=endpoint.created_at,
-            updated_at=endpoint.updated_at,
-        )
-    )
+    await conn.execute(insert(endpoints).values(column_values(endpoint)))
 
 
 async def get_endpoint(

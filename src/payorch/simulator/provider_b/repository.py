@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import column_values
 from payorch.db.tables.simulator import (
     simulator_b_notifications as notifications,
 )
@@ -21,6 +22,7 @@ from payorch.db.tables.simulator import (
     simulator_b_refunds as refunds,
 )
 from payorch.simulator.provider_b.records import (
+    CheckedPreference,
     SimBAttempt,
     SimBNotification,
     SimBPayment,
@@ -28,7 +30,6 @@ from payorch.simulator.provider_b.records import (
     SimBRefund,
     SimBStatusChange,
 )
-from payorch.simulator.provider_b.wire import CheckedPreference
 
 OPEN_STATUSES = ("pending", "in_process")
 
@@ -51,24 +52,12 @@ def _notification(row: AnyRow) -> SimBNotification:
     return SimBNotification(**row._mapping)
 
 
-def _preference_columns(checked: CheckedPreference) -> dict[str, object]:
-    return {
-        "external_reference": checked.external_reference,
-        "currency_id": checked.currency_id,
-        "amount_hundredths": checked.amount_hundredths,
-        "expires": checked.expires,
-        "expiration_date_from": checked.expiration_date_from,
-        "expiration_date_to": checked.expiration_date_to,
-        "body": checked.body,
-    }
-
-
 async def insert_preference(
     conn: AsyncConnection, preference_id: str, owner: str, checked: CheckedPreference, now: datetime
 ) -> None:
     await conn.execute(
         insert(preferences).values(
-            id=preference_id, owner=owner, created_at=now, **_preference_columns(checked)
+            id=preference_id, owner=owner, created_at=now, **column_values(checked)
         )
     )
 
@@ -95,7 +84,7 @@ async def update_preference(
     await conn.execute(
         update(preferences)
         .where(preferences.c.id == preference_id)
-        .values(**_preference_columns(checked))
+        .values(**column_values(checked))
     )
 
 

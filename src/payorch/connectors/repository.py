@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.connectors.records import Connector
-from payorch.db.records import column_values, record_of
+from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.providers import connectors
 from payorch.providers.base import Mode
 
@@ -73,16 +73,15 @@ async def update_connector(
     encrypted_credentials: str | None = None,
 ) -> None:
     """Change the given settings (None: keep it; none of them can be cleared)."""
-    changes: dict[str, object] = {"updated_at": updated_at}
-    if mode is not None:
-        changes["mode"] = mode.value
-    if enabled is not None:
-        changes["enabled"] = enabled
-    if priority is not None:
-        changes["priority"] = priority
-    if encrypted_credentials is not None:
-        changes["credentials"] = encrypted_credentials
-    await conn.execute(update(connectors).where(connectors.c.id == connector_id).values(changes))
+    changes = given_values(
+        mode=mode.value if mode is not None else None,
+        enabled=enabled,
+        priority=priority,
+        credentials=encrypted_credentials,
+    )
+    await conn.execute(
+        update(connectors).where(connectors.c.id == connector_id).values(updated_at=updated_at, **changes)
+    )
 
 
 async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:

@@ -53,6 +53,11 @@ def column_values(
     }
 
 
+def given_values(**values: object) -> dict[str, object]:
+    """An update's values: those given, None meaning "leave the column as it is"."""
+    return {column: value for column, value in values.items() if value is not None}
+
+
 def _column_value(value: object) -> object:
     if isinstance(value, Enum):
         return value.value

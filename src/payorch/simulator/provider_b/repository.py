@@ -30,14 +30,11 @@ from payorch.simulator.provider_b.records import (
     SimBRefund,
     SimBStatusChange,
 )
+from payorch.simulator.repository import owned
 
 OPEN_STATUSES = ("pending", "in_process")
 
 AnyRow = Row[tuple[object, ...]]
-
-
-def _preference(row: AnyRow) -> SimBPreference:
-    return SimBPreference(**row._mapping)
 
 
 def _payment(row: AnyRow) -> SimBPayment:
@@ -69,13 +66,8 @@ async def get_preference(
     owner: str | None = None,
     for_update: bool = False,
 ) -> SimBPreference | None:
-    query = select(preferences).where(preferences.c.id == preference_id)
-    if owner is not None:
-        query = query.where(preferences.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).first()
-    return _preference(row) if row is not None else None
+    key = preferences.c.id == preference_id
+    return await owned(conn, SimBPreference, preferences, key, owner=owner, for_update=for_update)
 
 
 async def update_preference(
@@ -95,13 +87,8 @@ async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
 async def get_payment(
     conn: AsyncConnection, payment_id: int, *, owner: str | None = None, for_update: bool = False
 ) -> SimBPayment | None:
-    query = select(payments).where(payments.c.id == payment_id)
-    if owner is not None:
-        query = query.where(payments.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).first()
-    return _payment(row) if row is not None else None
+    key = payments.c.id == payment_id
+    return await owned(conn, SimBPayment, payments, key, owner=owner, for_update=for_update)
 
 
 async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[SimBPayment]:

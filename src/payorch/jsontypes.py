@@ -6,6 +6,24 @@ only reads one passes it on as a ``Mapping[str, object]``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
 from typing import TypeAlias
 
+from payorch.clock import isoformat
+
 JsonObject: TypeAlias = dict[str, object]
+
+
+def json_fields(record: object, names: Iterable[str]) -> JsonObject:
+    """The named fields of a record as a response body's values, in that order: datetimes as
+    ISO 8601 UTC (clock.isoformat), tuples as lists, the rest as they are."""
+    return {name: _json_value(getattr(record, name)) for name in names}
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, datetime):
+        return isoformat(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value

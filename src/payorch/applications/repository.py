@@ -6,29 +6,16 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications.records import Application, MerchantAccount
+from payorch.db.records import column_values
 from payorch.db.tables import applications, merchant_accounts
 
 
 async def insert_application(conn: AsyncConnection, application: Application) -> None:
-    await conn.execute(
-        insert(applications).values(
-            id=application.id,
-            name=application.name,
-            environment=application.environment,
-            created_at=application.created_at,
-        )
-    )
+    await conn.execute(insert(applications).values(column_values(application)))
 
 
 async def insert_merchant(conn: AsyncConnection, merchant: MerchantAccount) -> None:
-    await conn.execute(
-        insert(merchant_accounts).values(
-            id=merchant.id,
-            application_id=merchant.application_id,
-            name=merchant.name,
-            created_at=merchant.created_at,
-        )
-    )
+    await conn.execute(insert(merchant_accounts).values(column_values(merchant)))
 
 
 # A merchant never changes application and is never deleted, so a positive answer can be kept.

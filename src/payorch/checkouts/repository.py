@@ -9,6 +9,7 @@ from sqlalchemy import Row, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts.records import Checkout, CheckoutStatus
+from payorch.db.records import column_values, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import checkouts
 
@@ -18,25 +19,13 @@ def _texts(value: object) -> dict[str, str]:
 
 
 def _checkout(row: Row[tuple[object, ...]]) -> Checkout:
-    return Checkout(
-        id=row.id,
-        application_id=row.application_id,
-        payment_intent_id=row.payment_intent_id,
-        connector_id=row.connector_id,
-        provider=row.provider,
-        status=CheckoutStatus(row.status),
-        reference=row.reference,
-        payment_reference=row.payment_reference,
-        url=row.url,
-        method=row.method,
-        fields=_texts(row.fields),
-        provider_data=_texts(row.provider_data),
-        expires_at=row.expires_at,
-        created_at=row.created_at,
-        closed_at=row.closed_at,
-        next_check_at=row.next_check_at,
-        check_attempts=row.check_attempts,
-        lease_until=row.lease_until,
+    data = row._mapping
+    return record_of(
+        Checkout,
+        data,
+        status=CheckoutStatus(data["status"]),
+        fields=_texts(data["fields"]),
+        provider_data=_texts(data["provider_data"]),
     )
 
 
@@ -45,28 +34,7 @@ def _maybe(row: Row[tuple[object, ...]] | None) -> Checkout | None:
 
 
 async def insert_checkout(conn: AsyncConnection, checkout: Checkout) -> None:
-    await conn.execute(
-        insert(checkouts).values(
-            id=checkout.id,
-            application_id=checkout.application_id,
-            payment_intent_id=checkout.payment_intent_id,
-            connector_id=checkout.connector_id,
-            provider=checkout.provider,
-            status=checkout.status.value,
-            reference=checkout.reference,
-            payment_reference=checkout.payment_reference,
-            url=checkout.url,
-            method=checkout.method,
-            fields=dict(checkout.fields),
-            provider_data=dict(checkout.provider_data),
-            expires_at=checkout.expires_at,
-            created_at=checkout.created_at,
-            closed_at=checkout.closed_at,
-            next_check_at=checkout.next_check_at,
-            check_attempts=checkout.check_attempts,
-            lease_until=checkout.lease_until,
-        )
-    )
+    await conn.execute(insert(checkouts).values(column_values(checkout)))
 
 
 async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Checkout | None:

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.connectors.records import Connector
+from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.providers import connectors
 from payorch.providers.base import Mode
 
@@ -17,39 +18,19 @@ class DuplicateConnector(Exception):
     """The (merchant, provider) pair already has a configuration."""
 
 
+# The column `credentials` holds them encrypted; the record's field name says so.
+_RENAMED = {"encrypted_credentials": "credentials"}
+
+
 def _connector(row: Row[tuple[object, ...]]) -> Connector:
-    return Connector(
-        id=row.id,
-        application_id=row.application_id,
-        merchant_account_id=row.merchant_account_id,
-        provider=row.provider,
-        mode=Mode(row.mode),
-        enabled=row.enabled,
-        priority=row.priority,
-        encrypted_credentials=row.credentials,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
+    return record_of(Connector, row._mapping, renamed=_RENAMED, mode=Mode(row.mode))
 
 
 async def insert_connector(conn: AsyncConnection, connector: Connector) -> None:
     # A savepoint, so the unique violation leaves the surrounding transaction usable (PostgreSQL).
     try:
         async with conn.begin_nested():
-            await conn.execute(
-                insert(connectors).values(
-                    id=connector.id,
-                    application_id=connector.application_id,
-                    merchant_account_id=connector.merchant_account_id,
-                    provider=connector.provider,
-                    mode=connector.mode.value,
-                    enabled=connector.enabled,
-                    priority=connector.priority,
-                    credentials=connector.encrypted_credentials,
-                    created_at=connector.created_at,
-                    updated_at=connector.updated_at,
-                )
-            )
+            await conn.execute(insert(connectors).values(column_values(connector, renamed=_RENAMED)))
     except IntegrityError as exc:
         raise DuplicateConnector() from exc
 
@@ -92,16 +73,15 @@ async def update_connector(
     encrypted_credentials: str | None = None,
 ) -> None:
     """Change the given settings (None: keep it; none of them can be cleared)."""
-    changes: dict[str, object] = {"updated_at": updated_at}
-    if mode is not None:
-        changes["mode"] = mode.value
-    if enabled is not None:
-        changes["enabled"] = enabled
-    if priority is not None:
-        changes["priority"] = priority
-    if encrypted_credentials is not None:
-        changes["credentials"] = encrypted_credentials
-    await conn.execute(update(connectors).where(connectors.c.id == connector_id).values(changes))
+    changes = given_values(
+        mode=mode.value if mode is not None else None,
+        enabled=enabled,
+        priority=priority,
+        credentials=encrypted_credentials,
+    )
+    await conn.execute(
+        update(connectors).where(connectors.c.id == connector_id).values(updated_at=updated_at, **changes)
+    )
 
 
 async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 from starlette.responses import Response
 
+from payorch import pagination
 from payorch.errors import AuthenticationFailed, ValidationFailed
 from payorch.events import service
 from payorch.http.deps import Conn, CurrentCaller
 from payorch.http.errors import problem_responses
 from payorch.jsontypes import JsonObject
-from payorch.webhooks import pagination
 
 router = APIRouter(tags=["Events"])
 

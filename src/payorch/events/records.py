@@ -30,9 +30,3 @@ class StoredEvent:
 
     seq: int
     payload: str
-
-
-@dataclass(frozen=True, slots=True)
-class EventPage:
-    items: list[StoredEvent]
-    next_cursor: str | None

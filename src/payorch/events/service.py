@@ -10,14 +10,15 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch import pagination
 from payorch.clock import isoformat
 from payorch.errors import ValidationFailed
 from payorch.events import repository
-from payorch.events.records import Event, EventPage, TimelineEntry
+from payorch.events.records import Event, StoredEvent, TimelineEntry
 from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.http.responses import dumps
 from payorch.ids import new_id
-from payorch.webhooks import pagination
+from payorch.pagination import Page, page_of
 from payorch.webhooks.fanout import SUBSCRIPTIONS, fan_out
 
 
@@ -66,7 +67,7 @@ async def list_events(
     payment_intent_id: str | None,
     cursor: str | None,
     limit: int,
-) -> EventPage:
+) -> Page[StoredEvent]:
     if type is not None and type not in ALL_EVENT_TYPES:
         raise ValidationFailed.field("type", "Unknown event type.")
     position = pagination.decode(cursor)
@@ -80,6 +81,4 @@ async def list_events(
         before_seq=int(position) if position is not None else None,
         limit=limit + 1,
     )
-    more = len(items) > limit
-    items = items[:limit]
-    return EventPage(items, pagination.encode(str(items[-1].seq)) if more else None)
+    return page_of(items, limit, lambda event: str(event.seq))

@@ -41,9 +41,3 @@ class Refund:
     checks: int
     created_at: datetime
     updated_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class PaymentPage:
-    items: list[Payment]
-    next_cursor: str | None

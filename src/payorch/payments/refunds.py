@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -162,19 +162,14 @@ async def reserve(
         updated_at=now,
     )
     await repository.insert_refund(conn, refund)
-    await events.emit(
+    await _emit(
         conn,
-        application_id=payment.application_id,
-        type=EventType.REFUND_REQUESTED,
-        payment_intent_id=payment.payment_intent_id,
-        data={
-            "payment_id": payment.id,
-            "refund_id": refund.id,
-            "amount": amount,
-            "currency": payment.currency,
-            "external_reference": payment.external_reference,
-        },
-        at=now,
+        EventType.REFUND_REQUESTED,
+        refund,
+        now,
+        amount=amount,
+        currency=payment.currency,
+        external_reference=payment.external_reference,
     )
     return refund, False
 
@@ -206,32 +201,20 @@ async def settle(
         await repository.mark_refund_succeeded(
             conn, refund.id, provider_refund_id=answer.provider_refund_id, at=now
         )
-        await events.emit(
+        await _emit(
             conn,
-            application_id=refund.application_id,
-            type=EventType.REFUND_SUCCEEDED,
-            payment_intent_id=refund.payment_intent_id,
-            data={
-                "payment_id": payment.id,
-                "refund_id": refund.id,
-                "amount": refund.amount,
-                "currency": refund.currency,
-                "payment_intent_status": intent_status.value,
-            },
-            at=now,
+            EventType.REFUND_SUCCEEDED,
+            refund,
+            now,
+            amount=refund.amount,
+            currency=refund.currency,
+            payment_intent_status=intent_status.value,
         )
     elif answer.outcome is GatewayRefundOutcome.FAILED:
         reason = (answer.failure_reason or "The provider refused the refund.")[:255]
         # The refund's Idempotency-Key is released with it: a retry with that key runs again.
         await repository.mark_refund_failed(conn, refund.id, failure_reason=reason, at=now)
-        await events.emit(
-            conn,
-            application_id=refund.application_id,
-            type=EventType.REFUND_FAILED,
-            payment_intent_id=refund.payment_intent_id,
-            data={"payment_id": payment.id, "refund_id": refund.id, "reason": reason},
-            at=now,
-        )
+        await _emit(conn, EventType.REFUND_FAILED, refund, now, reason=reason)
     else:
         backoff = min(5.0 * 2**refund.checks, MAX_CHECK_BACKOFF_SECONDS)
         await repository.postpone_refund_check(
@@ -240,6 +223,20 @@ async def settle(
     settled = await repository.get_refund(conn, refund_id)
     assert settled is not None
     return settled
+
+
+async def _emit(
+    conn: AsyncConnection, type: EventType, refund: Refund, at: datetime, **data: object
+) -> None:
+    """A refund's event: its payment's and its own id, then ``data``."""
+    await events.emit(
+        conn,
+        application_id=refund.application_id,
+        type=type,
+        payment_intent_id=refund.payment_intent_id,
+        data={"payment_id": refund.payment_id, "refund_id": refund.id, **data},
+        at=at,
+    )
 
 
 async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:

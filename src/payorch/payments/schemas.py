@@ -8,8 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
 from payorch import money
-from payorch.clock import isoformat
-from payorch.jsontypes import JsonObject
+from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
 PAYMENT_STATUSES = ("AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED")
@@ -87,32 +86,35 @@ class RefundList(BaseModel):
     items: list[RefundResponse]
 
 
+_PAYMENT_FIELDS = (
+    "id",
+    "payment_intent_id",
+    "merchant_account_id",
+    "external_reference",
+    "status",
+    "amount",
+    "refunded_amount",
+    "currency",
+    "provider",
+    "authorization_code",
+    "authorized_at",
+    "created_at",
+)
+_REFUND_FIELDS = (
+    "payment_id",
+    "payment_intent_id",
+    "status",
+    "amount",
+    "currency",
+    "reason",
+    "failure_reason",
+    "created_at",
+)
+
+
 def payment_body(payment: Payment) -> JsonObject:
-    return {
-        "id": payment.id,
-        "payment_intent_id": payment.payment_intent_id,
-        "merchant_account_id": payment.merchant_account_id,
-        "external_reference": payment.external_reference,
-        "status": payment.status,
-        "amount": payment.amount,
-        "refunded_amount": payment.refunded_amount,
-        "currency": payment.currency,
-        "provider": payment.provider,
-        "authorization_code": payment.authorization_code,
-        "authorized_at": isoformat(payment.authorized_at),
-        "created_at": isoformat(payment.created_at),
-    }
+    return json_fields(payment, _PAYMENT_FIELDS)
 
 
 def refund_body(refund: Refund) -> JsonObject:
-    return {
-        "refund_id": refund.id,
-        "payment_id": refund.payment_id,
-        "payment_intent_id": refund.payment_intent_id,
-        "status": refund.status,
-        "amount": refund.amount,
-        "currency": refund.currency,
-        "reason": refund.reason,
-        "failure_reason": refund.failure_reason,
-        "created_at": isoformat(refund.created_at),
-    }
+    return {"refund_id": refund.id, **json_fields(refund, _REFUND_FIELDS)}

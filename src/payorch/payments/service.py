@@ -12,8 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.auth.service import Caller
 from payorch.errors import ResourceNotFound, ValidationFailed
 from payorch.ids import lowest_id
+from payorch.pagination import Page, page_of
 from payorch.payments import repository
-from payorch.payments.records import Payment, PaymentPage
+from payorch.payments.records import Payment
 from payorch.payments.schemas import PAYMENT_STATUSES
 
 _PAYMENT_ID = re.compile(r"^pay_[0-9a-z]{29}$")
@@ -74,7 +75,7 @@ async def list_payments(
     to: str | None,
     cursor: str | None,
     limit: int,
-) -> PaymentPage:
+) -> Page[Payment]:
     if status is not None and status not in PAYMENT_STATUSES:
         raise ValidationFailed.field("status", f"must be one of {', '.join(PAYMENT_STATUSES)}")
     # Ids are time-ordered to the millisecond, so a time range is an id range on the same index.
@@ -91,9 +92,7 @@ async def list_payments(
         below_id=below,
         limit=limit + 1,
     )
-    more = len(items) > limit
-    items = items[:limit]
-    return PaymentPage(items, encode_cursor(items[-1].id) if more else None)
+    return page_of(items, limit, lambda payment: payment.id)
 
 
 def parse_instant(field: str, value: str) -> datetime:
@@ -109,10 +108,6 @@ def parse_instant(field: str, value: str) -> datetime:
 
 def _millis(moment: datetime) -> int:
     return max(0, int(moment.timestamp() * 1000))
-
-
-def encode_cursor(payment_id: str) -> str:
-    return base64.urlsafe_b64encode(payment_id.encode()).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str) -> str:

@@ -4,13 +4,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypeVar
+from typing import ClassVar, Self, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from payorch.providers.base import ProviderRejected
+from payorch.providers.base import ConnectorContext, ProviderRejected
 
 CredentialsModel = TypeVar("CredentialsModel", bound=BaseModel)
+
+
+class ConnectorCredentials(BaseModel):
+    """The base of each provider's credentials model: ``provider`` names it in errors."""
+
+    # Values never appear in a repr or in a validation error.
+    model_config = ConfigDict(extra="ignore", frozen=True, hide_input_in_errors=True)
+    provider: ClassVar[str]
+
+    @classmethod
+    def of(cls, ctx: ConnectorContext) -> Self:
+        """The connector's credentials; ProviderRejected when one is missing."""
+        return typed_credentials(cls, cls.provider, ctx.credentials)
 
 
 def typed_credentials(

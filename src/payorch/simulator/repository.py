@@ -1,12 +1,14 @@
-"""SQL shared by both simulated providers: fault modes and the merchant name shown on pages."""
+"""SQL shared by both simulated providers: fault modes, the merchant name shown on pages, and
+reading one owner's row."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, Table, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import Record, record_of
 from payorch.db.tables import merchant_accounts
 from payorch.db.tables.simulator import simulator_faults as faults
 
@@ -53,3 +55,23 @@ async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
         )
     ).first()
     return row.name if row is not None else None
+
+
+async def owned(
+    conn: AsyncConnection,
+    record_type: type[Record],
+    table: Table,
+    key: ColumnElement[bool],
+    *,
+    owner: str | None,
+    for_update: bool,
+) -> Record | None:
+    """The row of ``table`` matching ``key``, if ``owner``'s (None: anyone's, only for the buyer's
+    pages, which carry no credentials); locked for the transaction when ``for_update``."""
+    query = select(table).where(key)
+    if owner is not None:
+        query = query.where(table.c.owner == owner)
+    if for_update:
+        query = query.with_for_update()
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(record_type, row) if row is not None else None

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
+from payorch import pagination
 from payorch.errors import (
     AuthenticationFailed,
     ResourceNotFound,
@@ -17,7 +18,7 @@ from payorch.errors import (
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
-from payorch.webhooks import pagination, service
+from payorch.webhooks import service
 from payorch.webhooks.schemas import (
     CreatedWebhookEndpoint,
     CreateWebhookEndpoint,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, TypeVar
 
 PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
 
@@ -89,14 +88,3 @@ class RecordedAttempt:
     status: str
     schedule_attempts: int
     next_attempt_at: datetime | None
-
-
-ItemT = TypeVar("ItemT")
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookPage(Generic[ItemT]):
-    """One page of a list, newest first; ``next_cursor`` is None on the last page."""
-
-    items: list[ItemT]
-    next_cursor: str | None

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import RowMapping, bindparam, delete, insert, select, text, update
+from sqlalchemy import ColumnElement, RowMapping, bindparam, delete, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.webhooks import (
     webhook_deliveries as deliveries,
 )
@@ -27,31 +28,11 @@ from payorch.webhooks.records import PENDING, Delivery, DeliveryAttempt, Webhook
 
 
 def _endpoint(row: RowMapping) -> WebhookEndpoint:
-    return WebhookEndpoint(
-        id=row["id"],
-        application_id=row["application_id"],
-        url=row["url"],
-        events=tuple(row["events"]),
-        enabled=row["enabled"],
-        secret_encrypted=row["secret_encrypted"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return record_of(WebhookEndpoint, row, events=tuple(row["events"]))
 
 
 async def insert_endpoint(conn: AsyncConnection, endpoint: WebhookEndpoint) -> None:
-    await conn.execute(
-        insert(endpoints).values(
-            id=endpoint.id,
-            application_id=endpoint.application_id,
-            url=endpoint.url,
-            events=list(endpoint.events),
-            enabled=endpoint.enabled,
-            secret_encrypted=endpoint.secret_encrypted,
-            created_at=endpoint.created_at,
-            updated_at=endpoint.updated_at,
-        )
-    )
+    await conn.execute(insert(endpoints).values(column_values(endpoint)))
 
 
 async def get_endpoint(
@@ -85,17 +66,11 @@ async def update_endpoint(
     now: datetime,
 ) -> None:
     """Sets the fields given (None: unchanged) and ``updated_at``."""
-    changes: dict[str, object] = {"updated_at": now}
-    if url is not None:
-        changes["url"] = url
-    if events is not None:
-        changes["events"] = events
-    if enabled is not None:
-        changes["enabled"] = enabled
+    changes = given_values(url=url, events=events, enabled=enabled)
     await conn.execute(
         update(endpoints)
         .where(endpoints.c.id == endpoint_id, endpoints.c.application_id == application_id)
-        .values(changes)
+        .values(updated_at=now, **changes)
     )
 
 
@@ -215,25 +190,26 @@ async def restart_schedule(conn: AsyncConnection, delivery_id: str, *, now: date
 
 async def pause_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:
     """PENDING without a next attempt: paused. An attempt in flight (leased) finishes first."""
-    await conn.execute(
-        update(deliveries)
-        .where(
-            deliveries.c.endpoint_id == endpoint_id,
-            deliveries.c.status == PENDING,
-            deliveries.c.lease_token.is_(None),
-        )
-        .values(next_attempt_at=None, updated_at=now)
-    )
+    not_leased = deliveries.c.lease_token.is_(None)
+    await _reschedule_pending(conn, endpoint_id, not_leased, next_attempt_at=None, now=now)
 
 
 async def resume_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:
+    paused = deliveries.c.next_attempt_at.is_(None)
+    await _reschedule_pending(conn, endpoint_id, paused, next_attempt_at=now, now=now)
+
+
+async def _reschedule_pending(
+    conn: AsyncConnection,
+    endpoint_id: str,
+    which: ColumnElement[bool],
+    *,
+    next_attempt_at: datetime | None,
+    now: datetime,
+) -> None:
+    """The endpoint's PENDING deliveries that match ``which`` are next due at ``next_attempt_at``."""
     await conn.execute(
         update(deliveries)
-        .where(
-            deliveries.c.endpoint_id == endpoint_id,
-            deliveries.c.status == PENDING,
-            deliveries.c.next_attempt_at.is_(None),
-        )
-        .values(next_attempt_at=now, updated_at=now)
+        .where(deliveries.c.endpoint_id == endpoint_id, deliveries.c.status == PENDING, which)
+        .values(next_attempt_at=next_attempt_at, updated_at=now)
     )
-

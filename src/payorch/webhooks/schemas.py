@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES
-from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint, WebhookPage
+from payorch.jsontypes import json_fields
+from payorch.pagination import Page
+from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
 
 EventList = Annotated[
     list[str],
@@ -95,40 +96,33 @@ class WebhookDeliveryList(BaseModel):
     next_cursor: str | None
 
 
+_ENDPOINT_FIELDS = ("id", "application_id", "url", "enabled", "events", "created_at")
+_DELIVERY_FIELDS = (
+    "id",
+    "endpoint_id",
+    "event_id",
+    "event_type",
+    "status",
+    "attempts",
+    "next_attempt_at",
+    "last_attempt_at",
+    "response_status",
+    "response_excerpt",
+    "error",
+    "created_at",
+)
+
+
 def endpoint_body(endpoint: WebhookEndpoint) -> dict[str, object]:
-    return {
-        "id": endpoint.id,
-        "application_id": endpoint.application_id,
-        "url": endpoint.url,
-        "enabled": endpoint.enabled,
-        "events": list(endpoint.events),
-        "created_at": isoformat(endpoint.created_at),
-    }
+    return json_fields(endpoint, _ENDPOINT_FIELDS)
 
 
 def created_endpoint_body(endpoint: WebhookEndpoint, secret: str) -> dict[str, object]:
     return {"success": True, "data": {**endpoint_body(endpoint), "secret": secret}}
 
 
-def _ts(value: datetime | None) -> str | None:
-    return None if value is None else isoformat(value)
-
-
 def delivery_body(delivery: Delivery) -> dict[str, object]:
-    return {
-        "id": delivery.id,
-        "endpoint_id": delivery.endpoint_id,
-        "event_id": delivery.event_id,
-        "event_type": delivery.event_type,
-        "status": delivery.status,
-        "attempts": delivery.attempts,
-        "next_attempt_at": _ts(delivery.next_attempt_at),
-        "last_attempt_at": _ts(delivery.last_attempt_at),
-        "response_status": delivery.response_status,
-        "response_excerpt": delivery.response_excerpt,
-        "error": delivery.error,
-        "created_at": isoformat(delivery.created_at),
-    }
+    return json_fields(delivery, _DELIVERY_FIELDS)
 
 
 def delivery_with_history_body(
@@ -149,9 +143,9 @@ def delivery_with_history_body(
     return body
 
 
-def endpoint_page_body(page: WebhookPage[WebhookEndpoint]) -> dict[str, object]:
+def endpoint_page_body(page: Page[WebhookEndpoint]) -> dict[str, object]:
     return {"items": [endpoint_body(e) for e in page.items], "next_cursor": page.next_cursor}
 
 
-def delivery_page_body(page: WebhookPage[Delivery]) -> dict[str, object]:
+def delivery_page_body(page: Page[Delivery]) -> dict[str, object]:
     return {"items": [delivery_body(d) for d in page.items], "next_cursor": page.next_cursor}

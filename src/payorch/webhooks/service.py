@@ -5,22 +5,21 @@ Every function runs in the request's transaction (``conn``) and never commits.
 
 from __future__ import annotations
 
-from typing import Protocol, TypeVar
-
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch import pagination
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
-from payorch.webhooks import pagination, repository, urls
+from payorch.pagination import Page, page_of
+from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
     SUCCEEDED,
     Delivery,
     DeliveryAttempt,
     WebhookEndpoint,
-    WebhookPage,
 )
 from payorch.webhooks.schemas import CreateWebhookEndpoint, UpdateWebhookEndpoint
 from payorch.webhooks.signing import new_secret
@@ -68,11 +67,11 @@ async def get_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) 
 
 async def list_endpoints(
     conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
-) -> WebhookPage[WebhookEndpoint]:
+) -> Page[WebhookEndpoint]:
     found = await repository.list_endpoints(
         conn, caller.application_id, before=pagination.decode(cursor), limit=limit + 1
     )
-    return _page(found, limit)
+    return page_of(found, limit, lambda item: item.id)
 
 
 async def update_endpoint(
@@ -113,12 +112,12 @@ async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: st
 
 async def list_deliveries(
     conn: AsyncConnection, caller: Caller, endpoint_id: str, cursor: str | None, limit: int
-) -> WebhookPage[Delivery]:
+) -> Page[Delivery]:
     await _endpoint(conn, caller, endpoint_id)
     found = await repository.list_deliveries(
         conn, caller.application_id, endpoint_id, before=pagination.decode(cursor), limit=limit + 1
     )
-    return _page(found, limit)
+    return page_of(found, limit, lambda item: item.id)
 
 
 async def get_delivery(
@@ -153,18 +152,3 @@ async def _endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> 
     if endpoint is None:
         raise ResourceNotFound(f"No webhook endpoint {endpoint_id}.")
     return endpoint
-
-
-class _Listed(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-ListedT = TypeVar("ListedT", bound=_Listed)
-
-
-def _page(found: list[ListedT], limit: int) -> WebhookPage[ListedT]:
-    """``found`` holds up to limit + 1 items: one more means another page follows."""
-    items = found[:limit]
-    more = len(found) > limit
-    return WebhookPage(items, pagination.encode(items[-1].id) if more else None)

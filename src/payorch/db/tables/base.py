@@ -1,4 +1,8 @@
-from sqlalchemy import MetaData
+from datetime import datetime
+
+from sqlalchemy import Column, ForeignKey, MetaData, String
+
+from payorch.db.types import UtcDateTime
 
 # Named constraints, so migrations can refer to them on both databases.
 metadata = MetaData(
@@ -10,3 +14,20 @@ metadata = MetaData(
         "pk": "pk_%(table_name)s",
     }
 )
+
+
+# The columns most tables share, written once (each call makes a new Column: a Column belongs
+# to one table).
+def id_column() -> Column[str]:
+    return Column("id", String(40), primary_key=True)
+
+
+def reference(
+    name: str, table: str, *, index: bool | None = None, unique: bool | None = None
+) -> Column[str]:
+    """A required reference to ``table``'s id."""
+    return Column(name, String(40), ForeignKey(f"{table}.id"), nullable=False, index=index, unique=unique)
+
+
+def timestamp(name: str, *, nullable: bool = False) -> Column[datetime]:
+    return Column(name, UtcDateTime, nullable=nullable)

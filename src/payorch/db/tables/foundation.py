@@ -1,46 +1,46 @@
 """Applications, merchants, API keys, payment intents, events (the outbox) and idempotency."""
 
-from sqlalchemy import BigInteger, Column, ForeignKey, Index, Integer, String, Table, Text
+from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, Text
 
-from payorch.db.tables.base import metadata
+from payorch.db.tables.base import id_column, metadata, reference, timestamp
 from payorch.db.types import JsonType, UtcDateTime
 
 applications = Table(
     "applications",
     metadata,
-    Column("id", String(40), primary_key=True),
+    id_column(),
     Column("name", String(200), nullable=False),
     Column("environment", String(16), nullable=False),  # SANDBOX | PRODUCTION
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
 )
 
 merchant_accounts = Table(
     "merchant_accounts",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False, index=True),
+    id_column(),
+    reference("application_id", "applications", index=True),
     Column("name", String(200), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
 )
 
 api_credentials = Table(
     "api_credentials",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False, index=True),
+    id_column(),
+    reference("application_id", "applications", index=True),
     Column("name", String(200), nullable=True),
     Column("prefix", String(32), nullable=False, unique=True),
     Column("secret_hash", String(64), nullable=False),  # SHA-256 hex of the secret part
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("revoked_at", UtcDateTime, nullable=True),
+    timestamp("created_at"),
+    timestamp("revoked_at", nullable=True),
 )
 
 payment_intents = Table(
     "payment_intents",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
-    Column("merchant_account_id", String(40), ForeignKey("merchant_accounts.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
+    reference("merchant_account_id", "merchant_accounts"),
     Column("status", String(24), nullable=False),
     Column("external_reference", String(64), nullable=False),
     Column("amount", BigInteger, nullable=False),
@@ -50,8 +50,8 @@ payment_intents = Table(
     Column("provider", String(64), nullable=True),  # the chosen provider, set by a checkout
     Column("return_url", Text, nullable=False),
     Column("metadata", JsonType, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("updated_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
+    timestamp("updated_at"),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
 )
 
@@ -63,11 +63,11 @@ events = Table(
     # seq gives a total order (ids share a millisecond); id is the public identifier.
     Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
     Column("id", String(40), nullable=False, unique=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
+    reference("application_id", "applications"),
     Column("type", String(64), nullable=False),
     Column("payment_intent_id", String(40), nullable=False),
     Column("payload", Text, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
     Index("ix_events_application_id_seq", "application_id", "seq"),
     Index("ix_events_payment_intent_id_seq", "payment_intent_id", "seq"),
 )
@@ -82,9 +82,9 @@ idempotency_records = Table(
     Column("key", String(255), primary_key=True),
     Column("fingerprint", String(64), nullable=False),
     Column("state", String(16), nullable=False),  # IN_PROGRESS | COMPLETED
-    Column("locked_until", UtcDateTime, nullable=False),
+    timestamp("locked_until"),
     Column("response_status", Integer, nullable=True),
     Column("response_body", Text, nullable=True),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
     Column("expires_at", UtcDateTime, nullable=False, index=True),
 )

@@ -1,34 +1,17 @@
 """Tables of the providers domain: payments, connectors (provider configurations), checkouts."""
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
-)
+from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, String, Table, Text, UniqueConstraint
 
-from payorch.db.tables.base import metadata
-from payorch.db.types import JsonType, UtcDateTime
+from payorch.db.tables.base import id_column, metadata, reference, timestamp
+from payorch.db.types import JsonType
 
 payments = Table(
     "payments",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
-    Column(
-        "payment_intent_id",
-        String(40),
-        ForeignKey("payment_intents.id"),
-        nullable=False,
-        unique=True,  # one payment per intent, whatever races
-    ),
-    Column("merchant_account_id", String(40), ForeignKey("merchant_accounts.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
+    reference("payment_intent_id", "payment_intents", unique=True),  # one payment per intent
+    reference("merchant_account_id", "merchant_accounts"),
     Column("external_reference", String(64), nullable=False),
     Column("status", String(24), nullable=False),  # AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED
     Column("amount", BigInteger, nullable=False),
@@ -37,8 +20,8 @@ payments = Table(
     Column("provider", String(64), nullable=False),
     Column("provider_reference", String(128), nullable=False),  # token (A) or payment id (B)
     Column("authorization_code", String(64), nullable=True),
-    Column("authorized_at", UtcDateTime, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("authorized_at"),
+    timestamp("created_at"),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
 )
@@ -48,16 +31,16 @@ payments = Table(
 connectors = Table(
     "connectors",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
-    Column("merchant_account_id", String(40), ForeignKey("merchant_accounts.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
+    reference("merchant_account_id", "merchant_accounts"),
     Column("provider", String(64), nullable=False),
     Column("mode", String(16), nullable=False),  # MOCK | SANDBOX | PRODUCTION
     Column("enabled", Boolean, nullable=False),
     Column("priority", Integer, nullable=False),
     Column("credentials", Text, nullable=True),  # Fernet token of the JSON credentials
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("updated_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
+    timestamp("updated_at"),
     UniqueConstraint("merchant_account_id", "provider"),
 )
 
@@ -67,10 +50,10 @@ connectors = Table(
 checkouts = Table(
     "checkouts",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
-    Column("payment_intent_id", String(40), ForeignKey("payment_intents.id"), nullable=False),
-    Column("connector_id", String(40), ForeignKey("connectors.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
+    reference("payment_intent_id", "payment_intents"),
+    reference("connector_id", "connectors"),
     Column("provider", String(64), nullable=False),
     Column("status", String(16), nullable=False),  # ACTIVE | REPLACED | CLOSED
     Column("reference", String(128), nullable=False),  # token (A) or preference id (B)
@@ -79,14 +62,14 @@ checkouts = Table(
     Column("method", String(8), nullable=False),
     Column("fields", JsonType, nullable=False),
     Column("provider_data", JsonType, nullable=False),  # the adapter's opaque keepsake
-    Column("expires_at", UtcDateTime, nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("closed_at", UtcDateTime, nullable=True),
+    timestamp("expires_at"),
+    timestamp("created_at"),
+    timestamp("closed_at", nullable=True),
     # Worker: when to look at this checkout next (expiry or reconciliation), how many times it
     # was looked at, and a lease so two workers never handle it at once.
-    Column("next_check_at", UtcDateTime, nullable=True),
+    timestamp("next_check_at", nullable=True),
     Column("check_attempts", Integer, nullable=False, default=0, server_default="0"),
-    Column("lease_until", UtcDateTime, nullable=True),
+    timestamp("lease_until", nullable=True),
     Index("ix_checkouts_payment_intent_id_created_at", "payment_intent_id", "created_at"),
     Index("ix_checkouts_reference", "reference"),
     Index("ix_checkouts_status_next_check_at", "status", "next_check_at"),

@@ -5,20 +5,10 @@ provider A's published integration keys), so each application sees only its own 
 Provider B amounts are kept in hundredths (the API speaks decimal numbers with two places).
 """
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    Index,
-    Integer,
-    String,
-    Table,
-    Text,
-    UniqueConstraint,
-)
+from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, String, Table, Text, UniqueConstraint
 
-from payorch.db.tables.base import metadata
-from payorch.db.types import JsonType, UtcDateTime
+from payorch.db.tables.base import id_column, metadata, timestamp
+from payorch.db.types import JsonType
 
 simulator_faults = Table(
     "simulator_faults",
@@ -26,7 +16,7 @@ simulator_faults = Table(
     Column("owner", String(40), primary_key=True),
     Column("provider", String(40), primary_key=True),  # provider_a | provider_b
     Column("mode", String(8), nullable=False),  # ok | error | timeout
-    Column("updated_at", UtcDateTime, nullable=False),
+    timestamp("updated_at"),
 )
 
 # Provider A (Webpay Plus REST 1.2) transactions, one per token.
@@ -39,11 +29,11 @@ simulator_a_transactions = Table(
     Column("session_id", String(61), nullable=False),
     Column("amount", BigInteger, nullable=False),
     Column("return_url", String(255), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
     # The buyer's choice: approve | reject | cancel | timeout | error (null: nothing yet)
     Column("outcome", String(8), nullable=True),
-    Column("decided_at", UtcDateTime, nullable=True),
-    Column("committed_at", UtcDateTime, nullable=True),
+    timestamp("decided_at", nullable=True),
+    timestamp("committed_at", nullable=True),
     # INITIALIZED | AUTHORIZED | FAILED | REVERSED | NULLIFIED | PARTIALLY_NULLIFIED
     Column("status", String(24), nullable=False),
     Column("response_code", Integer, nullable=True),
@@ -64,10 +54,10 @@ simulator_b_preferences = Table(
     Column("currency_id", String(3), nullable=False),
     Column("amount_hundredths", BigInteger, nullable=False),
     Column("expires", Boolean, nullable=False),
-    Column("expiration_date_from", UtcDateTime, nullable=True),
-    Column("expiration_date_to", UtcDateTime, nullable=True),
+    timestamp("expiration_date_from", nullable=True),
+    timestamp("expiration_date_to", nullable=True),
     Column("body", JsonType, nullable=False),  # the preference as the API shows it
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
     Index("ix_simulator_b_preferences_owner_external_reference", "owner", "external_reference"),
 )
 
@@ -90,9 +80,9 @@ simulator_b_payments = Table(
     Column("refunded_hundredths", BigInteger, nullable=False),
     Column("authorization_code", String(16), nullable=True),
     Column("notification_url", Text, nullable=True),
-    Column("date_created", UtcDateTime, nullable=False),
-    Column("date_approved", UtcDateTime, nullable=True),
-    Column("date_last_updated", UtcDateTime, nullable=False),
+    timestamp("date_created"),
+    timestamp("date_approved", nullable=True),
+    timestamp("date_last_updated"),
     Index("ix_simulator_b_payments_owner_external_reference", "owner", "external_reference"),
     Index("ix_simulator_b_payments_preference_id", "preference_id"),
 )
@@ -106,7 +96,7 @@ simulator_b_refunds = Table(
     Column("amount_hundredths", BigInteger, nullable=False),
     Column("status", String(16), nullable=False),
     Column("idempotency_key", String(255), nullable=True),
-    Column("date_created", UtcDateTime, nullable=False),
+    timestamp("date_created"),
     # One refund per X-Idempotency-Key and owner: a retried request finds the first refund.
     UniqueConstraint("owner", "idempotency_key", name="uq_simulator_b_refunds_owner_key"),
     Index("ix_simulator_b_refunds_payment_id", "payment_id"),
@@ -117,15 +107,15 @@ simulator_b_refunds = Table(
 simulator_b_notifications = Table(
     "simulator_b_notifications",
     metadata,
-    Column("id", String(40), primary_key=True),
+    id_column(),
     Column("owner", String(40), nullable=False),
     Column("payment_id", BigInteger, nullable=False),
     Column("url", Text, nullable=False),
     Column("body", JsonType, nullable=False),
     Column("status", String(12), nullable=False),  # PENDING | DELIVERED | GAVE_UP
     Column("attempts", Integer, nullable=False),
-    Column("next_attempt_at", UtcDateTime, nullable=False),
+    timestamp("next_attempt_at"),
     Column("last_error", String(255), nullable=True),
-    Column("created_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
     Index("ix_simulator_b_notifications_status_next_attempt_at", "status", "next_attempt_at"),
 )

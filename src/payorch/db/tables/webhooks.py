@@ -6,60 +6,50 @@ lease (``leased_until``, also written to ``next_attempt_at`` so an abandoned cla
 again by itself) and a ``lease_token`` that its result must still match when it is applied.
 """
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Table,
-    Text,
-)
+from sqlalchemy import BigInteger, Boolean, Column, ForeignKey, Index, Integer, String, Table, Text
 
-from payorch.db.tables.base import metadata
-from payorch.db.types import JsonType, UtcDateTime
+from payorch.db.tables.base import id_column, metadata, reference, timestamp
+from payorch.db.types import JsonType
 
 webhook_endpoints = Table(
     "webhook_endpoints",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
     Column("url", Text, nullable=False),
     Column("events", JsonType, nullable=False),  # [] = every event type
     Column("enabled", Boolean, nullable=False),
     Column("secret_encrypted", Text, nullable=False),  # runtime.cipher; never returned
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("updated_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
+    timestamp("updated_at"),
     Index("ix_webhook_endpoints_application_id_id", "application_id", "id"),
 )
 
 webhook_deliveries = Table(
     "webhook_deliveries",
     metadata,
-    Column("id", String(40), primary_key=True),
-    Column("application_id", String(40), ForeignKey("applications.id"), nullable=False),
+    id_column(),
+    reference("application_id", "applications"),
     Column(
         "endpoint_id",
         String(40),
         ForeignKey("webhook_endpoints.id", ondelete="CASCADE"),
         nullable=False,
     ),
-    Column("event_id", String(40), ForeignKey("events.id"), nullable=False),
+    reference("event_id", "events"),
     Column("event_type", String(64), nullable=False),
     Column("status", String(16), nullable=False),  # PENDING | SUCCEEDED | EXHAUSTED
     Column("attempts", Integer, nullable=False),  # every attempt ever made (history)
     Column("schedule_attempts", Integer, nullable=False),  # attempts of the current schedule (<= 7)
-    Column("next_attempt_at", UtcDateTime, nullable=True),  # None once final
-    Column("leased_until", UtcDateTime, nullable=True),
+    timestamp("next_attempt_at", nullable=True),  # None once final
+    timestamp("leased_until", nullable=True),
     Column("lease_token", String(32), nullable=True),
-    Column("last_attempt_at", UtcDateTime, nullable=True),
+    timestamp("last_attempt_at", nullable=True),
     Column("response_status", Integer, nullable=True),
     Column("response_excerpt", Text, nullable=True),
     Column("error", String(64), nullable=True),
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("updated_at", UtcDateTime, nullable=False),
+    timestamp("created_at"),
+    timestamp("updated_at"),
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
     # The claim's per-endpoint probe (repository.due_endpoints, lock_due).
@@ -85,7 +75,7 @@ webhook_delivery_attempts = Table(
         nullable=False,
     ),
     Column("number", Integer, nullable=False),  # 1.. over the delivery's whole history
-    Column("started_at", UtcDateTime, nullable=False),
+    timestamp("started_at"),
     Column("duration_ms", Integer, nullable=False),
     Column("response_status", Integer, nullable=True),
     Column("response_excerpt", Text, nullable=True),

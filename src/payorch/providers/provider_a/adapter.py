@@ -52,7 +52,7 @@ from payorch.providers.base import (
 )
 from payorch.providers.http import json_or_none, parse, send
 from payorch.providers.provider_a import wire
-from payorch.providers.provider_a.credentials import credentials_of
+from payorch.providers.provider_a.credentials import ProviderACredentials
 from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
 
 BASE_URLS = {
@@ -71,7 +71,7 @@ def buy_order_for(payment_intent_id: str) -> str:
 
 def session_id_for(ctx: ConnectorContext, checkout_id: str) -> str:
     """The checkout's session_id (40 hex characters, within the provider's 61)."""
-    key = credentials_of(ctx).api_key.get_secret_value().encode()
+    key = ProviderACredentials.of(ctx).api_key.get_secret_value().encode()
     return hmac.new(key, b"session:" + checkout_id.encode(), hashlib.sha256).hexdigest()[:40]
 
 
@@ -293,7 +293,7 @@ class ProviderAAdapter:
 
 
 def _headers(ctx: ConnectorContext) -> dict[str, str]:
-    credentials = credentials_of(ctx)
+    credentials = ProviderACredentials.of(ctx)
     return {
         "Tbk-Api-Key-Id": credentials.commerce_code,
         "Tbk-Api-Key-Secret": credentials.api_key.get_secret_value(),

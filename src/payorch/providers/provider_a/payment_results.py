@@ -1,7 +1,4 @@
-"""Provider A's transaction (commit/status answer) in our vocabulary: which outcome it means.
-
-Kept next to wire.py: the wire's statuses and what they mean for a payment are read together.
-"""
+"""Provider A's transaction (commit/status answer) in our vocabulary: which outcome it means."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ from payorch.providers.base import (
 )
 from payorch.providers.http import parse, send
 from payorch.providers.provider_b import wire
-from payorch.providers.provider_b.credentials import credentials_of
+from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.payment_results import (
     details_of,
     ignored,
@@ -286,7 +286,7 @@ class ProviderBAdapter:
         """Verify, then read the payment to learn which intent it concerns. The caller still
         confirms with ``read_status(..., payment_reference=...)`` against its checkout."""
         try:
-            secret = credentials_of(ctx).webhook_secret.get_secret_value()
+            secret = ProviderBCredentials.of(ctx).webhook_secret.get_secret_value()
         except ProviderRejected:
             raise InvalidNotification("the connector has no webhook_secret") from None
         data_id = verify_signature(
@@ -378,7 +378,7 @@ class ProviderBAdapter:
 
 def _headers(ctx: ConnectorContext, *, idempotency_key: str | None = None) -> dict[str, str]:
     headers = {
-        "Authorization": "Bearer " + credentials_of(ctx).access_token.get_secret_value(),
+        "Authorization": "Bearer " + ProviderBCredentials.of(ctx).access_token.get_secret_value(),
         "Content-Type": "application/json",
     }
     if idempotency_key is not None:

@@ -1,7 +1,5 @@
 """Provider B's payment in our vocabulary: which outcome a status means, whether a payment
 belongs to a checkout, and which of an intent's payments speaks for it.
-
-Kept next to wire.py: the wire's statuses and what they mean for a payment are read together.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
 from payorch.simulator.provider_a.records import SimADecision, SimATransaction
 from payorch.simulator.provider_a.wire import SimACreateRequest
+from payorch.simulator.repository import owned
 
 
 def _transaction(row: Row[tuple[object, ...]]) -> SimATransaction:
@@ -38,13 +39,8 @@ async def get(
     conn: AsyncConnection, token: str, *, owner: str | None = None, for_update: bool = False
 ) -> SimATransaction | None:
     """By token; ``owner`` None only for the buyer's page, which carries no credentials."""
-    query = select(transactions).where(transactions.c.token == token)
-    if owner is not None:
-        query = query.where(transactions.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).first()
-    return _transaction(row) if row is not None else None
+    key = transactions.c.token == token
+    return await owned(conn, SimATransaction, transactions, key, owner=owner, for_update=for_update)
 
 
 async def decide(

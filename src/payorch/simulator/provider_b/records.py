@@ -10,16 +10,25 @@ from payorch.jsontypes import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
-class SimBPreference:
-    id: str  # <collector_id>-<uuid>
-    owner: str
+class CheckedPreference:
+    """A valid preference: the fields the client gave (``body``) and the columns drawn from them
+    (wire.check_preference)."""
+
+    body: JsonObject
     external_reference: str | None
     currency_id: str
     amount_hundredths: int
     expires: bool
     expiration_date_from: datetime | None
     expiration_date_to: datetime | None
-    body: JsonObject  # the fields the client gave, as checked (wire.check_preference)
+
+
+@dataclass(frozen=True, slots=True)
+class SimBPreference(CheckedPreference):
+    """A stored preference: the checked one with its id, owner and creation time."""
+
+    id: str  # <collector_id>-<uuid>
+    owner: str
     created_at: datetime
 
     def is_expired(self, now: datetime) -> bool:

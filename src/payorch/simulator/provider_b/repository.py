@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Row, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import column_values
 from payorch.db.tables.simulator import (
     simulator_b_notifications as notifications,
 )
@@ -21,6 +22,7 @@ from payorch.db.tables.simulator import (
     simulator_b_refunds as refunds,
 )
 from payorch.simulator.provider_b.records import (
+    CheckedPreference,
     SimBAttempt,
     SimBNotification,
     SimBPayment,
@@ -28,15 +30,11 @@ from payorch.simulator.provider_b.records import (
     SimBRefund,
     SimBStatusChange,
 )
-from payorch.simulator.provider_b.wire import CheckedPreference
+from payorch.simulator.repository import owned
 
 OPEN_STATUSES = ("pending", "in_process")
 
 AnyRow = Row[tuple[object, ...]]
-
-
-def _preference(row: AnyRow) -> SimBPreference:
-    return SimBPreference(**row._mapping)
 
 
 def _payment(row: AnyRow) -> SimBPayment:
@@ -51,24 +49,12 @@ def _notification(row: AnyRow) -> SimBNotification:
     return SimBNotification(**row._mapping)
 
 
-def _preference_columns(checked: CheckedPreference) -> dict[str, object]:
-    return {
-        "external_reference": checked.external_reference,
-        "currency_id": checked.currency_id,
-        "amount_hundredths": checked.amount_hundredths,
-        "expires": checked.expires,
-        "expiration_date_from": checked.expiration_date_from,
-        "expiration_date_to": checked.expiration_date_to,
-        "body": checked.body,
-    }
-
-
 async def insert_preference(
     conn: AsyncConnection, preference_id: str, owner: str, checked: CheckedPreference, now: datetime
 ) -> None:
     await conn.execute(
         insert(preferences).values(
-            id=preference_id, owner=owner, created_at=now, **_preference_columns(checked)
+            id=preference_id, owner=owner, created_at=now, **column_values(checked)
         )
     )
 
@@ -80,13 +66,8 @@ async def get_preference(
     owner: str | None = None,
     for_update: bool = False,
 ) -> SimBPreference | None:
-    query = select(preferences).where(preferences.c.id == preference_id)
-    if owner is not None:
-        query = query.where(preferences.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).first()
-    return _preference(row) if row is not None else None
+    key = preferences.c.id == preference_id
+    return await owned(conn, SimBPreference, preferences, key, owner=owner, for_update=for_update)
 
 
 async def update_preference(
@@ -95,7 +76,7 @@ async def update_preference(
     await conn.execute(
         update(preferences)
         .where(preferences.c.id == preference_id)
-        .values(**_preference_columns(checked))
+        .values(**column_values(checked))
     )
 
 
@@ -106,13 +87,8 @@ async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
 async def get_payment(
     conn: AsyncConnection, payment_id: int, *, owner: str | None = None, for_update: bool = False
 ) -> SimBPayment | None:
-    query = select(payments).where(payments.c.id == payment_id)
-    if owner is not None:
-        query = query.where(payments.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).first()
-    return _payment(row) if row is not None else None
+    key = payments.c.id == payment_id
+    return await owned(conn, SimBPayment, payments, key, owner=owner, for_update=for_update)
 
 
 async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[SimBPayment]:

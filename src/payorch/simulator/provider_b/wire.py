@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 from payorch.jsontypes import JsonObject
 from payorch.money import exponent
+from payorch.simulator.provider_b.records import CheckedPreference
 
 BASE = "/simulator/provider_b"
 PAGE_PATH = BASE + "/checkout/v1/redirect"  # the checkout page (a preference's init_point)
@@ -154,19 +154,6 @@ PREFERENCE_FIELDS = (
     "marketplace",
     "additional_info",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class CheckedPreference:
-    """A valid preference: the fields the client gave (``body``) and the columns drawn from them."""
-
-    body: JsonObject
-    external_reference: str | None
-    currency_id: str
-    amount_hundredths: int
-    expires: bool
-    expiration_date_from: datetime | None
-    expiration_date_to: datetime | None
 
 
 def check_preference(data: JsonObject) -> CheckedPreference:

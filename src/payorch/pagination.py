@@ -1,9 +1,12 @@
-"""Opaque keyset cursors for the lists of this domain and of events ({items, next_cursor})."""
+"""Pages of the API's lists ({items, next_cursor}, newest first) and their opaque keyset cursors."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from payorch.errors import ValidationFailed
 
@@ -26,3 +29,21 @@ def decode(cursor: str | None) -> str | None:
     if not position or not position.isprintable() or len(position) > 64:
         raise ValidationFailed.field("cursor", "Not a cursor returned by this list.")
     return position
+
+
+ItemT = TypeVar("ItemT")
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[ItemT]):
+    """One page of a list, newest first; ``next_cursor`` is None on the last page."""
+
+    items: list[ItemT]
+    next_cursor: str | None
+
+
+def page_of(found: list[ItemT], limit: int, position: Callable[[ItemT], str]) -> Page[ItemT]:
+    """``found`` holds up to limit + 1 items: one more means another page follows, from the
+    ``position`` of the page's last item."""
+    items = found[:limit]
+    return Page(items, encode(position(items[-1])) if len(found) > limit else None)

@@ -37,6 +37,7 @@ EXPECTED = {
     (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
     (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
     (S.PROCESSING, M.FAIL): S.FAILED,
+    (S.CREATED, M.CANCEL): S.CANCELLED,
     (S.REQUIRES_ACTION, M.CANCEL): S.CANCELLED,
     (S.REQUIRES_ACTION, M.EXPIRE): S.EXPIRED,
     (S.AUTHORIZED, M.REFUND_PART): S.PARTIALLY_REFUNDED,
@@ -139,6 +140,14 @@ class IntentModel(RuleBasedStateMachine):
     @invariant()
     def authorized_at_most_once(self) -> None:
         assert self.history.count(S.AUTHORIZED) <= 1
+
+    @invariant()
+    def cancelled_only_before_any_payment(self) -> None:
+        # A cancel (buyer's or merchant's) comes straight from CREATED or REQUIRES_ACTION.
+        if S.CANCELLED in self.history:
+            before = self.history[: self.history.index(S.CANCELLED)]
+            assert before[-1] in (S.CREATED, S.REQUIRES_ACTION)
+            assert not {S.PROCESSING, S.AUTHORIZED} & set(before)
 
     @invariant()
     def nothing_after_a_final_state(self) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
-from payorch.checkouts import returns, service
-from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
+from payorch.checkouts import cancel, returns, service
+from payorch.checkouts.schemas import CancelPaymentIntent, CheckoutRequestBody, CheckoutResponse
 from payorch.errors import (
     AuthenticationFailed,
     ConnectorNotConfigured,
@@ -28,6 +28,7 @@ from payorch.http.deps import (
 from payorch.http.errors import problem_responses
 from payorch.http.responses import idempotent_response, json_response
 from payorch.idempotency.records import IdempotentResult
+from payorch.intents.schemas import PaymentIntentResponse
 from payorch.providers.base import IncomingNotification
 
 router = APIRouter(tags=["Checkout"])
@@ -68,6 +69,41 @@ async def request_checkout(
     if isinstance(answer, IdempotentResult):
         return idempotent_response(answer)
     return json_response(answer.model_dump())
+
+
+@router.post(
+    "/v1/payment-intents/{payment_intent_id}/cancel",
+    response_model=PaymentIntentResponse,
+    responses=problem_responses(
+        ValidationFailed,
+        AuthenticationFailed,
+        ResourceNotFound,
+        InvalidState,
+        IdempotencyConflict,
+        IdempotencyKeyInUse,
+        ProviderError,
+        ConnectorUnavailable,
+    ),
+    tags=["Payment intents"],
+    summary="Cancel a payment intent (CREATED or REQUIRES_ACTION); its checkout is stopped first",
+)
+async def cancel_payment_intent(
+    payment_intent_id: str,
+    request: Request,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    phases: PhasesDep,
+    body: CancelPaymentIntent | None = None,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
+    body = body or CancelPaymentIntent()
+    scope = idempotency_scope(
+        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    )
+    answer = await cancel.cancel_intent(runtime, phases, caller, payment_intent_id, body.reason, scope)
+    if isinstance(answer, IdempotentResult):
+        return idempotent_response(answer)
+    return json_response(answer)
 
 
 async def _return(

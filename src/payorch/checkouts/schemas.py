@@ -27,6 +27,19 @@ class CheckoutRequestBody(BaseModel):
         return value
 
 
+class CancelPaymentIntent(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    reason: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            max_length=255,
+            description="Written into the payment.cancelled event; absent: `merchant`.",
+        ),
+    ] = None
+
+
 class CheckoutAction(BaseModel):
     type: Literal["REDIRECT"]
     url: str

@@ -81,19 +81,12 @@ async def request_checkout(
 ) -> CheckoutResponse | IdempotentResult:
     """The checkout for the intent, or the stored answer of an earlier request with the same
     Idempotency-Key (the endpoint replays it as it was)."""
-    if scope is not None:
-        # The key's lease must outlive the slowest request: waiting for a confirmation in
-        # progress, stopping the current checkout, then one call per candidate provider.
-        lease = 6 * runtime.settings.provider_timeout_seconds + 10
-        stored = await runtime.idempotency.begin(scope, lease_seconds=lease)
-        if stored is not None:
-            return stored
-    try:
-        return await _run(runtime, phases, caller, intent_id, body, scope)
-    except BaseException:
-        if scope is not None:
-            await runtime.idempotency.release(scope)
-        raise
+    # The key's lease must outlive the slowest request: waiting for a confirmation in progress,
+    # stopping the current checkout, then one call per candidate provider.
+    lease = 6 * runtime.settings.provider_timeout_seconds + 10
+    return await runtime.idempotency.leased(
+        scope, lease, lambda: _run(runtime, phases, caller, intent_id, body, scope)
+    )
 
 
 async def _run(

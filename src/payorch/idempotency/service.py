@@ -27,6 +27,7 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeVar
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -38,6 +39,7 @@ from payorch.http.responses import dumps
 from payorch.idempotency import repository
 from payorch.idempotency.records import IdempotencyRecord, IdempotentResult
 
+T = TypeVar("T")
 MAX_KEY_LENGTH = 255
 DEFAULT_LEASE_SECONDS = 60.0
 
@@ -135,6 +137,23 @@ class Idempotency:
                 key=scope.key,
                 fingerprint=scope.fingerprint,
             )
+
+    async def leased(
+        self, scope: Scope | None, lease_seconds: float, flow: Callable[[], Awaitable[T]]
+    ) -> T | IdempotentResult:
+        """Run a multi-phase ``flow`` under an optional key held for ``lease_seconds``: a replay
+        answers the stored result; any error frees the key (``flow`` stores its 2xx with
+        ``complete`` in its last transaction)."""
+        if scope is not None:
+            stored = await self.begin(scope, lease_seconds=lease_seconds)
+            if stored is not None:
+                return stored
+        try:
+            return await flow()
+        except BaseException:
+            if scope is not None:
+                await self.release(scope)
+            raise
 
     async def purge(self) -> int:
         async with self._phases.transaction() as conn:

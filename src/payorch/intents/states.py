@@ -29,7 +29,7 @@ class Move(StrEnum):
     PROCESS = "process"  # the provider left the payment in process
     AUTHORIZE = "authorize"
     FAIL = "fail"
-    CANCEL = "cancel"
+    CANCEL = "cancel"  # the buyer at the provider, or the merchant (POST .../cancel)
     EXPIRE = "expire"
     REFUND_PART = "refund_part"  # a refund that leaves something to refund
     REFUND_REST = "refund_rest"  # a refund of everything that was left
@@ -45,6 +45,7 @@ TRANSITIONS: dict[tuple[IntentStatus, Move], IntentStatus] = {
     (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
     (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
     (S.PROCESSING, M.FAIL): S.FAILED,
+    (S.CREATED, M.CANCEL): S.CANCELLED,  # the merchant cancels before any checkout
     (S.REQUIRES_ACTION, M.CANCEL): S.CANCELLED,
     (S.REQUIRES_ACTION, M.EXPIRE): S.EXPIRED,
     (S.AUTHORIZED, M.REFUND_PART): S.PARTIALLY_REFUNDED,

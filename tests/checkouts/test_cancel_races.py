@@ -1,0 +1,99 @@
+"""A merchant's cancel racing the buyer, many times, on SQLite and PostgreSQL: exactly one
+outcome, and never CANCELLED while the provider's books show a charge."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from payorch.runtime import Runtime
+from tests.checkouts.cancel_helpers import a_committed, b_statuses, cancel, try_to_pay
+from tests.checkouts.test_returns import payment_count
+from tests.conftest import Sandbox
+from tests.providers.helpers import (
+    A,
+    B,
+    checkout,
+    choose_without_returning,
+    events_of,
+    mock_sandbox,
+    read,
+    start,
+)
+
+ROUNDS = 8
+
+
+async def outcome_of(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_id: str, cancelled: httpx.Response
+) -> str:
+    """Check that the intent, its payments, its events and the cancel's answer agree."""
+    read_back = await read(client, sandbox, intent_id)
+    types = [e["type"] for e in await events_of(runtime, intent_id)]
+    status = read_back["status"]
+    if status == "AUTHORIZED":
+        assert await payment_count(runtime, intent_id) == 1
+        assert types.count("payment.authorized") == 1 and "payment.cancelled" not in types
+        assert cancelled.status_code == 409, cancelled.text
+        assert cancelled.json()["error"]["details"] == {"status": "AUTHORIZED"}
+    else:
+        assert status == "CANCELLED", read_back
+        assert await payment_count(runtime, intent_id) == 0
+        assert types.count("payment.cancelled") == 1 and "payment.authorized" not in types
+        assert cancelled.status_code == 200, cancelled.text
+    return str(status)
+
+
+async def test_a_cancel_racing_a_return_after_approval(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    """The buyer approved at provider A and returns while the merchant cancels: the provider
+    approved, so the intent is AUTHORIZED with one payment, whoever takes the checkout first."""
+    sandbox = await mock_sandbox(runtime)
+    for _ in range(ROUNDS):
+        intent, body = await start(client, sandbox, A)
+        location = await choose_without_returning(client, body, "approve")
+        returned, cancelled = await asyncio.gather(client.get(location), cancel(client, sandbox, intent["id"]))
+        assert returned.status_code == 303
+        assert await outcome_of(client, runtime, sandbox, intent["id"], cancelled) == "AUTHORIZED"
+
+
+@pytest.mark.parametrize("provider", [A, B])
+async def test_a_cancel_racing_the_buyer_paying(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    """The buyer approves at the page and returns while the merchant cancels: AUTHORIZED with one
+    payment, or CANCELLED with none and no charge at the provider; never both."""
+    sandbox = await mock_sandbox(runtime)
+    seen = set()
+    for _ in range(ROUNDS):
+        intent, body = await start(client, sandbox, provider)
+        _, cancelled = await asyncio.gather(
+            try_to_pay(client, body), cancel(client, sandbox, intent["id"])
+        )
+        status = await outcome_of(client, runtime, sandbox, intent["id"], cancelled)
+        seen.add(status)
+        if status == "CANCELLED":
+            if provider == A:
+                assert not await a_committed(runtime, body["checkout"]["fields"]["token_ws"])
+            else:
+                assert "approved" not in await b_statuses(client, runtime, sandbox, intent["id"])
+    assert seen <= {"AUTHORIZED", "CANCELLED"}
+
+
+async def test_a_cancel_racing_a_replacement(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    """A checkout request replacing A by B while the merchant cancels: the intent ends CANCELLED
+    and a B checkout handed out in the race is stopped too (nothing can be approved on it)."""
+    sandbox = await mock_sandbox(runtime)
+    for _ in range(ROUNDS):
+        intent, _ = await start(client, sandbox, A)
+        replaced, cancelled = await asyncio.gather(
+            checkout(client, sandbox, intent["id"], B), cancel(client, sandbox, intent["id"])
+        )
+        assert cancelled.status_code == 200, cancelled.text
+        assert replaced.status_code in (200, 409), replaced.text
+        if replaced.status_code == 200:
+            await try_to_pay(client, replaced.json())
+            assert "approved" not in await b_statuses(client, runtime, sandbox, intent["id"])
+        read_back = await read(client, sandbox, intent["id"])
+        assert read_back["status"] == "CANCELLED" and await payment_count(runtime, intent["id"]) == 0

@@ -1,4 +1,5 @@
-"""Regenerate src/payorch/client/_async.py from _sync.py (run by hand after editing _sync.py):
+"""Regenerate src/payorch/client/_async.py from _sync.py and _async_admin.py from _sync_admin.py
+(run by hand after editing either sync file):
 
     python tests/client/generate_async.py && ruff format --line-length 100 src/payorch/client
 
@@ -57,7 +58,14 @@ def generate(sync_source: str) -> str:
             "import asyncio\n"
             "from collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
         ),
-        ("class PayorchClient:", "class AsyncPayorchClient:"),
+        ("class PayorchClient(SyncAdministration):", "class AsyncPayorchClient(AsyncAdministration):"),
+        # Import order as isort wants it: _async_admin sorts before _core, _sync_admin after.
+        ("from payorch.client._sync_admin import SyncAdministration\n", ""),
+        (
+            "from payorch.client import _operations as ops\n",
+            "from payorch.client import _operations as ops\n"
+            "from payorch.client._async_admin import AsyncAdministration\n",
+        ),
         (SYNC_DOC, ASYNC_DOC),
         (
             "transport: httpx.BaseTransport | None = None,",
@@ -74,10 +82,35 @@ def generate(sync_source: str) -> str:
         ("response = self._http.request(", "response = await self._http.request("),
         ("self._sleep(delay)", "await self._sleep(delay)"),
     ]
+    return _awaited(_replaced(s, replacements))
+
+
+def generate_admin(sync_source: str) -> str:
+    return _awaited(
+        _replaced(
+            sync_source,
+            [
+                ("of the synchronous client", "of the asynchronous client"),
+                ("mixed into PayorchClient.", "mixed into AsyncPayorchClient (generated)."),
+                ("from collections.abc import Iterator", "from collections.abc import AsyncIterator"),
+                ("class SyncAdministration:", "class AsyncAdministration:"),
+                ("# PayorchClient's", "# AsyncPayorchClient's"),
+            ],
+        )
+    )
+
+
+def _replaced(source: str, replacements: list[tuple[str, str]]) -> str:
+    s = source
     for old, new in replacements:
         if old not in s:
-            raise SystemExit(f"generate_async: pattern not found in _sync.py: {old[:60]!r}")
+            raise SystemExit(f"generate_async: pattern not found: {old[:60]!r}")
         s = s.replace(old, new)
+    return s
+
+
+def _awaited(source: str) -> str:
+    s = source
     s = re.sub(r"(\n    )def (?!__)", r"\1async def ", s)
     s = s.replace("self.request(", "await self.request(")
     s = re.sub(r"-> Iterator\[(\w+)\]", r"-> AsyncIterator[\1]", s)
@@ -88,3 +121,4 @@ def generate(sync_source: str) -> str:
 
 if __name__ == "__main__":
     (CLIENT / "_async.py").write_text(generate((CLIENT / "_sync.py").read_text()))
+    (CLIENT / "_async_admin.py").write_text(generate_admin((CLIENT / "_sync_admin.py").read_text()))

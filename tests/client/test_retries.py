@@ -449,22 +449,26 @@ def test_every_operation_hits_its_documented_route(
 
 
 def test_async_client_is_generated_from_the_sync_one() -> None:
-    """_async.py is _sync.py awaited: regenerate with tests/client/generate_async.py."""
+    """_async.py / _async_admin.py are _sync.py / _sync_admin.py awaited: regenerate with\n    tests/client/generate_async.py."""
     import shutil
     import subprocess
     import sys
     from pathlib import Path
 
-    from tests.client.generate_async import CLIENT, generate
+    from tests.client.generate_async import CLIENT, generate, generate_admin
 
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
         pytest.skip("ruff is not installed")
-    formatted = subprocess.run(  # noqa: S603 - our own ruff on our own source
-        [ruff, "format", "--line-length", "100", "--stdin-filename", "_async.py", "-"],
-        input=generate((CLIENT / "_sync.py").read_text()),
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert formatted == (CLIENT / "_async.py").read_text()
+    for make, source, target in (
+        (generate, "_sync.py", "_async.py"),
+        (generate_admin, "_sync_admin.py", "_async_admin.py"),
+    ):
+        formatted = subprocess.run(  # noqa: S603 - our own ruff on our own source
+            [ruff, "format", "--line-length", "100", "--stdin-filename", target, "-"],
+            input=make((CLIENT / source).read_text()),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert formatted == (CLIENT / target).read_text(), f"{target} drifted from {source}"

@@ -10,6 +10,7 @@ import httpx
 
 from payorch import __version__
 from payorch.client import _operations as ops
+from payorch.client._async_admin import AsyncAdministration
 from payorch.client._core import (
     DEFAULT_BASE_URL,
     DEFAULT_TIMEOUT,
@@ -19,27 +20,22 @@ from payorch.client._core import (
     decode,
     network_error,
     parse,
-    parse_list,
     parse_page,
     request_headers,
     retry_delay,
 )
 from payorch.client.errors import PayorchError
 from payorch.client.models import (
-    ApiCredential,
     Checkout,
-    Connector,
     Event,
     Page,
     Payment,
     PaymentIntent,
     Refund,
-    WebhookDelivery,
-    WebhookEndpoint,
 )
 
 
-class AsyncPayorchClient:
+class AsyncPayorchClient(AsyncAdministration):
     """payorch's API from asyncio code.
 
     >>> async with AsyncPayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000") as client:
@@ -217,78 +213,6 @@ class AsyncPayorchClient:
             Refund, await self.request(ops.list_refunds(payment_id, cursor=cursor, limit=limit))
         )
 
-    # Webhook endpoints and deliveries
-
-    async def create_webhook_endpoint(
-        self, *, url: str, events: list[str] | None = None, idempotency_key: str | None = None
-    ) -> WebhookEndpoint:
-        """The answer carries ``secret`` (only this once): store it to verify notices."""
-        call = ops.create_webhook_endpoint(url=url, events=events, idempotency_key=idempotency_key)
-        return parse(WebhookEndpoint, await self.request(call))
-
-    async def list_webhook_endpoints(
-        self, *, cursor: str | None = None, limit: int | None = None
-    ) -> Page[WebhookEndpoint]:
-        call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
-        return parse_page(WebhookEndpoint, await self.request(call))
-
-    async def iter_webhook_endpoints(
-        self, *, limit: int | None = None
-    ) -> AsyncIterator[WebhookEndpoint]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_webhook_endpoints(cursor=cursor, limit=limit)
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
-
-    async def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
-        return parse(WebhookEndpoint, await self.request(ops.get_webhook_endpoint(endpoint_id)))
-
-    async def update_webhook_endpoint(
-        self,
-        endpoint_id: str,
-        *,
-        url: str | None = None,
-        events: list[str] | None = None,
-        enabled: bool | None = None,
-    ) -> WebhookEndpoint:
-        call = ops.update_webhook_endpoint(endpoint_id, url=url, events=events, enabled=enabled)
-        return parse(WebhookEndpoint, await self.request(call))
-
-    async def delete_webhook_endpoint(self, endpoint_id: str) -> None:
-        await self.request(ops.delete_webhook_endpoint(endpoint_id))
-
-    async def list_webhook_deliveries(
-        self, endpoint_id: str, *, cursor: str | None = None, limit: int | None = None
-    ) -> Page[WebhookDelivery]:
-        call = ops.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
-        return parse_page(WebhookDelivery, await self.request(call))
-
-    async def iter_webhook_deliveries(
-        self, endpoint_id: str, *, limit: int | None = None
-    ) -> AsyncIterator[WebhookDelivery]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
-
-    async def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
-        call = ops.get_webhook_delivery(endpoint_id, delivery_id)
-        return parse(WebhookDelivery, await self.request(call))
-
-    async def retry_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
-        return parse(
-            WebhookDelivery,
-            await self.request(ops.retry_webhook_delivery(endpoint_id, delivery_id)),
-        )
-
     # Events
 
     async def list_events(
@@ -321,76 +245,3 @@ class AsyncPayorchClient:
             if not page.next_cursor:
                 return
             cursor = page.next_cursor
-
-    # Connectors (provider configurations)
-
-    async def list_connectors(self, merchant_account_id: str) -> list[Connector]:
-        return parse_list(Connector, await self.request(ops.list_connectors(merchant_account_id)))
-
-    async def create_connector(
-        self,
-        merchant_account_id: str,
-        *,
-        provider: str,
-        mode: str,
-        enabled: bool | None = None,
-        priority: int | None = None,
-        credentials: dict[str, str] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Connector:
-        call = ops.create_connector(
-            merchant_account_id,
-            provider=provider,
-            mode=mode,
-            enabled=enabled,
-            priority=priority,
-            credentials=credentials,
-            idempotency_key=idempotency_key,
-        )
-        return parse(Connector, await self.request(call))
-
-    async def update_connector(
-        self,
-        merchant_account_id: str,
-        config_id: str,
-        *,
-        mode: str | None = None,
-        enabled: bool | None = None,
-        priority: int | None = None,
-        credentials: dict[str, str] | None = None,
-    ) -> Connector:
-        changes = dict(mode=mode, enabled=enabled, priority=priority, credentials=credentials)
-        return parse(
-            Connector,
-            await self.request(ops.update_connector(merchant_account_id, config_id, changes)),
-        )
-
-    # API credentials
-
-    async def create_api_credential(
-        self, *, name: str | None = None, idempotency_key: str | None = None
-    ) -> ApiCredential:
-        """The answer carries ``api_key`` (only this once)."""
-        call = ops.create_api_credential(name=name, idempotency_key=idempotency_key)
-        return parse(ApiCredential, await self.request(call))
-
-    async def list_api_credentials(self) -> list[ApiCredential]:
-        return parse_list(ApiCredential, await self.request(ops.list_api_credentials()))
-
-    async def revoke_api_credential(self, credential_id: str) -> None:
-        await self.request(ops.revoke_api_credential(credential_id))
-
-    # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
-
-    async def simulator_set_fault(self, provider: str, mode: str) -> dict[str, Any]:
-        """``mode``: ``ok``, ``error`` (the simulated provider answers 500) or ``timeout``."""
-        return dict(await self.request(ops.simulator_set_fault(provider=provider, mode=mode)))
-
-    async def simulator_settle(
-        self, payment_intent_id: str, outcome: str, *, provider: str | None = None
-    ) -> dict[str, Any]:
-        """Settle a payment the buyer left pending: ``outcome`` ``approve`` or ``reject``."""
-        call = ops.simulator_settle(
-            payment_intent_id=payment_intent_id, outcome=outcome, provider=provider
-        )
-        return dict(await self.request(call))

@@ -1,0 +1,155 @@
+"""The administration operations of the synchronous client (webhook endpoints and deliveries,
+connectors, API credentials, simulator controls), mixed into PayorchClient."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from payorch.client import _operations as ops
+from payorch.client._core import Call, parse, parse_list, parse_page
+from payorch.client.models import ApiCredential, Connector, Page, WebhookDelivery, WebhookEndpoint
+
+
+class SyncAdministration:
+    def request(self, call: Call) -> Any:
+        raise NotImplementedError  # PayorchClient's
+
+    # Webhook endpoints and deliveries
+
+    def create_webhook_endpoint(
+        self, *, url: str, events: list[str] | None = None, idempotency_key: str | None = None
+    ) -> WebhookEndpoint:
+        """The answer carries ``secret`` (only this once): store it to verify notices."""
+        call = ops.create_webhook_endpoint(url=url, events=events, idempotency_key=idempotency_key)
+        return parse(WebhookEndpoint, self.request(call))
+
+    def list_webhook_endpoints(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookEndpoint]:
+        call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
+        return parse_page(WebhookEndpoint, self.request(call))
+
+    def iter_webhook_endpoints(self, *, limit: int | None = None) -> Iterator[WebhookEndpoint]:
+        cursor: str | None = None
+        while True:
+            page = self.list_webhook_endpoints(cursor=cursor, limit=limit)
+            yield from page.items
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
+        return parse(WebhookEndpoint, self.request(ops.get_webhook_endpoint(endpoint_id)))
+
+    def update_webhook_endpoint(
+        self,
+        endpoint_id: str,
+        *,
+        url: str | None = None,
+        events: list[str] | None = None,
+        enabled: bool | None = None,
+    ) -> WebhookEndpoint:
+        call = ops.update_webhook_endpoint(endpoint_id, url=url, events=events, enabled=enabled)
+        return parse(WebhookEndpoint, self.request(call))
+
+    def delete_webhook_endpoint(self, endpoint_id: str) -> None:
+        self.request(ops.delete_webhook_endpoint(endpoint_id))
+
+    def list_webhook_deliveries(
+        self, endpoint_id: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[WebhookDelivery]:
+        call = ops.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+        return parse_page(WebhookDelivery, self.request(call))
+
+    def iter_webhook_deliveries(
+        self, endpoint_id: str, *, limit: int | None = None
+    ) -> Iterator[WebhookDelivery]:
+        cursor: str | None = None
+        while True:
+            page = self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+            yield from page.items
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        call = ops.get_webhook_delivery(endpoint_id, delivery_id)
+        return parse(WebhookDelivery, self.request(call))
+
+    def retry_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
+        return parse(
+            WebhookDelivery, self.request(ops.retry_webhook_delivery(endpoint_id, delivery_id))
+        )
+
+    # Connectors (provider configurations)
+
+    def list_connectors(self, merchant_account_id: str) -> list[Connector]:
+        return parse_list(Connector, self.request(ops.list_connectors(merchant_account_id)))
+
+    def create_connector(
+        self,
+        merchant_account_id: str,
+        *,
+        provider: str,
+        mode: str,
+        enabled: bool | None = None,
+        priority: int | None = None,
+        credentials: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Connector:
+        call = ops.create_connector(
+            merchant_account_id,
+            provider=provider,
+            mode=mode,
+            enabled=enabled,
+            priority=priority,
+            credentials=credentials,
+            idempotency_key=idempotency_key,
+        )
+        return parse(Connector, self.request(call))
+
+    def update_connector(
+        self,
+        merchant_account_id: str,
+        config_id: str,
+        *,
+        mode: str | None = None,
+        enabled: bool | None = None,
+        priority: int | None = None,
+        credentials: dict[str, str] | None = None,
+    ) -> Connector:
+        changes = dict(mode=mode, enabled=enabled, priority=priority, credentials=credentials)
+        return parse(
+            Connector, self.request(ops.update_connector(merchant_account_id, config_id, changes))
+        )
+
+    # API credentials
+
+    def create_api_credential(
+        self, *, name: str | None = None, idempotency_key: str | None = None
+    ) -> ApiCredential:
+        """The answer carries ``api_key`` (only this once)."""
+        call = ops.create_api_credential(name=name, idempotency_key=idempotency_key)
+        return parse(ApiCredential, self.request(call))
+
+    def list_api_credentials(self) -> list[ApiCredential]:
+        return parse_list(ApiCredential, self.request(ops.list_api_credentials()))
+
+    def revoke_api_credential(self, credential_id: str) -> None:
+        self.request(ops.revoke_api_credential(credential_id))
+
+    # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
+
+    def simulator_set_fault(self, provider: str, mode: str) -> dict[str, Any]:
+        """``mode``: ``ok``, ``error`` (the simulated provider answers 500) or ``timeout``."""
+        return dict(self.request(ops.simulator_set_fault(provider=provider, mode=mode)))
+
+    def simulator_settle(
+        self, payment_intent_id: str, outcome: str, *, provider: str | None = None
+    ) -> dict[str, Any]:
+        """Settle a payment the buyer left pending: ``outcome`` ``approve`` or ``reject``."""
+        call = ops.simulator_settle(
+            payment_intent_id=payment_intent_id, outcome=outcome, provider=provider
+        )
+        return dict(self.request(call))

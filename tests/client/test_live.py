@@ -14,6 +14,7 @@ from payorch.client import (
     AuthenticationError,
     IdempotencyError,
     InvalidRequestError,
+    InvalidStateError,
     NotFoundError,
     PayorchClient,
     PayorchConnectionError,
@@ -120,6 +121,32 @@ async def test_async_create_and_read(async_client: AsyncPayorchClient, sandbox: 
     assert read.id == created.id and read.amount == 1500 and read.currency == "CLP"
     with pytest.raises(NotFoundError):
         await async_client.get_payment_intent("payi_nope")
+
+
+def test_sync_cancel_payment_intent(sync_client: PayorchClient, sandbox: Sandbox) -> None:
+    created = sync_client.create_payment_intent(**intent_args(sandbox, "order-cancel"))  # type: ignore[arg-type]
+    cancelled = sync_client.cancel_payment_intent(
+        created.id, reason="out of stock", idempotency_key="cancel-1"
+    )
+    assert cancelled.id == created.id and cancelled.status == "CANCELLED"
+    assert (
+        sync_client.cancel_payment_intent(
+            created.id, reason="out of stock", idempotency_key="cancel-1"
+        ).status
+        == "CANCELLED"
+    )
+    with pytest.raises(InvalidStateError) as refused:
+        sync_client.cancel_payment_intent(created.id)  # already CANCELLED: 409 INVALID_STATE
+    assert refused.value.code == "INVALID_STATE"
+
+
+async def test_async_cancel_payment_intent(
+    async_client: AsyncPayorchClient, sandbox: Sandbox
+) -> None:
+    created = await async_client.create_payment_intent(**intent_args(sandbox, "order-cancel-a"))  # type: ignore[arg-type]
+    cancelled = await async_client.cancel_payment_intent(created.id)
+    assert cancelled.status == "CANCELLED"
+    assert [t.type for t in cancelled.timeline][-1] == "payment.cancelled"
 
 
 async def test_async_connector_then_checkout(

@@ -156,6 +156,19 @@ class AsyncPayorchClient(AsyncAdministration):
         )
         return parse(Checkout, await self.request(call))
 
+    async def cancel_payment_intent(
+        self,
+        payment_intent_id: str,
+        *,
+        reason: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> PaymentIntent:
+        """CREATED or REQUIRES_ACTION -> CANCELLED; the provider is asked first and wins (409)."""
+        call = ops.cancel_payment_intent(
+            payment_intent_id, reason=reason, idempotency_key=idempotency_key
+        )
+        return parse(PaymentIntent, await self.request(call))
+
     # Payments and refunds
 
     async def list_payments(

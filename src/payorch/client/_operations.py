@@ -59,6 +59,17 @@ def create_checkout(
     )
 
 
+def cancel_payment_intent(
+    payment_intent_id: str, *, reason: str | None, idempotency_key: str | None
+) -> Call:
+    return post(
+        f"{INTENTS}/{segment(payment_intent_id)}/cancel",
+        clean({"reason": reason}),
+        idempotency_key=idempotency_key,
+        server_idempotent=True,
+    )
+
+
 def list_payments(
     *,
     status: str | None,

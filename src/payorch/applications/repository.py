@@ -48,3 +48,31 @@ async def lock_application(conn: AsyncConnection, application_id: str) -> None:
     await conn.execute(
         select(applications.c.id).where(applications.c.id == application_id).with_for_update()
     )
+
+
+async def get_application(conn: AsyncConnection, application_id: str) -> Application | None:
+    row = (
+        await conn.execute(select(applications).where(applications.c.id == application_id))
+    ).first()
+    return Application(row.id, row.name, row.environment, row.created_at) if row else None
+
+
+async def list_applications(conn: AsyncConnection) -> list[Application]:
+    """Oldest first: the first one is the sandbox `payorch serve` made on a fresh database."""
+    query = select(applications).order_by(applications.c.created_at, applications.c.id)
+    return [
+        Application(row.id, row.name, row.environment, row.created_at)
+        for row in await conn.execute(query)
+    ]
+
+
+async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> list[MerchantAccount]:
+    query = (
+        select(merchant_accounts)
+        .where(merchant_accounts.c.application_id.in_(application_ids))
+        .order_by(merchant_accounts.c.created_at, merchant_accounts.c.id)
+    )
+    return [
+        MerchantAccount(row.id, row.application_id, row.name, row.created_at)
+        for row in await conn.execute(query)
+    ]

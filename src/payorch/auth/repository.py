@@ -87,6 +87,13 @@ async def get_credential(
     return _credential(row) if row is not None else None
 
 
+async def find_credential(conn: AsyncConnection, credential_id: str) -> ApiCredential | None:
+    """A key by its id alone, whatever its application (the operator's command line)."""
+    query = select(api_credentials).where(api_credentials.c.id == credential_id)
+    row = (await conn.execute(query)).mappings().first()
+    return _credential(row) if row is not None else None
+
+
 async def count_active(conn: AsyncConnection, application_id: str) -> int:
     query = select(func.count()).where(
         api_credentials.c.application_id == application_id,

@@ -6,6 +6,7 @@ of `payorch serve` says."""
 from __future__ import annotations
 
 import json
+import subprocess
 import tempfile
 
 import httpx
@@ -34,12 +35,12 @@ def create_key(env: dict[str, str], application_id: str, *extra: str) -> dict[st
     return issued
 
 
-def refused(done: object, *words: str) -> None:
+def refused(done: subprocess.CompletedProcess[str], *words: str) -> None:
     """Exit status 1 and exactly one line on stderr holding ``words``; nothing on stdout."""
-    assert getattr(done, "returncode") == 1
-    lines = str(getattr(done, "stderr")).strip().splitlines()
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and all(word in lines[0] for word in words), lines
-    assert "Traceback" not in str(getattr(done, "stderr")) and getattr(done, "stdout") == ""
+    assert "Traceback" not in done.stderr and done.stdout == ""
 
 
 def test_applications_list_shows_each_application_with_its_merchants(database_url: str) -> None:

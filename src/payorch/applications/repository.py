@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, insert, select
+from typing import Any
+
+from sqlalchemy import Row, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications.records import Application, MerchantAccount
@@ -54,16 +56,17 @@ async def get_application(conn: AsyncConnection, application_id: str) -> Applica
     row = (
         await conn.execute(select(applications).where(applications.c.id == application_id))
     ).first()
-    return Application(row.id, row.name, row.environment, row.created_at) if row else None
+    return _application(row) if row else None
 
 
 async def list_applications(conn: AsyncConnection) -> list[Application]:
     """Oldest first: the first one is the sandbox `payorch serve` made on a fresh database."""
     query = select(applications).order_by(applications.c.created_at, applications.c.id)
-    return [
-        Application(row.id, row.name, row.environment, row.created_at)
-        for row in await conn.execute(query)
-    ]
+    return [_application(row) for row in await conn.execute(query)]
+
+
+def _application(row: Row[Any]) -> Application:
+    return Application(row.id, row.name, row.environment, row.created_at)
 
 
 async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> list[MerchantAccount]:

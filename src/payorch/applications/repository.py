@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Row, func, insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications.records import Application, MerchantAccount
-from payorch.db.records import column_values
+from payorch.db.records import column_values, record_of
 from payorch.db.tables import applications, merchant_accounts
 
 
@@ -53,20 +51,15 @@ async def lock_application(conn: AsyncConnection, application_id: str) -> None:
 
 
 async def get_application(conn: AsyncConnection, application_id: str) -> Application | None:
-    row = (
-        await conn.execute(select(applications).where(applications.c.id == application_id))
-    ).first()
-    return _application(row) if row else None
+    query = select(applications).where(applications.c.id == application_id)
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(Application, row) if row is not None else None
 
 
 async def list_applications(conn: AsyncConnection) -> list[Application]:
     """Oldest first: the first one is the sandbox `payorch serve` made on a fresh database."""
     query = select(applications).order_by(applications.c.created_at, applications.c.id)
-    return [_application(row) for row in await conn.execute(query)]
-
-
-def _application(row: Row[Any]) -> Application:
-    return Application(row.id, row.name, row.environment, row.created_at)
+    return [record_of(Application, row) for row in (await conn.execute(query)).mappings()]
 
 
 async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> list[MerchantAccount]:
@@ -75,7 +68,4 @@ async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> lis
         .where(merchant_accounts.c.application_id.in_(application_ids))
         .order_by(merchant_accounts.c.created_at, merchant_accounts.c.id)
     )
-    return [
-        MerchantAccount(row.id, row.application_id, row.name, row.created_at)
-        for row in await conn.execute(query)
-    ]
+    return [record_of(MerchantAccount, row) for row in (await conn.execute(query)).mappings()]

@@ -73,7 +73,7 @@ async def revoke_any_credential(phases: Phases, clock: Clock, credential_id: str
     """Revoke a key of whichever application holds it (the operator's command line, a process
     of its own: API processes refuse the key within their cache's TTL). Returns the key."""
     async with phases.reading() as conn:
-        credential = await repository.find_credential(conn, credential_id)
+        credential = await repository.get_credential(conn, None, credential_id)
     if credential is None:
         raise ResourceNotFound(f"No API credential {credential_id}.")
     await revoke_application_credential(phases, clock, credential.application_id, credential_id)

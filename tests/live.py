@@ -12,8 +12,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -62,14 +63,16 @@ def stop_process(process: subprocess.Popen[str], signum: int = signal.SIGTERM, t
 
 
 @contextmanager
-def live_server(env: dict[str, str], *extra_args: str, port: int | None = None) -> Iterator[str]:
+def live_server(
+    env: dict[str, str], *extra_args: str, port: int | None = None, output: IO[str] | None = None
+) -> Iterator[str]:
     """Start `payorch serve` (with `extra_args`, e.g. "--no-worker") and yield its base URL once
     it answers; SIGTERM it at the end. Its output goes to a file (a pipe nobody reads would stall
-    a busy server) and is shown if it exits early."""
+    a busy server), ``output`` when given (the test reads it), and is shown if it exits early."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**env, "PAYORCH_PUBLIC_URL": base}
-    with tempfile.TemporaryFile("w+") as output:
+    with nullcontext(output) if output is not None else tempfile.TemporaryFile("w+") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "payorch", "serve", "--port", str(port), *extra_args],
             env=env,

@@ -209,13 +209,15 @@ def test_first_start_on_an_empty_embedded_database_prints_a_sandbox_key_once(tmp
         process.wait(timeout=30)
     assert (tmp_path / "first.db.key").exists()
 
-    second = start()  # not empty any more: nothing new is created or printed
-    try:
+    second = start()  # not empty any more: no key is created or printed, but it says where
+    try:  # the service is, the sandbox's merchant and how to get a new key (`make run` again)
         wait_until_up(second)
     finally:
         second.send_signal(signal.SIGTERM)
         output = second.communicate(timeout=30)[0]
-    assert "API key" not in output
+    assert "API key" not in output and api_key not in output
+    assert f"serving at {base}" in output and merchant in output
+    assert "payorch keys create --application app_" in output
 
 
 def test_sigterm_to_serve_also_stops_its_worker(database_url: str) -> None:

@@ -1,13 +1,27 @@
-"""Operator actions run outside a request: create an application, first-start sandbox."""
+"""Operator actions run outside a request: create an application, first-start sandbox, and the
+Phases the operator's commands run their transactions with (admin_cli.py)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from payorch.applications import service as applications_service
-from payorch.applications.service import CreatedApplication
+from payorch.applications.service import ApplicationSummary, CreatedApplication
 from payorch.applications.service import create_application as create_in_transaction
 from payorch.clock import SystemClock
 from payorch.config import Settings
-from payorch.db import Database
+from payorch.db import Database, Phases
+
+
+@asynccontextmanager
+async def operator_phases(settings: Settings) -> AsyncIterator[Phases]:
+    """One command's database: each of its steps is a phase (the transaction rule)."""
+    database = Database(settings.database_url)
+    try:
+        yield Phases(database)
+    finally:
+        await database.dispose()
 
 
 async def create_application(
@@ -38,17 +52,18 @@ async def create_application(
         await database.dispose()
 
 
-async def bootstrap_sandbox(settings: Settings) -> None:
-    """On an empty embedded database, create a sandbox application and print its key once."""
-    if not settings.is_sqlite:
+async def bootstrap_sandbox(settings: Settings, url: str) -> None:
+    """On an empty embedded database, create a sandbox application and print its key once; on a
+    database that has one already, say where the service is and how to get a new key."""
+    async with operator_phases(settings) as phases, phases.reading() as conn:
+        listed = await applications_service.list_applications(conn)
+    if listed:
+        sandbox = next((s for s in listed if s.application.environment == "SANDBOX"), None)
+        print(_existing(url, sandbox), flush=True)
         return
-    database = Database(settings.database_url)
-    try:
-        async with database.transaction() as conn:
-            if await applications_service.count_applications(conn) > 0:
-                return
-    finally:
-        await database.dispose()
+    if not settings.is_sqlite:
+        print(f"payorch: serving at {url}; no application yet: {CREATE_HINT}", flush=True)
+        return
     created = await create_application(
         settings, name="Sandbox", environment="SANDBOX", merchant_name="Sandbox shop", mock_connectors=True
     )
@@ -71,3 +86,21 @@ async def bootstrap_sandbox(settings: Settings) -> None:
         ),
         flush=True,
     )
+
+
+CREATE_HINT = "payorch applications create --name NAME --environment SANDBOX --mock-connectors"
+
+
+def _existing(url: str, sandbox: ApplicationSummary | None) -> str:
+    """The second start's message (its key was shown once, at the first start)."""
+    lines = ["", f"payorch: serving at {url} (API reference: {url}/docs)"]
+    if sandbox is None:
+        lines.append(f"  no sandbox application; make one: {CREATE_HINT}")
+    else:
+        application_id = sandbox.application.id
+        lines += [
+            f"  sandbox application: {application_id}",
+            f"  merchant_account_id: {', '.join(sandbox.merchant_account_ids)}",
+            f"  a new key for it:    payorch keys create --application {application_id}",
+        ]
+    return "\n".join([*lines, ""])

@@ -1,4 +1,5 @@
-"""The operator's command line: serve, worker, migrate, applications create."""
+"""The operator's command line: serve, worker, migrate, applications create and list, keys
+create and revoke (admin_cli.py). Every --help shows the defaults and the settings that apply."""
 
 from __future__ import annotations
 
@@ -11,7 +12,24 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
 from payorch.config import Settings, SettingsError, load_settings
+from payorch.errors import ApiError
+
+SERVE_SETTINGS = (
+    DATABASE_SETTINGS
+    + """
+  PAYORCH_PUBLIC_URL    the URL buyers' browsers and providers reach the service at
+  PAYORCH_REDIS_URL     shared rate limits and provider health across API processes
+  and every other PAYORCH_ setting of docs/deployment.md (limits, timeouts, webhooks)"""
+)
+WORKER_SETTINGS = (
+    DATABASE_SETTINGS
+    + """
+  PAYORCH_WEBHOOK_*     delivery timeout, retry schedule and in-flight caps
+  PAYORCH_WORKER_METRICS_PORT  serve the worker's /metrics on this port
+  and every other PAYORCH_ setting of docs/deployment.md"""
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -23,38 +41,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"payorch: {exc}", file=sys.stderr)
         return 2
+    except ApiError as exc:  # refused as the API would refuse it (admin_cli.py): one line
+        print(f"payorch: {exc.message}", file=sys.stderr)
+        return 1
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="payorch", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="payorch", description=__doc__, formatter_class=HelpFormatter, epilog=SERVE_SETTINGS
+    )
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    serve = commands.add_parser("serve", help="migrate, then serve the API (and run the worker)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve = command(commands, "serve", "migrate, then serve the API (and run the worker)", SERVE_SETTINGS)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=int, default=1, help="API processes")
     serve.add_argument("--no-worker", action="store_true", help="do not run the background worker")
     serve.set_defaults(handler=_serve)
 
-    worker = commands.add_parser("worker", help="run background work only")
+    worker = command(commands, "worker", "run background work only", WORKER_SETTINGS)
     # Set by serve for its own worker child: stop when that process dies (worker/parent.py).
     worker.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
     worker.set_defaults(handler=_worker)
 
-    migrate = commands.add_parser("migrate", help="apply database migrations")
+    migrate = command(commands, "migrate", "apply database migrations")
     migrate.set_defaults(handler=_migrate)
 
-    applications = commands.add_parser("applications", help="manage applications")
+    applications = command(commands, "applications", "manage applications")
     app_commands = applications.add_subparsers(required=True, metavar="ACTION")
-    create = app_commands.add_parser(
-        "create", help="migrate, then create an application, merchant and API key"
+    create = command(app_commands, "create", "migrate, then create an application, merchant and API key")
+    create.add_argument(
+        "--name", help="the application's name (required)", required=True, default=argparse.SUPPRESS
     )
-    create.add_argument("--name", required=True)
-    create.add_argument("--environment", required=True, choices=["SANDBOX", "PRODUCTION"])
-    create.add_argument("--merchant-name")
+    create.add_argument(
+        "--environment",
+        choices=["SANDBOX", "PRODUCTION"],
+        help="(required)",
+        required=True,
+        default=argparse.SUPPRESS,
+    )
+    create.add_argument("--merchant-name", help="its merchant account's name (unset: --name)")
     create.add_argument("--mock-connectors", action="store_true", help="SANDBOX only")
     create.add_argument("--json", action="store_true", help="print one JSON object")
     create.set_defaults(handler=_applications_create)
+    add_commands(commands, app_commands)
     return parser
 
 
@@ -78,7 +108,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
     # cap is derived from this limit (http/server_protocol.py).
     server_protocol.raise_fd_limit()
-    asyncio.run(bootstrap_sandbox(settings))
+    asyncio.run(bootstrap_sandbox(settings, f"http://{args.host}:{args.port}"))
     # uvicorn restores the handler it found and re-raises SIGTERM after its shutdown; with the
     # default handler that kills us before the `finally` below can stop the worker child.
     signal.signal(signal.SIGTERM, _exit_cleanly)

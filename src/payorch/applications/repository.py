@@ -6,7 +6,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications.records import Application, MerchantAccount
-from payorch.db.records import column_values
+from payorch.db.records import column_values, record_of
 from payorch.db.tables import applications, merchant_accounts
 
 
@@ -48,3 +48,24 @@ async def lock_application(conn: AsyncConnection, application_id: str) -> None:
     await conn.execute(
         select(applications.c.id).where(applications.c.id == application_id).with_for_update()
     )
+
+
+async def get_application(conn: AsyncConnection, application_id: str) -> Application | None:
+    query = select(applications).where(applications.c.id == application_id)
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(Application, row) if row is not None else None
+
+
+async def list_applications(conn: AsyncConnection) -> list[Application]:
+    """Oldest first: the first one is the sandbox `payorch serve` made on a fresh database."""
+    query = select(applications).order_by(applications.c.created_at, applications.c.id)
+    return [record_of(Application, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> list[MerchantAccount]:
+    query = (
+        select(merchant_accounts)
+        .where(merchant_accounts.c.application_id.in_(application_ids))
+        .order_by(merchant_accounts.c.created_at, merchant_accounts.c.id)
+    )
+    return [record_of(MerchantAccount, row) for row in (await conn.execute(query)).mappings()]

@@ -20,6 +20,14 @@ ENVIRONMENTS = ("SANDBOX", "PRODUCTION")
 
 
 @dataclass(frozen=True)
+class ApplicationSummary:
+    """An application and the ids of its merchant accounts (the operator's listing)."""
+
+    application: Application
+    merchant_account_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class CreatedApplication:
     application_id: str
     merchant_account_id: str
@@ -57,3 +65,17 @@ async def lock_application(conn: AsyncConnection, application_id: str) -> None:
     """Serialize changes that must see the application's other rows as they are (e.g. revoking
     one of its API keys) until the caller's transaction ends."""
     await repository.lock_application(conn, application_id)
+
+
+async def find_application(conn: AsyncConnection, application_id: str) -> Application | None:
+    return await repository.get_application(conn, application_id)
+
+
+async def list_applications(conn: AsyncConnection) -> list[ApplicationSummary]:
+    """Every application, oldest first, with its merchant accounts (the operator's command line;
+    an installation has few applications, so this is not paginated)."""
+    listed = await repository.list_applications(conn)
+    merchants: dict[str, list[str]] = {a.id: [] for a in listed}
+    for merchant in await repository.merchants_of(conn, list(merchants)):
+        merchants[merchant.application_id].append(merchant.id)
+    return [ApplicationSummary(a, tuple(merchants[a.id])) for a in listed]

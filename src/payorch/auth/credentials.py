@@ -1,4 +1,5 @@
-"""Administration of an application's API keys: create (the key is shown once), list, revoke.
+"""Administration of an application's API keys: create (the key is shown once), list, revoke;
+for the API (as the calling application) and for the operator's command line (any application).
 
 Revocation is refused for the application's last active key (409 INVALID_STATE): an
 application left without a key could not even call this API to create a new one. Create the
@@ -31,6 +32,22 @@ async def create_credential(
     )
 
 
+async def create_application_credential(
+    conn: AsyncConnection, clock: Clock, application_id: str, name: str | None
+) -> IssuedCredential:
+    """A new key for any application (the operator's command line)."""
+    application = await applications.find_application(conn, application_id)
+    if application is None:
+        raise ResourceNotFound(f"No application {application_id}.")
+    return await issue_credential(
+        conn,
+        application_id=application.id,
+        environment=application.environment,
+        name=name,
+        at=clock.now(),
+    )
+
+
 async def list_credentials(conn: AsyncConnection, caller: Caller) -> list[ApiCredential]:
     return await repository.list_credentials(conn, caller.application_id)
 
@@ -44,18 +61,40 @@ async def revoke_credential(
 ) -> None:
     """Two steps: the revocation commits, then this process's cache forgets the key. Forgetting
     before the commit would let a concurrent request cache the key again as still valid."""
+    revoked = await revoke_application_credential(
+        phases, clock, caller.application_id, credential_id
+    )
+    # After the commit: this process refuses the key at once (others within the cache's TTL).
+    if revoked is not None:
+        authenticator.forget(revoked.prefix)
+
+
+async def revoke_any_credential(phases: Phases, clock: Clock, credential_id: str) -> ApiCredential:
+    """Revoke a key of whichever application holds it (the operator's command line, a process
+    of its own: API processes refuse the key within their cache's TTL). Returns the key."""
+    async with phases.reading() as conn:
+        credential = await repository.get_credential(conn, None, credential_id)
+    if credential is None:
+        raise ResourceNotFound(f"No API credential {credential_id}.")
+    await revoke_application_credential(phases, clock, credential.application_id, credential_id)
+    return credential
+
+
+async def revoke_application_credential(
+    phases: Phases, clock: Clock, application_id: str, credential_id: str
+) -> ApiCredential | None:
+    """Revoke in one transaction; the key if this call revoked it, None if it already was."""
     async with phases.transaction() as conn:
-        await applications.lock_application(conn, caller.application_id)
-        credential = await repository.get_credential(conn, caller.application_id, credential_id)
+        await applications.lock_application(conn, application_id)
+        credential = await repository.get_credential(conn, application_id, credential_id)
         if credential is None:
             raise ResourceNotFound(f"No API credential {credential_id}.")
         if credential.revoked_at is not None:
-            return
-        if await repository.count_active(conn, caller.application_id) <= 1:
+            return None
+        if await repository.count_active(conn, application_id) <= 1:
             raise InvalidState(
                 "ACTIVE",
                 "This is the application's last active API key; create another one first.",
             )
-        await repository.revoke(conn, caller.application_id, credential_id, clock.now())
-    # After the commit: this process refuses the key at once (others within the cache's TTL).
-    authenticator.forget(credential.prefix)
+        await repository.revoke(conn, application_id, credential_id, clock.now())
+    return credential

@@ -77,12 +77,13 @@ async def revoke(
 
 
 async def get_credential(
-    conn: AsyncConnection, application_id: str, credential_id: str
+    conn: AsyncConnection, application_id: str | None, credential_id: str
 ) -> ApiCredential | None:
-    query = select(api_credentials).where(
-        api_credentials.c.id == credential_id,
-        api_credentials.c.application_id == application_id,
-    )
+    """The application's key; ``application_id`` None: whichever application holds it (the
+    operator's command line)."""
+    query = select(api_credentials).where(api_credentials.c.id == credential_id)
+    if application_id is not None:
+        query = query.where(api_credentials.c.application_id == application_id)
     row = (await conn.execute(query)).mappings().first()
     return _credential(row) if row is not None else None
 

@@ -1,12 +1,19 @@
-"""Outermost middleware: request id, body size and media type checks, last-resort 500.
+"""Outermost middleware: request id, body size and media type checks, last-resort 500, and the
+one log line of each request.
 
 Pure ASGI (no BaseHTTPMiddleware) to keep the hot path cheap.
+
+The request line (logger ``payorch.requests``, INFO) carries the method, the route template
+(``/v1/payment-intents/{payment_intent_id}``, never the raw path: ids and query strings stay
+out), the status, the duration in ms, the request id and the application id once the key was
+checked. Never a header, a query string or a body.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import time
 from contextvars import ContextVar
 from typing import Any
 
@@ -26,6 +33,8 @@ MAX_BODY_BYTES = 64 * 1024
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 request_id_var: ContextVar[str] = ContextVar("request_id", default="-")
 log = logging.getLogger("payorch.http")
+request_log = logging.getLogger("payorch.requests")
+UNMATCHED = "<unmatched>"  # the route of a request no route matched (404, 405, rejected early)
 
 # Paths whose POST bodies are not our JSON API: provider form posts and simulator pages.
 NON_JSON_PREFIXES = ("/v1/checkout-returns/", "/simulator/", "/v1/provider-notifications/")
@@ -45,12 +54,15 @@ class RequestContextMiddleware:
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)
         started = False
+        status = 500  # if nothing is sent, the server answers 500
+        began = time.perf_counter()
         header_value = request_id.encode()
 
         async def send_with_id(message: Message) -> None:
-            nonlocal started
+            nonlocal started, status
             if message["type"] == "http.response.start":
                 started = True
+                status = message["status"]
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", header_value)]
             await send(message)
 
@@ -68,7 +80,35 @@ class RequestContextMiddleware:
             if not started:
                 await _send_error(send_with_id, InternalError(), request_id)
         finally:
+            _log_request(scope, status, time.perf_counter() - began)
             request_id_var.reset(token)
+
+
+def route_template(scope: Scope) -> str:
+    """The path template of the route FastAPI matched (set on ``scope`` while routing)."""
+    return getattr(scope.get("route"), "path", None) or UNMATCHED
+
+
+def _log_request(scope: Scope, status: int, seconds: float) -> None:
+    if not request_log.isEnabledFor(logging.INFO):
+        return
+    # Set by the authentication dependency (http/deps.py) once the key was checked.
+    caller = scope.get("state", {}).get("caller")
+    method = scope["method"]
+    route = route_template(scope)
+    request_log.info(
+        "%s %s -> %s",
+        method,
+        route,
+        status,
+        extra={
+            "method": method,
+            "route": route,
+            "status": status,
+            "duration_ms": round(seconds * 1000, 1),
+            "application_id": getattr(caller, "application_id", None),
+        },
+    )
 
 
 NUL_MESSAGE = "NUL characters are not accepted."

@@ -15,9 +15,9 @@ from typing import Any
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from payorch.http.context import route_template
 from payorch.observability import metrics
 
-UNMATCHED = "<unmatched>"
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
@@ -50,8 +50,7 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_and_note_status)
         finally:
-            route = scope.get("route")
-            template = getattr(route, "path", None) or UNMATCHED
+            template = route_template(scope)
             method = scope["method"] if scope["method"] in KNOWN_METHODS else "OTHER"
             key = (method, template, status)
             children = self._children.get(key)

@@ -29,6 +29,7 @@ from payorch.observability.metrics import observe_provider_call, record_provider
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
 
 logger = logging.getLogger("payorch.providers")
+_FAILURES = frozenset({"timeout", "network", "http_5xx", "error"})
 
 
 class _RedactTokens(logging.Filter):
@@ -85,7 +86,17 @@ async def send(
     except Exception:
         # In-process (MOCK) calls re-raise the simulator's own crash here; from the adapter's
         # side that is a provider failing, not a bug of the caller.
-        logger.exception("provider call %s %s crashed in-process", ctx.provider, operation)
+        logger.exception(
+            "provider call %s %s crashed in-process",
+            ctx.provider,
+            operation,
+            extra={
+                "provider": ctx.provider,
+                "operation": operation,
+                "outcome": "error",
+                "latency_ms": round((time.monotonic() - started) * 1000, 1),
+            },
+        )
         _done(ctx, operation, "crashed", started, "error", log=False)
         raise ProviderUnavailable(f"{operation}: provider crashed", provider=ctx.provider) from None
     status = response.status_code
@@ -106,6 +117,13 @@ def parse(model: type[M], response: httpx.Response, operation: str, provider: st
         return model.model_validate_json(response.content)
     except ValidationError:
         record_provider_error(provider, operation, "invalid_response")
+        logger.warning(
+            "provider call %s %s: unparseable answer (HTTP %s)",
+            provider,
+            operation,
+            response.status_code,
+            extra={"provider": provider, "operation": operation, "outcome": "invalid_response"},
+        )
         raise ProviderUnavailable(
             f"{operation}: unparseable answer (HTTP {response.status_code})", provider=provider
         ) from None
@@ -130,7 +148,10 @@ def _done(
     seconds = time.monotonic() - started
     observe_provider_call(ctx.provider, operation, seconds, error_kind)
     if log:
-        logger.info(
+        # A failure (no answer, 5xx, crash) at WARNING; a 4xx is an answer the adapter judges.
+        failed = error_kind in _FAILURES
+        logger.log(
+            logging.WARNING if failed else logging.INFO,
             "provider call %s %s -> %s in %.0f ms (connector %s, %s)",
             ctx.provider,
             operation,
@@ -138,4 +159,12 @@ def _done(
             seconds * 1000,
             ctx.connector_id,
             ctx.mode.value,
+            extra={
+                "provider": ctx.provider,
+                "operation": operation,
+                "outcome": error_kind or "ok",
+                "result": result,
+                "latency_ms": round(seconds * 1000, 1),
+                "connector_id": ctx.connector_id,
+            },
         )

@@ -38,7 +38,7 @@ from payorch.observability.metrics import record_delivery_attempt
 from payorch.runtime import Runtime
 from payorch.webhooks import queue, wakeups
 from payorch.webhooks.claims import InFlight
-from payorch.webhooks.records import EXHAUSTED, PENDING, DueDelivery
+from payorch.webhooks.records import EXHAUSTED, PENDING, SUCCEEDED, DueDelivery, RecordedAttempt
 from payorch.webhooks.retry_policy import next_attempt
 from payorch.webhooks.sender import (
     NETWORK_ERROR,
@@ -70,6 +70,30 @@ def metric_outcome(outcome: AttemptOutcome) -> str:
     if outcome.succeeded:
         return "succeeded"
     return _METRIC_OUTCOME.get(outcome.error or "", "network_error")
+
+
+def _log_failed_attempt(result: RecordedAttempt, endpoint_id: str) -> None:
+    """One warning per failed attempt: ids, number and outcome; never the URL (it may carry a
+    token), the secret, the body or the receiver's answer."""
+    attempt = result.attempt
+    exhausted = result.status == EXHAUSTED
+    log.warning(
+        "webhook delivery %s: attempt %d failed (%s)%s",
+        attempt.delivery_id,
+        attempt.number,
+        attempt.response_status or attempt.error,
+        "; no attempts left (EXHAUSTED)" if exhausted else "",
+        extra={
+            "delivery_id": attempt.delivery_id,
+            "endpoint_id": endpoint_id,
+            "attempt": attempt.number,
+            "outcome": attempt.error or "unexpected_status",
+            "response_status": attempt.response_status,
+            "duration_ms": attempt.duration_ms,
+            "delivery_status": result.status,
+            "next_attempt_at": result.next_attempt_at,
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,9 +317,13 @@ class WebhookDeliveries:
             ]
             await queue.apply_results(conn, recorded, now=now)
         # Committed: count each delivery that ended EXHAUSTED exactly once (a failed batch is
-        # applied again, so counting before the commit could count twice).
+        # applied again, so counting before the commit could count twice), and log each failed
+        # attempt once, for the same reason.
+        endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
         for result in recorded:
             if result.status == EXHAUSTED:
                 record_delivery_attempt("exhausted")
+            if result.status != SUCCEEDED:
+                _log_failed_attempt(result, endpoints[result.attempt.delivery_id])
         if any(result.status == PENDING for result in recorded):
             self._wake()  # a retry may already be due (e.g. a schedule of zeros)

@@ -1,0 +1,159 @@
+"""The operator's administration commands: `applications list`, `keys create`, `keys revoke`.
+
+Each command runs the auth and applications domains' service functions in phases of its own
+(bootstrap.operator_phases), as a request would: the same rules as the API (a key is shown only
+when it is created; an application's last active key cannot be revoked). A refusal is one line
+on stderr and exit status 1 (cli.main turns the service's ApiError into it); bad usage or
+settings exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from payorch.clock import SystemClock, isoformat
+from payorch.config import Settings
+
+if TYPE_CHECKING:  # the database layer is imported only by the commands that use it
+    from payorch.db import Phases
+
+T = TypeVar("T")
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Every option's default in its help, and epilogs kept as written (one setting a line)."""
+
+
+DATABASE_SETTINGS = """settings (environment variables; see docs/deployment.md):
+  PAYORCH_DATABASE_URL  the database (default: sqlite:///./payorch.db)
+  PAYORCH_SECRET_KEY    encrypts stored secrets (an embedded database makes its own key file)"""
+
+
+def command(
+    parent: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    text: str,
+    settings: str = DATABASE_SETTINGS,
+    description: str | None = None,
+) -> argparse.ArgumentParser:
+    """A (sub)command whose --help shows its defaults and the settings that apply."""
+    return parent.add_parser(
+        name,
+        help=text,
+        description=description or text[0].upper() + text[1:] + ".",
+        formatter_class=HelpFormatter,
+        epilog=settings,
+    )
+
+
+def add_commands(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    application_actions: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    listing = command(
+        application_actions, "list", "list the applications, oldest first, with their merchants"
+    )
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    listing.set_defaults(handler=_applications_list)
+
+    keys = command(commands, "keys", "create and revoke applications' API keys")
+    actions = keys.add_subparsers(required=True, metavar="ACTION")
+    create = command(actions, "create", "create an API key for an application (printed once)")
+    create.add_argument(
+        "--application", metavar="ID", help="app_... (required)", required=True, default=argparse.SUPPRESS
+    )
+    create.add_argument("--name", help="a label shown when the keys are listed")
+    create.add_argument("--json", action="store_true", help="print one JSON object")
+    create.set_defaults(handler=_keys_create)
+
+    revoke = command(
+        actions,
+        "revoke",
+        "revoke an API key (not the application's last active one)",
+        description=(
+            "Revoke an API key: API processes refuse it within seconds (their key cache's"
+            " lifetime). An application's last active key cannot be revoked: create its"
+            " replacement first. Revoking a revoked key changes nothing."
+        ),
+    )
+    revoke.add_argument("key_id", metavar="KEY_ID", help="key_... (as `keys create` printed it)")
+    revoke.set_defaults(handler=_keys_revoke)
+
+
+def _run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:
+    """Run one command's steps with the command's Phases (an ApiError propagates)."""
+    from payorch.bootstrap import operator_phases
+    from payorch.db.migrate import upgrade
+
+    upgrade(settings.database_url)  # as `applications create` does: a fresh database gets tables
+
+    async def run() -> T:
+        async with operator_phases(settings) as phases:
+            return await step(phases)
+
+    return asyncio.run(run())
+
+
+def _applications_list(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.applications.service import ApplicationSummary, list_applications
+
+    async def step(phases: Phases) -> list[ApplicationSummary]:
+        async with phases.reading() as conn:
+            return await list_applications(conn)
+
+    listed = _run(settings, step)
+    items = [
+        {
+            "id": s.application.id,
+            "name": s.application.name,
+            "environment": s.application.environment,
+            "created_at": isoformat(s.application.created_at),
+            "merchant_account_ids": list(s.merchant_account_ids),
+        }
+        for s in listed
+    ]
+    if args.json:
+        print(json.dumps({"items": items}))
+    elif not items:
+        print("No applications yet: payorch applications create --help")
+    for item in [] if args.json else items:
+        merchants = ", ".join(item["merchant_account_ids"]) or "-"
+        print(f"{item['id']}  {item['environment']:<10}  {item['name']}  merchants: {merchants}")
+    return 0
+
+
+def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.auth.credentials import create_application_credential
+    from payorch.auth.records import IssuedCredential
+    from payorch.auth.schemas import issued_body
+
+    async def step(phases: Phases) -> IssuedCredential:
+        async with phases.transaction() as conn:
+            return await create_application_credential(conn, SystemClock(), args.application, args.name)
+
+    issued = _run(settings, step)
+    out = {**issued_body(issued), "application_id": issued.credential.application_id}
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    for key in ("id", "application_id", "environment", "name", "api_key"):
+        print(f"{key}: {out[key] if out[key] is not None else '-'}")
+    print("The API key is shown only now; keep it.")
+    return 0
+
+
+def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.auth.credentials import revoke_any_credential
+    from payorch.auth.records import ApiCredential
+
+    async def step(phases: Phases) -> ApiCredential:
+        return await revoke_any_credential(phases, SystemClock(), args.key_id)
+
+    revoked = _run(settings, step)
+    already = " (it already was)" if revoked.revoked_at is not None else ""
+    print(f"payorch: revoked {revoked.id} of {revoked.application_id}{already}")
+    return 0

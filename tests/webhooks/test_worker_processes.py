@@ -156,7 +156,7 @@ async def test_a_worker_process_delivers_on_either_database(
     await create_endpoint(client, sandbox, receiver.url("/hook"))
     worker = await start_worker(database_url, tmp_path / "worker.log")
     try:
-        await asyncio.sleep(2.0)  # interpreter start-up; then the worker idles
+        await wait_started(tmp_path / "worker.log")  # interpreter start-up; then the worker idles
         latencies = []
         for n in range(10):
             before = time.time()

@@ -44,11 +44,13 @@ def id_of_cursor(cursor: str, *, prefix: str) -> str:
     return raw
 
 
-def id_bounds(
-    prefix: str, from_: datetime | None, to: datetime | None, after: str | None
+def id_range(
+    prefix: str, cursor: str | None, from_: datetime | None, to: datetime | None
 ) -> tuple[str | None, str | None]:
-    """``from``/``to`` and the cursor's id as an id range [lowest, below): ids are time-ordered to
-    the millisecond (payorch.ids), so a time range is an id range on the list's own index."""
+    """A list of ``prefix`` ids' cursor and ``from``/``to`` as an id range [lowest, below): ids
+    are time-ordered to the millisecond (payorch.ids), so a time range is an id range on the
+    list's own index."""
+    after = id_of_cursor(cursor, prefix=prefix) if cursor else None
     lowest = lowest_id(prefix, _millis(from_)) if from_ else None
     below = lowest_id(prefix, _millis(to)) if to else None
     if after is not None:

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.errors import ResourceNotFound
-from payorch.pagination import Page, id_bounds, id_of_cursor, page_of
+from payorch.pagination import Page, id_range, page_of
 from payorch.payments import repository
 from payorch.payments.records import Payment
 from payorch.payments.schemas import PaymentListQuery
@@ -64,8 +64,7 @@ async def list_payments(
     conn: AsyncConnection, caller: Caller, query: PaymentListQuery
 ) -> Page[Payment]:
     # Ids are time-ordered to the millisecond, so a time range is an id range on the same index.
-    after = id_of_cursor(query.cursor, prefix="pay") if query.cursor else None
-    lowest, below = id_bounds("pay", query.from_, query.to, after)
+    lowest, below = id_range("pay", query.cursor, query.from_, query.to)
     items = await repository.page(
         conn,
         caller.application_id,

@@ -13,7 +13,7 @@ from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
-from payorch.pagination import Page, id_bounds, id_of_cursor, page_of
+from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
     SUCCEEDED,
@@ -121,8 +121,7 @@ async def list_deliveries(
     endpoint, which must be the application's)."""
     if query.endpoint_id is not None:
         await _endpoint(conn, caller, query.endpoint_id)
-    after = id_of_cursor(query.cursor, prefix="whd") if query.cursor else None
-    lowest, below = id_bounds("whd", query.from_, query.to, after)
+    lowest, below = id_range("whd", query.cursor, query.from_, query.to)
     found = await repository.list_deliveries(
         conn,
         caller.application_id,

@@ -1,4 +1,5 @@
-"""Benchmark: GET /v1/payments?limit=100 latency with 10,000 and with 1,000,000 payments.
+"""Benchmark: GET /v1/payments and /v1/payment-intents (limit=100) latency with 10,000 and
+with 1,000,000 payments (each with its intent).
 
     PYTHONPATH=src:. python -m bench.payments_listing [--admin-url postgresql://postgres@127.0.0.1:5432/test]
         [--sizes 10000,1000000] [--requests 400] [--keep]
@@ -8,8 +9,9 @@ and seeds one application with that many payments (bench/seed_payments.py, COPY)
 also gets a second application with 1,000 payments. Then times sequential requests through the
 whole ASGI stack in-process (middleware, API key, rate limit, query, JSON; no network), the
 databases interleaved request by request so that machine load falls on them alike: the first
-page, pages deep in the list (random cursors) and a status filter. Drops the databases at the
-end (unless --keep). Prints a JSON line per target and the p50 ratios largest/smallest.
+page, pages deep in the list (random cursors) and a status filter, of payments and of intents
+(intents also: two statuses at once and an exact external_reference). Drops the databases at
+the end (unless --keep). Prints a JSON line per target and the p50 ratios largest/smallest.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import httpx
 
 from bench.seed_payments import seed
 from payorch.app import create_app
+from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db.migrate import upgrade_in_thread
-from payorch.payments.service import encode_cursor
+from payorch.pagination import encode
 from payorch.runtime import Runtime
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
@@ -55,6 +58,7 @@ class Target:
     client: httpx.AsyncClient | None = None
     runtime: Runtime | None = None
     deep: list[str] = field(default_factory=list)
+    deep_intents: list[str] = field(default_factory=list)
     samples: dict[str, list[float]] = field(default_factory=dict)
 
     async def open(self, requests: int) -> None:
@@ -64,22 +68,29 @@ class Target:
             rate_limit="1000000/second",
             simulator_enabled=False,
         )
-        self.runtime = Runtime.build(settings)
+        self.runtime = build_runtime(settings)
         self.client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=create_app(runtime=self.runtime)),
             base_url="http://bench",
         )
+        self.deep = await self.deep_pages("payments", "/v1/payments", requests)
+        self.deep_intents = await self.deep_pages(
+            "payment_intents", "/v1/payment-intents", requests
+        )
+
+    async def deep_pages(self, table: str, path: str, requests: int) -> list[str]:
+        """Random positions deep in the list (with 100 rows below each)."""
         conn = await asyncpg.connect(self.url)
-        try:  # random positions deep in the list (with 100 rows below each)
+        try:
             rows = await conn.fetch(
-                "SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM payments "
+                f"SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {table} "  # noqa: S608 - a constant
                 "WHERE application_id = $1) t WHERE n > 100 ORDER BY random() LIMIT $2",
                 self.application_id,
                 requests,
             )
         finally:
             await conn.close()
-        self.deep = [f"/v1/payments?limit=100&cursor={encode_cursor(r['id'])}" for r in rows]
+        return [f"{path}?limit=100&cursor={encode(r['id'])}" for r in rows]
 
     async def get(self, scenario: str, url: str) -> None:
         assert self.client is not None
@@ -105,6 +116,21 @@ async def run_rounds(targets: list[Target], requests: int) -> None:
             await target.get("first_page", "/v1/payments?limit=100")
             await target.get("deep_pages", target.deep[i % len(target.deep)])
             await target.get("status_filter", "/v1/payments?limit=100&status=REFUNDED")
+            await target.get("intents_first_page", "/v1/payment-intents?limit=100")
+            await target.get(
+                "intents_deep_pages", target.deep_intents[i % len(target.deep_intents)]
+            )
+            await target.get(
+                "intents_status_filter", "/v1/payment-intents?limit=100&status=REFUNDED"
+            )
+            await target.get(
+                "intents_two_statuses",
+                "/v1/payment-intents?limit=100&status=REFUNDED&status=PARTIALLY_REFUNDED",
+            )
+            await target.get(
+                "intents_external_reference",
+                f"/v1/payment-intents?limit=100&external_reference=order-{i * 7 % 1000}",
+            )
 
 
 async def create_database(admin: str, name: str) -> str:

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from payorch import __version__
+from payorch.applications.endpoints import router as merchant_accounts_router
 from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
@@ -55,6 +56,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         webhooks_router,
         events_router,
         api_credentials_router,
+        merchant_accounts_router,
         observability_router,
     ):
         app.include_router(router)

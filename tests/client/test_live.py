@@ -149,6 +149,37 @@ async def test_async_cancel_payment_intent(
     assert [t.type for t in cancelled.timeline][-1] == "payment.cancelled"
 
 
+def test_sync_list_and_iterate_payment_intents(
+    sync_client: PayorchClient, sandbox: Sandbox
+) -> None:
+    made = [
+        sync_client.create_payment_intent(**intent_args(sandbox, f"order-list-{i}")).id  # type: ignore[arg-type]
+        for i in range(3)
+    ]
+    cancelled = sync_client.cancel_payment_intent(made[0]).id
+    page = sync_client.list_payment_intents(limit=2)
+    assert [i.id for i in page.items] == made[:0:-1] and page.next_cursor is not None
+    assert page.items[0].timeline == [] and page.items[0].payment is None  # not in list items
+    assert [i.id for i in sync_client.iter_payment_intents(limit=1)] == made[::-1]
+    assert [i.id for i in sync_client.iter_payment_intents(status="CANCELLED")] == [cancelled]
+    both = sync_client.iter_payment_intents(status=["CREATED", "CANCELLED"], from_="2000-01-01")
+    assert [i.id for i in both] == made[::-1]
+    by_reference = sync_client.list_payment_intents(external_reference="order-list-1")
+    assert [i.id for i in by_reference.items] == [made[1]]
+    with pytest.raises(InvalidRequestError) as refused:
+        sync_client.list_payment_intents(status="STUCK")
+    assert refused.value.code == "VALIDATION_ERROR"
+
+
+async def test_async_list_payment_intents(
+    async_client: AsyncPayorchClient, sandbox: Sandbox
+) -> None:
+    created = await async_client.create_payment_intent(**intent_args(sandbox, "order-list-a"))  # type: ignore[arg-type]
+    page = await async_client.list_payment_intents(merchant_account_id=sandbox.merchant_account_id)
+    assert [i.id for i in page.items] == [created.id] and page.next_cursor is None
+    assert [i.id async for i in async_client.iter_payment_intents(status="CREATED")] == [created.id]
+
+
 async def test_async_connector_then_checkout(
     async_client: AsyncPayorchClient, sandbox: Sandbox
 ) -> None:

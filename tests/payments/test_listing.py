@@ -11,6 +11,7 @@ import pytest
 
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
+from tests.pages import walk
 from tests.payments.conftest import authorized_payment
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -54,21 +55,8 @@ async def test_read_payment_has_the_decided_fields(
 async def collect(
     client: httpx.AsyncClient, app: Sandbox, query: str, limit: int
 ) -> tuple[list[str], int]:
-    ids: list[str] = []
-    pages = 0
-    cursor = None
-    while True:
-        url = f"/v1/payments?limit={limit}{query}" + (f"&cursor={cursor}" if cursor else "")
-        response = await client.get(url, headers=app.headers)
-        assert response.status_code == 200, response.text
-        body = response.json()
-        pages += 1
-        assert len(body["items"]) <= limit
-        ids += [item["id"] for item in body["items"]]
-        cursor = body["next_cursor"]
-        if cursor is None:
-            return ids, pages
-        assert body["items"], "a page with a next_cursor is never empty"
+    items, pages = await walk(client, app, "/v1/payments" + ("?" + query.lstrip("&") if query else ""), limit)
+    return [item["id"] for item in items], pages
 
 
 async def test_pages_are_newest_first_without_gaps_or_duplicates_while_payments_arrive(

@@ -79,3 +79,8 @@ async def list_applications(conn: AsyncConnection) -> list[ApplicationSummary]:
     for merchant in await repository.merchants_of(conn, list(merchants)):
         merchants[merchant.application_id].append(merchant.id)
     return [ApplicationSummary(a, tuple(merchants[a.id])) for a in listed]
+
+
+async def list_merchants(conn: AsyncConnection, application_id: str) -> list[MerchantAccount]:
+    """The application's merchant accounts, newest first (a handful: not paginated)."""
+    return list(reversed(await repository.merchants_of(conn, [application_id])))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from payorch.auth import credentials
@@ -16,6 +18,7 @@ from payorch.auth.schemas import (
 from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
 from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
+from payorch.http.listing import NoQuery
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["API credentials"])
@@ -40,10 +43,12 @@ async def create_api_credential(
 @router.get(
     "/v1/admin/api-credentials",
     response_model=ApiCredentialList,
-    responses=problem_responses(AuthenticationFailed),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
     summary="List the application's API keys (never the keys themselves)",
 )
-async def list_api_credentials(caller: CurrentCaller, conn: ReadConn) -> Response:
+async def list_api_credentials(
+    caller: CurrentCaller, conn: ReadConn, query: Annotated[NoQuery, Query()]
+) -> Response:
     listed = await credentials.list_credentials(conn, caller)
     return json_response({"items": [credential_body(c, caller.environment) for c in listed]})
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -168,6 +168,61 @@ class AsyncPayorchClient(AsyncAdministration):
             payment_intent_id, reason=reason, idempotency_key=idempotency_key
         )
         return parse(PaymentIntent, await self.request(call))
+
+    async def list_payment_intents(
+        self,
+        *,
+        status: str | Sequence[str] | None = None,
+        provider: str | None = None,
+        merchant_account_id: str | None = None,
+        external_reference: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page[PaymentIntent]:
+        """Newest first; each item without ``timeline`` and ``payment`` (read the intent)."""
+        call = ops.list_payment_intents(
+            status=status,
+            provider=provider,
+            merchant_account_id=merchant_account_id,
+            external_reference=external_reference,
+            from_=from_,
+            to=to,
+            cursor=cursor,
+            limit=limit,
+        )
+        return parse_page(PaymentIntent, await self.request(call))
+
+    async def iter_payment_intents(
+        self,
+        *,
+        status: str | Sequence[str] | None = None,
+        provider: str | None = None,
+        merchant_account_id: str | None = None,
+        external_reference: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[PaymentIntent]:
+        """Every intent matching the filters, newest first, fetching pages as needed."""
+        cursor: str | None = None
+        while True:
+            page = await self.list_payment_intents(
+                status=status,
+                provider=provider,
+                merchant_account_id=merchant_account_id,
+                external_reference=external_reference,
+                from_=from_,
+                to=to,
+                cursor=cursor,
+                limit=limit,
+            )
+            for item in page.items:
+                yield item
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     # Payments and refunds
 

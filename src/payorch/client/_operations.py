@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -68,6 +69,34 @@ def cancel_payment_intent(
         idempotency_key=idempotency_key,
         server_idempotent=True,
     )
+
+
+def list_payment_intents(
+    *,
+    status: str | Sequence[str] | None,
+    provider: str | None,
+    merchant_account_id: str | None,
+    external_reference: str | None,
+    from_: Moment | None,
+    to: Moment | None,
+    cursor: str | None,
+    limit: int | None,
+) -> Call:
+    """``status``: one status or several (the parameter is repeated)."""
+    statuses = [status] if isinstance(status, str) else list(status or []) or None
+    params = clean(
+        {
+            "status": statuses,
+            "provider": provider,
+            "merchant_account_id": merchant_account_id,
+            "external_reference": external_reference,
+            "from": from_,
+            "to": to,
+            "cursor": cursor,
+            "limit": limit,
+        }
+    )
+    return Call("GET", INTENTS, params=params)
 
 
 def list_payments(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -168,6 +168,60 @@ class PayorchClient(SyncAdministration):
             payment_intent_id, reason=reason, idempotency_key=idempotency_key
         )
         return parse(PaymentIntent, self.request(call))
+
+    def list_payment_intents(
+        self,
+        *,
+        status: str | Sequence[str] | None = None,
+        provider: str | None = None,
+        merchant_account_id: str | None = None,
+        external_reference: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page[PaymentIntent]:
+        """Newest first; each item without ``timeline`` and ``payment`` (read the intent)."""
+        call = ops.list_payment_intents(
+            status=status,
+            provider=provider,
+            merchant_account_id=merchant_account_id,
+            external_reference=external_reference,
+            from_=from_,
+            to=to,
+            cursor=cursor,
+            limit=limit,
+        )
+        return parse_page(PaymentIntent, self.request(call))
+
+    def iter_payment_intents(
+        self,
+        *,
+        status: str | Sequence[str] | None = None,
+        provider: str | None = None,
+        merchant_account_id: str | None = None,
+        external_reference: str | None = None,
+        from_: ops.Moment | None = None,
+        to: ops.Moment | None = None,
+        limit: int | None = None,
+    ) -> Iterator[PaymentIntent]:
+        """Every intent matching the filters, newest first, fetching pages as needed."""
+        cursor: str | None = None
+        while True:
+            page = self.list_payment_intents(
+                status=status,
+                provider=provider,
+                merchant_account_id=merchant_account_id,
+                external_reference=external_reference,
+                from_=from_,
+                to=to,
+                cursor=cursor,
+                limit=limit,
+            )
+            yield from page.items
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     # Payments and refunds
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from payorch.connectors import service
@@ -21,6 +23,7 @@ from payorch.errors import (
 )
 from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
 from payorch.http.errors import problem_responses
+from payorch.http.listing import NoQuery
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["Connectors"])
@@ -31,10 +34,12 @@ BASE = "/v1/admin/merchant-accounts/{merchant_id}/connectors"
 @router.get(
     BASE,
     response_model=ConnectorList,
-    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
     summary="List a merchant's provider configurations (credentials never returned)",
 )
-async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+async def list_connectors(
+    merchant_id: str, caller: CurrentCaller, conn: Conn, query: Annotated[NoQuery, Query()]
+) -> Response:
     listed = await service.list_connectors(conn, caller, merchant_id)
     return json_response(listed.model_dump())
 
@@ -55,14 +60,18 @@ async def list_connectors(merchant_id: str, caller: CurrentCaller, conn: Conn) -
 async def create_connector(
     merchant_id: str, body: CreateConnector, caller: CurrentCaller, conn: Conn, runtime: RuntimeDep
 ) -> Response:
-    created = await service.create_connector(conn, runtime.clock, runtime.cipher, caller, merchant_id, body)
+    created = await service.create_connector(
+        conn, runtime.clock, runtime.cipher, caller, merchant_id, body
+    )
     return json_response(created.model_dump(), 201)
 
 
 @router.patch(
     BASE + "/{config_id}",
     response_model=ConnectorResponse,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
+    responses=problem_responses(
+        ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound
+    ),
     summary="Change a provider configuration (priority, enabled, mode, credentials)",
 )
 async def update_connector(

@@ -6,17 +6,25 @@ from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from payorch import pagination
 from payorch.errors import AuthenticationFailed, ValidationFailed
 from payorch.events import service
+from payorch.events.types import EventType
 from payorch.http.deps import Conn, CurrentCaller
 from payorch.http.errors import problem_responses
+from payorch.http.listing import PageQuery
 from payorch.jsontypes import JsonObject
 
 router = APIRouter(tags=["Events"])
+
+
+class EventListQuery(PageQuery):
+    type: Annotated[EventType | None, Field(description="Only events of this type.")] = None
+    payment_intent_id: Annotated[
+        str | None, Field(max_length=40, description="Only this intent's events.")
+    ] = None
 
 
 class EventList(BaseModel):
@@ -32,22 +40,15 @@ class EventList(BaseModel):
     description="Each item is the exact body that webhook deliveries of that event send.",
 )
 async def list_events(
-    caller: CurrentCaller,
-    conn: Conn,
-    type: Annotated[
-        str | None, Query(description="An event type, e.g. payment.authorized.")
-    ] = None,
-    payment_intent_id: Annotated[str | None, Query(max_length=40)] = None,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
-    limit: Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)] = pagination.DEFAULT_LIMIT,
+    caller: CurrentCaller, conn: Conn, query: Annotated[EventListQuery, Query()]
 ) -> Response:
     page = await service.list_events(
         conn,
         caller.application_id,
-        type=type,
-        payment_intent_id=payment_intent_id,
-        cursor=cursor,
-        limit=limit,
+        type=query.type,
+        payment_intent_id=query.payment_intent_id,
+        cursor=query.cursor,
+        limit=query.limit,
     )
     # The stored bodies are already JSON: splice them in rather than parse and re-serialize.
     body = (

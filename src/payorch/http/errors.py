@@ -39,10 +39,12 @@ def validation_error(exc: RequestValidationError) -> ValidationFailed:
             source = "body"
         if item.get("type") == "json_invalid":
             return ValidationFailed.field("body", "Malformed JSON.")
+        if source == "query" and loc:
+            loc = loc[:1]  # the parameter's name, also for the n-th value of a repeated one
         field = ".".join(loc) or source
         message = str(item.get("msg", "invalid"))
         if item.get("type") == "extra_forbidden":
-            message = "Unknown field."
+            message = "Unknown query parameter." if source == "query" else "Unknown field."
         errors.append({"field": field, "message": message})
     first = errors[0] if errors else {"field": "body", "message": "invalid"}
     return ValidationFailed(f"{first['field']}: {first['message']}", {"errors": errors})
@@ -91,4 +93,3 @@ def problem_responses(*errors: type[ApiError]) -> dict[int | str, dict[str, Any]
         entry = out.setdefault(error.status, {"model": ErrorEnvelope, "description": ""})
         entry["description"] = (entry["description"] + " " + error.code).strip()
     return out
-

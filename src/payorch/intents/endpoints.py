@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from payorch.errors import (
@@ -22,8 +24,15 @@ from payorch.http.deps import (
 )
 from payorch.http.errors import problem_responses
 from payorch.http.responses import idempotent_response, json_response
-from payorch.intents import service
-from payorch.intents.schemas import CreatePaymentIntent, PaymentIntentResponse, intent_body
+from payorch.intents import listing, service
+from payorch.intents.schemas import (
+    CreatePaymentIntent,
+    IntentListQuery,
+    PaymentIntentList,
+    PaymentIntentResponse,
+    intent_body,
+    intent_summary_body,
+)
 
 router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
 
@@ -33,7 +42,11 @@ router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
     status_code=201,
     response_model=PaymentIntentResponse,
     responses=problem_responses(
-        ValidationFailed, AuthenticationFailed, ResourceNotFound, IdempotencyConflict, IdempotencyKeyInUse
+        ValidationFailed,
+        AuthenticationFailed,
+        ResourceNotFound,
+        IdempotencyConflict,
+        IdempotencyKeyInUse,
     ),
     summary="Create a payment intent",
 )
@@ -55,10 +68,28 @@ async def create_payment_intent(
 
 
 @router.get(
+    "",
+    response_model=PaymentIntentList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="List payment intents, newest first",
+    description="Each item is the intent without its timeline and payment: read the intent for those.",
+)
+async def list_payment_intents(
+    caller: CurrentCaller, conn: ReadConn, query: Annotated[IntentListQuery, Query()]
+) -> Response:
+    page = await listing.list_intents(conn, caller, query)
+    return json_response(
+        {"items": [intent_summary_body(i) for i in page.items], "next_cursor": page.next_cursor}
+    )
+
+
+@router.get(
     "/{payment_intent_id}",
     response_model=PaymentIntentResponse,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a payment intent",
 )
-async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: ReadConn) -> Response:
+async def get_payment_intent(
+    payment_intent_id: str, caller: CurrentCaller, conn: ReadConn
+) -> Response:
     return json_response(intent_body(await service.read_intent(conn, caller, payment_intent_id)))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import RowMapping, bindparam, insert, select, update
+from sqlalchemy import RowMapping, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import payments
 from payorch.intents.records import IntentPayment, PaymentIntent
+from payorch.intents.schemas import IntentListQuery
+from payorch.intents.states import IntentStatus
 
 # Built once: statements whose values come as parameters compile once and hit SQLAlchemy's cache
 # without recomputing a cache key for every request (this is the hottest write path).
@@ -28,7 +30,9 @@ async def get(
         intents.c.id == intent_id, intents.c.application_id == application_id
     )
     if for_update:
-        query = query.with_for_update()  # a no-op on SQLite, whose BEGIN IMMEDIATE already serializes
+        query = (
+            query.with_for_update()
+        )  # a no-op on SQLite, whose BEGIN IMMEDIATE already serializes
     row = (await conn.execute(query)).mappings().first()
     return _intent(row) if row is not None else None
 
@@ -97,7 +101,9 @@ async def compare_and_set_status(
     if provider is not None:
         values["provider"] = provider
     result = await conn.execute(
-        update(intents).where(intents.c.id == intent_id, intents.c.status == expected).values(values)
+        update(intents)
+        .where(intents.c.id == intent_id, intents.c.status == expected)
+        .values(values)
     )
     return result.rowcount == 1
 
@@ -106,6 +112,47 @@ async def status_of(conn: AsyncConnection, intent_id: str) -> str | None:
     return (
         await conn.execute(select(intents.c.status).where(intents.c.id == intent_id))
     ).scalar_one_or_none()
+
+
+async def page(
+    conn: AsyncConnection,
+    application_id: str,
+    query: IntentListQuery,
+    *,
+    lowest_id: str | None,
+    below_id: str | None,
+    limit: int,
+) -> list[PaymentIntent]:
+    """Newest first, keyset on the time-ordered id: ``id < below_id`` on an (application_id,
+    [status | merchant_account_id | external_reference,] id) index, so a page costs the same
+    however many intents precede it. Several statuses are one probe each, merged here: an
+    ``IN`` would make the database read every matching row to order them."""
+    found: list[PaymentIntent] = []
+    statuses: list[IntentStatus | None] = [*query.status] if query.status else [None]
+    for status in dict.fromkeys(statuses):
+        select_page = select(intents).where(intents.c.application_id == application_id)
+        if status is not None:
+            select_page = select_page.where(intents.c.status == status.value)
+        if query.merchant_account_id is not None:
+            select_page = select_page.where(
+                intents.c.merchant_account_id == query.merchant_account_id
+            )
+        if query.external_reference is not None:
+            select_page = select_page.where(
+                intents.c.external_reference == query.external_reference
+            )
+        if query.provider is not None:  # as shown: the chosen provider, else the requested one
+            select_page = select_page.where(
+                func.coalesce(intents.c.provider, intents.c.requested_provider) == query.provider
+            )
+        if lowest_id is not None:
+            select_page = select_page.where(intents.c.id >= lowest_id)
+        if below_id is not None:
+            select_page = select_page.where(intents.c.id < below_id)
+        select_page = select_page.order_by(intents.c.id.desc()).limit(limit)
+        found += [_intent(row) for row in (await conn.execute(select_page)).mappings()]
+    found.sort(key=lambda intent: intent.id, reverse=True)
+    return found[:limit]
 
 
 def _intent(row: RowMapping) -> PaymentIntent:

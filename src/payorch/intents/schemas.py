@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
 from payorch.clock import isoformat
-from payorch.intents.records import PaymentIntentDetail
+from payorch.http.listing import CreatedRangeQuery
+from payorch.intents.records import PaymentIntent, PaymentIntentDetail
+from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO, PROVIDER_IDS
 
@@ -35,14 +37,18 @@ class CreatePaymentIntent(BaseModel):
     external_reference: Annotated[str, Field(min_length=1, max_length=64, examples=["order-1001"])]
     amount: Annotated[
         int,
-        Field(gt=0, le=money.MAX_AMOUNT, description="In the currency's minor unit (CLP 0, USD 2)."),
+        Field(
+            gt=0, le=money.MAX_AMOUNT, description="In the currency's minor unit (CLP 0, USD 2)."
+        ),
     ]
     currency: Annotated[str, Field(min_length=3, max_length=3, examples=["CLP"])]
     description: Annotated[str | None, Field(max_length=255)] = None
     provider: Annotated[
         str, Field(description="`auto` or a provider identifier.", examples=["auto"])
     ] = AUTO
-    return_url: Annotated[str, Field(max_length=MAX_URL_LENGTH, examples=["https://shop.example/return"])]
+    return_url: Annotated[
+        str, Field(max_length=MAX_URL_LENGTH, examples=["https://shop.example/return"])
+    ]
     metadata: Annotated[
         dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]],
         Field(max_length=MAX_METADATA_KEYS),
@@ -88,7 +94,9 @@ class IntentPaymentResponse(BaseModel):
     authorized_at: str | None = None
 
 
-class PaymentIntentResponse(BaseModel):
+class PaymentIntentSummary(BaseModel):
+    """An intent as a list shows it: without its timeline and payment (read the intent)."""
+
     id: str
     status: str
     merchant_account_id: str
@@ -96,20 +104,48 @@ class PaymentIntentResponse(BaseModel):
     amount: int
     currency: str
     description: str | None
-    provider: str = Field(description="The chosen provider; before a checkout, the requested value.")
+    provider: str = Field(
+        description="The chosen provider; before a checkout, the requested value."
+    )
     return_url: str
     metadata: dict[str, str]
     created_at: str
+
+
+class PaymentIntentResponse(PaymentIntentSummary):
     payment: IntentPaymentResponse | None = Field(
         None, description="Present once the provider authorized."
     )
     timeline: list[TimelineEntryResponse]
 
 
-def intent_body(detail: PaymentIntentDetail) -> JsonObject:
-    """The response body (built by hand: ``payment`` is left out, not null, until authorized)."""
-    intent = detail.intent
-    body: JsonObject = {
+class IntentListQuery(CreatedRangeQuery):
+    status: Annotated[
+        list[IntentStatus] | None, Field(description="Repeat the parameter for several statuses.")
+    ] = None
+    provider: Annotated[
+        str | None,
+        Field(
+            max_length=64,
+            description="The intent's `provider` as shown: the chosen one, or before a checkout "
+            "the requested one.",
+        ),
+    ] = None
+    merchant_account_id: Annotated[str | None, Field(max_length=40)] = None
+    external_reference: Annotated[str | None, Field(max_length=64, description="Exact match.")] = (
+        None
+    )
+
+
+class PaymentIntentList(BaseModel):
+    items: list[PaymentIntentSummary]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last."
+    )
+
+
+def intent_summary_body(intent: PaymentIntent) -> JsonObject:
+    return {
         "id": intent.id,
         "status": intent.status,
         "merchant_account_id": intent.merchant_account_id,
@@ -121,8 +157,13 @@ def intent_body(detail: PaymentIntentDetail) -> JsonObject:
         "return_url": intent.return_url,
         "metadata": intent.metadata,
         "created_at": isoformat(intent.created_at),
-        "timeline": [{"type": t.type, "at": isoformat(t.at)} for t in detail.timeline],
     }
+
+
+def intent_body(detail: PaymentIntentDetail) -> JsonObject:
+    """The response body (built by hand: ``payment`` is left out, not null, until authorized)."""
+    body = intent_summary_body(detail.intent)
+    body["timeline"] = [{"type": t.type, "at": isoformat(t.at)} for t in detail.timeline]
     payment = detail.payment
     if payment is not None:
         body["payment"] = {

@@ -26,12 +26,14 @@ from payorch.http.deps import (
     idempotency_scope,
 )
 from payorch.http.errors import problem_responses
+from payorch.http.listing import NoQuery
 from payorch.http.responses import idempotent_response, json_response
 from payorch.idempotency.records import IdempotentResult
 from payorch.payments import refunds, service
 from payorch.payments.schemas import (
     CreateRefund,
     PaymentList,
+    PaymentListQuery,
     PaymentResponse,
     RefundList,
     RefundResponse,
@@ -49,26 +51,9 @@ router = APIRouter(tags=["Payments and refunds"])
     summary="List payments, newest first",
 )
 async def list_payments(
-    caller: CurrentCaller,
-    conn: Conn,
-    status: Annotated[
-        str | None, Query(description="AUTHORIZED, PARTIALLY_REFUNDED or REFUNDED.")
-    ] = None,
-    from_: Annotated[
-        str | None,
-        Query(
-            alias="from", description="Inclusive; a date (UTC midnight) or an ISO 8601 timestamp."
-        ),
-    ] = None,
-    to: Annotated[
-        str | None, Query(description="Exclusive; a date (UTC midnight) or an ISO 8601 timestamp.")
-    ] = None,
-    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page.")] = None,
-    limit: Annotated[int, Query(ge=1, le=100, description="Page size, 1 to 100.")] = 20,
+    caller: CurrentCaller, conn: Conn, query: Annotated[PaymentListQuery, Query()]
 ) -> Response:
-    page = await service.list_payments(
-        conn, caller, status=status, from_=from_, to=to, cursor=cursor, limit=limit
-    )
+    page = await service.list_payments(conn, caller, query)
     return json_response(
         {"items": [payment_body(p) for p in page.items], "next_cursor": page.next_cursor}
     )
@@ -133,9 +118,11 @@ async def create_refund(
 @router.get(
     "/v1/payments/{payment_id}/refunds",
     response_model=RefundList,
-    responses=problem_responses(AuthenticationFailed, ResourceNotFound),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
     summary="List a payment's refunds, newest first",
 )
-async def list_refunds(payment_id: str, caller: CurrentCaller, conn: Conn) -> Response:
+async def list_refunds(
+    payment_id: str, caller: CurrentCaller, conn: Conn, query: Annotated[NoQuery, Query()]
+) -> Response:
     listed = await refunds.list_refunds(conn, caller, payment_id)
     return json_response({"items": [refund_body(refund) for refund in listed]})

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
 from payorch import money
+from payorch.http.listing import CreatedRangeQuery
 from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
-PAYMENT_STATUSES = ("AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED")
+PaymentStatus = Literal["AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"]
+
+
+class PaymentListQuery(CreatedRangeQuery):
+    status: PaymentStatus | None = None
 
 
 def _never_null(schema: JsonDict) -> None:
@@ -33,8 +38,7 @@ class CreateRefund(BaseModel):
         Field(
             gt=0,
             le=money.MAX_AMOUNT,
-            description="In the currency's minor unit; omit it to refund all that is left "
-            "(null is refused).",
+            description="In the currency's minor unit; omit it to refund all that is left (null is refused).",
             json_schema_extra=_never_null,
         ),
     ] = None

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.errors import ResourceNotFound, ValidationFailed
-from payorch.ids import lowest_id
-from payorch.pagination import Page, page_of
+from payorch.errors import ResourceNotFound
+from payorch.pagination import Page, id_range, page_of
 from payorch.payments import repository
 from payorch.payments.records import Payment
-from payorch.payments.schemas import PAYMENT_STATUSES
-
-_PAYMENT_ID = re.compile(r"^pay_[0-9a-z]{29}$")
+from payorch.payments.schemas import PaymentListQuery
 
 
 async def record_authorization(
@@ -67,54 +61,16 @@ async def read_payment(conn: AsyncConnection, caller: Caller, payment_id: str) -
 
 
 async def list_payments(
-    conn: AsyncConnection,
-    caller: Caller,
-    *,
-    status: str | None,
-    from_: str | None,
-    to: str | None,
-    cursor: str | None,
-    limit: int,
+    conn: AsyncConnection, caller: Caller, query: PaymentListQuery
 ) -> Page[Payment]:
-    if status is not None and status not in PAYMENT_STATUSES:
-        raise ValidationFailed.field("status", f"must be one of {', '.join(PAYMENT_STATUSES)}")
     # Ids are time-ordered to the millisecond, so a time range is an id range on the same index.
-    lowest = lowest_id("pay", _millis(parse_instant("from", from_))) if from_ else None
-    below = lowest_id("pay", _millis(parse_instant("to", to))) if to else None
-    if cursor is not None:
-        after = decode_cursor(cursor)
-        below = after if below is None else min(below, after)
+    lowest, below = id_range("pay", query.cursor, query.from_, query.to)
     items = await repository.page(
         conn,
         caller.application_id,
-        status=status,
+        status=query.status,
         lowest_id=lowest,
         below_id=below,
-        limit=limit + 1,
+        limit=query.limit + 1,
     )
-    return page_of(items, limit, lambda payment: payment.id)
-
-
-def parse_instant(field: str, value: str) -> datetime:
-    """A date (midnight UTC) or an ISO 8601 timestamp; one without a zone is taken as UTC."""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        raise ValidationFailed.field(
-            field, "must be a date (2026-11-22) or an ISO 8601 timestamp (2026-11-22T10:00:00Z)"
-        ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def _millis(moment: datetime) -> int:
-    return max(0, int(moment.timestamp() * 1000))
-
-
-def decode_cursor(cursor: str) -> str:
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raw = ""
-    if not _PAYMENT_ID.match(raw):
-        raise ValidationFailed.field("cursor", "is not a cursor this API gave")
-    return raw
+    return page_of(items, query.limit, lambda payment: payment.id)

@@ -7,7 +7,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from starlette.responses import Response
 
-from payorch import pagination
 from payorch.errors import (
     AuthenticationFailed,
     ResourceNotFound,
@@ -17,11 +16,14 @@ from payorch.errors import (
 )
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
+from payorch.http.listing import PageQuery
 from payorch.http.responses import json_response
 from payorch.webhooks import service
 from payorch.webhooks.schemas import (
     CreatedWebhookEndpoint,
     CreateWebhookEndpoint,
+    DeliveryListQuery,
+    EndpointDeliveryListQuery,
     UpdateWebhookEndpoint,
     WebhookDeliveryList,
     WebhookDeliveryResponse,
@@ -37,11 +39,6 @@ from payorch.webhooks.schemas import (
 
 router = APIRouter(tags=["Webhooks"])
 BASE = "/v1/admin/webhook-endpoints"
-
-Cursor = Annotated[
-    str | None, Query(max_length=200, description="`next_cursor` of the previous page.")
-]
-Limit = Annotated[int, Query(ge=1, le=pagination.MAX_LIMIT)]
 
 
 @router.post(
@@ -78,10 +75,9 @@ async def create_webhook_endpoint(
 async def list_webhook_endpoints(
     caller: CurrentCaller,
     conn: ReadConn,
-    cursor: Cursor = None,
-    limit: Limit = pagination.DEFAULT_LIMIT,
+    query: Annotated[PageQuery, Query()],
 ) -> Response:
-    page = await service.list_endpoints(conn, caller, cursor, limit)
+    page = await service.list_endpoints(conn, caller, query.cursor, query.limit)
     return json_response(endpoint_page_body(page))
 
 
@@ -91,9 +87,7 @@ async def list_webhook_endpoints(
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a webhook endpoint",
 )
-async def get_webhook_endpoint(
-    endpoint_id: str, caller: CurrentCaller, conn: ReadConn
-) -> Response:
+async def get_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn: ReadConn) -> Response:
     return json_response(endpoint_body(await service.get_endpoint(conn, caller, endpoint_id)))
 
 
@@ -139,16 +133,31 @@ async def delete_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn:
     response_model=WebhookDeliveryList,
     responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
     summary="The endpoint's deliveries, newest first",
+    description="The same filters as /v1/admin/webhook-deliveries; `endpoint_id` is the path's.",
 )
 async def list_webhook_deliveries(
     endpoint_id: str,
     caller: CurrentCaller,
     conn: ReadConn,
-    cursor: Cursor = None,
-    limit: Limit = pagination.DEFAULT_LIMIT,
+    query: Annotated[EndpointDeliveryListQuery, Query()],
 ) -> Response:
-    page = await service.list_deliveries(conn, caller, endpoint_id, cursor, limit)
+    scoped = DeliveryListQuery.model_validate(
+        {**query.model_dump(by_alias=True), "endpoint_id": endpoint_id}
+    )
+    page = await service.list_deliveries(conn, caller, scoped)
     return json_response(delivery_page_body(page))
+
+
+@router.get(
+    "/v1/admin/webhook-deliveries",
+    response_model=WebhookDeliveryList,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="All the application's deliveries, newest first",
+)
+async def list_all_webhook_deliveries(
+    caller: CurrentCaller, conn: ReadConn, query: Annotated[DeliveryListQuery, Query()]
+) -> Response:
+    return json_response(delivery_page_body(await service.list_deliveries(conn, caller, query)))
 
 
 @router.get(

@@ -12,6 +12,7 @@ from sqlalchemy import ColumnElement, RowMapping, bindparam, delete, insert, sel
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, given_values, record_of
+from payorch.db.tables import events
 from payorch.db.tables.webhooks import (
     webhook_deliveries as deliveries,
 )
@@ -23,6 +24,7 @@ from payorch.db.tables.webhooks import (
 )
 from payorch.webhooks import wakeups
 from payorch.webhooks.records import PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
+from payorch.webhooks.schemas import DeliveryListQuery
 
 # ---- endpoints ---------------------------------------------------------------------------
 
@@ -145,15 +147,35 @@ async def get_delivery(
 
 
 async def list_deliveries(
-    conn: AsyncConnection, application_id: str, endpoint_id: str, *, before: str | None, limit: int
+    conn: AsyncConnection,
+    application_id: str,
+    query: DeliveryListQuery,
+    *,
+    lowest_id: str | None,
+    below_id: str | None,
+    limit: int,
 ) -> list[Delivery]:
-    query = select(deliveries).where(
-        deliveries.c.endpoint_id == endpoint_id, deliveries.c.application_id == application_id
-    )
-    if before is not None:
-        query = query.where(deliveries.c.id < before)
-    query = query.order_by(deliveries.c.id.desc()).limit(limit)
-    return [_delivery(row) for row in (await conn.execute(query)).mappings()]
+    """Newest first, keyset on the id (time-ordered) over the application's (status,) id index."""
+    found = select(deliveries).where(deliveries.c.application_id == application_id)
+    if query.endpoint_id is not None:
+        found = found.where(deliveries.c.endpoint_id == query.endpoint_id)
+    if query.status:
+        found = found.where(deliveries.c.status.in_(query.status))
+    if query.event_type is not None:
+        found = found.where(deliveries.c.event_type == query.event_type.value)
+    if query.payment_intent_id is not None:
+        # Read beside the query (docs/architecture.md): an intent's events, on their own index.
+        of_intent = select(events.c.id).where(
+            events.c.payment_intent_id == query.payment_intent_id,
+            events.c.application_id == application_id,
+        )
+        found = found.where(deliveries.c.event_id.in_(of_intent))
+    if lowest_id is not None:
+        found = found.where(deliveries.c.id >= lowest_id)
+    if below_id is not None:
+        found = found.where(deliveries.c.id < below_id)
+    found = found.order_by(deliveries.c.id.desc()).limit(limit)
+    return [_delivery(row) for row in (await conn.execute(found)).mappings()]
 
 
 _ATTEMPT_COLUMNS = tuple(c for c in attempts.c.keys() if c != "seq")

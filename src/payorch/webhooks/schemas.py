@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
-from payorch.events.types import ALL_EVENT_TYPES
+from payorch.events.types import ALL_EVENT_TYPES, EventType
+from payorch.http.listing import CreatedRangeQuery
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
 from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
@@ -29,6 +30,23 @@ def _check_events(value: list[str] | None) -> list[str] | None:
     if unknown:
         raise ValueError(f"unknown event types: {', '.join(unknown)}")
     return sorted(set(value), key=value.index)
+
+
+class EndpointDeliveryListQuery(CreatedRangeQuery):
+    """Filters of one endpoint's deliveries."""
+
+    status: Annotated[
+        list[Literal["PENDING", "SUCCEEDED", "EXHAUSTED"]] | None,
+        Field(description="Repeat the parameter for several statuses."),
+    ] = None
+    event_type: EventType | None = None
+    payment_intent_id: Annotated[str | None, Field(max_length=40)] = None
+
+
+class DeliveryListQuery(EndpointDeliveryListQuery):
+    """Filters of the application's deliveries: those of one endpoint's, and the endpoint."""
+
+    endpoint_id: Annotated[str | None, Field(max_length=40)] = None
 
 
 class CreateWebhookEndpoint(BaseModel):

@@ -13,7 +13,7 @@ from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
-from payorch.pagination import Page, page_of
+from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
     SUCCEEDED,
@@ -21,7 +21,11 @@ from payorch.webhooks.records import (
     DeliveryAttempt,
     WebhookEndpoint,
 )
-from payorch.webhooks.schemas import CreateWebhookEndpoint, UpdateWebhookEndpoint
+from payorch.webhooks.schemas import (
+    CreateWebhookEndpoint,
+    DeliveryListQuery,
+    UpdateWebhookEndpoint,
+)
 from payorch.webhooks.signing import new_secret
 
 
@@ -111,13 +115,22 @@ async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: st
 
 
 async def list_deliveries(
-    conn: AsyncConnection, caller: Caller, endpoint_id: str, cursor: str | None, limit: int
+    conn: AsyncConnection, caller: Caller, query: DeliveryListQuery
 ) -> Page[Delivery]:
-    await _endpoint(conn, caller, endpoint_id)
+    """The application's deliveries, newest first (``query.endpoint_id`` narrows to one
+    endpoint, which must be the application's)."""
+    if query.endpoint_id is not None:
+        await _endpoint(conn, caller, query.endpoint_id)
+    lowest, below = id_range("whd", query.cursor, query.from_, query.to)
     found = await repository.list_deliveries(
-        conn, caller.application_id, endpoint_id, before=pagination.decode(cursor), limit=limit + 1
+        conn,
+        caller.application_id,
+        query,
+        lowest_id=lowest,
+        below_id=below,
+        limit=query.limit + 1,
     )
-    return page_of(found, limit, lambda item: item.id)
+    return page_of(found, query.limit, lambda item: item.id)
 
 
 async def get_delivery(

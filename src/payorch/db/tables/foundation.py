@@ -53,6 +53,20 @@ payment_intents = Table(
     timestamp("created_at"),
     timestamp("updated_at"),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
+    # The list's filters (GET /v1/payment-intents): each ends with the id the keyset walks.
+    Index("ix_payment_intents_application_id_status_id", "application_id", "status", "id"),
+    Index(
+        "ix_payment_intents_application_id_merchant_account_id_id",
+        "application_id",
+        "merchant_account_id",
+        "id",
+    ),
+    Index(
+        "ix_payment_intents_application_id_external_reference_id",
+        "application_id",
+        "external_reference",
+        "id",
+    ),
 )
 
 # Append-only. Each row is a state change's event, written in the transaction of the change;
@@ -61,7 +75,9 @@ events = Table(
     "events",
     metadata,
     # seq gives a total order (ids share a millisecond); id is the public identifier.
-    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column(
+        "seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
     Column("id", String(40), nullable=False, unique=True),
     reference("application_id", "applications"),
     Column("type", String(64), nullable=False),

@@ -60,6 +60,9 @@ webhook_deliveries = Table(
         "next_attempt_at",
     ),
     Index("ix_webhook_deliveries_event_id", "event_id"),
+    # GET /v1/admin/webhook-deliveries: the application's, newest first, optionally by status.
+    Index("ix_webhook_deliveries_application_id_id", "application_id", "id"),
+    Index("ix_webhook_deliveries_application_id_status_id", "application_id", "status", "id"),
 )
 
 webhook_delivery_attempts = Table(

@@ -1,0 +1,77 @@
+"""The query of every list endpoint, declared once.
+
+Each list takes one query model (``Annotated[SomeQuery, Query()]``) built on the models below.
+``extra="forbid"`` makes an unknown parameter a 400 VALIDATION_ERROR naming it, so a typo
+(``/v1/events?payment_intent=...``) is refused instead of silently returning everything; the
+cursor, limit and time bounds are checked the same way everywhere, and the OpenAPI document
+states each constraint (pattern, bounds, enums).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"  # base64url without padding, as every list emits
+
+
+class NoQuery(BaseModel):
+    """A list that takes no parameter: any parameter is unknown."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PageQuery(NoQuery):
+    cursor: Annotated[
+        str | None,
+        Field(pattern=CURSOR_PATTERN, description="`next_cursor` of the previous page."),
+    ] = None
+    limit: Annotated[
+        int, Field(ge=1, le=MAX_LIMIT, description=f"Page size, 1 to {MAX_LIMIT}.")
+    ] = DEFAULT_LIMIT
+
+
+def _instant(value: object) -> object:
+    """A date (midnight UTC) or an ISO 8601 timestamp; one without a zone is taken as UTC."""
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value))
+        except ValueError:
+            raise PydanticCustomError(
+                "instant",
+                "must be a date (2026-11-22) or an ISO 8601 timestamp (2026-11-22T10:00:00Z)",
+            ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+Instant = Annotated[
+    datetime,
+    BeforeValidator(_instant),
+    WithJsonSchema(
+        {"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}]},
+        mode="validation",
+    ),
+]
+
+
+class CreatedRangeQuery(PageQuery):
+    """A page of a list that can be narrowed to a creation time range."""
+
+    from_: Annotated[
+        Instant | None,
+        Field(
+            alias="from",
+            description="Created at or after; a date (UTC midnight) or an ISO 8601 timestamp.",
+        ),
+    ] = None
+    to: Annotated[
+        Instant | None,
+        Field(description="Created before (exclusive); a date or an ISO 8601 timestamp."),
+    ] = None

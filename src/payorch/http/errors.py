@@ -18,6 +18,7 @@ from payorch.errors import (
     ResourceNotFound,
     UnsupportedMediaType,
     ValidationFailed,
+    validator_message,
 )
 from payorch.http.responses import error_response
 from payorch.http.schemas import ErrorEnvelope
@@ -40,7 +41,7 @@ def validation_error(exc: RequestValidationError) -> ValidationFailed:
         if item.get("type") == "json_invalid":
             return ValidationFailed.field("body", "Malformed JSON.")
         field = ".".join(loc) or source
-        message = str(item.get("msg", "invalid"))
+        message = validator_message(str(item.get("msg", "invalid")))
         if item.get("type") == "extra_forbidden":
             message = "Unknown field."
         errors.append({"field": field, "message": message})

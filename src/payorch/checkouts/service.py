@@ -200,6 +200,7 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
             amount=intent.amount,
             currency=intent.currency,
             description=intent.description,
+            external_reference=intent.external_reference,
             return_url=return_url(runtime, connector.provider, intent.id),
             expires_at=expires_at,
             notification_url=notification_url(runtime, connector.provider, connector.id)

@@ -4,38 +4,19 @@ PAYORCH_E2E_SCREENSHOTS (or tmp) to look at."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.e2e.test_browser_checkout import CHROMIUM, RETURN_URL, Server, consumer_page
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests.e2e.conftest import CHROMIUM, Server
+from tests.e2e.test_browser_checkout import RETURN_URL, open_checkout
+from tests.live import create_sandbox
 
 pytestmark = pytest.mark.e2e
 
 A, B = "provider_a_redirect_post", "provider_b_redirect_get"
 WIDTHS = (1280, 390)
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    path = tmp_path_factory.mktemp("pages") / "payorch.db"
-    env = payorch_env(f"sqlite:///{path}")
-    with live_server(env, "--no-worker") as url:
-        yield Server(url, env)
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
-    target.mkdir(parents=True, exist_ok=True)
-    return target
 
 
 async def new_checkout(server: Server, provider: str, reference: str, description: str | None) -> dict:  # type: ignore[type-arg]
@@ -74,13 +55,7 @@ async def look(checkout: dict, name: str, shots: Path) -> dict[int, str]:  # typ
         try:
             for width in WIDTHS:
                 page = await browser.new_page(viewport={"width": width, "height": 900})
-                if checkout["method"] == "POST":
-                    await page.set_content(consumer_page(checkout))
-                    async with page.expect_navigation():
-                        await page.click("#pay button")
-                else:
-                    await page.goto(checkout["url"])
-                await page.wait_for_selector('button[name="outcome"][value="approve"]')
+                await open_checkout(page, checkout)
                 await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
                 scroll = await page.evaluate("document.documentElement.scrollWidth")
                 assert scroll <= width, f"{name} at {width} px is {scroll} px wide"

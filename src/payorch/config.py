@@ -13,6 +13,8 @@ from pathlib import Path
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from payorch.errors import validator_message
+
 RATE_LIMIT_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(second|minute)\s*$")
 
 
@@ -238,4 +240,4 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         name = "PAYORCH_" + str(first["loc"][0]).upper() if first["loc"] else "PAYORCH_*"
-        raise SettingsError(f"{name}: {first['msg']}") from None
+        raise SettingsError(f"{name}: {validator_message(first['msg'])}") from None

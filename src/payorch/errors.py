@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 
@@ -92,8 +93,17 @@ class InvalidState(ApiError):
     status, code = 409, "INVALID_STATE"
     default_message = "The operation is not allowed in the resource's current status."
 
-    def __init__(self, status: str, message: str | None = None) -> None:
-        super().__init__(message or f"Not allowed while the status is {status}.", {"status": status})
+    def __init__(self, status: str, message: str | None = None, *, allowed: Sequence[str]) -> None:
+        """``allowed``: the statuses in which the operation is possible, named in the message so
+        the caller knows what to wait for or fix (empty when the refusal is not about a status)."""
+        text = message or f"Not allowed while the status is {status}."
+        if allowed:
+            text += f" Allowed only while the status is {_either(allowed)}."
+        super().__init__(text, {"status": status, "allowed_statuses": list(allowed)})
+
+
+def _either(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 class IdempotencyConflict(ApiError):
@@ -180,3 +190,16 @@ class ServiceUnavailable(ApiError):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+# Pydantic prefixes the text of a validator's ValueError/AssertionError; the reader needs only
+# the text, which says what to fix.
+_VALIDATOR_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def validator_message(message: str) -> str:
+    """A validation library's message without its "Value error, " kind of prefix."""
+    for prefix in _VALIDATOR_PREFIXES:
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message

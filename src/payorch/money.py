@@ -28,3 +28,20 @@ def exponent(code: str) -> int | None:
 
 def is_currency(code: str) -> bool:
     return exponent(code) is not None
+
+
+def currency_problem(code: str) -> str | None:
+    """Why ``code`` cannot be an amount's currency, in words that say what to send; None if it can."""
+    if is_currency(code):
+        return None
+    if len(code) == 3 and code.isalpha() and not code.isupper() and is_currency(code.upper()):
+        return f"must be in upper case: {code.upper()}"
+    try:
+        known = Currency(code)
+    except ValueError:
+        return "must be an ISO 4217 currency code in upper case, such as CLP or USD"
+    # Gold, SDR, test codes...: ISO 4217 gives them no minor unit, so no amount in minor units.
+    return (
+        f"{code} ({known.currency_name}) has no minor unit in ISO 4217, so an amount in minor "
+        "units cannot be expressed; use a currency such as CLP or USD"
+    )

@@ -23,7 +23,8 @@ from tests.providers.helpers import (
     start,
 )
 
-ALLOWED = "Only a payment intent in CREATED or REQUIRES_ACTION can be cancelled"
+ALLOWED = "Allowed only while the status is CREATED or REQUIRES_ACTION."
+ALLOWED_STATUSES = ["CREATED", "REQUIRES_ACTION"]
 
 
 def cancelled_reasons(events: list[dict]) -> list[str]:  # type: ignore[type-arg]
@@ -44,8 +45,8 @@ async def test_cancel_a_created_intent(client: httpx.AsyncClient, runtime: Runti
     again = await cancel(client, sandbox, intent["id"])
     assert again.status_code == 409
     error = again.json()["error"]
-    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "CANCELLED"}
-    assert error["message"].startswith(ALLOWED), error["message"]
+    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "CANCELLED", "allowed_statuses": ALLOWED_STATUSES}
+    assert error["message"].endswith(ALLOWED), error["message"]
     assert (await checkout(client, sandbox, intent["id"])).status_code == 409
     # A reason of one's own; an empty one or an unknown field is refused and changes nothing.
     other = await create_intent(client, sandbox)
@@ -108,8 +109,8 @@ async def test_cancel_after_authorization_is_refused(
     response = await cancel(client, sandbox, intent["id"], key="cancel-late")
     assert response.status_code == 409, response.text
     error = response.json()["error"]
-    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "AUTHORIZED"}
-    assert error["message"] == f"{ALLOWED}; this one is AUTHORIZED."
+    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "AUTHORIZED", "allowed_statuses": ALLOWED_STATUSES}
+    assert error["message"] == f"A AUTHORIZED payment intent cannot be cancelled. {ALLOWED}"
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
     assert cancelled_reasons(await events_of(runtime, intent["id"])) == []
 
@@ -125,7 +126,7 @@ async def test_the_buyer_paid_but_never_returned(client: httpx.AsyncClient, runt
         response = await cancel(client, sandbox, intent["id"])
         assert response.status_code == 409, response.text
         error = response.json()["error"]
-        assert error["code"] == "INVALID_STATE" and error["details"] == {"status": status}
+        assert error["code"] == "INVALID_STATE" and error["details"] == {"status": status, "allowed_statuses": ALLOWED_STATUSES}
         assert status in error["message"] and "already paid or is paying" in error["message"]
         read_back = await read(client, sandbox, intent["id"])
         assert read_back["status"] == status, provider
@@ -138,7 +139,7 @@ async def test_the_buyer_paid_but_never_returned(client: httpx.AsyncClient, runt
         else:
             assert await payment_count(runtime, intent["id"]) == 0
             refused = await cancel(client, sandbox, intent["id"])
-            assert refused.json()["error"]["message"] == f"{ALLOWED}; this one is PROCESSING."
+            assert refused.json()["error"]["message"] == f"A PROCESSING payment intent cannot be cancelled. {ALLOWED}"
 
 
 async def test_provider_unavailable_changes_nothing_and_the_key_retries(

@@ -151,6 +151,11 @@ async def test_checkout_of_a_final_intent_is_409(
     assert response.status_code == 409
     error = response.json()["error"]
     assert error["code"] == "INVALID_STATE" and error["details"]["status"] == "FAILED"
+    assert error["details"]["allowed_statuses"] == ["CREATED", "REQUIRES_ACTION"]
+    assert error["message"] == (
+        "Not allowed while the status is FAILED. "
+        "Allowed only while the status is CREATED or REQUIRES_ACTION."
+    )
     # Errors free the key: nothing was stored.
     again = await checkout(client, sandbox, intent["id"], key="after")
     assert again.status_code == 409 and "idempotent-replayed" not in again.headers
@@ -166,7 +171,12 @@ async def test_replacing_a_paid_checkout_is_refused_and_records_the_payment(
     await choose_without_returning(client, body, "approve")  # paid, but not back yet
     response = await checkout(client, sandbox, intent["id"], A)
     assert response.status_code == 409, response.text
-    assert response.json()["error"]["details"]["status"] == "AUTHORIZED"
+    error = response.json()["error"]
+    assert error["details"]["status"] == "AUTHORIZED"
+    assert error["message"] == (
+        "The buyer already started paying with the current checkout. "
+        "Allowed only while the status is CREATED or REQUIRES_ACTION."
+    )
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 
 

@@ -112,6 +112,12 @@ async def test_explicit_provider_is_used_even_when_skipped(
     assert (
         response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
     )
+    message = response.json()["error"]["message"]
+    assert message.startswith(f"The requested provider is unavailable: {A} is down ("), message
+    assert message.endswith(
+        'No other provider is tried when one is named; retry later, or request the checkout '
+        'with "provider": "auto".'
+    )
     await set_fault(client, sandbox, A, "ok")
     assert await provider_of_new_checkout(client, sandbox) == B  # auto still skips A
     assert await provider_of_new_checkout(client, sandbox, A) == A  # explicit: used while enabled
@@ -130,6 +136,11 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
     response = await checkout(client, sandbox, intent["id"])
     assert response.status_code == 503
     assert response.json()["error"]["details"]["retry_after_seconds"] == 1  # B may work on a retry
+    message = response.json()["error"]["message"]
+    assert message.startswith(
+        f"No provider of the merchant is available: {A} is skipped after repeated failures "
+        f"(next try in 6 s); {B} is down ("
+    ), message
     for _ in range(2):  # B's second and third failures: now both are skipped
         assert (await checkout(client, sandbox, intent["id"])).status_code == 503
     clock.advance(1)

@@ -10,47 +10,18 @@ shop's return_url is answered by the browser itself (route interception): no tra
 from __future__ import annotations
 
 import html
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests.e2e.conftest import CHROMIUM, Server
+from tests.live import create_sandbox
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = "/usr/bin/chromium"
-
-
-@dataclass
-class Server:
-    url: str
-    env: dict[str, str]
-
-
 RETURN_URL = "https://shop.example/return"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    path = tmp_path_factory.mktemp("e2e") / "payorch.db"
-    env = payorch_env(f"sqlite:///{path}")
-    with live_server(env, "--no-worker") as url:
-        yield Server(url, env)
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
-    target.mkdir(parents=True, exist_ok=True)
-    return target
 
 
 def consumer_page(checkout: dict) -> str:  # type: ignore[type-arg]
@@ -64,6 +35,17 @@ def consumer_page(checkout: dict) -> str:  # type: ignore[type-arg]
         f'<form id="pay" method="POST" action="{html.escape(checkout["url"])}">{inputs}'
         '<button type="submit">Pay</button></form>'
     )
+
+
+async def open_checkout(page, checkout: dict) -> None:  # type: ignore[no-untyped-def,type-arg]
+    """The consumer sends the browser to the checkout; answer once the simulator page is up."""
+    if checkout["method"] == "POST":
+        await page.set_content(consumer_page(checkout))
+        async with page.expect_navigation():
+            await page.click("#pay button")
+    else:
+        await page.goto(checkout["url"])
+    await page.wait_for_selector('button[name="outcome"][value="approve"]')
 
 
 async def walk(server: Server, provider: str, shots: Path) -> None:
@@ -110,13 +92,7 @@ async def walk(server: Server, provider: str, shots: Path) -> None:
                     )
 
                 await page.route("https://shop.example/**", shop)
-                if checkout["method"] == "POST":
-                    await page.set_content(consumer_page(checkout))
-                    async with page.expect_navigation():
-                        await page.click("#pay button")
-                else:
-                    await page.goto(checkout["url"])
-                await page.wait_for_selector('button[name="outcome"][value="approve"]')
+                await open_checkout(page, checkout)
                 assert "12.990" in await page.content() or "12,990" in await page.content()
                 await page.screenshot(path=str(shots / f"{provider}-checkout.png"), full_page=True)
                 await page.click('button[name="outcome"][value="approve"]')

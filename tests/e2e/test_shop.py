@@ -167,13 +167,6 @@ def shop(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         stop(payorch)
 
 
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
-    target.mkdir(parents=True, exist_ok=True)
-    return target
-
-
 async def shop_order(shop: Shop, order_id: str) -> dict[str, Any]:
     async with httpx.AsyncClient() as http:
         response = await http.get(f"{shop.url}/orders/{order_id}.json")

@@ -63,6 +63,7 @@ async def test_another_application_gets_404(
         ({"amount": 10**16}, "amount"),
         ({"currency": "ZZZ"}, "currency"),
         ({"currency": "clp"}, "currency"),
+        ({"currency": "XAU"}, "currency"),
         ({"external_reference": ""}, "external_reference"),
         ({"external_reference": "x" * 65}, "external_reference"),
         ({"description": "d" * 256}, "description"),
@@ -90,6 +91,32 @@ async def test_bad_input_is_a_400_and_creates_nothing(
     error = response.json()["error"]
     assert error["code"] == "VALIDATION_ERROR"
     assert any(e["field"] == field for e in error["details"]["errors"]), error
+    # The validation library's own prefixes say nothing about what to fix.
+    messages = [error["message"]] + [e["message"] for e in error["details"]["errors"]]
+    assert not any("Value error" in m or "Assertion failed" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(
+    ("currency", "expected"),
+    [
+        ("XAU", "currency: XAU (Gold) has no minor unit in ISO 4217"),
+        ("XTS", "currency: XTS (Codes specifically reserved for testing purposes) has no minor unit"),
+        ("usd", "currency: must be in upper case: USD"),
+        ("ZZZ", "currency: must be an ISO 4217 currency code in upper case, such as CLP or USD"),
+    ],
+)
+async def test_currency_refusals_say_why(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_body: dict[str, object],
+    currency: str,
+    expected: str,
+) -> None:
+    response = await client.post(
+        "/v1/payment-intents", json={**intent_body, "currency": currency}, headers=sandbox.headers
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["message"].startswith(expected), response.text
 
 
 @pytest.mark.parametrize("missing", ["merchant_account_id", "external_reference", "amount", "currency", "return_url"])

@@ -83,7 +83,10 @@ async def test_every_move_in_the_database(
             new = await service.apply_move(conn, runtime.clock, row, move, data={"provider": "x"})
     except InvalidState as error:
         assert expected is None
-        assert error.details == {"status": status.value}
+        allowed_from = [s.value for s in IntentStatus if (s, move) in EXPECTED]
+        assert error.details == {"status": status.value, "allowed_statuses": allowed_from}
+        assert len(allowed_from) <= 2  # so "A or B" is the whole list
+        assert error.message.endswith(f"Allowed only while the status is {' or '.join(allowed_from)}.")
         new = None
     else:
         assert new == expected
@@ -112,7 +115,8 @@ async def test_a_stale_read_cannot_move_the_intent(
     with pytest.raises(InvalidState) as caught:
         async with runtime.database.transaction() as conn:
             await service.apply_move(conn, runtime.clock, stale, Move.FAIL)
-    assert caught.value.details == {"status": "AUTHORIZED"}
+    assert caught.value.details == {"status": "AUTHORIZED", "allowed_statuses": ["REQUIRES_ACTION", "PROCESSING"]}
+    assert caught.value.message.endswith("Allowed only while the status is REQUIRES_ACTION or PROCESSING.")
 
 
 class IntentModel(RuleBasedStateMachine):

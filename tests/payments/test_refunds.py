@@ -217,6 +217,36 @@ async def test_unknown_or_other_applications_payment_is_404(
     assert response.status_code == 401
 
 
+async def test_an_intent_id_in_place_of_a_payment_id_points_to_payment_id(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
+) -> None:
+    paid = await authorized_payment(runtime, sandbox)
+    intent = (
+        await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)
+    ).json()
+    assert intent["payment"]["id"] == paid.payment_id  # where the message sends the reader
+    for method, path in (
+        ("POST", f"/v1/payments/{paid.intent_id}/refunds"),
+        ("GET", f"/v1/payments/{paid.intent_id}/refunds"),
+        ("GET", f"/v1/payments/{paid.intent_id}"),
+    ):
+        response = await client.request(
+            method, path, json={} if method == "POST" else None, headers=sandbox.headers
+        )
+        assert response.status_code == 404, response.text
+        error = response.json()["error"]
+        assert error["code"] == "RESOURCE_NOT_FOUND"
+        assert error["message"] == (
+            f"{paid.intent_id} is a payment intent id, not a payment id. Use the intent's "
+            "payment.id (pay_...), which the intent carries once authorized "
+            f"(GET /v1/payment-intents/{paid.intent_id})."
+        )
+    assert gateway.refund_calls == []
+    # Any other unknown id keeps the plain message.
+    response = await client.post("/v1/payments/pay_nope/refunds", json={}, headers=sandbox.headers)
+    assert response.json()["error"]["message"] == "No payment pay_nope."
+
+
 async def test_payment_not_refundable_is_409(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
 ) -> None:
@@ -225,7 +255,15 @@ async def test_payment_not_refundable_is_409(
         f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers
     )
     assert response.status_code == 409
-    assert response.json()["error"]["details"]["status"] == "REFUNDED"
+    error = response.json()["error"]
+    assert error["details"] == {
+        "status": "REFUNDED",
+        "allowed_statuses": ["AUTHORIZED", "PARTIALLY_REFUNDED"],
+    }
+    assert error["message"] == (
+        "A REFUNDED payment cannot be refunded. "
+        "Allowed only while the status is AUTHORIZED or PARTIALLY_REFUNDED."
+    )
     assert gateway.refund_calls == []
 
 

@@ -189,6 +189,25 @@ PREFERENCE_ANSWER = {
 # -- create ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("description", "item"),
+    [
+        ("Two coffees", {"title": "Two coffees", "description": "Order order-9"}),
+        (None, {"title": "Order order-9"}),  # never the intent id: the buyer knows the order
+    ],
+)
+async def test_the_item_carries_the_shops_description_and_order(
+    ctx: ConnectorContext, fake: Fake, description: str | None, item: dict[str, str]
+) -> None:
+    fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
+    await adapter.create_checkout(
+        ctx, checkout_request(description=description, external_reference="order-9")
+    )
+    (request,) = fake.requests
+    (sent,) = json.loads(request.content)["items"]
+    assert {k: v for k, v in sent.items() if k in ("title", "description")} == item
+
+
 async def test_create_preference_fields(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     session = await adapter.create_checkout(ctx, checkout_request())

@@ -95,6 +95,7 @@ async def revoke_application_credential(
             raise InvalidState(
                 "ACTIVE",
                 "This is the application's last active API key; create another one first.",
+                allowed=(),  # not about the key's status: the message says what to do
             )
         await repository.revoke(conn, application_id, credential_id, clock.now())
     return credential

@@ -61,10 +61,7 @@ class _Changed(Exception):
 
 
 def not_cancellable(status: str) -> InvalidState:
-    return InvalidState(
-        status,
-        f"Only a payment intent in {' or '.join(CANCELLABLE)} can be cancelled; this one is {status}.",
-    )
+    return InvalidState(status, f"A {status} payment intent cannot be cancelled.", allowed=CANCELLABLE)
 
 
 async def cancel_intent(
@@ -106,6 +103,7 @@ async def _run(
                     status,
                     f"The buyer already paid or is paying at the provider: the payment intent is "
                     f"now {status} and cannot be cancelled.",
+                    allowed=CANCELLABLE,
                 )
             held = False  # _finish's transaction releases it (or rolls back and we release below)
             try:
@@ -118,7 +116,9 @@ async def _run(
         finally:
             if held:
                 await confirm.release(phases, checkout.id)
-    raise InvalidState(target.intent.status, "The payment intent's checkout kept changing; retry.")
+    raise InvalidState(
+        target.intent.status, "The payment intent's checkout kept changing; retry.", allowed=CANCELLABLE
+    )
 
 
 async def _read(phases: Phases, caller: Caller, intent_id: str) -> _Target:

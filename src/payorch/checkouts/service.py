@@ -104,7 +104,9 @@ async def _run(
             # Hold the current checkout's lease from "the provider confirms it is unused" until it
             # is marked REPLACED: a return racing us waits, then finds it replaced (no commit).
             if not await confirm.lease_checkout(runtime, phases, plan.current.id):
-                raise InvalidState(plan.intent.status, "The current checkout is being confirmed; retry.")
+                raise InvalidState(
+                    plan.intent.status, "The current checkout is being confirmed; retry.", allowed=REPLACEABLE
+                )
             leased = True
             await _stop_current(runtime, phases, plan)
         connector, session, checkout_id = await _create(runtime, plan)
@@ -126,7 +128,7 @@ async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRe
         if intent is None:
             raise ResourceNotFound(f"No payment intent {intent_id}.")
         if intent.status not in REPLACEABLE:
-            raise InvalidState(intent.status)
+            raise InvalidState(intent.status, allowed=REPLACEABLE)
         requested = body.provider or intent.requested_provider
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
         candidates = routing.candidates(merchant_connectors, requested, intent.currency)
@@ -155,7 +157,7 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
         ) from None
     except ProviderRejected as exc:
         raise InvalidState(
-            plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}"
+            plan.intent.status, f"The current checkout cannot be replaced: {exc.reason}", allowed=REPLACEABLE
         ) from None
     if result.outcome in STOPPED or result.outcome is PaymentOutcome.IGNORED:
         return
@@ -165,7 +167,9 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
         checkout = await repository.get(conn, plan.current.id)
         assert intent is not None and checkout is not None
         status = await apply_result(conn, runtime.clock, intent, checkout, result)
-    raise InvalidState(status.value, "The buyer already started paying with the current checkout.")
+    raise InvalidState(
+        status.value, "The buyer already started paying with the current checkout.", allowed=REPLACEABLE
+    )
 
 
 async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSession, str]:
@@ -175,6 +179,7 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
     now = runtime.clock.now()
     expires_at = now + timedelta(seconds=runtime.settings.checkout_ttl_seconds)
     waits: list[int] = []
+    unavailable: list[str] = []  # each provider that was skipped or down, and why
     rejected: ProviderRejected | None = None
     for connector in plan.candidates:
         key = key_of(connector)
@@ -182,6 +187,10 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
             admission = await health.admit(key)
             if not admission.allowed:
                 waits.append(admission.retry_after_seconds)
+                unavailable.append(
+                    f"{connector.provider} is skipped after repeated failures "
+                    f"(next try in {admission.retry_after_seconds} s)"
+                )
                 continue
         adapter = adapter_of(connector.provider)
         checkout_id = new_id("chk")
@@ -191,6 +200,7 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
             amount=intent.amount,
             currency=intent.currency,
             description=intent.description,
+            external_reference=intent.external_reference,
             return_url=return_url(runtime, connector.provider, intent.id),
             expires_at=expires_at,
             notification_url=notification_url(runtime, connector.provider, connector.id)
@@ -204,6 +214,7 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
             await health.failed(key)
             log.warning("provider %s unavailable: %s", connector.provider, exc.reason)
             waits.append(1)
+            unavailable.append(f"{connector.provider} is down ({exc.reason})")
             continue
         except ProviderRejected as exc:
             log.warning("provider %s refused the checkout: %s", connector.provider, exc.reason)
@@ -213,7 +224,23 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
         return connector, session, checkout_id
     if rejected is not None and not waits:
         raise ProviderError(f"The provider refused the checkout: {rejected.reason}")
-    raise ConnectorUnavailable(min(waits) if waits else _retry_after(runtime))
+    raise ConnectorUnavailable(
+        min(waits) if waits else _retry_after(runtime), _unavailable_message(plan, unavailable)
+    )
+
+
+def _unavailable_message(plan: _Plan, unavailable: list[str]) -> str | None:
+    """Name the providers that could not take the checkout, so the caller knows what to change."""
+    if not unavailable:
+        return None
+    names = "; ".join(unavailable)
+    if plan.explicit:
+        # No failover for an explicit provider: say so, and how to get one.
+        return (
+            f"The requested provider is unavailable: {names}. No other provider is tried when "
+            'one is named; retry later, or request the checkout with "provider": "auto".'
+        )
+    return f"No provider of the merchant is available: {names}. Retry later."
 
 
 async def _record(
@@ -230,13 +257,19 @@ async def _record(
         intent = await intents.find_intent(conn, plan.intent.id, for_update=True)
         assert intent is not None
         if intent.status != plan.intent.status:
-            raise InvalidState(intent.status, "The payment intent changed during the checkout request.")
+            raise InvalidState(
+                intent.status, "The payment intent changed during the checkout request.", allowed=REPLACEABLE
+            )
         now = clock.now()
         if plan.current is not None:
             if not await repository.replace(conn, plan.current.id, now):
-                raise InvalidState(intent.status, "Another checkout request replaced the checkout first.")
+                raise InvalidState(
+                    intent.status,
+                    "Another checkout request replaced the checkout first.",
+                    allowed=REPLACEABLE,
+                )
         elif await repository.active_for_intent(conn, intent.id) is not None:
-            raise InvalidState(intent.status, "Another checkout request won the race.")
+            raise InvalidState(intent.status, "Another checkout request won the race.", allowed=REPLACEABLE)
         provider = connector.provider
         status = await apply_move(
             conn,

@@ -18,6 +18,7 @@ from payorch.errors import (
     ResourceNotFound,
     UnsupportedMediaType,
     ValidationFailed,
+    validator_message,
 )
 from payorch.http.responses import error_response
 from payorch.http.schemas import ErrorEnvelope
@@ -42,7 +43,7 @@ def validation_error(exc: RequestValidationError) -> ValidationFailed:
         if source == "query" and loc:
             loc = loc[:1]  # the parameter's name, also for the n-th value of a repeated one
         field = ".".join(loc) or source
-        message = str(item.get("msg", "invalid"))
+        message = validator_message(str(item.get("msg", "invalid")))
         if item.get("type") == "extra_forbidden":
             message = "Unknown query parameter." if source == "query" else "Unknown field."
         errors.append({"field": field, "message": message})

@@ -57,8 +57,9 @@ class CreatePaymentIntent(BaseModel):
     @field_validator("currency")
     @classmethod
     def _currency(cls, value: str) -> str:
-        if not money.is_currency(value):
-            raise ValueError("must be an ISO 4217 currency code in upper case, such as CLP or USD")
+        problem = money.currency_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @field_validator("provider")

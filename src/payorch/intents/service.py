@@ -22,7 +22,7 @@ from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.schemas import CreatePaymentIntent
-from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status
+from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
 from payorch.providers import AUTO
 
 
@@ -115,7 +115,8 @@ async def apply_move(
     if not await repository.compare_and_set_status(
         conn, intent.id, expected=intent.status, new=new.value, at=now, provider=provider
     ):
-        raise InvalidState(await repository.status_of(conn, intent.id) or intent.status)
+        found = await repository.status_of(conn, intent.id) or intent.status
+        raise InvalidState(found, allowed=statuses_allowing(move))
     event_type = EVENT_OF_MOVE[move]
     if event_type is not None:
         await events.emit(

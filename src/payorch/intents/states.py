@@ -75,7 +75,12 @@ def next_status(current: IntentStatus | str, move: Move) -> IntentStatus:
     try:
         return TRANSITIONS[(status, move)]
     except KeyError:
-        raise InvalidState(status.value) from None
+        raise InvalidState(status.value, allowed=statuses_allowing(move)) from None
+
+
+def statuses_allowing(move: Move) -> list[str]:
+    """The statuses from which ``move`` is possible, in the order of IntentStatus."""
+    return [s.value for s in IntentStatus if (s, move) in TRANSITIONS]
 
 
 def allowed(current: IntentStatus | str, move: Move) -> bool:

@@ -31,7 +31,7 @@ from payorch.connectors import service as connectors
 from payorch.connectors.service import decrypt_credentials
 from payorch.crypto import Cipher
 from payorch.db import Phases
-from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded, ResourceNotFound
+from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded
 from payorch.events import service as events
 from payorch.events.types import EventType
 from payorch.http.responses import dumps
@@ -52,6 +52,7 @@ from payorch.payments.refund_gateway import (
 )
 from payorch.payments.repository import PENDING, SUCCEEDED
 from payorch.payments.schemas import CreateRefund, refund_body
+from payorch.payments.service import no_payment
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.refunds")
@@ -126,13 +127,15 @@ async def reserve(
     """Lock the payment, decide, insert the PENDING refund. Returns (refund, already existed)."""
     payment = await repository.get(conn, caller.application_id, payment_id, for_update=True)
     if payment is None:
-        raise ResourceNotFound(f"No payment {payment_id}.")
+        raise no_payment(payment_id)
     if scope is not None:
         existing = await repository.refund_by_key(conn, payment.id, scope.key)
         if existing is not None:
             return existing, True
     if payment.status not in REFUNDABLE:
-        raise InvalidState(payment.status, f"A {payment.status} payment cannot be refunded.")
+        raise InvalidState(
+            payment.status, f"A {payment.status} payment cannot be refunded.", allowed=REFUNDABLE
+        )
     available = (
         payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     )
@@ -269,7 +272,7 @@ async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:
 async def list_refunds(conn: AsyncConnection, caller: Caller, payment_id: str) -> list[Refund]:
     payment = await repository.get(conn, caller.application_id, payment_id)
     if payment is None:
-        raise ResourceNotFound(f"No payment {payment_id}.")
+        raise no_payment(payment_id)
     return await repository.refunds_of(conn, payment.id)
 
 

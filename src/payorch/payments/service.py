@@ -53,10 +53,21 @@ async def record_authorization(
     return payment
 
 
+def no_payment(payment_id: str) -> ResourceNotFound:
+    """404 for a payment id; an intent's id (a common slip) gets told where the payment id is."""
+    if payment_id.startswith("payi_"):
+        return ResourceNotFound(
+            f"{payment_id} is a payment intent id, not a payment id. Use the intent's "
+            "payment.id (pay_...), which the intent carries once authorized "
+            f"(GET /v1/payment-intents/{payment_id})."
+        )
+    return ResourceNotFound(f"No payment {payment_id}.")
+
+
 async def read_payment(conn: AsyncConnection, caller: Caller, payment_id: str) -> Payment:
     payment = await repository.get(conn, caller.application_id, payment_id)
     if payment is None:
-        raise ResourceNotFound(f"No payment {payment_id}.")
+        raise no_payment(payment_id)
     return payment
 
 

@@ -162,6 +162,8 @@ class CheckoutRequest:
     # The service's notification endpoint for this connector (providers that notify).
     notification_url: str | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    # The shop's own order reference, for the provider's page where its protocol has room for it.
+    external_reference: str | None = None
 
 
 @dataclass(frozen=True)

@@ -99,15 +99,7 @@ class ProviderBAdapter:
         if not self.supports_currency(request.currency):
             raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_B)
         body = wire.CreatePreference(
-            items=[
-                wire.Item(
-                    id=request.payment_intent_id,
-                    title=request.description or f"Payment {request.payment_intent_id}",
-                    quantity=1,
-                    currency_id=request.currency,
-                    unit_price=wire.to_major(request.amount, request.currency),
-                )
-            ],
+            items=[wire.item_of(request)],
             back_urls=wire.BackUrls(
                 success=request.return_url, failure=request.return_url, pending=request.return_url
             ),

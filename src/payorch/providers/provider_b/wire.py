@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from payorch.money import exponent
+from payorch.providers.base import CheckoutRequest
 
 PREFERENCES = "/checkout/preferences"
 PAYMENTS = "/v1/payments"
@@ -65,9 +66,25 @@ class _ProviderBResponse(BaseModel):
 class Item(_ProviderBRequest):
     id: str
     title: str
+    description: str | None = None
     quantity: int
     currency_id: str
     unit_price: int | float
+
+
+def item_of(request: CheckoutRequest) -> Item:
+    """The preference's one item. Checkout Pro shows its title, and its description under it:
+    the shop's description and order reference (the preference's own external_reference is the
+    intent id, which matches payments back)."""
+    order = f"Order {request.external_reference}" if request.external_reference else None
+    return Item(
+        id=request.payment_intent_id,
+        title=request.description or order or f"Payment {request.payment_intent_id}",
+        description=order if request.description else None,
+        quantity=1,
+        currency_id=request.currency,
+        unit_price=to_major(request.amount, request.currency),
+    )
 
 
 class BackUrls(_ProviderBRequest):

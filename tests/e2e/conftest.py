@@ -1,0 +1,38 @@
+"""What the browser tests share: a live server on its own SQLite file, and where screenshots go."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.live import live_server, payorch_env
+from tests.needs import missing
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@dataclass
+class Server:
+    url: str
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if not Path(CHROMIUM).exists():
+        missing("Debian chromium is not installed (apt-get install chromium)")
+    path = tmp_path_factory.mktemp("e2e") / "payorch.db"
+    env = payorch_env(f"sqlite:///{path}")
+    with live_server(env, "--no-worker") as url:
+        yield Server(url, env)
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
+    target.mkdir(parents=True, exist_ok=True)
+    return target

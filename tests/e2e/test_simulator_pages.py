@@ -1,0 +1,87 @@
+"""Both simulator pages in headless Chromium at a desktop (1280 px) and a phone (390 px) width:
+what the buyer sees of the shop's order, and no horizontal scrolling. Screenshots are kept in
+PAYORCH_E2E_SCREENSHOTS (or tmp) to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import CHROMIUM, Server
+from tests.e2e.test_browser_checkout import RETURN_URL, open_checkout
+from tests.live import create_sandbox
+
+pytestmark = pytest.mark.e2e
+
+A, B = "provider_a_redirect_post", "provider_b_redirect_get"
+WIDTHS = (1280, 390)
+
+
+async def new_checkout(server: Server, provider: str, reference: str, description: str | None) -> dict:  # type: ignore[type-arg]
+    sandbox = create_sandbox(server.env)
+    headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
+        intent = await api.post(
+            "/v1/payment-intents",
+            json={
+                "merchant_account_id": sandbox["merchant_account_id"],
+                "external_reference": reference,
+                "amount": 12990,
+                "currency": "CLP",
+                "description": description,
+                "return_url": RETURN_URL,
+            },
+        )
+        assert intent.status_code == 201, intent.text
+        response = await api.post(
+            f"/v1/payment-intents/{intent.json()['id']}/checkout", json={"provider": provider}
+        )
+        assert response.status_code == 200, response.text
+        return dict(response.json()["checkout"])
+
+
+async def look(checkout: dict, name: str, shots: Path) -> dict[int, str]:  # type: ignore[type-arg]
+    """Open the page at each width: its visible text per width; fails on horizontal scroll."""
+    from playwright.async_api import async_playwright
+
+    texts: dict[int, str] = {}
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            for width in WIDTHS:
+                page = await browser.new_page(viewport={"width": width, "height": 900})
+                await open_checkout(page, checkout)
+                await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+                scroll = await page.evaluate("document.documentElement.scrollWidth")
+                assert scroll <= width, f"{name} at {width} px is {scroll} px wide"
+                texts[width] = await page.inner_text("main")
+                await page.close()
+        finally:
+            await browser.close()
+    return texts
+
+
+@pytest.mark.parametrize("description", ["Two coffees and a croissant", None])
+async def test_provider_b_page_shows_the_order_and_fits_a_phone(
+    server: Server, shots: Path, description: str | None
+) -> None:
+    reference = "order-2026-11-23-long-reference-0042"  # one long word: it must wrap on a phone
+    checkout = await new_checkout(server, B, reference, description)
+    texts = await look(checkout, f"provider-b-{'described' if description else 'plain'}", shots)
+    for text in texts.values():
+        assert f"Order {reference}" in text
+        assert description is None or description in text
+
+
+async def test_provider_a_page_shows_what_its_protocol_carries(server: Server, shots: Path) -> None:
+    checkout = await new_checkout(server, A, "order-a-0042", "Two coffees")
+    texts = await look(checkout, "provider-a", shots)
+    for text in texts.values():
+        # Webpay's wire has no room for the shop's reference or description: the page says so.
+        assert "Buy order" in text and "order reference and description are not sent" in text
+        assert "order-a-0042" not in text

@@ -17,6 +17,7 @@ from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
 from payorch.http.context import RequestContextMiddleware
+from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
 from payorch.intents.endpoints import router as intents_router
@@ -43,11 +44,14 @@ def create_app(runtime: Runtime) -> FastAPI:
         version=__version__,
         summary="One payment API over several providers, with a sandbox simulator.",
         lifespan=lifespan,
+        docs_url=None,  # served from local assets: install_docs_pages
+        redoc_url=None,
     )
     app.state.runtime = runtime
     runtime.local_app.bind(app)  # in-process calls go to the first app built over the runtime
     install_error_handlers(app)
     install_openapi(app)
+    install_docs_pages(app)
     for router in (
         intents_router,
         checkouts_router,

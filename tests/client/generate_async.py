@@ -60,11 +60,11 @@ def generate(sync_source: str) -> str:
         ),
         ("class PayorchClient(SyncAdministration):", "class AsyncPayorchClient(AsyncAdministration):"),
         # Import order as isort wants it: _async_admin sorts before _core, _sync_admin after.
-        ("from payorch.client._sync_admin import SyncAdministration\n", ""),
+        ("from payorch.client._sync_admin import SyncAdministration, each_item\n", ""),
         (
             "from payorch.client import _operations as ops\n",
             "from payorch.client import _operations as ops\n"
-            "from payorch.client._async_admin import AsyncAdministration\n",
+            "from payorch.client._async_admin import AsyncAdministration, each_item\n",
         ),
         (SYNC_DOC, ASYNC_DOC),
         (
@@ -92,7 +92,17 @@ def generate_admin(sync_source: str) -> str:
             [
                 ("of the synchronous client", "of the asynchronous client"),
                 ("mixed into PayorchClient.", "mixed into AsyncPayorchClient (generated)."),
-                ("from collections.abc import Iterator", "from collections.abc import AsyncIterator"),
+                (
+                    "from collections.abc import Callable, Iterator",
+                    "from collections.abc import AsyncIterator, Awaitable, Callable",
+                ),
+                (
+                    "def each_item(page_at: Callable[[str | None], Page[ItemT]]) -> Iterator[ItemT]:",
+                    "async def each_item(\n"
+                    "    page_at: Callable[[str | None], Awaitable[Page[ItemT]]],\n"
+                    ") -> AsyncIterator[ItemT]:",
+                ),
+                ("page = page_at(cursor)", "page = await page_at(cursor)"),
                 ("class SyncAdministration:", "class AsyncAdministration:"),
                 ("# PayorchClient's", "# AsyncPayorchClient's"),
             ],
@@ -111,7 +121,8 @@ def _replaced(source: str, replacements: list[tuple[str, str]]) -> str:
 
 def _awaited(source: str) -> str:
     s = source
-    s = re.sub(r"(\n    )def (?!__)", r"\1async def ", s)
+    # iter_* stay plain methods: they return an async iterator (each_item), not a coroutine.
+    s = re.sub(r"(\n    )def (?!__|iter_)", r"\1async def ", s)
     s = s.replace("self.request(", "await self.request(")
     s = re.sub(r"-> Iterator\[(\w+)\]", r"-> AsyncIterator[\1]", s)
     s = s.replace("page = self.list_", "page = await self.list_")

@@ -23,13 +23,7 @@ from payorch.errors import InvalidState, ResourceNotFound
 async def create_credential(
     conn: AsyncConnection, clock: Clock, caller: Caller, name: str | None
 ) -> IssuedCredential:
-    return await issue_credential(
-        conn,
-        application_id=caller.application_id,
-        environment=caller.environment,
-        name=name,
-        at=clock.now(),
-    )
+    return await _issue(conn, clock, caller.application_id, caller.environment, name)
 
 
 async def create_application_credential(
@@ -39,12 +33,14 @@ async def create_application_credential(
     application = await applications.find_application(conn, application_id)
     if application is None:
         raise ResourceNotFound(f"No application {application_id}.")
+    return await _issue(conn, clock, application.id, application.environment, name)
+
+
+async def _issue(
+    conn: AsyncConnection, clock: Clock, application_id: str, environment: str, name: str | None
+) -> IssuedCredential:
     return await issue_credential(
-        conn,
-        application_id=application.id,
-        environment=application.environment,
-        name=name,
-        at=clock.now(),
+        conn, application_id=application_id, environment=environment, name=name, at=clock.now()
     )
 
 

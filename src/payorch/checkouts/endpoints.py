@@ -19,15 +19,12 @@ from payorch.errors import (
     ValidationFailed,
 )
 from payorch.http.deps import (
-    CurrentCaller,
-    IdempotencyKey,
+    FlowCallDep,
     PhasesDep,
     RuntimeDep,
-    idempotency_scope,
 )
 from payorch.http.errors import problem_responses
-from payorch.http.responses import idempotent_response, json_response
-from payorch.idempotency.records import IdempotentResult
+from payorch.http.responses import flow_response, json_response
 from payorch.intents.schemas import PaymentIntentResponse
 from payorch.providers.base import IncomingNotification
 
@@ -53,22 +50,14 @@ MAX_FORM_BYTES = 16 * 1024
     summary="Request a checkout (a hosted page at the chosen provider)",
 )
 async def request_checkout(
-    payment_intent_id: str,
-    request: Request,
-    caller: CurrentCaller,
-    runtime: RuntimeDep,
-    phases: PhasesDep,
-    body: CheckoutRequestBody | None = None,
-    idempotency_key: IdempotencyKey = None,
+    payment_intent_id: str, call: FlowCallDep, body: CheckoutRequestBody | None = None
 ) -> Response:
     body = body or CheckoutRequestBody()
-    scope = idempotency_scope(
-        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    return flow_response(
+        await service.request_checkout(
+            call.runtime, call.phases, call.caller, payment_intent_id, body, call.scope(body)
+        )
     )
-    answer = await service.request_checkout(runtime, phases, caller, payment_intent_id, body, scope)
-    if isinstance(answer, IdempotentResult):
-        return idempotent_response(answer)
-    return json_response(answer.model_dump())
 
 
 @router.post(
@@ -88,22 +77,14 @@ async def request_checkout(
     summary="Cancel a payment intent (CREATED or REQUIRES_ACTION); its checkout is stopped first",
 )
 async def cancel_payment_intent(
-    payment_intent_id: str,
-    request: Request,
-    caller: CurrentCaller,
-    runtime: RuntimeDep,
-    phases: PhasesDep,
-    body: CancelPaymentIntent | None = None,
-    idempotency_key: IdempotencyKey = None,
+    payment_intent_id: str, call: FlowCallDep, body: CancelPaymentIntent | None = None
 ) -> Response:
     body = body or CancelPaymentIntent()
-    scope = idempotency_scope(
-        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    return flow_response(
+        await cancel.cancel_intent(
+            call.runtime, call.phases, call.caller, payment_intent_id, body.reason, call.scope(body)
+        )
     )
-    answer = await cancel.cancel_intent(runtime, phases, caller, payment_intent_id, body.reason, scope)
-    if isinstance(answer, IdempotentResult):
-        return idempotent_response(answer)
-    return json_response(answer)
 
 
 async def _return(

@@ -10,7 +10,7 @@ import httpx
 
 from payorch import __version__
 from payorch.client import _operations as ops
-from payorch.client._async_admin import AsyncAdministration
+from payorch.client._async_admin import AsyncAdministration, each_item
 from payorch.client._core import (
     DEFAULT_BASE_URL,
     DEFAULT_TIMEOUT,
@@ -194,7 +194,7 @@ class AsyncPayorchClient(AsyncAdministration):
         )
         return parse_page(PaymentIntent, await self.request(call))
 
-    async def iter_payment_intents(
+    def iter_payment_intents(
         self,
         *,
         status: str | Sequence[str] | None = None,
@@ -206,9 +206,8 @@ class AsyncPayorchClient(AsyncAdministration):
         limit: int | None = None,
     ) -> AsyncIterator[PaymentIntent]:
         """Every intent matching the filters, newest first, fetching pages as needed."""
-        cursor: str | None = None
-        while True:
-            page = await self.list_payment_intents(
+        return each_item(
+            lambda cursor: self.list_payment_intents(
                 status=status,
                 provider=provider,
                 merchant_account_id=merchant_account_id,
@@ -218,11 +217,7 @@ class AsyncPayorchClient(AsyncAdministration):
                 cursor=cursor,
                 limit=limit,
             )
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        )
 
     # Payments and refunds
 
@@ -238,7 +233,7 @@ class AsyncPayorchClient(AsyncAdministration):
         call = ops.list_payments(status=status, from_=from_, to=to, cursor=cursor, limit=limit)
         return parse_page(Payment, await self.request(call))
 
-    async def iter_payments(
+    def iter_payments(
         self,
         *,
         status: str | None = None,
@@ -247,16 +242,11 @@ class AsyncPayorchClient(AsyncAdministration):
         limit: int | None = None,
     ) -> AsyncIterator[Payment]:
         """Every payment matching the filters, newest first, fetching pages as needed."""
-        cursor: str | None = None
-        while True:
-            page = await self.list_payments(
+        return each_item(
+            lambda cursor: self.list_payments(
                 status=status, from_=from_, to=to, cursor=cursor, limit=limit
             )
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        )
 
     async def get_payment(self, payment_id: str) -> Payment:
         return parse(Payment, await self.request(ops.get_payment(payment_id)))
@@ -296,20 +286,15 @@ class AsyncPayorchClient(AsyncAdministration):
         )
         return parse_page(Event, await self.request(call))
 
-    async def iter_events(
+    def iter_events(
         self,
         *,
         type: str | None = None,
         payment_intent_id: str | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[Event]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_events(
+        return each_item(
+            lambda cursor: self.list_events(
                 type=type, payment_intent_id=payment_intent_id, cursor=cursor, limit=limit
             )
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        )

@@ -3,12 +3,28 @@ connectors, API credentials, simulator controls), mixed into AsyncPayorchClient 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 from payorch.client import _operations as ops
 from payorch.client._core import Call, parse, parse_list, parse_page
 from payorch.client.models import ApiCredential, Connector, Page, WebhookDelivery, WebhookEndpoint
+
+ItemT = TypeVar("ItemT")
+
+
+async def each_item(
+    page_at: Callable[[str | None], Awaitable[Page[ItemT]]],
+) -> AsyncIterator[ItemT]:
+    """Every item of a list, fetching pages (by cursor) as they are needed."""
+    cursor: str | None = None
+    while True:
+        page = await page_at(cursor)
+        for item in page.items:
+            yield item
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
 
 
 class AsyncAdministration:
@@ -30,17 +46,8 @@ class AsyncAdministration:
         call = ops.list_webhook_endpoints(cursor=cursor, limit=limit)
         return parse_page(WebhookEndpoint, await self.request(call))
 
-    async def iter_webhook_endpoints(
-        self, *, limit: int | None = None
-    ) -> AsyncIterator[WebhookEndpoint]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_webhook_endpoints(cursor=cursor, limit=limit)
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+    def iter_webhook_endpoints(self, *, limit: int | None = None) -> AsyncIterator[WebhookEndpoint]:
+        return each_item(lambda cursor: self.list_webhook_endpoints(cursor=cursor, limit=limit))
 
     async def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
         return parse(WebhookEndpoint, await self.request(ops.get_webhook_endpoint(endpoint_id)))
@@ -65,17 +72,12 @@ class AsyncAdministration:
         call = ops.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
         return parse_page(WebhookDelivery, await self.request(call))
 
-    async def iter_webhook_deliveries(
+    def iter_webhook_deliveries(
         self, endpoint_id: str, *, limit: int | None = None
     ) -> AsyncIterator[WebhookDelivery]:
-        cursor: str | None = None
-        while True:
-            page = await self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
-            for item in page.items:
-                yield item
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        return each_item(
+            lambda cursor: self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+        )
 
     async def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
         call = ops.get_webhook_delivery(endpoint_id, delivery_id)

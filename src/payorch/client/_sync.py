@@ -23,7 +23,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
-from payorch.client._sync_admin import SyncAdministration
+from payorch.client._sync_admin import SyncAdministration, each_item
 from payorch.client.errors import PayorchError
 from payorch.client.models import (
     Checkout,
@@ -206,9 +206,8 @@ class PayorchClient(SyncAdministration):
         limit: int | None = None,
     ) -> Iterator[PaymentIntent]:
         """Every intent matching the filters, newest first, fetching pages as needed."""
-        cursor: str | None = None
-        while True:
-            page = self.list_payment_intents(
+        return each_item(
+            lambda cursor: self.list_payment_intents(
                 status=status,
                 provider=provider,
                 merchant_account_id=merchant_account_id,
@@ -218,10 +217,7 @@ class PayorchClient(SyncAdministration):
                 cursor=cursor,
                 limit=limit,
             )
-            yield from page.items
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        )
 
     # Payments and refunds
 
@@ -246,13 +242,11 @@ class PayorchClient(SyncAdministration):
         limit: int | None = None,
     ) -> Iterator[Payment]:
         """Every payment matching the filters, newest first, fetching pages as needed."""
-        cursor: str | None = None
-        while True:
-            page = self.list_payments(status=status, from_=from_, to=to, cursor=cursor, limit=limit)
-            yield from page.items
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        return each_item(
+            lambda cursor: self.list_payments(
+                status=status, from_=from_, to=to, cursor=cursor, limit=limit
+            )
+        )
 
     def get_payment(self, payment_id: str) -> Payment:
         return parse(Payment, self.request(ops.get_payment(payment_id)))
@@ -299,12 +293,8 @@ class PayorchClient(SyncAdministration):
         payment_intent_id: str | None = None,
         limit: int | None = None,
     ) -> Iterator[Event]:
-        cursor: str | None = None
-        while True:
-            page = self.list_events(
+        return each_item(
+            lambda cursor: self.list_events(
                 type=type, payment_intent_id=payment_intent_id, cursor=cursor, limit=limit
             )
-            yield from page.items
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        )

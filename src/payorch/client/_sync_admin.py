@@ -3,12 +3,25 @@ connectors, API credentials, simulator controls), mixed into PayorchClient."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 from payorch.client import _operations as ops
 from payorch.client._core import Call, parse, parse_list, parse_page
 from payorch.client.models import ApiCredential, Connector, Page, WebhookDelivery, WebhookEndpoint
+
+ItemT = TypeVar("ItemT")
+
+
+def each_item(page_at: Callable[[str | None], Page[ItemT]]) -> Iterator[ItemT]:
+    """Every item of a list, fetching pages (by cursor) as they are needed."""
+    cursor: str | None = None
+    while True:
+        page = page_at(cursor)
+        yield from page.items
+        if not page.next_cursor:
+            return
+        cursor = page.next_cursor
 
 
 class SyncAdministration:
@@ -31,13 +44,7 @@ class SyncAdministration:
         return parse_page(WebhookEndpoint, self.request(call))
 
     def iter_webhook_endpoints(self, *, limit: int | None = None) -> Iterator[WebhookEndpoint]:
-        cursor: str | None = None
-        while True:
-            page = self.list_webhook_endpoints(cursor=cursor, limit=limit)
-            yield from page.items
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        return each_item(lambda cursor: self.list_webhook_endpoints(cursor=cursor, limit=limit))
 
     def get_webhook_endpoint(self, endpoint_id: str) -> WebhookEndpoint:
         return parse(WebhookEndpoint, self.request(ops.get_webhook_endpoint(endpoint_id)))
@@ -65,13 +72,9 @@ class SyncAdministration:
     def iter_webhook_deliveries(
         self, endpoint_id: str, *, limit: int | None = None
     ) -> Iterator[WebhookDelivery]:
-        cursor: str | None = None
-        while True:
-            page = self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
-            yield from page.items
-            if not page.next_cursor:
-                return
-            cursor = page.next_cursor
+        return each_item(
+            lambda cursor: self.list_webhook_deliveries(endpoint_id, cursor=cursor, limit=limit)
+        )
 
     def get_webhook_delivery(self, endpoint_id: str, delivery_id: str) -> WebhookDelivery:
         call = ops.get_webhook_delivery(endpoint_id, delivery_id)

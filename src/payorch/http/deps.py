@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
@@ -99,3 +101,32 @@ def idempotency_scope(
     return runtime.idempotency.scope(
         caller.application_id, request.method, request.url.path, key, body
     )
+
+
+@dataclass(frozen=True, slots=True)
+class FlowCall:
+    """What the endpoint of a multi-phase operation under an Idempotency-Key (checkout, cancel,
+    refund) hands its service: the caller, the flow's phases and the key's scope."""
+
+    runtime: Runtime
+    caller: Caller
+    phases: Phases
+    request: Request
+    idempotency_key: str | None
+
+    def scope(self, body: BaseModel) -> Scope | None:
+        fields = body.model_dump(mode="json", exclude_unset=True)
+        return idempotency_scope(self.runtime, self.caller, self.request, self.idempotency_key, fields)
+
+
+async def flow_call(
+    request: Request,
+    runtime: RuntimeDep,
+    caller: CurrentCaller,
+    phases: PhasesDep,
+    idempotency_key: IdempotencyKey = None,
+) -> FlowCall:
+    return FlowCall(runtime, caller, phases, request, idempotency_key)
+
+
+FlowCallDep = Annotated[FlowCall, Depends(flow_call)]

@@ -41,16 +41,16 @@ def install_docs_pages(app: FastAPI) -> None:
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
         root, openapi_url = _urls(request)
-        return _confined(
-            get_swagger_ui_html(
-                openapi_url=openapi_url,
-                title=f"{app.title} - API reference",
-                swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-                swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-                swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-                swagger_ui_parameters=_SWAGGER_PARAMETERS,
-            )
+        assets = f"{root}{ASSETS_URL}"
+        page = get_swagger_ui_html(
+            openapi_url=openapi_url,
+            title=f"{app.title} - API reference",
+            swagger_js_url=f"{assets}/swagger-ui-bundle.js",
+            swagger_css_url=f"{assets}/swagger-ui.css",
+            swagger_favicon_url=f"{assets}/favicon.png",
+            swagger_ui_parameters=_SWAGGER_PARAMETERS,
         )
+        return _confined(page)
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc(request: Request) -> HTMLResponse:

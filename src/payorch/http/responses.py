@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from payorch.errors import ApiError
@@ -25,6 +27,13 @@ def idempotent_response(result: IdempotentResult) -> Response:
     """An operation's answer under an Idempotency-Key; a replay says so in a header."""
     headers = {REPLAY_HEADER: "true"} if result.replayed else None
     return Response(result.body, status_code=result.status, media_type="application/json", headers=headers)
+
+
+def flow_response(answer: IdempotentResult | BaseModel | Mapping[str, object]) -> Response:
+    """A multi-phase operation's answer: the stored one under an Idempotency-Key, else this one."""
+    if isinstance(answer, IdempotentResult):
+        return idempotent_response(answer)
+    return json_response(answer.model_dump() if isinstance(answer, BaseModel) else answer)
 
 
 def error_body(error: ApiError, request_id: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 from starlette.responses import Response
 
 from payorch.errors import (
@@ -20,10 +20,7 @@ from payorch.errors import (
 from payorch.http.deps import (
     Conn,
     CurrentCaller,
-    IdempotencyKey,
-    PhasesDep,
-    RuntimeDep,
-    idempotency_scope,
+    FlowCallDep,
 )
 from payorch.http.errors import problem_responses
 from payorch.http.listing import NoQuery
@@ -93,23 +90,16 @@ async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Res
     summary="Refund a payment, totally or partially",
 )
 async def create_refund(
-    payment_id: str,
-    request: Request,
-    caller: CurrentCaller,
-    runtime: RuntimeDep,
-    phases: PhasesDep,
-    body: CreateRefund | None = None,
-    idempotency_key: IdempotencyKey = None,
+    payment_id: str, call: FlowCallDep, body: CreateRefund | None = None
 ) -> Response:
-    if body is None and (await request.body()).strip() == b"null":
+    if body is None and (await call.request.body()).strip() == b"null":
         # Only an absent body means "all that is left"; a JSON null is a mistake, like an
         # explicit "amount": null.
         raise ValidationFailed.field("body", 'must be a JSON object such as {} or {"amount": 500}')
     body = body or CreateRefund()
-    scope = idempotency_scope(
-        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
+    reply = await refunds.request_refund(
+        call.phases, call.runtime, call.caller, payment_id, body, call.scope(body)
     )
-    reply = await refunds.request_refund(phases, runtime, caller, payment_id, body, scope)
     if isinstance(reply, IdempotentResult):
         return idempotent_response(reply)
     return json_response(reply.body, reply.status)

@@ -16,10 +16,10 @@ import time
 
 from payorch.applications.service import create_application
 from payorch.clock import SystemClock
+from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db.migrate import upgrade_in_thread
 from payorch.ratelimit.middleware import RateLimitMiddleware
-from payorch.runtime import Runtime
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
 
@@ -35,7 +35,7 @@ async def measure(database_url: str, redis_url: str | None, n: int) -> float:
         rate_limit="1000000/second",
         redis_url=redis_url,
     )
-    runtime = Runtime.build(settings)
+    runtime = build_runtime(settings)
     try:
         async with runtime.database.transaction() as conn:
             app = await create_application(

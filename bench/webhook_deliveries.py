@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from payorch.app import create_app  # noqa: E402
 from payorch.applications.service import create_application  # noqa: E402
+from payorch.composition import build_runtime  # noqa: E402
 from payorch.config import Settings  # noqa: E402
 from payorch.db.migrate import upgrade_in_thread  # noqa: E402
-from payorch.runtime import Runtime  # noqa: E402
 
 SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789"
 
@@ -67,8 +67,9 @@ async def main() -> None:
     receiver = worker = None
     try:
         upgrade_in_thread(url)
-        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver")  # type: ignore[arg-type]
-        runtime = Runtime.build(settings)
+        # The receiver listens on loopback: a private target, allowed for sandbox only when asked.
+        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver", sandbox_webhooks_allow_private=True)  # type: ignore[arg-type]
+        runtime = build_runtime(settings)
         async with runtime.database.transaction() as db:
             app = await create_application(
                 db, runtime.clock, name="bench", environment="SANDBOX", merchant_name="shop"
@@ -118,6 +119,7 @@ async def main() -> None:
             "PYTHONPATH": str(ROOT / "src"),
             "PAYORCH_DATABASE_URL": url,
             "PAYORCH_SECRET_KEY": SECRET_KEY,
+            "PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "true",
         }
         started = time.time()
         worker = subprocess.Popen(

@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from payorch import __version__
 from payorch.applications.endpoints import router as merchant_accounts_router
 from payorch.auth.endpoints import router as api_credentials_router
+from payorch.checkouts.endpoints import cancel_router
 from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.events.endpoints import router as events_router
@@ -54,6 +55,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     install_docs_pages(app)
     for router in (
         intents_router,
+        cancel_router,
         checkouts_router,
         payments_router,
         connectors_router,

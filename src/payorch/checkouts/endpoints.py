@@ -8,12 +8,8 @@ from starlette.responses import RedirectResponse, Response
 from payorch.checkouts import cancel, returns, service
 from payorch.checkouts.schemas import CancelPaymentIntent, CheckoutRequestBody, CheckoutResponse
 from payorch.errors import (
-    AuthenticationFailed,
     ConnectorNotConfigured,
     ConnectorUnavailable,
-    IdempotencyConflict,
-    IdempotencyKeyInUse,
-    InvalidState,
     ProviderError,
     ResourceNotFound,
     ValidationFailed,
@@ -23,7 +19,7 @@ from payorch.http.deps import (
     PhasesDep,
     RuntimeDep,
 )
-from payorch.http.errors import problem_responses
+from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.responses import flow_response, json_response
 from payorch.intents.schemas import PaymentIntentResponse
 from payorch.providers.base import IncomingNotification
@@ -39,12 +35,7 @@ MAX_FORM_BYTES = 16 * 1024
     "/v1/payment-intents/{payment_intent_id}/checkout",
     response_model=CheckoutResponse,
     responses=problem_responses(
-        ValidationFailed,
-        AuthenticationFailed,
-        ResourceNotFound,
-        InvalidState,
-        IdempotencyConflict,
-        IdempotencyKeyInUse,
+        *MOVE_PROBLEMS,
         ConnectorNotConfigured,
         ProviderError,
         ConnectorUnavailable,
@@ -66,12 +57,7 @@ async def request_checkout(
     "/v1/payment-intents/{payment_intent_id}/cancel",
     response_model=PaymentIntentResponse,
     responses=problem_responses(
-        ValidationFailed,
-        AuthenticationFailed,
-        ResourceNotFound,
-        InvalidState,
-        IdempotencyConflict,
-        IdempotencyKeyInUse,
+        *MOVE_PROBLEMS,
         ProviderError,
         ConnectorUnavailable,
     ),

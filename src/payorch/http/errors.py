@@ -12,7 +12,11 @@ from starlette.responses import Response
 
 from payorch.errors import (
     ApiError,
+    AuthenticationFailed,
+    IdempotencyConflict,
+    IdempotencyKeyInUse,
     InternalError,
+    InvalidState,
     MethodNotAllowed,
     PayloadTooLarge,
     ResourceNotFound,
@@ -85,6 +89,18 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _crash(request: Request, exc: Exception) -> Response:
         log.exception("unhandled error", extra={"request_id": request_id_of(request)})
         return error_response(InternalError(), request_id_of(request))
+
+
+# What every operation that moves an existing intent or payment (checkout, cancel, refund) can
+# answer before its own errors: bad input, no key, not found, the wrong status, a reused key.
+MOVE_PROBLEMS: tuple[type[ApiError], ...] = (
+    ValidationFailed,
+    AuthenticationFailed,
+    ResourceNotFound,
+    InvalidState,
+    IdempotencyConflict,
+    IdempotencyKeyInUse,
+)
 
 
 def problem_responses(*errors: type[ApiError]) -> dict[int | str, dict[str, Any]]:

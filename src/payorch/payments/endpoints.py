@@ -9,9 +9,6 @@ from starlette.responses import Response
 
 from payorch.errors import (
     AuthenticationFailed,
-    IdempotencyConflict,
-    IdempotencyKeyInUse,
-    InvalidState,
     ProviderError,
     RefundAmountExceeded,
     ResourceNotFound,
@@ -22,7 +19,7 @@ from payorch.http.deps import (
     CurrentCaller,
     FlowCallDep,
 )
-from payorch.http.errors import problem_responses
+from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.listing import NoQuery
 from payorch.http.responses import idempotent_response, json_response
 from payorch.idempotency.records import IdempotentResult
@@ -77,12 +74,7 @@ async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Res
             "refund.succeeded or refund.failed tells the end.",
         },
         **problem_responses(
-            ValidationFailed,
-            AuthenticationFailed,
-            ResourceNotFound,
-            InvalidState,
-            IdempotencyConflict,
-            IdempotencyKeyInUse,
+            *MOVE_PROBLEMS,
             RefundAmountExceeded,
             ProviderError,
         ),

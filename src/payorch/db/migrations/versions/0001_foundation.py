@@ -1,8 +1,5 @@
 """Foundation: applications, merchant accounts, API credentials, payment intents, events,
 idempotency records.
-
-Revision ID: 0001
-Revises:
 """
 
 import sqlalchemy as sa
@@ -12,8 +9,6 @@ from payorch.db.types import JsonType, UtcDateTime
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,8 +1,4 @@
-"""Payments; connectors, checkouts (issue: providers).
-
-Revision ID: 0002
-Revises: 0001
-"""
+"""Payments; connectors, checkouts (issue: providers)."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -11,8 +7,6 @@ from payorch.db.types import JsonType, UtcDateTime
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

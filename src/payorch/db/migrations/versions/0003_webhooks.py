@@ -1,8 +1,4 @@
-"""Webhook endpoints, deliveries, delivery attempts (issue: webhooks).
-
-Revision ID: 0003
-Revises: 0002
-"""
+"""Webhook endpoints, deliveries, delivery attempts (issue: webhooks)."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -11,8 +7,6 @@ from payorch.db.types import JsonType, UtcDateTime
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

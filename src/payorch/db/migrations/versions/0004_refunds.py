@@ -1,8 +1,4 @@
-"""Refunds (issue: refunds). The payments listing indexes came with the payments table (0002).
-
-Revision ID: 0004
-Revises: 0003
-"""
+"""Refunds (issue: refunds). The payments listing indexes came with the payments table (0002)."""
 
 import sqlalchemy as sa
 from alembic import op
@@ -11,8 +7,6 @@ from payorch.db.types import UtcDateTime
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

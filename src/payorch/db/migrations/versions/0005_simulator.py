@@ -1,9 +1,6 @@
 """Simulator state: the sandbox providers' transactions, preferences, payments, faults.
 
 (issue: providers/simulator)
-
-Revision ID: 0005
-Revises: 0004
 """
 
 import sqlalchemy as sa
@@ -13,8 +10,6 @@ from payorch.db.types import JsonType, UtcDateTime
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,16 +1,11 @@
 """Webhook claims by endpoint: an endpoint's oldest due delivery in one index probe, so a claim
 that shares the worker between applications and endpoints never walks a backlog row by row.
-
-Revision ID: 0006
-Revises: 0005
 """
 
 from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,17 +1,12 @@
 """Indexes of the lists: payment intents by status, merchant account and external reference, and
 the application's webhook deliveries (optionally by status), each ending with the id so a
 keyset page (``id < cursor ORDER BY id DESC``) is one index probe however long the list.
-
-Revision ID: 0007
-Revises: 0006
 """
 
 from alembic import op
 
 revision = "0007"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 INDEXES = (
     (

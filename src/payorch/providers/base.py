@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -291,6 +291,11 @@ class ProviderAdapter(Protocol):
         """The provider's current view of ``checkout`` (reconciliation, expiry, notifications).
         NOT_PAID when no payment exists yet. ``payment_reference`` (B: a payment id from a
         notification) is a hint; the answer is still checked against the checkout."""
+        ...
+
+    def status_lifetime(self) -> timedelta | None:
+        """How long after a checkout's creation the provider still answers about it (None:
+        always). Reconciliation stops asking after it (docs/checkout.md, "Background work")."""
         ...
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:

@@ -180,6 +180,9 @@ class ProviderBAdapter:
         found = await self._search(ctx, checkout)
         return found or PaymentResult(PaymentOutcome.NOT_PAID, reason="no payment at the provider")
 
+    def status_lifetime(self) -> timedelta | None:
+        return None  # payments can be read at any time
+
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """Expire the preference first (so no payment can start after we look), then confirm
         that no payment succeeded or is in process for it."""

@@ -3,8 +3,9 @@
 Simplification (docs/simulator.md, "Provider A"): the buyer's choice on the page is the
 authorization. ``status`` shows it from then on (AUTHORIZED, or FAILED for a rejection or an
 abort), whether or not the commit arrived, so an unknown commit outcome can be settled from
-``status``; commit is accepted once per token, only after an approve/reject and within the
-token's 5 minutes.
+``status``; commit is accepted once per token, only after an approve/reject and within
+COMMIT_WINDOW_SECONDS of it. An approval never committed in that window is reversed: from then
+on it reads FAILED and cannot be committed or refunded (records.SimATransaction.as_seen).
 
 Every function runs in the caller's transaction (``conn``) and never commits.
 """
@@ -81,32 +82,34 @@ async def page_transaction(conn: AsyncConnection, token: str) -> SimATransaction
 
 
 async def _owned(
-    conn: AsyncConnection, owner: str, token: str, *, for_update: bool = False
+    conn: AsyncConnection, clock: Clock, owner: str, token: str, *, for_update: bool = False
 ) -> SimATransaction:
+    """The owner's transaction as the API shows it now (a lapsed approval reads FAILED)."""
     found = await repository.get(conn, token, owner=owner, for_update=for_update)
     if found is None:
         raise SimAWireError(404, "Transaction not found")
-    return found
+    return found.as_seen(clock.now())
 
 
 async def commit(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
     now = clock.now()
-    found = await _owned(conn, owner, token, for_update=True)
+    found = await _owned(conn, clock, owner, token, for_update=True)
     if found.committed_at is not None:
         raise SimAWireError(422, "Transaction has an invalid finished state: committed")
-    if found.outcome in ABORTS:
+    if found.outcome in ABORTS or found.commit_window_over(now):
+        # Past the window the approval was reversed (transbank-sdk-nodejs issue 94).
         raise SimAWireError(422, "Transaction has an invalid finished state: aborted")
-    if now > found.expires_at:
-        raise SimAWireError(422, "Transaction has an invalid finished state: expired")
     if found.outcome is None:
+        if now > found.expires_at:
+            raise SimAWireError(422, "Transaction has an invalid finished state: expired")
         raise SimAWireError(422, "Invalid status 0 for transaction while authorizing")
     if not await repository.mark_committed(conn, token, now):
         raise SimAWireError(422, "Transaction already locked by another process")
-    return await _owned(conn, owner, token)
+    return await _owned(conn, clock, owner, token)
 
 
 async def status(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
-    found = await _owned(conn, owner, token)
+    found = await _owned(conn, clock, owner, token)
     if clock.now() > found.created_at + timedelta(days=STATUS_DAYS):
         raise SimAWireError(
             422, "The transactions's date has passed max time (7 days) to recover the status"
@@ -118,7 +121,7 @@ async def refund(
     conn: AsyncConnection, clock: Clock, owner: str, token: str, amount: int
 ) -> SimANullification:
     now = clock.now()
-    found = await _owned(conn, owner, token, for_update=True)
+    found = await _owned(conn, clock, owner, token, for_update=True)
     if found.status in ("REVERSED", "NULLIFIED"):
         raise SimAWireError(422, "Transaction already nullified (310)")
     if found.status not in ("AUTHORIZED", "PARTIALLY_NULLIFIED") or found.decided_at is None:

@@ -16,7 +16,7 @@ from payorch.http.deps import Conn, ReadConn, RuntimeDep
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import application_of
+from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_b import page, payments, preferences
 from payorch.simulator.provider_b.render import (
@@ -26,6 +26,7 @@ from payorch.simulator.provider_b.render import (
     with_refunds_body,
 )
 from payorch.simulator.provider_b.wire import BASE, SimBWireError, parse_body
+from payorch.simulator.public import public_write_refused
 
 router = APIRouter(tags=["Simulator: provider B"], include_in_schema=False)
 router.include_router(page.router)
@@ -45,6 +46,11 @@ async def _api(
         return json_response(
             SimBWireError(401, "invalid access token", "unauthorized").body(), 401
         )
+    if owner == PUBLIC_OWNER and request.method != "GET":
+        too_many = SimBWireError(429, "Too Many Requests", "too_many_requests").body()
+        refused = await public_write_refused(request, runtime, too_many)
+        if refused is not None:
+            return refused
     fault = await active_fault(conn, owner, "provider_b")
     if fault == "error":
         return json_response(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import datetime
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values
@@ -246,3 +246,18 @@ async def notification_of(conn: AsyncConnection, notification_id: str) -> SimBNo
         await conn.execute(select(notifications).where(notifications.c.id == notification_id))
     ).first()
     return _notification(row) if row is not None else None
+
+
+async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
+    """Delete ``owner``'s preferences, payments, refunds and notifications made before
+    ``before`` (the public owner's purge); how many rows went."""
+    gone = 0
+    for table, made in (
+        (notifications, notifications.c.created_at),
+        (refunds, refunds.c.date_created),
+        (payments, payments.c.date_created),
+        (preferences, preferences.c.created_at),
+    ):
+        result = await conn.execute(delete(table).where(table.c.owner == owner, made < before))
+        gone += result.rowcount
+    return gone

@@ -236,6 +236,23 @@ class IncomingNotification:
     body: bytes
 
 
+class DisputeState(StrEnum):
+    """What the provider's payment says about a dispute after the payment (payments/disputes.py)."""
+
+    OPEN = "OPEN"  # a chargeback or mediation is under way
+    WON = "WON"  # it ended in the merchant's favour
+    LOST = "LOST"  # it ended in the buyer's favour
+    CLEARED = "CLEARED"  # plainly paid again: ends an open dispute as WON
+    REVERSED = "REVERSED"  # refunded by the provider: ends an open dispute as LOST
+
+
+@dataclass(frozen=True)
+class DisputeObservation:
+    state: DisputeState
+    kind: str | None = None  # chargeback | mediation (None for CLEARED / REVERSED)
+    provider_status: str | None = None  # the provider's status and detail, for the event
+
+
 @dataclass(frozen=True)
 class NotificationRef:
     """A verified notification: which payment to confirm by reading (the body proves nothing)."""
@@ -243,6 +260,8 @@ class NotificationRef:
     provider_payment_reference: str | None  # None: a topic we do not act on (answer 200, ignore)
     payment_intent_id: str | None = None  # the intent it claims to concern (read from the provider)
     topic: str | None = None
+    # What the payment, as read from the provider, says about a dispute (None: nothing).
+    dispute: DisputeObservation | None = None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_b import page, payments, preferences
 from payorch.simulator.provider_b.render import (
+    merchant_order_body,
     preference_body,
     refund_body,
     search_body,
@@ -119,6 +120,17 @@ async def read_payment(
 ) -> Response:
     async def run(owner: str) -> tuple[int, WireBody]:
         return 200, with_refunds_body(await payments.get_payment(conn, owner, payment_id))
+
+    return await _api(request, runtime, conn, run)
+
+
+@router.get(BASE + "/merchant_orders/{merchant_order_id}")
+async def read_merchant_order(
+    merchant_order_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+) -> Response:
+    async def run(owner: str) -> tuple[int, WireBody]:
+        number, found = await payments.merchant_order(conn, owner, merchant_order_id)
+        return 200, merchant_order_body(number, found)
 
     return await _api(request, runtime, conn, run)
 

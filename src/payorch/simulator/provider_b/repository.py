@@ -100,18 +100,27 @@ async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> l
     return [_payment(row) for row in rows]
 
 
-async def open_payments_for_reference(
-    conn: AsyncConnection, owner: str, reference: str
+async def payments_for_reference(
+    conn: AsyncConnection, owner: str, reference: str, statuses: tuple[str, ...] | None = None
+) -> list[SimBPayment]:
+    """The owner's payments carrying ``reference`` (only in ``statuses`` when given), oldest
+    first, locked."""
+    conditions = [payments.c.owner == owner, payments.c.external_reference == reference]
+    if statuses is not None:
+        conditions.append(payments.c.status.in_(statuses))
+    rows = await conn.execute(
+        select(payments).where(*conditions).order_by(payments.c.date_created).with_for_update()
+    )
+    return [_payment(row) for row in rows]
+
+
+async def payments_of_merchant_order(
+    conn: AsyncConnection, owner: str, merchant_order_id: int
 ) -> list[SimBPayment]:
     rows = await conn.execute(
         select(payments)
-        .where(
-            payments.c.owner == owner,
-            payments.c.external_reference == reference,
-            payments.c.status.in_(OPEN_STATUSES),
-        )
-        .order_by(payments.c.date_created.desc())
-        .with_for_update()
+        .where(payments.c.owner == owner, payments.c.merchant_order_id == merchant_order_id)
+        .order_by(payments.c.date_created)
     )
     return [_payment(row) for row in rows]
 

@@ -350,3 +350,25 @@ async def test_concurrent_refunds_never_exceed_the_amount(
     )
     assert sorted(a.status_code for a in answers) == [200, 200, 200, 422, 422]
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["balance"] == 100
+
+
+async def test_card_brands_cap_retries_of_a_declined_order(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, clock: FrozenClock
+) -> None:
+    """Three declines of one buy_order within 24 h: the next attempt is declined even when the
+    buyer presses approve; a day later, or another order, is approved."""
+    headers = a_headers(runtime, sandbox.application_id)
+    for _ in range(3):
+        token = await create_a(sim, headers, buy_order="retried-1")
+        await decide_a(sim, token, "reject")
+    capped = await create_a(sim, headers, buy_order="retried-1")
+    await decide_a(sim, capped, "approve")
+    body = (await sim.get(f"{A_API}/{capped}", headers=headers)).json()
+    assert body["status"] == "FAILED" and body["response_code"] == -1
+    other = await create_a(sim, headers, buy_order="retried-2")
+    await decide_a(sim, other, "approve")
+    assert (await sim.get(f"{A_API}/{other}", headers=headers)).json()["status"] == "AUTHORIZED"
+    clock.advance(24 * 3600 + 1)
+    later = await create_a(sim, headers, buy_order="retried-1")
+    await decide_a(sim, later, "approve")
+    assert (await sim.get(f"{A_API}/{later}", headers=headers)).json()["status"] == "AUTHORIZED"

@@ -30,6 +30,11 @@ from payorch.simulator.provider_a.wire import (
 )
 
 OUTCOMES = ("approve", "reject", "cancel", "timeout", "error")
+# Card brands cap retries of a declined card: after this many declines of one order's payment
+# within RETRY_WINDOW, a further attempt is declined without asking the issuer (the simulator's
+# stand-in for the brands' retry rules: one buy_order stands for one card and one purchase).
+RETRY_CAP = 3
+RETRY_WINDOW = timedelta(hours=24)
 ABORTS = ("cancel", "timeout", "error")
 # Test cards of the real integration environment: VISA approves, MASTERCARD rejects.
 APPROVED_CARD, REJECTED_CARD = "6623", "0568"
@@ -70,6 +75,10 @@ async def decide(conn: AsyncConnection, clock: Clock, token: str, outcome: str) 
         return None
     if now > found.expires_at:
         outcome = "timeout"
+    if outcome == "approve" and RETRY_CAP <= await repository.declines_of_order(
+        conn, found.owner, found.buy_order, since=now - RETRY_WINDOW
+    ):
+        outcome = "reject"  # over the brands' retry cap: declined again
     first = await repository.decide(conn, token, _decision(outcome), now)
     after = await repository.get(conn, token)
     assert after is not None  # locked above: it cannot have gone

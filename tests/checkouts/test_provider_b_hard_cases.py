@@ -190,6 +190,17 @@ async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refu
         "provider_status": "in_mediation/in_mediation",
     }
 
+    # While the mediation is open the provider refuses a refund: 502 with its reason, and
+    # nothing is taken from what can be refunded.
+    refused = await client.post(
+        f"/v1/payments/{payment['id']}/refunds",
+        json={"amount": 500},
+        headers={**sandbox.headers, "Idempotency-Key": "during-mediation"},
+    )
+    assert refused.status_code == 502 and refused.json()["error"]["code"] == "PROVIDER_ERROR"
+    assert "in_mediation" in refused.json()["error"]["details"]["failure_reason"]
+    assert (await _payment(client, sandbox, intent["id"]))["refunded_amount"] == 0
+
     await moved(client, sandbox, intent["id"], "mediation_won")
     await notices(client, sandbox, intent["id"], style="ipn")  # late, and again
     payment = await _payment(client, sandbox, intent["id"])

@@ -294,3 +294,35 @@ async def test_provider_a_cannot_be_disputed_from_the_controls(
     assert answer.json()["error"]["message"] == "Nothing to chargeback for this payment intent."
     bad = await control(client, sandbox, "settle", payment_intent_id=intent["id"], outcome="x")
     assert bad.status_code == 400 and "outcome" in bad.json()["error"]["message"], bad.text
+
+
+async def test_concurrent_duplicate_notices_authorize_once_and_dispute_once(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """Five copies of one signed notice at the same moment: one authorization; later, five
+    copies of the mediation's notice: one payment.disputed."""
+    import asyncio
+
+    from tests.checkouts.test_forged_returns import b_notify
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    genuine = await b_choose_silently(client, sandbox, body, "approve")
+    payment_id = genuine["payment_id"]
+    answers = await asyncio.gather(
+        *(b_notify(client, runtime, sandbox, payment_id, "approved") for _ in range(5))
+    )
+    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    assert types(await events_of(runtime, intent["id"])).count("payment.authorized") == 1
+
+    await control(client, sandbox, "faults", provider=B, mode="error")
+    await moved(client, sandbox, intent["id"], "mediation")  # its own notice fails
+    await control(client, sandbox, "faults", provider=B, mode="ok")
+    answers = await asyncio.gather(
+        *(b_notify(client, runtime, sandbox, payment_id, "approved") for _ in range(5))
+    )
+    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
+    assert _disputes(await events_of(runtime, intent["id"])) == [
+        ("payment.disputed", "mediation", None)
+    ]

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from fastapi import APIRouter
 from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.background import BackgroundTask
 from starlette.responses import Response
 
+from payorch.auth.service import Caller
+from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.errors import AuthenticationFailed, Forbidden, ResourceNotFound, ValidationFailed
 from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
@@ -71,18 +77,7 @@ async def list_faults(caller: CurrentCaller, conn: ReadConn) -> Response:
 async def settle(
     body: SettleRequest, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
 ) -> Response:
-    """Two phases: the settlement (and its notifications, outbox) commits, then they are sent."""
-    async with phases.transaction() as conn:
-        answer, notifications = await service.settle(
-            conn,
-            runtime.clock,
-            runtime.settings.public_url,
-            caller,
-            body.payment_intent_id,
-            body.outcome,
-            body.provider,
-        )
-    return _then_send(answer, notifications, runtime, phases)
+    return await _moved(runtime, phases, service.settle, caller, body)
 
 
 @router.post(
@@ -98,16 +93,21 @@ async def settle(
 async def notify_again(
     body: NotifyRequest, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
 ) -> Response:
+    return await _moved(runtime, phases, service.notify_again, caller, body)
+
+
+R = TypeVar("R", bound=BaseModel)
+Move = Callable[[AsyncConnection, Clock, str, Caller, R], Awaitable[tuple[BaseModel, list[str]]]]
+
+
+async def _moved(runtime: Runtime, phases: Phases, move: Move[R], caller: Caller, body: R) -> Response:
+    """Two phases: the move (and its notifications, outbox) commits, then they are sent."""
     async with phases.transaction() as conn:
-        answer, notifications = await service.notify_again(
-            conn, runtime.clock, runtime.settings.public_url, caller, body
-        )
+        answer, notifications = await move(conn, runtime.clock, runtime.settings.public_url, caller, body)
     return _then_send(answer, notifications, runtime, phases)
 
 
-def _then_send(
-    answer: BaseModel, notifications: list[str], runtime: Runtime, phases: Phases
-) -> Response:
+def _then_send(answer: BaseModel, notifications: list[str], runtime: Runtime, phases: Phases) -> Response:
     """The answer; the notifications written with it are sent once it has gone."""
     response = json_response(answer.model_dump())
     if notifications:

@@ -15,6 +15,7 @@ from payorch.simulator.controls.schemas import (
     Notified,
     NotifyRequest,
     Settled,
+    SettleRequest,
 )
 from payorch.simulator.provider_a import service as provider_a
 from payorch.simulator.provider_b import notify
@@ -49,15 +50,15 @@ async def settle(
     clock: Clock,
     public_url: str,
     caller: Caller,
-    payment_intent_id: str,
-    outcome: str,
-    provider: str | None,
+    request: SettleRequest,
 ) -> tuple[Settled, list[str]]:
-    """Settle the intent's payment left in process: B's pending payments first, then A's open
-    transaction. Returns the answer and B's notifications to send once this transaction commits."""
+    """Move the intent's payments as ``request.outcome`` says: B's first (provider_b.TRANSITIONS),
+    then, for approve / reject, A's open transaction. Returns the answer and B's notifications to
+    send once this transaction commits."""
     require_sandbox(caller)
     owner = caller.application_id
-    only = PROVIDERS[provider] if provider else None
+    payment_intent_id, outcome = request.payment_intent_id, request.outcome
+    only = PROVIDERS[request.provider] if request.provider else None
     if only in (None, "provider_b"):
         ids, notifications = await provider_b.settle(
             conn, clock, public_url, owner, payment_intent_id, outcome

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.client import Payment as ClientPayment
 from payorch.runtime import Runtime
 from tests.checkouts.test_forged_returns import b_choose_silently
 from tests.conftest import Sandbox
@@ -178,6 +179,8 @@ async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refu
     payment = await _payment(client, sandbox, intent["id"])
     assert payment["dispute"]["status"] == "OPEN" and payment["dispute"]["kind"] == "mediation"
     assert payment["dispute"]["closed_at"] is None
+    typed = ClientPayment.model_validate(payment).dispute  # the Python client reads it too
+    assert typed is not None and typed.status == "OPEN" and typed.disputed_at is not None
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
     events = await events_of(runtime, intent["id"])
     assert _disputes(events) == [("payment.disputed", "mediation", None)]

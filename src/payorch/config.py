@@ -46,6 +46,14 @@ class Settings(BaseSettings):
         description="Seconds waited before webhook delivery attempts 2..7 (six numbers).",
     )
     webhook_timeout_seconds: float = Field(5, gt=0, description="A delivery must get 2xx in this.")
+    webhook_attempt_retention_days: int = Field(
+        30,
+        gt=0,
+        description=(
+            "Webhook delivery attempts older than this are deleted in batches by the worker "
+            "(job webhook-attempts-purge); deliveries themselves are kept."
+        ),
+    )
     webhook_max_in_flight: int = Field(
         256, ge=1, description="Webhook attempts one worker process runs at once."
     )

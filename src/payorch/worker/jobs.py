@@ -6,9 +6,12 @@ more, call again at once"; zero means "idle, wait up to ``interval`` or until wo
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Protocol
 
+from payorch.db import Phases
 from payorch.runtime import Runtime
+from payorch.webhooks.retention import DEFAULT_BATCH, purge_attempts
 from payorch.worker.refunds import ResolvePendingRefunds
 
 
@@ -29,6 +32,23 @@ class PurgeIdempotencyRecords:
         return await runtime.idempotency.purge()
 
 
+class PurgeWebhookAttempts:
+    """Delete webhook delivery attempts older than PAYORCH_WEBHOOK_ATTEMPT_RETENTION_DAYS, one
+    bounded batch per call (webhooks/retention.py)."""
+
+    name = "webhook-attempts-purge"
+    interval = 60.0
+
+    def __init__(self, batch: int = DEFAULT_BATCH) -> None:
+        self.batch = batch
+
+    async def run_once(self, runtime: Runtime) -> int:
+        days = runtime.settings.webhook_attempt_retention_days
+        cutoff = runtime.clock.now() - timedelta(days=days)
+        async with Phases(runtime.database).transaction() as conn:
+            return await purge_attempts(conn, started_before=cutoff, batch=self.batch)
+
+
 def default_jobs() -> list[Job]:
     from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
     from payorch.worker.deliveries import WebhookDeliveries
@@ -37,6 +57,7 @@ def default_jobs() -> list[Job]:
 
     return [
         PurgeIdempotencyRecords(),
+        PurgeWebhookAttempts(),
         WebhookDeliveries(),
         ExpireCheckouts(),
         ReconcileProcessing(),

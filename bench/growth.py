@@ -92,6 +92,16 @@ class Growth(Target):
         finally:
             await conn.close()
 
+    async def get(self, scenario: str, url: str) -> None:
+        """Timed as in Target.get, which expects a list; a list's page here is never empty."""
+        assert self.client is not None
+        auth = {"Authorization": f"Bearer {self.api_key}"}
+        t0 = time.perf_counter()
+        answer = await self.client.get(url, headers=auth)
+        self.samples.setdefault(scenario, []).append((time.perf_counter() - t0) * 1000)
+        assert answer.status_code == 200, answer.text
+        assert scenario not in LISTS or answer.json()["items"]
+
     async def create(self, i: int) -> None:
         assert self.client is not None
         body = {
@@ -188,9 +198,14 @@ async def rounds(targets: list[Growth], n: int, offset: int) -> None:
                 await target.get(scenario, path)
 
 
-def purge_process(url: str) -> subprocess.Popen[bytes]:
+def purge_process(url: str) -> subprocess.Popen[str]:
     code = "import asyncio,sys;from bench.growth import run_purge;asyncio.run(run_purge(sys.argv[1]))"
-    return subprocess.Popen([sys.executable, "-c", code, url])  # noqa: S603 - our own module
+    started = subprocess.Popen(  # noqa: S603 - our own module
+        [sys.executable, "-c", code, url], stdout=subprocess.PIPE, text=True
+    )
+    assert started.stdout is not None
+    started.stdout.readline()  # "ready": imports done, the timed creates may start
+    return started
 
 
 async def run_purge(url: str) -> None:
@@ -200,6 +215,7 @@ async def run_purge(url: str) -> None:
     runtime = build_runtime(settings(url))
     job = PurgeUntilIdle()
     job.worker = Worker(runtime, [job])
+    print("ready", flush=True)
     started = time.perf_counter()
     try:
         await job.worker.run()
@@ -286,6 +302,16 @@ async def main_async(admin: str, intents: int, requests: int, keep: bool) -> Non
             print(json.dumps({f"p50_ratio_{key}": round(ratio, 2)}), flush=True)
         print(json.dumps({"phase": "after", "load": load()}), flush=True)
         # Create while the purge runs (in its own process, like a worker).
+        # The control: as many creates just before the purge, on the same database.
+        big.samples.clear()
+        for i in range(5 * requests):
+            await big.create(10**5 + i)
+        print(
+            json.dumps(
+                {"database": big.label, "before_purge": summary(big.samples["create"]), "load": load()}
+            ),
+            flush=True,
+        )
         big.samples.clear()
         purge = purge_process(big.url)
         print(json.dumps({"phase": "create during purge", "load_before": load()}), flush=True)
@@ -299,6 +325,8 @@ async def main_async(admin: str, intents: int, requests: int, keep: bool) -> Non
             ),
             flush=True,
         )
+        assert purge.stdout is not None
+        print(purge.stdout.read().strip(), flush=True)
         purge.wait()
     finally:
         for target in targets:

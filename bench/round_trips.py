@@ -4,8 +4,11 @@
 
 Serves the app in process (ASGI) on a fresh PostgreSQL database (default; or the SQLite file or
 database given) and counts, per client request, what reaches the database through the engine:
-transactions (BEGIN), statements, and round trips (BEGIN + statements + COMMIT/ROLLBACK; asyncpg
-sends each as its own exchange). The simulator's own writes are part of a payment and counted.
+transactions (BEGIN), statements, round trips (BEGIN + statements + COMMIT/ROLLBACK; asyncpg
+sends each as its own exchange) and in-process calls (the service calling its own simulator in
+MOCK mode, or the simulator notifying the service). The simulator's own writes are part of a
+payment and counted, including what a request does after its answer (Starlette background
+tasks: provider B's notification).
 """
 
 from __future__ import annotations
@@ -74,6 +77,10 @@ async def count(database_url: str, count_of: int) -> None:
         step = f"{response.request.method} {path}"
         per_request.setdefault(step, Counter()).update(seen - before.pop())
 
+    async def in_process_call(request: httpx.Request) -> None:
+        seen["in_process_calls"] += 1  # a MOCK provider call or a simulator notification
+
+    runtime.http.event_hooks["request"].append(in_process_call)
     app = create_app(runtime)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),

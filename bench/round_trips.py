@@ -22,7 +22,7 @@ from collections import Counter
 from typing import Any
 
 import httpx
-from sqlalchemy import event
+from sqlalchemy import Connection, event
 
 from bench.compare import ADMIN_URL, fresh_database
 from bench.sandbox_payment import PROVIDERS, ROOT, one_payment, sandbox_application
@@ -50,16 +50,22 @@ async def count(database_url: str, count_of: int) -> None:
     runtime = build_runtime(load_settings())
     seen: Counter[str] = Counter()
 
-    def begin(*_: Any) -> None:
-        seen["transactions"] += 1
-        seen["round_trips"] += 1
+    def autocommit(conn: Connection) -> bool:
+        # A read on PostgreSQL (Database.reading): the driver sends no BEGIN or COMMIT.
+        return conn.get_execution_options().get("isolation_level") == "AUTOCOMMIT"
+
+    def begin(conn: Connection) -> None:
+        if not autocommit(conn):
+            seen["transactions"] += 1
+            seen["round_trips"] += 1
 
     def statement(*_: Any) -> None:
         seen["statements"] += 1
         seen["round_trips"] += 1
 
-    def end(*_: Any) -> None:
-        seen["round_trips"] += 1
+    def end(conn: Connection) -> None:
+        if not autocommit(conn):
+            seen["round_trips"] += 1
 
     engine = runtime.database.engine.sync_engine
     event.listen(engine, "begin", begin)

@@ -29,11 +29,18 @@ DEFAULT_BATCH = 1000
 
 
 async def purge_attempts(
-    conn: AsyncConnection, *, started_before: datetime, batch: int = DEFAULT_BATCH
-) -> int:
-    """Delete up to ``batch`` of the oldest attempts that started before ``started_before``."""
+    conn: AsyncConnection, *, started_before: datetime, batch: int = DEFAULT_BATCH, after: int = 0
+) -> tuple[int, int]:
+    """Delete up to ``batch`` of the oldest attempts (``seq`` above ``after``) that started
+    before ``started_before``; answer how many, and the ``after`` of the next batch. Starting
+    after the last batch matters on PostgreSQL: the rows just deleted stay in the index until
+    vacuum, and walking them again on every batch slowed a large purge from 25,000 to 4,000
+    rows/s."""
     oldest = await conn.execute(
-        select(attempts.c.seq, attempts.c.started_at).order_by(attempts.c.seq).limit(batch)
+        select(attempts.c.seq, attempts.c.started_at)
+        .where(attempts.c.seq > after)
+        .order_by(attempts.c.seq)
+        .limit(batch)
     )
     last_old: int | None = None
     for seq, started_at in oldest:
@@ -41,8 +48,12 @@ async def purge_attempts(
             break
         last_old = seq
     if last_old is None:
-        return 0
+        return 0, after
     deleted = await conn.execute(
-        delete(attempts).where(attempts.c.seq <= last_old, attempts.c.started_at < started_before)
+        delete(attempts).where(
+            attempts.c.seq > after,
+            attempts.c.seq <= last_old,
+            attempts.c.started_at < started_before,
+        )
     )
-    return deleted.rowcount  # 0 if another worker purged them first
+    return deleted.rowcount, last_old  # rowcount 0 if another worker purged them first

@@ -41,12 +41,18 @@ class PurgeWebhookAttempts:
 
     def __init__(self, batch: int = DEFAULT_BATCH) -> None:
         self.batch = batch
+        self._after = 0  # where the next batch starts; from the start again once idle
 
     async def run_once(self, runtime: Runtime) -> int:
         days = runtime.settings.webhook_attempt_retention_days
         cutoff = runtime.clock.now() - timedelta(days=days)
         async with Phases(runtime.database).transaction() as conn:
-            return await purge_attempts(conn, started_before=cutoff, batch=self.batch)
+            done, self._after = await purge_attempts(
+                conn, started_before=cutoff, batch=self.batch, after=self._after
+            )
+        if done == 0:
+            self._after = 0  # idle: the next run looks from the start (a late-committed row)
+        return done
 
 
 def default_jobs() -> list[Job]:

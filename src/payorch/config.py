@@ -66,6 +66,15 @@ class Settings(BaseSettings):
         ),
     )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
+    dashboard_session_seconds: int = Field(
+        28800,
+        ge=60,
+        description="A dashboard sign-in lasts this long; then the browser returns to sign-in.",
+    )
+    dashboard_sign_in_rate_limit: str = Field(
+        "10/minute",
+        description="Dashboard sign-in attempts per client address: N/second or N/minute.",
+    )
     checkout_ttl_seconds: int = Field(
         600, gt=0, description="Checkout validity; an adapter may shorten it to its token lifetime."
     )
@@ -176,7 +185,7 @@ class Settings(BaseSettings):
             raise ValueError("must be six whole numbers of seconds separated by commas")
         return value
 
-    @field_validator("rate_limit", "simulator_public_rate_limit")
+    @field_validator("rate_limit", "simulator_public_rate_limit", "dashboard_sign_in_rate_limit")
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         match = RATE_LIMIT_PATTERN.match(value)
@@ -204,6 +213,10 @@ class Settings(BaseSettings):
     @cached_property
     def simulator_public_rate_limit_parts(self) -> tuple[int, str]:
         return _limit_parts(self.simulator_public_rate_limit)
+
+    @cached_property
+    def dashboard_sign_in_rate_limit_parts(self) -> tuple[int, str]:
+        return _limit_parts(self.dashboard_sign_in_rate_limit)
 
     @property
     def is_sqlite(self) -> bool:

@@ -20,9 +20,7 @@ def csrf_of(page: httpx.Response) -> str:
 async def sign_in_with(client: httpx.AsyncClient, api_key: str) -> httpx.Response:
     form = await client.get("/dashboard/sign-in")
     assert form.status_code == 200, form.text
-    return await client.post(
-        "/dashboard/sign-in", data={"csrf": csrf_of(form), "api_key": api_key}
-    )
+    return await client.post("/dashboard/sign-in", data={"csrf": csrf_of(form), "api_key": api_key})
 
 
 async def sign_in(client: httpx.AsyncClient, app: Sandbox) -> str:

@@ -46,9 +46,7 @@ async def test_a_wrong_key_shows_the_form_again_and_opens_nothing(
     assert (await client.get("/dashboard/overview")).status_code == 303
 
 
-async def test_sign_in_without_the_form_token_is_refused(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_sign_in_without_the_form_token_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     answer = await client.post("/dashboard/sign-in", data={"api_key": sandbox.api_key})
     assert answer.status_code == 403
     assert "payorch_session" not in answer.headers.get("set-cookie", "")
@@ -64,9 +62,7 @@ async def test_sign_in_attempts_are_rate_limited(client: httpx.AsyncClient, sand
     assert int(refused.headers["retry-after"]) >= 1
 
 
-async def test_a_form_without_the_csrf_token_is_refused(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_a_form_without_the_csrf_token_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     csrf = await sign_in(client, sandbox)
     for data in ({}, {"csrf": "0" * 64}):
         refused = await client.post("/dashboard/sign-out", data=data)

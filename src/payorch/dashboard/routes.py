@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from payorch.dashboard import assets, overview, signin
+from payorch.dashboard import assets, intent, overview, payments, signin
 from payorch.dashboard.web import DashboardRoute, not_found
 
 _unknown = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -16,4 +16,11 @@ async def unknown_page(rest: str, request: Request) -> Response:
     return not_found(request)
 
 
-ROUTERS = (signin.router, assets.router, overview.router, _unknown)  # the catch-all last
+ROUTERS = (
+    signin.router,
+    assets.router,
+    overview.router,
+    payments.router,
+    intent.router,
+    _unknown,  # the catch-all last
+)

@@ -38,9 +38,7 @@ def csrf_matches(token: str, submitted: str | None) -> bool:
     return submitted is not None and hmac.compare_digest(csrf_of(token), submitted)
 
 
-async def open_session(
-    conn: AsyncConnection, clock: Clock, caller: Caller, lifetime_seconds: int
-) -> str:
+async def open_session(conn: AsyncConnection, clock: Clock, caller: Caller, lifetime_seconds: int) -> str:
     """A new session for the key of ``caller``; returns the cookie's token (never stored)."""
     token = new_token()
     now = clock.now()

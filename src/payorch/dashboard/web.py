@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -47,7 +48,9 @@ def money(amount: int | None, currency: str) -> str:
     if amount is None:
         return "—"
     places = exponent(currency) or 0
-    return format_currency(Decimal(amount).scaleb(-places), currency, locale="en_US")
+    shown = format_currency(Decimal(amount).scaleb(-places), currency, locale="en_US")
+    # A currency without an English symbol shows its code: "CLP 1,500", not "CLP1,500".
+    return currency + " " + shown[len(currency) :] if shown.startswith(currency) else shown
 
 
 def utc(moment: datetime | None) -> str:
@@ -159,8 +162,7 @@ def _error_page(request: Request, exc: Exception) -> Response:
             "message.html",
             status_code=403,
             title="Form expired",
-            message="This form was not sent from your dashboard session. Reload the page and "
-            "send it again.",
+            message="This form was not sent from your dashboard session. Reload the page and send it again.",
         )
     if isinstance(exc, ResourceNotFound):
         return not_found(request)
@@ -177,14 +179,21 @@ def _error_page(request: Request, exc: Exception) -> Response:
     raise exc
 
 
+def query_problem(request: Request, viewer: Viewer, exc: ValidationError) -> HTMLResponse:
+    """A filter that is not valid: what to fix, on a page (nothing was listed)."""
+    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())
+    return render(
+        request, "message.html", viewer, status_code=400, title="Check the filters", message=problems
+    )
+
+
 def not_found(request: Request) -> HTMLResponse:
     return render(
         request,
         "message.html",
         status_code=404,
         title="Not found",
-        message="There is nothing here for this application. Check the id, or go back to "
-        "the payments list.",
+        message="There is nothing here for this application. Check the id, or go back to the payments list.",
     )
 
 

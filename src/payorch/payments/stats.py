@@ -23,9 +23,7 @@ async def authorized_by_currency(
     return {currency: int(total) for currency, total in (await conn.execute(query)).all()}
 
 
-async def refunded_by_currency(
-    conn: AsyncConnection, application_id: str, since: datetime
-) -> dict[str, int]:
+async def refunded_by_currency(conn: AsyncConnection, application_id: str, since: datetime) -> dict[str, int]:
     """Refunds that SUCCEEDED, created since ``since``."""
     query = (
         select(refunds.c.currency, func.sum(refunds.c.amount))

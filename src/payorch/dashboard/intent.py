@@ -80,7 +80,6 @@ async def intent_page(intent_id: str, request: Request, viewer: ViewerDep, conn:
         checkouts=await checkouts.intent_checkouts(conn, intent_id),
         events=await _events(conn, viewer.caller.application_id, intent_id, listed.items),
         refund_key=secrets.token_urlsafe(16),  # one per page: a double submit is one refund
-        notice=request.query_params.get("notice", ""),
     )
 
 

@@ -4,11 +4,10 @@ cursor paging (the same listing the API uses)."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from pydantic import ValidationError
 from starlette.responses import Response
 
 from payorch.applications import service as applications
-from payorch.dashboard.web import DashboardRoute, ViewerDep, back_to, query_problem, render
+from payorch.dashboard.web import DashboardRoute, ViewerDep, back_to, render
 from payorch.http.deps import ReadConn
 from payorch.intents import listing
 from payorch.intents.schemas import IntentListQuery
@@ -33,10 +32,7 @@ async def payments(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respo
     statuses = [s for s in params.getlist("status") if s]
     if statuses:
         values["status"] = statuses
-    try:
-        query = IntentListQuery.model_validate(values)
-    except ValidationError as exc:
-        return query_problem(request, viewer, exc)
+    query = IntentListQuery.model_validate(values)  # a 400 page names what to fix
     page = await listing.list_intents(conn, viewer.caller, query)
     kept = [(k, v) for k, v in params.multi_items() if k != "cursor" and v]
     return render(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from payorch.dashboard import assets, intent, overview, payments, signin
+from payorch.dashboard import assets, deliveries, intent, overview, payments, signin, webhooks
 from payorch.dashboard.web import DashboardRoute, not_found
 
 _unknown = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -22,5 +22,7 @@ ROUTERS = (
     overview.router,
     payments.router,
     intent.router,
+    deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
+    webhooks.router,
     _unknown,  # the catch-all last
 )

@@ -3,7 +3,7 @@ checks on forms, and the route class that turns errors into pages (sign-in, 404,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -92,7 +92,9 @@ async def current_viewer(request: Request, runtime: RuntimeDep, phases: PhasesDe
     if found is None:
         raise SignInRequired()
     caller = Caller(found.application_id, found.environment, found.credential_id)
-    return Viewer(caller, token, runtime)
+    viewer = Viewer(caller, token, runtime)
+    request.state.viewer = viewer  # error pages keep the navigation
+    return viewer
 
 
 ViewerDep = Annotated[Viewer, Depends(current_viewer)]
@@ -132,6 +134,7 @@ def render(
         viewer=viewer,
         csrf=viewer.csrf if viewer else "",
         path=request.url.path,
+        notice=request.query_params.get("notice", ""),  # what the form before the redirect did
         **context,
     )
     return HTMLResponse(html, status_code=status_code)
@@ -151,40 +154,43 @@ def secure_headers(response: Response) -> Response:
     return response
 
 
+def _message(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+    viewer = getattr(request.state, "viewer", None)
+    return render(
+        request,
+        "message.html",
+        viewer if isinstance(viewer, Viewer) else None,
+        status_code=status,
+        title=title,
+        message=message,
+    )
+
+
+def _problems(errors: Sequence[object]) -> str:
+    """Pydantic's errors as "field: what is wrong" (the form's or the query's field names)."""
+    said = []
+    for error in errors:
+        if isinstance(error, dict):
+            where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query"))
+            said.append(f"{where or 'form'}: {error.get('msg', '')}")
+    return "; ".join(said)
+
+
 def _error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, SignInRequired):
         response: Response = back_to(request, "/sign-in")
         response.delete_cookie(SESSION_COOKIE, path="/dashboard")
         return response
     if isinstance(exc, CsrfRefused):
-        return render(
-            request,
-            "message.html",
-            status_code=403,
-            title="Form expired",
-            message="This form was not sent from your dashboard session. Reload the page and send it again.",
-        )
+        message = "This form was not sent from your dashboard session. Reload the page and send it again."
+        return _message(request, 403, "Form expired", message)
     if isinstance(exc, ResourceNotFound):
         return not_found(request)
-    if isinstance(exc, RequestValidationError):
-        return render(
-            request,
-            "message.html",
-            status_code=400,
-            title="Not a valid request",
-            message="; ".join(f"{'.'.join(map(str, e['loc'][1:]))}: {e['msg']}" for e in exc.errors()),
-        )
+    if isinstance(exc, RequestValidationError | ValidationError):
+        return _message(request, 400, "Check what you entered", _problems(exc.errors()))
     if isinstance(exc, ApiError):
-        return render(request, "message.html", status_code=exc.status, title="Not done", message=exc.message)
+        return _message(request, exc.status, "Not done", exc.message)
     raise exc
-
-
-def query_problem(request: Request, viewer: Viewer, exc: ValidationError) -> HTMLResponse:
-    """A filter that is not valid: what to fix, on a page (nothing was listed)."""
-    problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors())
-    return render(
-        request, "message.html", viewer, status_code=400, title="Check the filters", message=problems
-    )
 
 
 def not_found(request: Request) -> HTMLResponse:
@@ -206,7 +212,7 @@ class DashboardRoute(APIRoute):
         async def page(request: Request) -> Response:
             try:
                 response = await handler(request)
-            except (SignInRequired, CsrfRefused, ApiError, RequestValidationError) as exc:
+            except (SignInRequired, CsrfRefused, ApiError, RequestValidationError, ValidationError) as exc:
                 response = _error_page(request, exc)
             return secure_headers(response)
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from payorch.dashboard import assets, deliveries, intent, overview, payments, signin, webhooks
+from payorch.dashboard import (
+    assets,
+    deliveries,
+    intent,
+    keys,
+    overview,
+    payments,
+    providers,
+    sandbox,
+    signin,
+    webhooks,
+)
 from payorch.dashboard.web import DashboardRoute, not_found
 
 _unknown = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -24,5 +35,8 @@ ROUTERS = (
     intent.router,
     deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
     webhooks.router,
+    providers.router,
+    keys.router,
+    sandbox.router,
     _unknown,  # the catch-all last
 )

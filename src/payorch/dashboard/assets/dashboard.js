@@ -8,3 +8,9 @@ document.addEventListener("click", function (event) {
     button.textContent = "Copied";
   });
 });
+
+// A checkout that starts with a POST redirect: send its form at once (the button works without JS).
+document.addEventListener("DOMContentLoaded", function () {
+  var form = document.querySelector("form[data-autosubmit]");
+  if (form) form.submit();
+});

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
 from fastapi import APIRouter, Request
@@ -36,7 +37,7 @@ SHOWN = 100  # events and deliveries shown on an intent's page (an intent has a 
 class EventRow:
     id: str
     type: str
-    created_at: str
+    created_at: datetime
     deliveries: list[Delivery]
 
 
@@ -54,7 +55,7 @@ async def _events(
             EventRow(
                 event_id,
                 str(body["type"]),
-                str(body["created_at"]),
+                datetime.fromisoformat(str(body["created_at"])),
                 [d for d in listed if d.event_id == event_id],
             )
         )

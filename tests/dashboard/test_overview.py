@@ -22,11 +22,15 @@ async def test_the_overview_counts_draws_and_shows_health(
     await sign_in(client, sandbox)
     empty = (await client.get("/dashboard/overview")).text
     assert "No payment intents in this period" in empty and "No provider configured" in empty
-    await authorized_payment(runtime, sandbox, amount=1050, currency="USD")
-    await authorized_payment(runtime, sandbox, amount=1500, currency="CLP", status="REFUNDED")
+
+    def now_ms() -> int:  # ids are time-ordered: made at the test clock's time, like rows
+        return int(clock.now().timestamp() * 1000)
+
+    await authorized_payment(runtime, sandbox, amount=1050, currency="USD", at_ms=now_ms())
+    await authorized_payment(runtime, sandbox, amount=1500, currency="CLP", status="REFUNDED", at_ms=now_ms())
     clock.advance(3 * 24 * 3600)  # these two are now only in the 7-day window
     await sign_in(client, sandbox)  # the first session expired meanwhile
-    await authorized_payment(runtime, sandbox, amount=2000, currency="CLP")
+    await authorized_payment(runtime, sandbox, amount=2000, currency="CLP", at_ms=now_ms())
     await add_mock_connector(client, sandbox)
     listed = await client.get(
         f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.providers import payments
 from payorch.db.tables.refunds import refunds
+from payorch.ids import lowest_id
 from payorch.payments.repository import SUCCEEDED
 
 
@@ -17,10 +18,15 @@ async def authorized_by_currency(
 ) -> dict[str, int]:
     query = (
         select(payments.c.currency, func.sum(payments.c.amount))
-        .where(payments.c.application_id == application_id, payments.c.authorized_at >= since)
+        # An id range on (application_id, id): payments are created when authorized.
+        .where(payments.c.application_id == application_id, payments.c.id >= lowest_id("pay", _ms(since)))
         .group_by(payments.c.currency)
     )
     return {currency: int(total) for currency, total in (await conn.execute(query)).all()}
+
+
+def _ms(moment: datetime) -> int:
+    return int(moment.timestamp() * 1000)
 
 
 async def refunded_by_currency(conn: AsyncConnection, application_id: str, since: datetime) -> dict[str, int]:
@@ -30,7 +36,7 @@ async def refunded_by_currency(conn: AsyncConnection, application_id: str, since
         .where(
             refunds.c.application_id == application_id,
             refunds.c.status == SUCCEEDED,
-            refunds.c.created_at >= since,
+            refunds.c.id >= lowest_id("rfd", _ms(since)),  # the window on the primary key
         )
         .group_by(refunds.c.currency)
     )

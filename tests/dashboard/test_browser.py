@@ -101,6 +101,13 @@ async def test_every_page_and_action_in_a_browser(
         try:
             page = await browser.new_page(viewport={"width": 1280, "height": 900})
             await page.route("**/*", only_our_host)
+            violations: list[str] = []  # the pages keep to their own Content-Security-Policy
+            page.on(
+                "console",
+                lambda message: (
+                    violations.append(message.text) if "Content Security Policy" in message.text else None
+                ),
+            )
 
             # Sign in (an unknown key first); keyboard focus is visible.
             await page.goto(url + "/dashboard")
@@ -211,6 +218,7 @@ async def test_every_page_and_action_in_a_browser(
             await submit(page, page.get_by_role("button", name="Sign out"))
             await page.goto(url + "/dashboard/payments")
             assert page.url.endswith("/dashboard/sign-in")
+            assert violations == []
         finally:
             await browser.close()
     assert refused == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import httpx
@@ -104,3 +105,19 @@ async def test_a_refund_the_provider_refuses_shows_its_answer(
     assert "16: refund not allowed" in page.text and "FAILED" in page.text
     bad = await client.post(url, data={"csrf": csrf, "refund_key": "k2", "amount": "1.5"})
     assert bad.status_code == 400 and "at most 0 decimals for CLP" in bad.text
+
+
+async def test_a_concurrent_double_submit_is_one_refund(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, gateway: FakeGateway
+) -> None:
+    """The second click arrives while the first waits for the provider: it is told the refund is
+    in progress, and the provider is asked once."""
+    paid = await authorized_payment(runtime, sandbox, amount=1000)
+    csrf = await sign_in(client, sandbox)
+    gateway.delay = 0.5
+    url = f"/dashboard/payments/{paid.intent_id}/refunds"
+    form = {"csrf": csrf, "refund_key": "same-page", "amount": "300"}
+    first, second = await asyncio.gather(client.post(url, data=form), client.post(url, data=form))
+    notices = sorted(answer.headers["location"].rsplit("=", 1)[1] for answer in (first, second))
+    assert notices == ["in-progress", "refunded"]
+    assert len(gateway.refund_calls) == 1 and gateway.total_applied() == 300

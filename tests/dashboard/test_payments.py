@@ -11,7 +11,7 @@ from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
 from tests.payments.conftest import authorized_payment
-from tests.payments.fakes import REJECT, FakeGateway
+from tests.payments.fakes import REJECT, TIMEOUT_APPLIED, FakeGateway
 
 INTENT_LINK = re.compile(r'href="/dashboard/payments/(payi_[0-9a-z]+)"')
 
@@ -121,3 +121,17 @@ async def test_a_concurrent_double_submit_is_one_refund(
     notices = sorted(answer.headers["location"].rsplit("=", 1)[1] for answer in (first, second))
     assert notices == ["in-progress", "refunded"]
     assert len(gateway.refund_calls) == 1 and gateway.total_applied() == 300
+
+
+async def test_a_refund_whose_answer_is_lost_shows_pending(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, gateway: FakeGateway
+) -> None:
+    """A provider timeout: nothing is claimed; the page says PENDING and that an event tells the end."""
+    paid = await authorized_payment(runtime, sandbox, amount=1000)
+    csrf = await sign_in(client, sandbox)
+    gateway.mode = TIMEOUT_APPLIED
+    url = f"/dashboard/payments/{paid.intent_id}/refunds"
+    sent = await client.post(url, data={"csrf": csrf, "refund_key": "k", "amount": "100"})
+    assert sent.headers["location"].endswith("?notice=pending")
+    page = await client.get(sent.headers["location"])
+    assert "has not answered yet" in page.text and "status-PENDING" in page.text

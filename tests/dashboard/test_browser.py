@@ -99,7 +99,9 @@ async def test_every_page_and_action_in_a_browser(
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:
-            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            context = await browser.new_context(viewport={"width": 1280, "height": 900})
+            await context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+            page = await context.new_page()
             await page.route("**/*", only_our_host)
             violations: list[str] = []  # the pages keep to their own Content-Security-Policy
             page.on(
@@ -130,6 +132,9 @@ async def test_every_page_and_action_in_a_browser(
             await submit(page, page.get_by_role("button", name="Add endpoint"))
             secret = await page.locator("#secret").inner_text()
             assert re.fullmatch(r"[0-9a-f]{64}", secret)
+            await page.get_by_role("button", name="Copy the secret").click()
+            await page.get_by_role("button", name="Copied").wait_for()
+            assert await page.evaluate("navigator.clipboard.readText()") == secret
             await shoot(page, "webhook-created")
 
             # Sandbox: a test payment through the simulator, back to the intent's page.

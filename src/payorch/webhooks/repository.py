@@ -8,7 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, RowMapping, bindparam, delete, insert, select, text, update
+from sqlalchemy import (
+    ColumnElement,
+    RowMapping,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, given_values, record_of
@@ -23,7 +34,7 @@ from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
 from payorch.webhooks import wakeups
-from payorch.webhooks.records import PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
+from payorch.webhooks.records import EXHAUSTED, PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
 from payorch.webhooks.schemas import DeliveryListQuery
 
 # ---- endpoints ---------------------------------------------------------------------------
@@ -208,6 +219,42 @@ async def restart_schedule(conn: AsyncConnection, delivery_id: str, *, now: date
             updated_at=now,
         )
     )
+
+
+async def restart_failed(
+    conn: AsyncConnection,
+    application_id: str,
+    endpoint_id: str,
+    *,
+    since: datetime,
+    include_failing: bool,
+    next_attempt_at: datetime | None,
+    now: datetime,
+) -> int:
+    """A new schedule for the endpoint's EXHAUSTED deliveries created since ``since`` (with
+    ``include_failing``, also PENDING ones with a failed attempt in their schedule and no attempt
+    in flight). Returns how many (webhooks/recover.py)."""
+    which = deliveries.c.status == EXHAUSTED
+    if include_failing:
+        failing = and_(
+            deliveries.c.status == PENDING,
+            deliveries.c.schedule_attempts > 0,
+            deliveries.c.lease_token.is_(None),
+        )
+        which = or_(which, failing)
+    result = await conn.execute(
+        update(deliveries)
+        .where(
+            deliveries.c.endpoint_id == endpoint_id,
+            deliveries.c.application_id == application_id,
+            deliveries.c.created_at >= since,
+            which,
+        )
+        .values(
+            status=PENDING, schedule_attempts=0, next_attempt_at=next_attempt_at, updated_at=now
+        )
+    )
+    return int(result.rowcount)
 
 
 async def pause_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES, EventType
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, Instant
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
 from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
@@ -66,6 +66,31 @@ class UpdateWebhookEndpoint(BaseModel):
     enabled: bool | None = None
 
     _events = field_validator("events")(_check_events)
+
+
+class RecoverDeliveries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: Annotated[
+        Instant,
+        Field(
+            description="Deliveries created at or after this time; an ISO 8601 timestamp or a "
+            "date (UTC midnight).",
+            examples=["2026-11-20T00:00:00Z"],
+        ),
+    ]
+    include_failing: Annotated[
+        bool,
+        Field(
+            strict=True,
+            description="Also restart PENDING deliveries whose current schedule has failed "
+            "attempts (an attempt in flight is left alone).",
+        ),
+    ] = False
+
+
+class RecoveredDeliveries(BaseModel):
+    recovered: int = Field(description="How many deliveries got a new 7-attempt schedule.")
 
 
 class WebhookEndpointResponse(BaseModel):

@@ -159,19 +159,22 @@ async def lease(
     )
 
 
-async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]]) -> set[str]:
-    """Which of (delivery id, lease token) still hold their lease (locked until commit)."""
+async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """Which of (delivery id, lease token) still hold their lease (locked until commit), with
+    each one's current schedule_attempts (0 when a retry was asked for during the attempt)."""
     if not claims:
-        return set()
+        return {}
     tokens = dict(claims)
     query = (
-        select(deliveries.c.id, deliveries.c.lease_token)
+        select(deliveries.c.id, deliveries.c.lease_token, deliveries.c.schedule_attempts)
         .where(deliveries.c.id.in_(list(tokens)))
         .with_for_update()
     )
     rows = (await conn.execute(query)).all()
     return {
-        row.id for row in rows if row.lease_token is not None and row.lease_token == tokens[row.id]
+        row.id: row.schedule_attempts
+        for row in rows
+        if row.lease_token is not None and row.lease_token == tokens[row.id]
     }
 
 

@@ -204,20 +204,24 @@ async def list_attempts(conn: AsyncConnection, delivery_id: str) -> list[Deliver
     ]
 
 
-async def restart_schedule(conn: AsyncConnection, delivery_id: str, *, now: datetime) -> None:
-    """A new 7-attempt schedule whose first attempt is due now; clearing the lease token makes
-    an attempt still in flight unable to apply its (older) result."""
+async def restart_schedule(
+    conn: AsyncConnection, delivery_id: str, *, in_flight: bool, now: datetime
+) -> None:
+    """A new 7-attempt schedule. Due now, unless an attempt is in flight (``in_flight``): that
+    attempt keeps its lease and counts as the new schedule's first, so a retry never sends a
+    second concurrent request (worker/deliveries.py applies its result to the new schedule)."""
+    if in_flight:
+        changes: dict[str, object] = {"status": PENDING, "schedule_attempts": 0}
+    else:
+        changes = {
+            "status": PENDING,
+            "schedule_attempts": 0,
+            "next_attempt_at": now,
+            "leased_until": None,
+            "lease_token": None,
+        }
     await conn.execute(
-        update(deliveries)
-        .where(deliveries.c.id == delivery_id)
-        .values(
-            status=PENDING,
-            schedule_attempts=0,
-            next_attempt_at=now,
-            leased_until=None,
-            lease_token=None,
-            updated_at=now,
-        )
+        update(deliveries).where(deliveries.c.id == delivery_id).values(updated_at=now, **changes)
     )
 
 

@@ -88,9 +88,7 @@ class Sender:
                         "X-Pay-Signature": signature(secret, timestamp, body),
                         "webhook-id": event_id,
                         "webhook-timestamp": str(timestamp),
-                        "webhook-signature": standard_signature(
-                            secret, event_id, timestamp, body
-                        ),
+                        "webhook-signature": standard_signature(secret, event_id, timestamp, body),
                     },
                     body=body,
                 )

@@ -153,8 +153,11 @@ async def retry_delivery(
         raise ResourceNotFound(f"No delivery {delivery_id} for this endpoint.")
     if delivery.status == SUCCEEDED:
         raise WebhookDeliveryAlreadySucceeded()
-    await repository.restart_schedule(conn, delivery_id, now=clock.now())
-    await repository.notify_workers(conn)
+    now = clock.now()
+    in_flight = delivery.leased_until is not None and delivery.leased_until > now
+    await repository.restart_schedule(conn, delivery_id, in_flight=in_flight, now=now)
+    if not in_flight:
+        await repository.notify_workers(conn)
     updated = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
     assert updated is not None  # locked above, in this transaction
     return updated

@@ -30,7 +30,7 @@ import logging
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from payorch.db import Phases
@@ -309,9 +309,15 @@ class WebhookDeliveries:
             valid = await queue.still_leased(
                 conn, [(r.claim.delivery.id, r.claim.token) for r in batch]
             )
-            # Not valid: retried by hand meanwhile, or deleted, or our lease ran out.
+            # Not valid: deleted, or our lease ran out. A retry asked for during the attempt
+            # restarted the schedule under our lease: this attempt is its first.
             recorded = [
-                next_attempt(r.claim.delivery, r.outcome, started_at=r.started_at, schedule=schedule)
+                next_attempt(
+                    replace(r.claim.delivery, schedule_attempts=valid[r.claim.delivery.id]),
+                    r.outcome,
+                    started_at=r.started_at,
+                    schedule=schedule,
+                )
                 for r in batch
                 if r.claim.delivery.id in valid
             ]

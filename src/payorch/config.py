@@ -65,6 +65,17 @@ class Settings(BaseSettings):
             "out, that endpoint gets one attempt at a time until one of its attempts gets a 2xx."
         ),
     )
+    webhook_disable_after_seconds: float = Field(
+        432000,
+        gt=0,
+        description=(
+            "An endpoint whose every attempt has failed for this long (default 5 days) and at "
+            "least PAYORCH_WEBHOOK_DISABLE_AFTER_ATTEMPTS times is disabled automatically."
+        ),
+    )
+    webhook_disable_after_attempts: int = Field(
+        10, ge=1, description="The failed attempts that automatic disabling needs at least."
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     checkout_ttl_seconds: int = Field(
         600, gt=0, description="Checkout validity; an adapter may shorten it to its token lifetime."

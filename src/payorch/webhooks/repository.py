@@ -87,6 +87,18 @@ async def update_endpoint(
     )
 
 
+async def set_disabled(
+    conn: AsyncConnection, endpoint_id: str, *, reason: str | None, at: datetime | None
+) -> None:
+    """Why and since when the endpoint is disabled (None, None: enabled); also ends its failure
+    streak, so an endpoint enabled again is judged afresh (webhooks/health.py)."""
+    await conn.execute(
+        update(endpoints)
+        .where(endpoints.c.id == endpoint_id)
+        .values(disabled_reason=reason, disabled_at=at, failing_since=None, failed_attempts=0)
+    )
+
+
 async def delete_endpoint(conn: AsyncConnection, application_id: str, endpoint_id: str) -> bool:
     """Deletes the endpoint with its deliveries and their attempts (ON DELETE CASCADE)."""
     result = await conn.execute(

@@ -100,6 +100,11 @@ class WebhookEndpointResponse(BaseModel):
     enabled: bool
     events: list[str]
     created_at: str
+    disabled_reason: Literal["failing", "manual"] | None = Field(
+        description="Why the endpoint is disabled: `failing` (payorch disabled it: every attempt "
+        "failed for PAYORCH_WEBHOOK_DISABLE_AFTER_SECONDS) or `manual`; null while enabled."
+    )
+    disabled_at: str | None = Field(description="Since when it is disabled; null while enabled.")
 
 
 class WebhookEndpointWithSecret(WebhookEndpointResponse):
@@ -139,7 +144,16 @@ class WebhookDeliveryList(BaseModel):
     next_cursor: str | None
 
 
-_ENDPOINT_FIELDS = ("id", "application_id", "url", "enabled", "events", "created_at")
+_ENDPOINT_FIELDS = (
+    "id",
+    "application_id",
+    "url",
+    "enabled",
+    "events",
+    "created_at",
+    "disabled_reason",
+    "disabled_at",
+)
 _DELIVERY_FIELDS = (
     "id",
     "endpoint_id",

@@ -16,6 +16,7 @@ from payorch.ids import new_id
 from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
+    MANUAL,
     SUCCEEDED,
     Delivery,
     DeliveryAttempt,
@@ -101,6 +102,13 @@ async def update_endpoint(
     if request.enabled is not None and request.enabled != current.enabled:
         # Paused deliveries leave the claim queue (so a long backlog of a disabled endpoint costs
         # the workers nothing); enabling makes them due at once.
+        # Enabling also ends the failure streak (a fresh start); disabling records when.
+        await repository.set_disabled(
+            conn,
+            endpoint_id,
+            reason=None if request.enabled else MANUAL,
+            at=None if request.enabled else now,
+        )
         if request.enabled:
             await repository.resume_deliveries(conn, endpoint_id, now=now)
             await repository.notify_workers(conn)

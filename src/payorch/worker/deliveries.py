@@ -48,6 +48,7 @@ from payorch.webhooks.sender import (
     AttemptOutcome,
     Sender,
 )
+from payorch.worker.endpoint_health import disable_failing_endpoints
 
 log = logging.getLogger("payorch.worker.deliveries")
 
@@ -322,10 +323,11 @@ class WebhookDeliveries:
                 if r.claim.delivery.id in valid
             ]
             await queue.apply_results(conn, recorded, now=now)
+            endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
+            await disable_failing_endpoints(conn, process.runtime, endpoints, recorded, now=now)
         # Committed: count each delivery that ended EXHAUSTED exactly once (a failed batch is
         # applied again, so counting before the commit could count twice), and log each failed
         # attempt once, for the same reason.
-        endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
         for result in recorded:
             if result.status == EXHAUSTED:
                 record_delivery_attempt("exhausted")
@@ -333,3 +335,4 @@ class WebhookDeliveries:
                 _log_failed_attempt(result, endpoints[result.attempt.delivery_id])
         if any(result.status == PENDING for result in recorded):
             self._wake()  # a retry may already be due (e.g. a schedule of zeros)
+

@@ -22,6 +22,12 @@ webhook_endpoints = Table(
     Column("secret_encrypted", Text, nullable=False),  # runtime.cipher; never returned
     timestamp("created_at"),
     timestamp("updated_at"),
+    # The failure streak: since when every attempt failed (null after a 2xx) and how many.
+    timestamp("failing_since", nullable=True),
+    Column("failed_attempts", Integer, nullable=False, server_default="0"),
+    # Why the endpoint was disabled (null: by hand or enabled) and since when.
+    Column("disabled_reason", String(32), nullable=True),
+    timestamp("disabled_at", nullable=True),
     Index("ix_webhook_endpoints_application_id_id", "application_id", "id"),
 )
 

@@ -1,0 +1,32 @@
+"""Webhook reliability: an endpoint's failure streak (since when every attempt failed, how many)
+and why and since when it was disabled; events without a payment intent
+(``webhook_endpoint.disabled``).
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+from payorch.db.types import UtcDateTime
+
+revision = "0008_webhook_reliability"
+down_revision = "0007"
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("webhook_endpoints") as table:
+        table.add_column(sa.Column("failing_since", UtcDateTime(), nullable=True))
+        table.add_column(
+            sa.Column("failed_attempts", sa.Integer(), nullable=False, server_default="0")
+        )
+        table.add_column(sa.Column("disabled_reason", sa.String(32), nullable=True))
+        table.add_column(sa.Column("disabled_at", UtcDateTime(), nullable=True))
+    with op.batch_alter_table("events") as table:
+        table.alter_column("payment_intent_id", existing_type=sa.String(40), nullable=True)
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("events") as table:
+        table.alter_column("payment_intent_id", existing_type=sa.String(40), nullable=False)
+    with op.batch_alter_table("webhook_endpoints") as table:
+        for column in ("disabled_at", "disabled_reason", "failed_attempts", "failing_since"):
+            table.drop_column(column)

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from payorch.webhooks.records import DueDelivery, DueEndpoint
 from payorch.webhooks.sender import TIMEOUT, AttemptOutcome
@@ -39,12 +39,22 @@ class InFlight:
     def full_applications(self) -> list[str]:
         return [a for a, n in self._applications.items() if n >= self.per_application]
 
-    def share(self, room: int, candidates: Sequence[DueEndpoint]) -> list[tuple[str, int]]:
+    def share(
+        self,
+        room: int,
+        candidates: Sequence[DueEndpoint],
+        anywhere: Mapping[str, int] | None = None,
+    ) -> list[tuple[str, int]]:
         """Hand out ``room`` attempts one at a time, in turns over the candidates (already
-        ordered in turns between applications), within every cap: (endpoint id, count)."""
-        endpoint_room = {
-            c.id: self._endpoint_cap(c.id) - self._endpoints.get(c.id, 0) for c in candidates
+        ordered in turns between applications), within every cap: (endpoint id, count).
+
+        ``anywhere``: each endpoint's attempts in flight in every worker process (ours
+        included), so the per-endpoint cap holds across processes (queue.in_flight_anywhere)."""
+        mine = self._endpoints
+        in_flight = {
+            c.id: max(mine.get(c.id, 0), (anywhere or {}).get(c.id, 0)) for c in candidates
         }
+        endpoint_room = {c.id: self._endpoint_cap(c.id) - in_flight[c.id] for c in candidates}
         app_room = {
             c.application_id: self.per_application - self._applications.get(c.application_id, 0)
             for c in candidates

@@ -91,6 +91,38 @@ async def due_endpoints(
     return [DueEndpoint(id=row.id, application_id=row.application_id) for row in rows]
 
 
+async def in_flight_anywhere(
+    conn: AsyncConnection, endpoint_ids: Sequence[str], *, now: datetime
+) -> dict[str, int]:
+    """Attempts in flight (leased, lease not ended) per endpoint, by every worker process.
+
+    The endpoints' rows are locked first (FOR NO KEY UPDATE, in id order: no deadlock; it does
+    not block the fan-out's inserts, whose foreign key takes only FOR KEY SHARE), so two workers
+    claiming for one endpoint count one after the other and the per-endpoint cap holds across
+    processes: the lease the first one writes is visible to the second once it gets the lock."""
+    if not endpoint_ids:
+        return {}
+    ids = sorted(endpoint_ids)
+    await conn.execute(
+        select(endpoints.c.id)
+        .where(endpoints.c.id.in_(ids))
+        .order_by(endpoints.c.id)
+        .with_for_update(key_share=True)
+    )
+    rows = await conn.execute(
+        select(deliveries.c.endpoint_id, func.count())
+        .where(
+            # (endpoint_id, leased_until) index: only the leased rows are read, however long
+            # the endpoint's backlog.
+            deliveries.c.endpoint_id.in_(ids),
+            deliveries.c.leased_until > now,
+            deliveries.c.lease_token.is_not(None),
+        )
+        .group_by(deliveries.c.endpoint_id)
+    )
+    return {endpoint_id: count for endpoint_id, count in rows.tuples()}
+
+
 _CLAIMED_COLUMNS = (
     deliveries.c.id,
     deliveries.c.application_id,

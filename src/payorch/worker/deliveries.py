@@ -230,7 +230,8 @@ class WebhookDeliveries:
                 exclude_endpoints=full_endpoints,
                 exclude_applications=full_apps,
             )
-            quotas = in_flight.share(room, candidates)
+            anywhere = await queue.in_flight_anywhere(conn, [c.id for c in candidates], now=now)
+            quotas = in_flight.share(room, candidates, anywhere)
             kept = await queue.lock_due(conn, now=now, quotas=quotas)
             if kept:
                 ids = [delivery.id for delivery in kept]

@@ -58,6 +58,8 @@ webhook_deliveries = Table(
     timestamp("updated_at"),
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
+    # The attempts in flight of an endpoint, by every worker (the shared per-endpoint cap).
+    Index("ix_webhook_deliveries_endpoint_id_leased_until", "endpoint_id", "leased_until"),
     # The claim's per-endpoint probe (repository.due_endpoints, lock_due).
     Index(
         "ix_webhook_deliveries_endpoint_id_status_next_attempt_at",

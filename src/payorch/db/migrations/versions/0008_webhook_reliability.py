@@ -1,6 +1,7 @@
 """Webhook reliability: an endpoint's failure streak (since when every attempt failed, how many)
 and why and since when it was disabled; events without a payment intent
-(``webhook_endpoint.disabled``).
+(``webhook_endpoint.disabled``); the attempts in flight of an endpoint by every worker (the
+per-endpoint cap shared across worker processes).
 """
 
 import sqlalchemy as sa
@@ -22,9 +23,15 @@ def upgrade() -> None:
         table.add_column(sa.Column("disabled_at", UtcDateTime(), nullable=True))
     with op.batch_alter_table("events") as table:
         table.alter_column("payment_intent_id", existing_type=sa.String(40), nullable=True)
+    op.create_index(
+        "ix_webhook_deliveries_endpoint_id_leased_until",
+        "webhook_deliveries",
+        ["endpoint_id", "leased_until"],
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_webhook_deliveries_endpoint_id_leased_until", table_name="webhook_deliveries")
     with op.batch_alter_table("events") as table:
         table.alter_column("payment_intent_id", existing_type=sa.String(40), nullable=False)
     with op.batch_alter_table("webhook_endpoints") as table:

@@ -43,17 +43,15 @@ class InFlight:
         self,
         room: int,
         candidates: Sequence[DueEndpoint],
-        anywhere: Mapping[str, int] | None = None,
+        elsewhere: Mapping[str, int] | None = None,
     ) -> list[tuple[str, int]]:
         """Hand out ``room`` attempts one at a time, in turns over the candidates (already
         ordered in turns between applications), within every cap: (endpoint id, count).
 
-        ``anywhere``: each endpoint's attempts in flight in every worker process (ours
-        included), so the per-endpoint cap holds across processes (queue.in_flight_anywhere)."""
-        mine = self._endpoints
-        in_flight = {
-            c.id: max(mine.get(c.id, 0), (anywhere or {}).get(c.id, 0)) for c in candidates
-        }
+        ``elsewhere``: each endpoint's attempts in flight in the other worker processes, so the
+        per-endpoint cap holds across processes (queue.in_flight_elsewhere)."""
+        others = elsewhere or {}
+        in_flight = {c.id: self._endpoints.get(c.id, 0) + others.get(c.id, 0) for c in candidates}
         endpoint_room = {c.id: self._endpoint_cap(c.id) - in_flight[c.id] for c in candidates}
         app_room = {
             c.application_id: self.per_application - self._applications.get(c.application_id, 0)

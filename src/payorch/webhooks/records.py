@@ -21,6 +21,7 @@ class WebhookEndpoint:
     secret_encrypted: str  # runtime.cipher; never returned
     created_at: datetime
     updated_at: datetime
+    ordered: bool = False  # one intent's notices one at a time, in event order
     failing_since: datetime | None = None  # every attempt failed since then (None after a 2xx)
     failed_attempts: int = 0  # attempts of that failure streak
     disabled_reason: str | None = None  # AUTO_DISABLED or MANUAL; None while enabled
@@ -68,6 +69,7 @@ class DueEndpoint:
 
     id: str
     application_id: str
+    ordered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

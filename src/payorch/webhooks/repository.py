@@ -76,10 +76,11 @@ async def update_endpoint(
     url: str | None = None,
     events: list[str] | None = None,
     enabled: bool | None = None,
+    ordered: bool | None = None,
     now: datetime,
 ) -> None:
     """Sets the fields given (None: unchanged) and ``updated_at``."""
-    changes = given_values(url=url, events=events, enabled=enabled)
+    changes = given_values(url=url, events=events, enabled=enabled, ordered=ordered)
     await conn.execute(
         update(endpoints)
         .where(endpoints.c.id == endpoint_id, endpoints.c.application_id == application_id)

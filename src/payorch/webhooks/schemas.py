@@ -32,6 +32,12 @@ def _check_events(value: list[str] | None) -> list[str] | None:
     return sorted(set(value), key=value.index)
 
 
+ORDERED_DESCRIPTION = (
+    "true: for one payment intent, a notice is not attempted while an earlier one to this endpoint "
+    "is still PENDING (in event order). false (default): at least once, in any order."
+)
+
+
 class EndpointDeliveryListQuery(CreatedRangeQuery):
     """Filters of one endpoint's deliveries."""
 
@@ -54,6 +60,7 @@ class CreateWebhookEndpoint(BaseModel):
 
     url: Annotated[str, Field(max_length=2048, examples=["https://shop.example/webhooks/pay"])]
     events: EventList | None = None
+    ordered: Annotated[bool, Field(description=ORDERED_DESCRIPTION)] = False
 
     _events = field_validator("events")(_check_events)
 
@@ -64,6 +71,7 @@ class UpdateWebhookEndpoint(BaseModel):
     url: Annotated[str, Field(max_length=2048)] | None = None
     events: EventList | None = None
     enabled: bool | None = None
+    ordered: Annotated[bool | None, Field(description=ORDERED_DESCRIPTION)] = None
 
     _events = field_validator("events")(_check_events)
 
@@ -99,6 +107,7 @@ class WebhookEndpointResponse(BaseModel):
     url: str
     enabled: bool
     events: list[str]
+    ordered: bool
     created_at: str
     disabled_reason: Literal["failing", "manual"] | None = Field(
         description="Why the endpoint is disabled: `failing` (payorch disabled it: every attempt "
@@ -150,6 +159,7 @@ _ENDPOINT_FIELDS = (
     "url",
     "enabled",
     "events",
+    "ordered",
     "created_at",
     "disabled_reason",
     "disabled_at",

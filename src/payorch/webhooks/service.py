@@ -58,6 +58,7 @@ async def create_endpoint(
         url=request.url,
         events=tuple(request.events or ()),
         enabled=True,
+        ordered=request.ordered,
         secret_encrypted=cipher.encrypt(secret),
         created_at=now,
         updated_at=now,
@@ -89,7 +90,8 @@ async def update_endpoint(
     current = await _endpoint(conn, caller, endpoint_id)
     now = clock.now()
     # A field sent as null changes nothing, like a field left out.
-    if request.url is not None or request.events is not None or request.enabled is not None:
+    changes = (request.url, request.events, request.enabled, request.ordered)
+    if any(value is not None for value in changes):
         await repository.update_endpoint(
             conn,
             caller.application_id,
@@ -97,6 +99,7 @@ async def update_endpoint(
             url=request.url,
             events=request.events,
             enabled=request.enabled,
+            ordered=request.ordered,
             now=now,
         )
     if request.enabled is not None and request.enabled != current.enabled:

@@ -135,6 +135,8 @@ class WebhookDeliveries:
         self._caps = (concurrency, per_application, per_endpoint)
         self.claim_batch = claim_batch
         self._process: _Process | None = None
+        # This job's lease tokens start with it: leases of other jobs are the others' attempts.
+        self._token_prefix = f"{os.getpid():x}-{secrets.token_hex(2)}"
         self._wake: Callable[[], None] = lambda: None
         self._sender: Sender | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -221,7 +223,7 @@ class WebhookDeliveries:
             seconds=runtime.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS
         )
         # Whose claim it is (process id), for operators reading the table; random for the rest.
-        token = f"{os.getpid():x}-{secrets.token_hex(8)}"
+        token = f"{self._token_prefix}{secrets.token_hex(6)}"
         async with process.phases.transaction() as conn:
             candidates = await queue.due_endpoints(
                 conn,
@@ -230,9 +232,12 @@ class WebhookDeliveries:
                 exclude_endpoints=full_endpoints,
                 exclude_applications=full_apps,
             )
-            anywhere = await queue.in_flight_anywhere(conn, [c.id for c in candidates], now=now)
-            quotas = in_flight.share(room, candidates, anywhere)
-            kept = await queue.lock_due(conn, now=now, quotas=quotas)
+            elsewhere = await queue.in_flight_elsewhere(
+                conn, [c.id for c in candidates], now=now, token_prefix=self._token_prefix
+            )
+            quotas = in_flight.share(room, candidates, elsewhere)
+            ordered = frozenset(c.id for c in candidates if c.ordered)
+            kept = await queue.lock_due(conn, now=now, quotas=quotas, ordered=ordered)
             if kept:
                 ids = [delivery.id for delivery in kept]
                 await queue.lease(conn, ids, until=lease_until, token=token, now=now)

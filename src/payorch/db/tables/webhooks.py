@@ -19,6 +19,8 @@ webhook_endpoints = Table(
     Column("url", Text, nullable=False),
     Column("events", JsonType, nullable=False),  # [] = every event type
     Column("enabled", Boolean, nullable=False),
+    # Ordered delivery: one intent's notices to this endpoint one at a time, in event order.
+    Column("ordered", Boolean, nullable=False, server_default="0"),
     Column("secret_encrypted", Text, nullable=False),  # runtime.cipher; never returned
     timestamp("created_at"),
     timestamp("updated_at"),

@@ -1,5 +1,5 @@
 """Webhook reliability: an endpoint's failure streak (since when every attempt failed, how many)
-and why and since when it was disabled; events without a payment intent
+and why and since when it was disabled; ordered delivery per endpoint; events without a payment intent
 (``webhook_endpoint.disabled``); the attempts in flight of an endpoint by every worker (the
 per-endpoint cap shared across worker processes).
 """
@@ -15,6 +15,7 @@ down_revision = "0007"
 
 def upgrade() -> None:
     with op.batch_alter_table("webhook_endpoints") as table:
+        table.add_column(sa.Column("ordered", sa.Boolean(), nullable=False, server_default="0"))
         table.add_column(sa.Column("failing_since", UtcDateTime(), nullable=True))
         table.add_column(
             sa.Column("failed_attempts", sa.Integer(), nullable=False, server_default="0")
@@ -35,5 +36,11 @@ def downgrade() -> None:
     with op.batch_alter_table("events") as table:
         table.alter_column("payment_intent_id", existing_type=sa.String(40), nullable=False)
     with op.batch_alter_table("webhook_endpoints") as table:
-        for column in ("disabled_at", "disabled_reason", "failed_attempts", "failing_since"):
+        for column in (
+            "disabled_at",
+            "disabled_reason",
+            "failed_attempts",
+            "failing_since",
+            "ordered",
+        ):
             table.drop_column(column)

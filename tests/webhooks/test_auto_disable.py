@@ -130,3 +130,45 @@ async def test_a_success_ends_the_streak_and_few_attempts_never_disable(
     await client.patch(f"{BASE}/{flaky_id}", json={"enabled": False}, headers=sandbox.headers)
     shown = await _endpoint(client, sandbox, flaky_id)
     assert shown["disabled_reason"] == "manual" and shown["disabled_at"] == isoformat(clock.now())
+
+
+@pytest.mark.parametrize(
+    "settings_overrides",
+    [{"webhook_retry_schedule": "10,10,10,10,10,10", "webhook_timeout_seconds": 0.5}],
+)
+async def test_the_circuit_breaker_holds_a_failing_endpoint_then_probes_it(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/502"))
+    for n in range(10):
+        await create_intent(client, sandbox, f"order-{n}")
+    assert await deliveries.run_until_idle(runtime) == 10  # 10 quick failures: not yet held
+    clock.advance(61)
+    # Their retries fail too: 20 failures in a row over a minute open the breaker.
+    assert await deliveries.run_until_idle(runtime) == 10
+    failures = len(receiver.at("/status/502"))
+    assert failures == 20
+    # Open: nothing is attempted for 30 s, though deliveries are due.
+    await create_intent(client, sandbox, "held")
+    clock.advance(29)
+    assert await deliveries.run_until_idle(runtime) == 0
+    assert len(receiver.at("/status/502")) == failures
+    # Then one attempt at a time: the probe fails and holds it again.
+    clock.advance(1)
+    assert await deliveries.run_once(runtime) == 1
+    await deliveries.settle()
+    assert await deliveries.run_until_idle(runtime) == 0
+    # The endpoint is fixed: the next probe gets a 2xx and closes the breaker; the rest flow.
+    await client.patch(
+        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/fixed")}, headers=sandbox.headers
+    )
+    clock.advance(30)
+    assert await deliveries.run_until_idle(runtime) == 11
+    assert all(
+        d["status"] == "SUCCEEDED" for d in await deliveries_of(client, sandbox, endpoint_id)
+    )

@@ -52,7 +52,11 @@ class InFlight:
         per-endpoint cap holds across processes (queue.in_flight_elsewhere)."""
         others = elsewhere or {}
         in_flight = {c.id: self._endpoints.get(c.id, 0) + others.get(c.id, 0) for c in candidates}
-        endpoint_room = {c.id: self._endpoint_cap(c.id) - in_flight[c.id] for c in candidates}
+        # A probed endpoint (its circuit breaker tripped) gets one attempt at a time.
+        endpoint_room = {
+            c.id: (1 if c.probing else self._endpoint_cap(c.id)) - in_flight[c.id]
+            for c in candidates
+        }
         app_room = {
             c.application_id: self.per_application - self._applications.get(c.application_id, 0)
             for c in candidates

@@ -6,6 +6,9 @@ An endpoint's failure streak starts at its first failed attempt after a 2xx (``f
 and counts its failed attempts (``failed_attempts``); any 2xx ends it. When the streak is at
 least ``disable_after`` old and has at least ``min_attempts`` attempts, the endpoint is disabled
 (``disabled_reason`` = AUTO_DISABLED) and its queued deliveries pause, as a manual disable does.
+Before that, a circuit breaker stops hammering it: after PAYORCH_WEBHOOK_BREAKER_FAILURES failed
+attempts in a row (over at least a minute) no claim considers it for
+PAYORCH_WEBHOOK_BREAKER_SECONDS (``breaker_until``), then it gets one attempt at a time.
 """
 
 from __future__ import annotations
@@ -21,6 +24,14 @@ from payorch.db.tables.webhooks import webhook_endpoints as endpoints
 from payorch.db.types import UtcDateTime
 from payorch.webhooks import repository
 from payorch.webhooks.records import AUTO_DISABLED, SUCCEEDED, RecordedAttempt
+
+BREAKER_MIN_STREAK = timedelta(minutes=1)  # a burst of quick failures alone does not trip it
+
+
+@dataclass(frozen=True, slots=True)
+class Breaker:
+    failures: int  # PAYORCH_WEBHOOK_BREAKER_FAILURES
+    hold: timedelta  # PAYORCH_WEBHOOK_BREAKER_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +50,7 @@ async def record_streaks(
     now: datetime,
     disable_after: timedelta,
     min_attempts: int,
+    breaker: Breaker,
 ) -> list[DisabledEndpoint]:
     """Updates the streak of each endpoint in ``results`` ((endpoint id, recorded attempt)) and
     disables those past both limits; returns them (the caller tells the application)."""
@@ -56,7 +68,7 @@ async def record_streaks(
         await conn.execute(
             update(endpoints)
             .where(endpoints.c.id.in_(sorted(succeeded)), endpoints.c.failed_attempts > 0)
-            .values(failing_since=None, failed_attempts=0)
+            .values(failing_since=None, failed_attempts=0, breaker_until=None)
         )
     if not failed:
         return []
@@ -69,6 +81,17 @@ async def record_streaks(
             failed_attempts=endpoints.c.failed_attempts + bindparam("b_count"),
         ),
         [{"b_id": e, "b_first": first, "b_count": n} for e, (first, n) in sorted(failed.items())],
+    )
+    # Circuit breaker: a long enough streak holds the endpoint's attempts for a while; after
+    # that, one attempt at a time (queue.due_endpoints) until a 2xx closes it.
+    await conn.execute(
+        update(endpoints)
+        .where(
+            endpoints.c.id.in_(sorted(failed)),
+            endpoints.c.failed_attempts >= breaker.failures,
+            endpoints.c.failing_since <= now - BREAKER_MIN_STREAK,
+        )
+        .values(breaker_until=now + breaker.hold)
     )
     rows = await conn.execute(
         select(

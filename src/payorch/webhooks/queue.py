@@ -20,6 +20,7 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
+    or_,
     select,
     union_all,
 )
@@ -46,7 +47,7 @@ _NOW = bindparam("now", type_=UtcDateTime)
 _DUE = (deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= _NOW)
 
 
-def _due_endpoints_statement() -> Select[str, str, bool]:
+def _due_endpoints_statement() -> Select[str, str, bool, bool]:
     oldest_due = (
         select(deliveries.c.next_attempt_at)
         .where(deliveries.c.endpoint_id == endpoints.c.id, *_DUE)
@@ -59,10 +60,13 @@ def _due_endpoints_statement() -> Select[str, str, bool]:
             endpoints.c.id,
             endpoints.c.application_id,
             endpoints.c.ordered,
+            endpoints.c.breaker_until.is_not(None).label("probing"),
             oldest_due.label("due_at"),
         )
         .where(
             endpoints.c.enabled.is_(True),
+            # An open circuit breaker: not even probed for due deliveries (its backlog is free).
+            or_(endpoints.c.breaker_until.is_(None), endpoints.c.breaker_until <= _NOW),
             endpoints.c.id.not_in(bindparam("exclude_endpoints", expanding=True)),
             endpoints.c.application_id.not_in(bindparam("exclude_applications", expanding=True)),
         )
@@ -70,12 +74,19 @@ def _due_endpoints_statement() -> Select[str, str, bool]:
     )
     turn = func.row_number().over(partition_by=due.c.application_id, order_by=due.c.due_at)
     ranked = (
-        select(due.c.id, due.c.application_id, due.c.ordered, due.c.due_at, turn.label("turn"))
+        select(
+            due.c.id,
+            due.c.application_id,
+            due.c.ordered,
+            due.c.probing,
+            due.c.due_at,
+            turn.label("turn"),
+        )
         .where(due.c.due_at.is_not(None))
         .subquery()
     )
     return (
-        select(ranked.c.id, ranked.c.application_id, ranked.c.ordered)
+        select(ranked.c.id, ranked.c.application_id, ranked.c.ordered, ranked.c.probing)
         .order_by(ranked.c.turn, ranked.c.due_at)
         .limit(bindparam("limit", type_=Integer))
     )
@@ -103,7 +114,7 @@ async def due_endpoints(
         "exclude_applications": list(exclude_applications),
     }
     rows = await conn.execute(DUE_ENDPOINTS, params)
-    return [DueEndpoint(row.id, row.application_id, row.ordered) for row in rows]
+    return [DueEndpoint(row.id, row.application_id, row.ordered, row.probing) for row in rows]
 
 
 async def in_flight_elsewhere(

@@ -24,6 +24,7 @@ class WebhookEndpoint:
     ordered: bool = False  # one intent's notices one at a time, in event order
     failing_since: datetime | None = None  # every attempt failed since then (None after a 2xx)
     failed_attempts: int = 0  # attempts of that failure streak
+    breaker_until: datetime | None = None  # no attempt before then (webhooks/health.py)
     disabled_reason: str | None = None  # AUTO_DISABLED or MANUAL; None while enabled
     disabled_at: datetime | None = None
 
@@ -70,6 +71,7 @@ class DueEndpoint:
     id: str
     application_id: str
     ordered: bool = False
+    probing: bool = False  # its breaker tripped before: one attempt at a time
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,13 @@ async def set_disabled(
     await conn.execute(
         update(endpoints)
         .where(endpoints.c.id == endpoint_id)
-        .values(disabled_reason=reason, disabled_at=at, failing_since=None, failed_attempts=0)
+        .values(
+            disabled_reason=reason,
+            disabled_at=at,
+            failing_since=None,
+            failed_attempts=0,
+            breaker_until=None,
+        )
     )
 
 

@@ -37,6 +37,9 @@ async def disable_failing_endpoints(
         now=now,
         disable_after=timedelta(seconds=settings.webhook_disable_after_seconds),
         min_attempts=settings.webhook_disable_after_attempts,
+        breaker=health.Breaker(
+            settings.webhook_breaker_failures, timedelta(seconds=settings.webhook_breaker_seconds)
+        ),
     )
     for endpoint in disabled:
         log.warning(

@@ -27,6 +27,8 @@ webhook_endpoints = Table(
     # The failure streak: since when every attempt failed (null after a 2xx) and how many.
     timestamp("failing_since", nullable=True),
     Column("failed_attempts", Integer, nullable=False, server_default="0"),
+    # Circuit breaker: while a failing endpoint's breaker is open, no claim considers it.
+    timestamp("breaker_until", nullable=True),
     # Why the endpoint was disabled (null: by hand or enabled) and since when.
     Column("disabled_reason", String(32), nullable=True),
     timestamp("disabled_at", nullable=True),

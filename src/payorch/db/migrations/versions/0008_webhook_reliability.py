@@ -20,6 +20,7 @@ def upgrade() -> None:
         table.add_column(
             sa.Column("failed_attempts", sa.Integer(), nullable=False, server_default="0")
         )
+        table.add_column(sa.Column("breaker_until", UtcDateTime(), nullable=True))
         table.add_column(sa.Column("disabled_reason", sa.String(32), nullable=True))
         table.add_column(sa.Column("disabled_at", UtcDateTime(), nullable=True))
     with op.batch_alter_table("events") as table:
@@ -40,6 +41,7 @@ def downgrade() -> None:
             "disabled_at",
             "disabled_reason",
             "failed_attempts",
+            "breaker_until",
             "failing_since",
             "ordered",
         ):

@@ -8,7 +8,8 @@ endpoint of another application, in one run, one `payorch worker` process.
 Needs PostgreSQL (PAYORCH_BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/test):
 a fresh database is created and dropped. The dead endpoint refuses connections (a closed port on
 the receiver's loopback address); the backlog is inserted with SQL (one event, 100,000
-deliveries, all due), which is what 100,000 queued notices look like to the claim. Latency =
+deliveries, all due), which is what 100,000 queued notices look like to the claim; by default the
+endpoint has been failing for an hour (``--dead-for``; 0: it dies as the backlog lands). Latency =
 arrival at the receiver - the moment the POST /v1/payment-intents answered (its transaction
 committed before), intents created one at a time, 20 ms apart.
 """
@@ -97,6 +98,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backlog", type=int, default=100_000)
     parser.add_argument("--latency-events", type=int, default=200)
+    parser.add_argument(
+        "--dead-for",
+        type=int,
+        default=3600,
+        help="seconds the dead endpoint has been failing (its failure streak); 0: it just died",
+    )
     args = parser.parse_args()
     admin = os.environ.get(
         "PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -168,6 +175,7 @@ async def main() -> None:
         )
         await asyncio.sleep(3.0)  # interpreter start-up; the dead app's one notice is tried
 
+        await latencies(api, plain, base, headers, body, 30)  # warm-up, not counted
         without = await latencies(api, plain, base, headers, body, args.latency_events)
 
         pg = await asyncpg.connect(url)
@@ -178,6 +186,13 @@ async def main() -> None:
         await pg.execute(
             BACKLOG_SQL, dead_app.application_id, dead_endpoint, event_id, args.backlog
         )
+        if args.dead_for:  # what the worker would have recorded over that time
+            await pg.execute(
+                "UPDATE webhook_endpoints SET failing_since = now() - make_interval(secs => $2),"
+                " failed_attempts = 100 WHERE id = $1",
+                dead_endpoint,
+                float(args.dead_for),
+            )
         inserted = time.perf_counter() - t
         await asyncio.sleep(2.0)  # the worker is now busy failing the backlog
         with_backlog = await latencies(api, plain, base, headers, body, args.latency_events)
@@ -188,6 +203,7 @@ async def main() -> None:
         attempts = await pg.fetchval("SELECT count(*) FROM webhook_delivery_attempts")
         await pg.close()
 
+        print(f"dead endpoint failing for {args.dead_for}s before the backlog")
         print(
             f"backlog: {args.backlog} deliveries for one dead endpoint inserted in {inserted:.1f}s; "
             f"{pending} still PENDING at the end, {attempts} attempts made in all"

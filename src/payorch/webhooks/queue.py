@@ -127,7 +127,9 @@ async def in_flight_elsewhere(
     The endpoints' rows are locked first (FOR NO KEY UPDATE, in id order: no deadlock; it does
     not block the fan-out's inserts, whose foreign key takes only FOR KEY SHARE), so two workers
     claiming for one endpoint count one after the other and the per-endpoint cap holds across
-    processes: the lease the first one writes is visible to the second once it gets the lock."""
+    processes: the lease the first one writes is visible to the second once it gets the lock.
+    Two statements on purpose: the count must take its snapshot after the lock is granted (one
+    statement would count with the snapshot taken before waiting)."""
     if not endpoint_ids:
         return {}
     ids = sorted(endpoint_ids)

@@ -68,7 +68,9 @@ async def main() -> None:
     try:
         upgrade_in_thread(url)
         # The receiver listens on loopback: a private target, allowed for sandbox only when asked.
-        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver", sandbox_webhooks_allow_private=True)  # type: ignore[arg-type]
+        # The rate limit is out of the way here: this measures the worker, not the API's limit
+        # (whatever PAYORCH_RATE_LIMIT says; the default 100/second stopped the run at once).
+        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver", sandbox_webhooks_allow_private=True, rate_limit="1000000/second")  # type: ignore[arg-type]
         runtime = build_runtime(settings)
         async with runtime.database.transaction() as db:
             app = await create_application(

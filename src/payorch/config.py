@@ -104,17 +104,18 @@ class Settings(BaseSettings):
     simulator_public_rate_limit: str = Field(
         "30/minute",
         description=(
-            "Writes (create, commit, refund) to simulated provider A with its published "
-            "integration keys, per client address: N/second or N/minute. Those keys are public, "
-            "so these calls carry no real authentication."
+            "Writes to the simulator with the published test credentials (provider A's "
+            "integration keys, provider B's public test token), per client address: N/second "
+            "or N/minute. Those credentials are public, so these calls carry no real "
+            "authentication."
         ),
     )
     simulator_public_retention_seconds: int = Field(
         86400,
         gt=0,
         description=(
-            "Simulator rows made with provider A's published integration keys are deleted this "
-            "long after their creation (worker job simulator-public-purge)."
+            "Simulator rows made with the published test credentials (both providers) are "
+            "deleted this long after their creation (worker job simulator-public-purge)."
         ),
     )
     sandbox_webhooks_allow_private: bool | None = Field(

@@ -8,6 +8,7 @@ the contradicting return is what arrives first. SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import httpx
@@ -19,6 +20,7 @@ from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from payorch.worker.expiry import ExpireCheckouts
+from tests.checkouts.cancel_helpers import cancel
 from tests.checkouts.test_returns import authorized_events, payment_count
 from tests.checkouts.test_worker_jobs import run_until_idle
 from tests.conftest import Sandbox
@@ -36,6 +38,7 @@ from tests.providers.helpers import (
     query_of,
     read,
     set_fault,
+    simulated_a_status,
     start,
 )
 
@@ -363,15 +366,18 @@ async def paid_without_return(
         await choose_without_returning(client, body, "approve")
     else:
         await b_choose_silently(client, sandbox, body, "approve")
-    return sandbox, intent
+    return sandbox, {**intent, "checkout_expires_at": body["expires_at"]}
 
 
 @pytest.mark.parametrize("provider", [A, B])
 async def test_expiry_of_a_checkout_paid_without_return_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
 ) -> None:
+    """The expiry job runs when the checkout's time is up (every 5 s): for provider A that is
+    within the commit window, so it commits the approval it finds."""
     sandbox, intent = await paid_without_return(client, runtime, provider)
-    clock.advance(runtime.settings.checkout_ttl_seconds + 1)
+    clock.set(datetime.fromisoformat(intent["checkout_expires_at"].replace("Z", "+00:00")))
+    clock.advance(5)
     await run_until_idle(ExpireCheckouts(), runtime)
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
@@ -385,3 +391,37 @@ async def test_replacing_a_checkout_paid_without_return_authorizes(
     assert replaced.status_code == 409, replaced.text
     assert replaced.json()["error"]["code"] == "INVALID_STATE"
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
+
+
+@pytest.mark.parametrize("actor", ["expiry", "replacement", "cancel"])
+async def test_a_an_approval_found_without_return_is_committed_not_just_read(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, actor: str
+) -> None:
+    """Commit-or-lapse: whoever finds provider A's approval (the expiry job, a replacement, a
+    cancel) commits it before recording AUTHORIZED, so the provider does not reverse it after
+    the commit window and payorch's payment is real money."""
+    from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A)
+    await choose_without_returning(client, body, "approve")
+    if actor == "expiry":
+        clock.set(datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00")))
+        clock.advance(5)
+        await run_until_idle(ExpireCheckouts(), runtime)
+    elif actor == "replacement":
+        assert (await checkout(client, sandbox, intent["id"], B)).status_code == 409
+    else:
+        assert (await cancel(client, sandbox, intent["id"])).status_code == 409
+    await assert_authorized_once(client, runtime, sandbox, intent["id"])
+    clock.advance(COMMIT_WINDOW_SECONDS + 1)
+    token = body["checkout"]["fields"]["token_ws"]
+    status = (await simulated_a_status(client, runtime, sandbox, token)).json()
+    assert status["status"] == "AUTHORIZED" and status["response_code"] == 0, status
+    refund = await client.post(
+        f"/v1/payments/{(await read(client, sandbox, intent['id']))['payment']['id']}/refunds",
+        json={"amount": 100},
+        headers={**sandbox.headers, "Idempotency-Key": "r-" + actor},
+    )
+    assert refund.status_code in (200, 201), refund.text
+    assert refund.json()["status"] == "SUCCEEDED"

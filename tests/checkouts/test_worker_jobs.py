@@ -26,6 +26,7 @@ from tests.providers.helpers import (
     open_checkout,
     read,
     set_fault,
+    simulated_a_status,
     start,
 )
 
@@ -278,3 +279,73 @@ async def test_crash_between_the_commit_and_the_database_write(
     assert read_back["status"] == "AUTHORIZED"
     types = [e["type"] for e in await events_of(runtime, intent["id"])]
     assert types.count("payment.authorized") == 1
+
+
+async def test_reconciliation_commits_inside_the_window_so_the_payment_is_not_reversed(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """The return's commit got a 500 (nothing applied at the provider): reconciliation finds the
+    approval and commits it, instead of settling from status alone; after the commit window the
+    provider still reads AUTHORIZED (a status-only settle would have seen it reversed)."""
+    from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, A, "error")
+    assert (await client.get(location)).status_code == 303
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, A, "ok")
+    clock.advance(16)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    clock.advance(COMMIT_WINDOW_SECONDS + 1)
+    token = body["checkout"]["fields"]["token_ws"]
+    status = await simulated_a_status(client, runtime, sandbox, token)
+    assert status.status_code == 200 and status.json()["status"] == "AUTHORIZED", status.text
+
+
+async def test_an_approval_nobody_committed_in_time_is_never_authorized(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """The provider was unreachable for the whole commit window: the approval was reversed, so
+    reconciliation settles the intent FAILED and records no payment."""
+    from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
+
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, A, "error")
+    assert (await client.get(location)).status_code == 303
+    for _ in range(6):  # 15 s, 30 s, 1, 2, 5 min...: all inside the window, all failing
+        clock.advance(COMMIT_WINDOW_SECONDS / 6)
+        await run_until_idle(ReconcileProcessing(), runtime)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    await set_fault(client, sandbox, A, "ok")
+    clock.advance(3600)
+    await run_until_idle(ReconcileProcessing(), runtime)
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "FAILED" and read_back.get("payment") is None
+    assert "payment.authorized" not in [e["type"] for e in await events_of(runtime, intent["id"])]
+
+
+async def test_reconciliation_stops_asking_after_seven_days(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """Provider A's status answers 7 days after create; after that reconciliation stops asking
+    and leaves the intent PROCESSING for an operator (it cannot know whether the commit that
+    timed out was applied)."""
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox)
+    location = await choose_without_returning(client, body, "approve")
+    await set_fault(client, sandbox, A, "error")
+    assert (await client.get(location)).status_code == 303
+    clock.advance(7 * 86400 + 1)
+    token = body["checkout"]["fields"]["token_ws"]
+    await set_fault(client, sandbox, A, "ok")
+    gone = await simulated_a_status(client, runtime, sandbox, token)
+    assert gone.status_code == 422 and "7 days" in gone.json()["error_message"]
+    assert await ReconcileProcessing().run_once(runtime) == 1  # claimed once, not asked
+    clock.advance(86400)
+    assert await ReconcileProcessing().run_once(runtime) == 0
+    assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"

@@ -38,7 +38,9 @@ async def test_read_payment_has_the_decided_fields(
         "authorization_code",
         "authorized_at",
         "created_at",
+        "dispute",
     }
+    assert body["dispute"] is None
     assert body["id"] == paid.payment_id and body["payment_intent_id"] == paid.intent_id
     assert (
         body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0

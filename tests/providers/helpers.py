@@ -179,3 +179,21 @@ async def forget_redis_keys(store: RedisHealth, prefix: str) -> None:
     keys = [k async for k in store._redis.scan_iter(match=prefix + "*")]
     if keys:
         await store._redis.delete(*keys)
+
+
+async def simulated_a_status(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, token: str
+) -> httpx.Response:
+    """Provider A's ``status`` of ``token`` read straight from the simulator, as the sandbox's
+    MOCK connector would."""
+    from payorch.simulator.credentials import mock_credentials
+
+    credentials = mock_credentials(runtime.cipher, "provider_a", sandbox.application_id)
+    headers = {
+        "Tbk-Api-Key-Id": credentials["commerce_code"],
+        "Tbk-Api-Key-Secret": credentials["api_key"],
+    }
+    return await client.get(
+        f"/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions/{token}",
+        headers=headers,
+    )

@@ -775,7 +775,7 @@ def test_absent_parts_are_dropped_from_the_manifest() -> None:
 async def test_other_topics_are_acknowledged_without_reading(
     ctx: ConnectorContext, fake: Fake
 ) -> None:
-    ref = await adapter.parse_notification(ctx, notification(topic="merchant_order"))
+    ref = await adapter.parse_notification(ctx, notification(topic="point_integration_wh"))
     assert ref.provider_payment_reference is None
     assert fake.requests == []
 

@@ -10,6 +10,7 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
 from tests.conftest import Sandbox, new_application
 from tests.simulator.conftest import A_API, RETURN_A, a_headers, create_a, decide_a
 
@@ -198,12 +199,37 @@ async def test_commit_after_an_abort_is_422(
     assert status["status"] == "FAILED" and status["response_code"] == -1
 
 
-async def test_late_commit_is_422(
+async def test_late_commit_is_422_and_the_uncommitted_approval_is_reversed(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, clock: FrozenClock
+) -> None:
+    """Commit is accepted for COMMIT_WINDOW_SECONDS after the buyer's choice (even past the
+    token's 5 minutes); after it the approval is reversed: it reads FAILED, and cannot be
+    committed or refunded."""
+    headers = a_headers(runtime, sandbox.application_id)
+    in_time, late = await create_a(sim, headers), await create_a(sim, headers)
+    await decide_a(sim, in_time, "approve")
+    await decide_a(sim, late, "approve")
+    clock.advance(COMMIT_WINDOW_SECONDS)
+    assert (await sim.put(f"{A_API}/{in_time}", headers=headers)).status_code == 200
+    assert (await sim.get(f"{A_API}/{late}", headers=headers)).json()["status"] == "AUTHORIZED"
+    clock.advance(1)
+    answer = await sim.put(f"{A_API}/{late}", headers=headers)
+    assert answer.status_code == 422
+    assert answer.json() == {"error_message": "Transaction has an invalid finished state: aborted"}
+    status = (await sim.get(f"{A_API}/{late}", headers=headers)).json()
+    assert status["status"] == "FAILED" and status["response_code"] == -1
+    assert status["authorization_code"] is None
+    refund = await sim.post(f"{A_API}/{late}/refunds", json={"amount": 1}, headers=headers)
+    assert refund.status_code == 422 and "(16)" in refund.json()["error_message"]
+    committed = (await sim.get(f"{A_API}/{in_time}", headers=headers)).json()
+    assert committed["status"] == "AUTHORIZED" and committed["response_code"] == 0
+
+
+async def test_commit_without_a_choice_after_the_token_lived_is_expired(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, clock: FrozenClock
 ) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
-    await decide_a(sim, token, "approve")
     clock.advance(301)
     answer = await sim.put(f"{A_API}/{token}", headers=headers)
     assert answer.status_code == 422
@@ -324,3 +350,25 @@ async def test_concurrent_refunds_never_exceed_the_amount(
     )
     assert sorted(a.status_code for a in answers) == [200, 200, 200, 422, 422]
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["balance"] == 100
+
+
+async def test_card_brands_cap_retries_of_a_declined_order(
+    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, clock: FrozenClock
+) -> None:
+    """Three declines of one buy_order within 24 h: the next attempt is declined even when the
+    buyer presses approve; a day later, or another order, is approved."""
+    headers = a_headers(runtime, sandbox.application_id)
+    for _ in range(3):
+        token = await create_a(sim, headers, buy_order="retried-1")
+        await decide_a(sim, token, "reject")
+    capped = await create_a(sim, headers, buy_order="retried-1")
+    await decide_a(sim, capped, "approve")
+    body = (await sim.get(f"{A_API}/{capped}", headers=headers)).json()
+    assert body["status"] == "FAILED" and body["response_code"] == -1
+    other = await create_a(sim, headers, buy_order="retried-2")
+    await decide_a(sim, other, "approve")
+    assert (await sim.get(f"{A_API}/{other}", headers=headers)).json()["status"] == "AUTHORIZED"
+    clock.advance(24 * 3600 + 1)
+    later = await create_a(sim, headers, buy_order="retried-1")
+    await decide_a(sim, later, "approve")
+    assert (await sim.get(f"{A_API}/{later}", headers=headers)).json()["status"] == "AUTHORIZED"

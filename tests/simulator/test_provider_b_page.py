@@ -79,6 +79,7 @@ async def test_page_shows_total_items_merchant_and_buttons(
         "approve",
         "reject",
         "pending",
+        "review",
         "cancel",
     ]
 

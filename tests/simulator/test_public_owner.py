@@ -1,5 +1,6 @@
-"""Provider A's published integration keys (the shared "public" owner): writes are limited per
-client address, and what they made is purged after a day. Through HTTP on both databases."""
+"""The published test credentials (the shared "public" owner): provider A's integration keys and
+provider B's public test token. Writes are limited per client address, and what they made is
+purged after a day. Through HTTP on both databases."""
 
 from __future__ import annotations
 
@@ -14,15 +15,22 @@ from payorch.app import create_app
 from payorch.clock import FrozenClock
 from payorch.db.tables.simulator import simulator_a_transactions
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE, PUBLIC_OWNER
+from payorch.simulator.credentials import (
+    PUBLIC_A_API_KEY,
+    PUBLIC_A_COMMERCE_CODE,
+    PUBLIC_B_ACCESS_TOKEN,
+    PUBLIC_OWNER,
+)
 from payorch.worker.jobs import default_jobs
 from tests.conftest import Sandbox
 from tests.databases import own_database
+from tests.simulator import conftest as simulated
 from tests.simulator.conftest import A_API, a_headers, create_a, decide_a
 
 database_url = own_database  # the purge job sweeps the database: this module gets its own
 
 PUBLIC = {"Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE, "Tbk-Api-Key-Secret": PUBLIC_A_API_KEY}
+PUBLIC_B = {"Authorization": f"Bearer {PUBLIC_B_ACCESS_TOKEN}"}
 GOOD = {"buy_order": "o-1", "session_id": "s", "amount": 1000, "return_url": "https://x.example/r"}
 DAY = 86400
 
@@ -99,3 +107,35 @@ async def test_public_rows_are_purged_after_a_day_and_mock_rows_never(
         assert (await http.get(f"{A_API}/{old_public}", headers=PUBLIC)).status_code == 404
         assert (await http.get(f"{A_API}/{newer_public}", headers=PUBLIC)).status_code == 200
         assert (await http.get(f"{A_API}/{old_mock}", headers=mock)).status_code == 200
+
+
+async def test_public_b_token_writes_are_limited_and_its_rows_purged(
+    from_address: Clients, runtime: Runtime, clock: FrozenClock, sandbox: Sandbox
+) -> None:
+    mock = simulated.b_headers(runtime, sandbox.application_id)
+    async with from_address("192.0.2.9") as http:
+        preference = await simulated.create_b(http, PUBLIC_B, reference="payi_public")
+        paid = await simulated.pay_b(http, preference["id"], "approve")
+        payment_id = simulated.query_of(paid)["payment_id"]
+        refund = await http.post(
+            f"{simulated.B}/v1/payments/{payment_id}/refunds", headers={**PUBLIC_B, "X-Idempotency-Key": "k1"}
+        )
+        assert refund.status_code == 201, refund.text
+        await simulated.create_b(http, PUBLIC_B, reference="payi_public2")  # the third write
+        refused = await http.post(f"{simulated.B}/checkout/preferences", json={"items": []}, headers=PUBLIC_B)
+        assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
+        assert refused.json()["status"] == 429 and refused.json()["message"] == "Too Many Requests"
+        # Reads are not limited; an application's own token is not limited and sees none of it.
+        assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)).status_code == 200
+        assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=mock)).status_code == 404
+        own = await simulated.create_b(http, mock, reference="payi_own")
+
+        clock.advance(DAY + 1)
+        job = next(job for job in default_jobs() if job.name == "simulator-public-purge")
+        while await job.run_once(runtime):
+            pass
+        assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)).status_code == 404
+        gone = await http.get(f"{simulated.B}/checkout/preferences/{preference['id']}", headers=PUBLIC_B)
+        assert gone.status_code == 404
+        kept = await http.get(f"{simulated.B}/checkout/preferences/{own['id']}", headers=mock)
+        assert kept.status_code == 200

@@ -1,7 +1,8 @@
 """The providers' official Python SDKs, unchanged, against the simulator on a live server.
 
 A real uvicorn process serves the app on 127.0.0.1 (random free port, its own SQLite database);
-the SDKs talk to it over TCP. Only their base URL is redirected: transbank-sdk has no setting
+the SDKs talk to it over TCP, with the hand-style credentials docs/simulator.md prints (written
+out here as a developer would copy them, not derived inside the service). Only their base URL is redirected: transbank-sdk has no setting
 for it (its host is hard-coded per integration type), so ``RequestService.host`` is patched;
 mercadopago accepts a custom ``HttpClient``, which rewrites its fixed https://api.mercadopago.com.
 """
@@ -32,10 +33,22 @@ from transbank.error.transaction_status_error import TransactionStatusError
 from transbank.webpay.webpay_plus.transaction import Transaction
 
 from payorch.crypto import Cipher
-from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE, mock_credentials
+from payorch.simulator.credentials import mock_credentials
 
 SECRET = "sdk-test-secret-key-0123456789abcdefghij"  # noqa: S105 - a test key
 MP_HOST = "https://api.mercadopago.com"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
+
+# As docs/simulator.md ("Credentials") prints them.
+A_COMMERCE_CODE = "597055555532"
+A_API_KEY = "579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C"
+B_ACCESS_TOKEN = "TEST-0000000000000000-000000-payorchsandboxpublictesttoken-0"  # noqa: S105
+
+
+def test_the_hand_style_credentials_are_the_documented_ones() -> None:
+    text = DOCS.read_text()
+    for value in (A_COMMERCE_CODE, A_API_KEY, B_ACCESS_TOKEN):
+        assert f"`{value}`" in text
 
 
 @dataclass
@@ -130,9 +143,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def webpay(server: Server, monkeypatch: pytest.MonkeyPatch) -> Transaction:
     base = server.url + "/simulator/provider_a"
     monkeypatch.setattr(RequestService, "host", classmethod(lambda cls, options: base))
-    return Transaction(
-        WebpayOptions(PUBLIC_A_COMMERCE_CODE, PUBLIC_A_API_KEY, IntegrationType.TEST)
-    )
+    return Transaction(WebpayOptions(A_COMMERCE_CODE, A_API_KEY, IntegrationType.TEST))
 
 
 def _buyer_chooses_a(url: str, token: str, outcome: str) -> httpx.Response:
@@ -224,12 +235,24 @@ class SimulatorHttpClient(HttpClient):  # type: ignore[misc]
         )
 
 
-@pytest.fixture
-def mp(server: Server) -> mercadopago.SDK:
-    token = mock_credentials(Cipher([SECRET]), "provider_b", server.application_id)["access_token"]
+def _mp(server: Server, token: str) -> mercadopago.SDK:
     return mercadopago.SDK(
         token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b")
     )
+
+
+def _buyer_pays_b(server: Server, preference_id: str, outcome: str) -> int:
+    """What a browser does on the checkout page; the payment id it comes back with."""
+    back = httpx.post(
+        server.url + "/simulator/provider_b/checkout/v1/redirect",
+        data={"pref_id": preference_id, "outcome": outcome},
+    )
+    return int(httpx.URL(back.headers["location"]).params["payment_id"])
+
+
+@pytest.fixture
+def mp(server: Server) -> mercadopago.SDK:
+    return _mp(server, B_ACCESS_TOKEN)
 
 
 def test_mercadopago_sdk_preference_payment_search_refund(
@@ -297,11 +320,7 @@ def test_mercadopago_sdk_cancel_pending_and_errors(server: Server, mp: mercadopa
             "external_reference": "sdk-pending",
         }
     )["response"]
-    back = httpx.post(
-        server.url + "/simulator/provider_b/checkout/v1/redirect",
-        data={"pref_id": preference["id"], "outcome": "pending"},
-    )
-    payment_id = int(httpx.URL(back.headers["location"]).params["payment_id"])
+    payment_id = _buyer_pays_b(server, preference["id"], "pending")
     cancelled = mp.payment().update(payment_id, {"status": "cancelled"})
     assert cancelled["status"] == 200 and cancelled["response"]["status"] == "cancelled"
     assert mp.payment().update(payment_id, {"status": "cancelled"})["status"] == 400
@@ -316,3 +335,28 @@ def test_mercadopago_sdk_cancel_pending_and_errors(server: Server, mp: mercadopa
         "TEST-nobody-123", http_client=SimulatorHttpClient(server.url + "/simulator/provider_b")
     )
     assert denied.payment().get(payment_id)["status"] == 401
+
+
+def test_mercadopago_sdk_public_token_and_an_applications_token_never_see_each_other(
+    server: Server, mp: mercadopago.SDK
+) -> None:
+    """Scoping stays: the public owner's payments are not an application's, and back."""
+    own = _mp(
+        server,
+        mock_credentials(Cipher([SECRET]), "provider_b", server.application_id)["access_token"],
+    )
+    ids = []
+    for sdk in (mp, own):
+        preference = sdk.preference().create(
+            {
+                "items": [{"title": "Pen", "quantity": 1, "unit_price": 700}],
+                "back_urls": {"success": "https://shop.example/ok"},
+                "external_reference": "sdk-scope",
+            }
+        )["response"]
+        ids.append(_buyer_pays_b(server, preference["id"], "approve"))
+        assert sdk.payment().get(ids[-1])["status"] == 200
+    public_id, own_id = ids
+    assert mp.payment().get(own_id)["status"] == 404
+    assert own.payment().get(public_id)["status"] == 404
+    assert [p["id"] for p in mp.payment().search({"external_reference": "sdk-scope"})["response"]["results"]] == [public_id]

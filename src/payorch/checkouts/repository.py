@@ -96,6 +96,15 @@ async def reschedule(conn: AsyncConnection, checkout_id: str, next_check_at: dat
     )
 
 
+async def stop_checking(conn: AsyncConnection, checkout_id: str) -> None:
+    """No more looks by the worker (next_check_at cleared), lease freed; the checkout stays."""
+    await conn.execute(
+        update(checkouts)
+        .where(checkouts.c.id == checkout_id)
+        .values(next_check_at=None, lease_until=None)
+    )
+
+
 async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
     """Claim the right to talk to the provider about this checkout (one actor at a time)."""
     result = await conn.execute(

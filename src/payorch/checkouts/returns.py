@@ -18,6 +18,7 @@ from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
 from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
+from payorch.payments import disputes
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -117,3 +118,15 @@ async def handle_notification(
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    if ref.dispute is not None:
+        # A chargeback or mediation after the payment, as the provider's payment shows it (the
+        # notice's body is never read): recorded on our payment, if we authorized one.
+        async with phases.transaction() as conn:
+            await disputes.observe(
+                conn,
+                runtime.clock,
+                provider=provider,
+                provider_reference=ref.provider_payment_reference,
+                application_id=connector.application_id,
+                seen=ref.dispute,
+            )

@@ -78,6 +78,13 @@ class Checkout(Model):
     expires_at: datetime | None = None
 
 
+class PaymentDispute(Model):
+    status: str  # OPEN | WON | LOST
+    kind: str | None = None  # chargeback | mediation
+    disputed_at: datetime | None = None
+    closed_at: datetime | None = None
+
+
 class Payment(Model):
     id: str
     payment_intent_id: str | None = None
@@ -91,6 +98,7 @@ class Payment(Model):
     authorization_code: str | None = None
     authorized_at: datetime | None = None
     created_at: datetime | None = None
+    dispute: PaymentDispute | None = None  # a chargeback or mediation after the payment
 
 
 class Refund(Model):

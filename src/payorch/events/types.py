@@ -11,6 +11,8 @@ class EventType(StrEnum):
     PAYMENT_FAILED = "payment.failed"
     PAYMENT_CANCELLED = "payment.cancelled"
     PAYMENT_EXPIRED = "payment.expired"
+    PAYMENT_DISPUTED = "payment.disputed"
+    PAYMENT_DISPUTE_CLOSED = "payment.dispute_closed"
     REFUND_REQUESTED = "refund.requested"
     REFUND_SUCCEEDED = "refund.succeeded"
     REFUND_FAILED = "refund.failed"

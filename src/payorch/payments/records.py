@@ -22,6 +22,11 @@ class Payment:
     authorization_code: str | None
     authorized_at: datetime
     created_at: datetime
+    # A chargeback or mediation after the authorization (payments/disputes.py); refunds ignore it.
+    dispute_status: str | None = None  # OPEN | WON | LOST
+    dispute_kind: str | None = None  # chargeback | mediation
+    disputed_at: datetime | None = None
+    dispute_closed_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import Select, func, insert, select, update
+from sqlalchemy import ColumnElement, Select, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.providers import payments
@@ -28,22 +28,64 @@ async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> Payment |
 async def get(
     conn: AsyncConnection, application_id: str, payment_id: str, *, for_update: bool = False
 ) -> Payment | None:
-    query = select(payments).where(
-        payments.c.id == payment_id, payments.c.application_id == application_id
+    return await _find(
+        conn,
+        payments.c.id == payment_id,
+        payments.c.application_id == application_id,
+        for_update=for_update,
     )
-    if for_update:
-        query = query.with_for_update()  # SQLite: BEGIN IMMEDIATE already serializes writers
-    return await _one(conn, query, Payment)
 
 
 async def get_any(
     conn: AsyncConnection, payment_id: str, *, for_update: bool = False
 ) -> Payment | None:
     """By id alone: for the worker, which has no caller."""
-    query = select(payments).where(payments.c.id == payment_id)
+    return await _find(conn, payments.c.id == payment_id, for_update=for_update)
+
+
+async def by_provider_reference(
+    conn: AsyncConnection,
+    application_id: str,
+    provider: str,
+    provider_reference: str,
+    *,
+    for_update: bool = False,
+) -> Payment | None:
+    """The application's payment the provider knows as ``provider_reference``."""
+    return await _find(
+        conn,
+        payments.c.provider == provider,
+        payments.c.provider_reference == provider_reference,
+        payments.c.application_id == application_id,
+        for_update=for_update,
+    )
+
+
+async def _find(
+    conn: AsyncConnection, *conditions: ColumnElement[bool], for_update: bool
+) -> Payment | None:
+    query = select(payments).where(*conditions)
     if for_update:
-        query = query.with_for_update()
+        query = query.with_for_update()  # SQLite: BEGIN IMMEDIATE already serializes writers
     return await _one(conn, query, Payment)
+
+
+async def set_dispute(
+    conn: AsyncConnection,
+    payment_id: str,
+    status: str,
+    kind: str | None,
+    *,
+    disputed_at: datetime | None = None,
+    closed_at: datetime | None = None,
+) -> None:
+    """A dispute opens (``disputed_at``, clears an earlier end) or ends (``closed_at``)."""
+    values: dict[str, object] = {"dispute_status": status, "dispute_kind": kind}
+    if disputed_at is not None:
+        values.update(disputed_at=disputed_at, dispute_closed_at=None)
+    if closed_at is not None:
+        values["dispute_closed_at"] = closed_at
+    await conn.execute(update(payments).where(payments.c.id == payment_id).values(values))
 
 
 async def page(

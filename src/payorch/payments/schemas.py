@@ -52,6 +52,13 @@ class CreateRefund(BaseModel):
         return value
 
 
+class PaymentDispute(BaseModel):
+    status: str = Field(description="OPEN, WON or LOST.")
+    kind: str | None = Field(description="chargeback (the card issuer) or mediation (the buyer).")
+    disputed_at: str
+    closed_at: str | None
+
+
 class PaymentResponse(BaseModel):
     id: str
     payment_intent_id: str
@@ -65,6 +72,10 @@ class PaymentResponse(BaseModel):
     authorization_code: str | None
     authorized_at: str
     created_at: str
+    dispute: PaymentDispute | None = Field(
+        description="A chargeback or mediation after the payment (null: none); it does not "
+        "change refunded_amount or what can be refunded."
+    )
 
 
 class PaymentList(BaseModel):
@@ -117,7 +128,15 @@ _REFUND_FIELDS = (
 
 
 def payment_body(payment: Payment) -> JsonObject:
-    return json_fields(payment, _PAYMENT_FIELDS)
+    dispute: JsonObject | None = None
+    if payment.dispute_status is not None:
+        dispute = {
+            "status": payment.dispute_status,
+            "kind": payment.dispute_kind,
+            **json_fields(payment, ("disputed_at",)),
+            "closed_at": json_fields(payment, ("dispute_closed_at",))["dispute_closed_at"],
+        }
+    return {**json_fields(payment, _PAYMENT_FIELDS), "dispute": dispute}
 
 
 def refund_body(refund: Refund) -> JsonObject:

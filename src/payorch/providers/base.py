@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -236,6 +236,23 @@ class IncomingNotification:
     body: bytes
 
 
+class DisputeState(StrEnum):
+    """What the provider's payment says about a dispute after the payment (payments/disputes.py)."""
+
+    OPEN = "OPEN"  # a chargeback or mediation is under way
+    WON = "WON"  # it ended in the merchant's favour
+    LOST = "LOST"  # it ended in the buyer's favour
+    CLEARED = "CLEARED"  # plainly paid again: ends an open dispute as WON
+    REVERSED = "REVERSED"  # refunded by the provider: ends an open dispute as LOST
+
+
+@dataclass(frozen=True)
+class DisputeObservation:
+    state: DisputeState
+    kind: str | None = None  # chargeback | mediation (None for CLEARED / REVERSED)
+    provider_status: str | None = None  # the provider's status and detail, for the event
+
+
 @dataclass(frozen=True)
 class NotificationRef:
     """A verified notification: which payment to confirm by reading (the body proves nothing)."""
@@ -243,6 +260,8 @@ class NotificationRef:
     provider_payment_reference: str | None  # None: a topic we do not act on (answer 200, ignore)
     payment_intent_id: str | None = None  # the intent it claims to concern (read from the provider)
     topic: str | None = None
+    # What the payment, as read from the provider, says about a dispute (None: nothing).
+    dispute: DisputeObservation | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,6 +310,11 @@ class ProviderAdapter(Protocol):
         """The provider's current view of ``checkout`` (reconciliation, expiry, notifications).
         NOT_PAID when no payment exists yet. ``payment_reference`` (B: a payment id from a
         notification) is a hint; the answer is still checked against the checkout."""
+        ...
+
+    def status_lifetime(self) -> timedelta | None:
+        """How long after a checkout's creation the provider still answers about it (None:
+        always). Reconciliation stops asking after it (docs/checkout.md, "Background work")."""
         ...
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:

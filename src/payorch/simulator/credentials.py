@@ -1,8 +1,9 @@
 """MOCK credentials: derived from PAYORCH_SECRET_KEY, none stored, one set per application.
 
 The simulator scopes all its state (transactions, preferences, payments, faults) by the owner a
-credential maps to: an application id, or "public" for provider A's published integration keys
-(so the official SDK's defaults work against the simulator).
+credential maps to: an application id, or "public" for the published test credentials anyone may
+use with the official SDKs by hand (provider A's own integration keys; for provider B, which
+publishes none, a fixed test access token documented in docs/simulator.md).
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ PUBLIC_OWNER = "public"
 # Webpay Plus integration credentials published by the provider (also the SDK's defaults).
 PUBLIC_A_COMMERCE_CODE = "597055555532"
 PUBLIC_A_API_KEY = "579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C"
+
+# Provider B's published sandbox credentials (docs/simulator.md, "Credentials"): the shape of a
+# real test access token ("TEST-..."), public on purpose, for its SDK by hand.
+PUBLIC_B_ACCESS_TOKEN = "TEST-0000000000000000-000000-payorchsandboxpublictesttoken-0"  # noqa: S105
+PUBLIC_B_WEBHOOK_SECRET = "payorch-sandbox-public-webhook-secret"  # noqa: S105
 
 PROVIDERS = ("provider_a", "provider_b")
 
@@ -41,7 +47,9 @@ def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict
 
 
 def webhook_secret(cipher: Cipher, application_id: str) -> str:
-    """Provider B's notification signing secret for ``application_id``."""
+    """Provider B's notification signing secret for ``application_id`` (or the public owner)."""
+    if application_id == PUBLIC_OWNER:
+        return PUBLIC_B_WEBHOOK_SECRET
     return mock_credentials(cipher, "provider_b", application_id)["webhook_secret"]
 
 
@@ -62,6 +70,8 @@ def application_of(cipher: Cipher, provider: str, presented: dict[str, str]) -> 
         return code if hmac.compare_digest(key.encode(), expected.encode()) else None
     if provider == "provider_b":
         token = presented.get("access_token") or ""
+        if hmac.compare_digest(token.encode(), PUBLIC_B_ACCESS_TOKEN.encode()):
+            return PUBLIC_OWNER
         if not token.startswith("TEST-") or token.count("-") < 2:
             return None
         application_id = token[len("TEST-") : token.rindex("-")]

@@ -1,5 +1,5 @@
 """The simulator's background jobs: resend provider B notifications that were not delivered;
-forget what was made with provider A's published integration keys after a while."""
+forget what was made with the published (public) test credentials after a while."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.provider_a import repository as provider_a
+from payorch.simulator.provider_b import repository as provider_b
 from payorch.simulator.provider_b.notify import deliver_due
 
 
@@ -23,7 +24,8 @@ class DeliverSimulatorNotifications:
 
 
 class PurgePublicSimulatorRows:
-    """Delete the public owner's provider A transactions older than
+    """Delete the public owner's provider A transactions and provider B preferences, payments,
+    refunds and notifications older than
     PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
     Applications' own (MOCK) rows are never touched. Runs even with the simulator disabled, so
     rows left from when it was on still go."""
@@ -36,4 +38,5 @@ class PurgePublicSimulatorRows:
         retention = timedelta(seconds=runtime.settings.simulator_public_retention_seconds)
         before = runtime.clock.now() - retention
         async with Phases(runtime.database).transaction() as conn:
-            return await provider_a.delete_older_than(conn, PUBLIC_OWNER, before, self.batch)
+            gone = await provider_a.delete_older_than(conn, PUBLIC_OWNER, before, self.batch)
+            return gone + await provider_b.delete_older_than(conn, PUBLIC_OWNER, before)

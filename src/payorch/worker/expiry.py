@@ -34,9 +34,16 @@ BATCH = 20
 
 
 async def check_due(
-    runtime: Runtime, phases: Phases, intent_statuses: tuple[str, ...], decide: ProviderCall
+    runtime: Runtime,
+    phases: Phases,
+    intent_statuses: tuple[str, ...],
+    decide: ProviderCall,
+    *,
+    within_status_lifetime: bool = False,
 ) -> int:
-    """Claim due checkouts (lease) and run ``decide`` on each; reschedule what is not final."""
+    """Claim due checkouts (lease) and run ``decide`` on each; reschedule what is not final.
+    ``within_status_lifetime``: a checkout older than its provider's status lifetime is not
+    asked about any more (it is left as it is, for an operator)."""
     now = runtime.clock.now()
     async with phases.transaction() as conn:
         claimed = await repository.claim_due(
@@ -54,6 +61,18 @@ async def check_due(
             if intent is not None and connector is not None:  # foreign keys: always there
                 rows.append((checkout, intent, connector))
     for checkout, intent, connector in rows:
+        lifetime = get_adapter(checkout.provider).status_lifetime()
+        if within_status_lifetime and lifetime is not None and now > checkout.created_at + lifetime:
+            log.error(
+                "checkout %s: the provider no longer answers about it (created %s); the intent "
+                "stays %s and is not asked about again",
+                checkout.id,
+                checkout.created_at,
+                intent.status,
+            )
+            async with phases.transaction() as conn:
+                await repository.stop_checking(conn, checkout.id)
+            continue
         try:
             await call_and_apply(runtime, phases, intent, checkout, connector, decide)
         except ProviderCallError as exc:

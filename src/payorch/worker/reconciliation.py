@@ -1,6 +1,7 @@
 """Reconciliation: PROCESSING intents (payment in process, or a commit whose outcome is unknown)
 are settled by reading the provider's status on a backoff schedule (transitions.RECONCILE_BACKOFF)
-until it is final. Several workers may run: claims use leases (FOR UPDATE SKIP LOCKED on PG)."""
+until it is final, or until the provider no longer answers about it (provider A: 7 days after
+create), when it stops asking. Several workers may run: claims use leases (FOR UPDATE SKIP LOCKED on PG)."""
 
 from __future__ import annotations
 
@@ -22,4 +23,6 @@ class ReconcileProcessing:
 
     async def run_once(self, runtime: Runtime) -> int:
         phases = Phases(runtime.database)
-        return await check_due(runtime, phases, (IntentStatus.PROCESSING.value,), _read)
+        return await check_due(
+            runtime, phases, (IntentStatus.PROCESSING.value,), _read, within_status_lifetime=True
+        )

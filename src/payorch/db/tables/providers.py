@@ -22,8 +22,15 @@ payments = Table(
     Column("authorization_code", String(64), nullable=True),
     timestamp("authorized_at"),
     timestamp("created_at"),
+    # A chargeback or mediation after the authorization (payments.disputes): OPEN | WON | LOST.
+    Column("dispute_status", String(8), nullable=True),
+    Column("dispute_kind", String(16), nullable=True),  # chargeback | mediation
+    timestamp("disputed_at", nullable=True),
+    timestamp("dispute_closed_at", nullable=True),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
+    # A provider notification names the provider's payment: find ours by it.
+    Index("ix_payments_provider_provider_reference", "provider", "provider_reference"),
 )
 
 # A merchant's configuration for one provider. The unique (merchant, provider) pair is what

@@ -169,11 +169,10 @@ class ProviderAAdapter:
         self, ctx: ConnectorContext, checkout: CheckoutRef, ending: PaymentOutcome, reason: str, shape: str
     ) -> PaymentResult:
         """An abort/timeout/error return is only the browser's word: the status decides."""
-        seen = await self.read_status(ctx, checkout)
+        seen = await self.read_status(ctx, checkout)  # commits an approval it finds
         details = {**seen.details, "return_shape": shape}
-        if seen.outcome is PaymentOutcome.AUTHORIZED:
-            # Paid after all: commit like a normal end (an uncommitted payment is reversed).
-            return await self._commit(ctx, checkout)
+        if seen.outcome in (PaymentOutcome.AUTHORIZED, PaymentOutcome.PROCESSING):
+            return seen  # paid after all (committed now), or the commit's outcome is unknown
         if seen.outcome is PaymentOutcome.FAILED:  # the provider says nothing was paid
             token = checkout.provider_reference
             return PaymentResult(ending, token, reason=reason, details=details)
@@ -201,7 +200,7 @@ class ProviderAAdapter:
             )
         if response.status_code == 422:
             # Already committed (a racing return), aborted or late: the status says which.
-            return await self.read_status(ctx, checkout)
+            return await self._read_transaction(ctx, checkout)
         raise _rejected("commit", response)
 
     # -- status, cancel ---------------------------------------------------------------------------
@@ -209,6 +208,21 @@ class ProviderAAdapter:
     async def read_status(
         self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
     ) -> PaymentResult:
+        """The transaction's status; an approval it shows is committed on sight (commit-or-lapse:
+        an approval nobody commits within the provider's window is reversed, so whoever finds
+        one, be it the return, reconciliation, expiry, a cancel or a replacement, commits it and
+        payorch's record always matches the money). A second commit answers 422 and the status
+        is read again, so an already committed token costs one more call, never a charge."""
+        seen = await self._read_transaction(ctx, checkout)
+        if seen.outcome is PaymentOutcome.AUTHORIZED and seen.details.get("status") == wire.AUTHORIZED:
+            return await self._commit(ctx, checkout)
+        return seen
+
+    def status_lifetime(self) -> timedelta:
+        """How long after create ``status`` answers (reconciliation stops asking after it)."""
+        return timedelta(days=wire.STATUS_DAYS)
+
+    async def _read_transaction(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"
         response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
         if response.status_code == 200:
@@ -226,9 +240,9 @@ class ProviderAAdapter:
         raise _rejected("status", response)
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
-        # A token cannot be expired at this provider, but an uncommitted transaction is never
-        # charged: the service never commits a replaced checkout's token (its return is
-        # IGNORED because the token differs from the current checkout's).
+        # A token cannot be expired at this provider. Reading its status commits an approval
+        # found (the provider wins, read_status); otherwise nothing was charged, and a return
+        # arriving later for a replaced or cancelled checkout is IGNORED (never committed).
         return await self.read_status(ctx, checkout)
 
     # -- refunds ----------------------------------------------------------------------------------

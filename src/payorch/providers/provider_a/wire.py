@@ -20,6 +20,7 @@ RETURN_URL_MAX = 255
 AMOUNT_MAX = 10**17 - 1  # at most 17 digits
 BUY_ORDER_CHARSET = re.compile(r"^[A-Za-z0-9|_=&%.,~:/?\[+!@()>\-]+$")
 TOKEN_LIFETIME_SECONDS = 300  # a token lives 5 minutes after create
+STATUS_DAYS = 7  # status answers for 7 days after create, then 422
 
 # Transaction statuses.
 INITIALIZED = "INITIALIZED"

@@ -22,7 +22,6 @@ Quirks kept here:
 from __future__ import annotations
 
 import hmac
-import re
 from collections.abc import Mapping
 from datetime import timedelta
 
@@ -34,7 +33,6 @@ from payorch.providers.base import (
     CheckoutSession,
     ConnectorContext,
     IncomingNotification,
-    InvalidNotification,
     Mode,
     NotificationRef,
     PaymentOutcome,
@@ -45,7 +43,7 @@ from payorch.providers.base import (
     RefundRequest,
 )
 from payorch.providers.http import parse, send
-from payorch.providers.provider_b import wire
+from payorch.providers.provider_b import notifications, wire
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.payment_results import (
     details_of,
@@ -55,17 +53,13 @@ from payorch.providers.provider_b.payment_results import (
     result_of,
 )
 from payorch.providers.provider_b.refusals import rejected
-from payorch.providers.provider_b.signature import (
-    NOTIFICATION_TOLERANCE_SECONDS,
-    verify_signature,
-)
 
 BASE_URL = "https://api.mercadopago.com"  # SANDBOX (TEST- token) and PRODUCTION
 # The currencies of the provider's sites (one per country it operates in).
 CURRENCIES = frozenset({"ARS", "BRL", "CLP", "COP", "MXN", "PEN", "UYU", "USD"})
 
 # Ids travel in URL paths: accept only what the provider's ids look like.
-_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ID = notifications.ID  # a provider id as it may appear in our paths and queries
 
 
 def _same(presented: str | None, expected: str | None) -> bool:
@@ -180,6 +174,9 @@ class ProviderBAdapter:
         found = await self._search(ctx, checkout)
         return found or PaymentResult(PaymentOutcome.NOT_PAID, reason="no payment at the provider")
 
+    def status_lifetime(self) -> timedelta | None:
+        return None  # payments can be read at any time
+
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """Expire the preference first (so no payment can start after we look), then confirm
         that no payment succeeded or is in process for it."""
@@ -275,38 +272,9 @@ class ProviderBAdapter:
     async def parse_notification(
         self, ctx: ConnectorContext, notification: IncomingNotification
     ) -> NotificationRef:
-        """Verify, then read the payment to learn which intent it concerns. The caller still
-        confirms with ``read_status(..., payment_reference=...)`` against its checkout."""
-        try:
-            secret = ProviderBCredentials.of(ctx).webhook_secret.get_secret_value()
-        except ProviderRejected:
-            raise InvalidNotification("the connector has no webhook_secret") from None
-        data_id = verify_signature(
-            secret,
-            notification.headers,
-            notification.query,
-            now=ctx.clock.now(),
-            tolerance_seconds=NOTIFICATION_TOLERANCE_SECONDS,
-        )
-        body = wire.notification_of(notification.body)
-        topic = notification.query.get("type") or notification.query.get("topic") or body.type
-        if topic != "payment":
-            return NotificationRef(provider_payment_reference=None, topic=topic)
-        if data_id is None and body.data is not None and body.data.get("id") is not None:
-            data_id = str(body.data["id"])  # only when the signature did not cover an id
-        if data_id is None or not _ID.match(data_id):
-            raise InvalidNotification("a payment notification without a usable data.id")
-        response = await send(ctx, "read payment", "GET", f"{wire.PAYMENTS}/{data_id}", headers=_headers(ctx))
-        if response.status_code == 404:
-            return NotificationRef(provider_payment_reference=data_id, topic=topic)
-        if response.status_code != 200:
-            raise rejected("read payment", response)
-        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
-        return NotificationRef(
-            provider_payment_reference=payment.id,
-            payment_intent_id=payment.external_reference,
-            topic=topic,
-        )
+        """Verify (the webhook style) and learn from the provider which payment the notice is
+        about (notifications.py); the caller confirms it against its checkout."""
+        return await notifications.parse_notification(ctx, notification, _headers)
 
     # -- reading payments -------------------------------------------------------------------------
 

@@ -11,6 +11,8 @@ from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
+    DisputeObservation,
+    DisputeState,
     PaymentOutcome,
     PaymentResult,
     ProviderUnavailable,
@@ -19,13 +21,14 @@ from payorch.providers.provider_b import wire
 
 OUTCOME_OF_STATUS = {
     wire.APPROVED: PaymentOutcome.AUTHORIZED,
-    # Later states of an approved payment: it was paid (refunds are tracked by the service).
+    # Later states of an approved payment: it was paid (refunds are tracked by the service;
+    # a mediation or chargeback is a dispute on the payment, dispute_of).
     wire.REFUNDED: PaymentOutcome.AUTHORIZED,
     wire.CHARGED_BACK: PaymentOutcome.AUTHORIZED,
+    wire.IN_MEDIATION: PaymentOutcome.AUTHORIZED,
     wire.PENDING: PaymentOutcome.PROCESSING,
     wire.IN_PROCESS: PaymentOutcome.PROCESSING,
     wire.AUTHORIZED: PaymentOutcome.PROCESSING,  # reserved, not captured
-    wire.IN_MEDIATION: PaymentOutcome.PROCESSING,
     wire.REJECTED: PaymentOutcome.FAILED,
     wire.CANCELLED: PaymentOutcome.CANCELLED,
 }
@@ -41,6 +44,25 @@ UNRANKED = 9
 
 def rank(result: PaymentResult) -> int:
     return RANK.get(result.outcome, UNRANKED)
+
+
+def dispute_of(payment: wire.ProviderBPayment) -> DisputeObservation | None:
+    """What the payment says about a dispute after it was paid: ``in_mediation`` (the buyer
+    opened one), ``charged_back`` with ``status_detail`` in_process (open), reimbursed (won) or
+    settled (lost); ``approved`` ends an open one as won, ``refunded`` as lost."""
+    seen = f"{payment.status}/{payment.status_detail or ''}"
+    if payment.status == wire.IN_MEDIATION:
+        return DisputeObservation(DisputeState.OPEN, "mediation", seen)
+    if payment.status == wire.CHARGED_BACK:
+        state = {"reimbursed": DisputeState.WON, "settled": DisputeState.LOST}.get(
+            payment.status_detail or "", DisputeState.OPEN
+        )
+        return DisputeObservation(state, "chargeback", seen)
+    if payment.status == wire.APPROVED:
+        return DisputeObservation(DisputeState.CLEARED, None, seen)
+    if payment.status == wire.REFUNDED:
+        return DisputeObservation(DisputeState.REVERSED, None, seen)
+    return None
 
 
 def mismatch(payment: wire.ProviderBPayment, checkout: CheckoutRef) -> str | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from payorch.money import exponent
 from payorch.providers.base import CheckoutRequest
@@ -19,6 +19,11 @@ from payorch.providers.base import CheckoutRequest
 PREFERENCES = "/checkout/preferences"
 PAYMENTS = "/v1/payments"
 PAYMENTS_SEARCH = "/v1/payments/search"
+MERCHANT_ORDERS = "/merchant_orders"
+# Notification topics: the webhook's ``type`` and the older IPN's ``topic``.
+TOPIC_PAYMENT = "payment"
+TOPIC_MERCHANT_ORDER = "merchant_order"
+WEBHOOK_MERCHANT_ORDER = "topic_merchant_order_wh"
 
 # Payment statuses.
 APPROVED = "approved"
@@ -53,6 +58,13 @@ def to_minor(value: Decimal | float | int, currency: str) -> int | None:
     if scaled != scaled.to_integral_value():
         return None
     return int(scaled)
+
+
+def _id_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) else value  # ids are numbers on the wire
+
+
+WireId = Annotated[str, BeforeValidator(_id_text)]
 
 
 class _ProviderBRequest(BaseModel):
@@ -119,7 +131,7 @@ class ExpirePreference(_ProviderBRequest):
 
 
 class ProviderBPayment(_ProviderBResponse):
-    id: str
+    id: WireId
     status: str
     status_detail: str | None = None
     external_reference: str | None = None
@@ -131,10 +143,6 @@ class ProviderBPayment(_ProviderBResponse):
     authorization_code: str | None = None
     metadata: dict[str, Any] | None = None
 
-    @field_validator("id", mode="before")
-    @classmethod
-    def _id_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value  # ids are numbers on the wire
 
 
 class Paging(_ProviderBResponse):
@@ -153,17 +161,28 @@ class CreateProviderBRefund(_ProviderBRequest):
 
 
 class ProviderBRefund(_ProviderBResponse):
-    id: str
-    payment_id: str | None = None
+    id: WireId
+    payment_id: WireId | None = None
     amount: Decimal | None = None
     status: str | None = None
     date_created: str | None = None
     reason: str | None = None
 
-    @field_validator("id", "payment_id", mode="before")
-    @classmethod
-    def _id_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, int) else value
+
+
+class MerchantOrderPayment(_ProviderBResponse):
+    id: WireId
+    status: str | None = None
+
+
+
+class MerchantOrder(_ProviderBResponse):
+    """A merchant order collects a preference's payment attempts."""
+
+    id: WireId
+    external_reference: str | None = None
+    payments: list[MerchantOrderPayment] = Field(default_factory=list)
+
 
 
 class Notification(_ProviderBResponse):

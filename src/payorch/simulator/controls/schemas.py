@@ -34,10 +34,27 @@ class FaultList(BaseModel):
     items: list[Fault]
 
 
+SettleOutcome = Literal[
+    "approve",
+    "reject",
+    "cancel",
+    "mediation",
+    "mediation_won",
+    "mediation_lost",
+    "chargeback",
+    "chargeback_won",
+    "chargeback_lost",
+]
+
+
 class SettleRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     payment_intent_id: str = Field(min_length=1, max_length=64)
-    outcome: Literal["approve", "reject"]
+    outcome: SettleOutcome = Field(
+        description="approve / reject: a payment left in process (both providers). Provider B "
+        "only: cancel (a pending or in-process payment), mediation, mediation_won, "
+        "mediation_lost, chargeback, chargeback_won, chargeback_lost (after the payment)."
+    )
     provider: ProviderId | None = Field(
         None, description="Only this provider's payments (default: both)."
     )
@@ -50,3 +67,24 @@ class Settled(BaseModel):
     references: list[str] = Field(
         description="Provider A tokens or provider B payment ids settled."
     )
+
+
+class NotifyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    payment_intent_id: str = Field(min_length=1, max_length=64)
+    style: Literal["webhook", "ipn"] = Field(
+        "webhook",
+        description="webhook: `?data.id=..&type=..`, signed (x-signature); ipn: the older "
+        "`?topic=..&id=..`, unsigned.",
+    )
+    topic: Literal["payment", "merchant_order"] = "payment"
+    copies: int = Field(1, ge=1, le=5, description="Each notice this many times (duplicates).")
+    order: Literal["oldest_first", "newest_first"] = Field(
+        "oldest_first", description="newest_first sends the latest payment's notice first."
+    )
+
+
+class Notified(BaseModel):
+    payment_intent_id: str
+    notifications: int = Field(description="How many notices were sent, in order.")
+    payment_ids: list[str] = Field(description="The provider B payments they name, in order.")

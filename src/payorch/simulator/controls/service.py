@@ -8,9 +8,19 @@ from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.errors import Forbidden, ResourceNotFound
 from payorch.simulator import repository
-from payorch.simulator.controls.schemas import LONG_NAMES, PROVIDERS, Fault, Settled
+from payorch.simulator.controls.schemas import (
+    LONG_NAMES,
+    PROVIDERS,
+    Fault,
+    Notified,
+    NotifyRequest,
+    Settled,
+    SettleRequest,
+)
 from payorch.simulator.provider_a import service as provider_a
+from payorch.simulator.provider_b import notify
 from payorch.simulator.provider_b import payments as provider_b
+from payorch.simulator.provider_b import repository as provider_b_repository
 
 
 def require_sandbox(caller: Caller) -> None:
@@ -40,15 +50,15 @@ async def settle(
     clock: Clock,
     public_url: str,
     caller: Caller,
-    payment_intent_id: str,
-    outcome: str,
-    provider: str | None,
+    request: SettleRequest,
 ) -> tuple[Settled, list[str]]:
-    """Settle the intent's payment left in process: B's pending payments first, then A's open
-    transaction. Returns the answer and B's notifications to send once this transaction commits."""
+    """Move the intent's payments as ``request.outcome`` says: B's first (provider_b.TRANSITIONS),
+    then, for approve / reject, A's open transaction. Returns the answer and B's notifications to
+    send once this transaction commits."""
     require_sandbox(caller)
     owner = caller.application_id
-    only = PROVIDERS[provider] if provider else None
+    payment_intent_id, outcome = request.payment_intent_id, request.outcome
+    only = PROVIDERS[request.provider] if request.provider else None
     if only in (None, "provider_b"):
         ids, notifications = await provider_b.settle(
             conn, clock, public_url, owner, payment_intent_id, outcome
@@ -61,7 +71,7 @@ async def settle(
                 references=[str(i) for i in ids],
             )
             return answer, notifications
-    if only in (None, "provider_a"):
+    if only in (None, "provider_a") and outcome in ("approve", "reject"):
         token = await provider_a.settle(conn, clock, owner, payment_intent_id, outcome)
         if token:
             answer = Settled(
@@ -71,4 +81,44 @@ async def settle(
                 references=[token],
             )
             return answer, []
-    raise ResourceNotFound("Nothing in process to settle for this payment intent.")
+    raise ResourceNotFound(f"Nothing to {outcome} for this payment intent.")
+
+
+async def notify_again(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    caller: Caller,
+    request: NotifyRequest,
+) -> tuple[Notified, list[str]]:
+    """Provider B's notices for the intent's payments, again: duplicated, newest first, IPN
+    style or merchant-order topic on request; sent once this transaction commits."""
+    require_sandbox(caller)
+    payments = await provider_b_repository.payments_for_reference(
+        conn, caller.application_id, request.payment_intent_id
+    )
+    if not payments:
+        raise ResourceNotFound("No provider B payment for this payment intent.")
+    if request.order == "newest_first":
+        payments.reverse()
+    ids: list[str] = []
+    notifications: list[str] = []
+    for payment in payments:
+        for _ in range(request.copies):
+            sent = await notify.enqueue(
+                conn,
+                public_url,
+                payment,
+                "payment.updated",
+                clock.now(),
+                style=request.style,
+                topic=request.topic,
+            )
+            if sent:
+                notifications.append(sent)
+                ids.append(str(payment.id))
+    return Notified(
+        payment_intent_id=request.payment_intent_id,
+        notifications=len(notifications),
+        payment_ids=ids,
+    ), notifications

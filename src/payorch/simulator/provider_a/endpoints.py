@@ -8,7 +8,6 @@ client address (PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT); their rows are purged afte
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
@@ -18,7 +17,6 @@ from starlette.responses import Response
 from payorch.http.deps import Conn, ReadConn, RuntimeDep
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
-from payorch.ratelimit.limiter import client_address
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault, timeout_answer
@@ -30,10 +28,10 @@ from payorch.simulator.provider_a.wire import (
     parse_object,
     parse_refund,
 )
+from payorch.simulator.public import public_write_refused
 
 API = page.BASE + "/rswebpaytransaction/api/webpay/v1.2/transactions"
 
-log = logging.getLogger("payorch.simulator")
 router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 router.include_router(page.router)
 
@@ -55,7 +53,9 @@ async def _api(
     if owner is None:
         return json_response({"error_message": "Not Authorized"}, 401)
     if owner == PUBLIC_OWNER and request.method != "GET":
-        refused = await _public_write_refused(request, runtime)
+        refused = await public_write_refused(
+            request, runtime, {"error_message": "Too Many Requests"}
+        )
         if refused is not None:
             return refused
     fault = await active_fault(conn, owner, "provider_a")
@@ -69,22 +69,6 @@ async def _api(
     except SimAWireError as error:
         await conn.rollback()  # a refused call applies nothing
         return json_response(error.body(), error.status)
-
-
-async def _public_write_refused(request: Request, runtime: Runtime) -> Response | None:
-    """A 429 in the provider's style once this address used up its budget of public writes."""
-    try:
-        decision = await runtime.rate_limiter.hit_public_simulator(client_address(request.scope))
-    except Exception:  # the limiter's storage is down: serve, as the API's middleware does
-        log.exception("rate limiter unavailable; public simulator write not counted")
-        return None
-    if decision.allowed:
-        return None
-    return json_response(
-        {"error_message": "Too Many Requests"},
-        429,
-        {"Retry-After": str(decision.reset_seconds)},
-    )
 
 
 @router.post(API)

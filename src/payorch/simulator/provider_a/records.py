@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from payorch.simulator.provider_a.wire import TOKEN_SECONDS
+from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS, TOKEN_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,23 @@ class SimATransaction:
     def expires_at(self) -> datetime:
         """A token lives TOKEN_SECONDS after create."""
         return self.created_at + timedelta(seconds=TOKEN_SECONDS)
+
+    def commit_window_over(self, now: datetime) -> bool:
+        """The buyer chose more than COMMIT_WINDOW_SECONDS ago (a commit now is refused)."""
+        return self.decided_at is not None and now > self.decided_at + timedelta(
+            seconds=COMMIT_WINDOW_SECONDS
+        )
+
+    def lapsed(self, now: datetime) -> bool:
+        """Approved, never committed, and the window is over: the provider reversed it."""
+        return self.outcome == "approve" and self.committed_at is None and self.commit_window_over(now)
+
+    def as_seen(self, now: datetime) -> SimATransaction:
+        """The transaction as the API shows it at ``now``: a lapsed approval reads FAILED
+        (response_code -1, no authorization code), as nothing was charged."""
+        if not self.lapsed(now):
+            return self
+        return replace(self, status="FAILED", response_code=-1, authorization_code=None)
 
 
 @dataclass(frozen=True, slots=True)

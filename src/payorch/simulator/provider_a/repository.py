@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
@@ -82,6 +82,19 @@ async def apply_refund(
         .values(nullified_amount=after, status=status)
     )
     return result.rowcount == 1
+
+
+async def declines_of_order(
+    conn: AsyncConnection, owner: str, buy_order: str, *, since: datetime
+) -> int:
+    """How many of ``owner``'s transactions for ``buy_order`` were declined since ``since``."""
+    query = select(func.count()).where(
+        transactions.c.owner == owner,
+        transactions.c.buy_order == buy_order,
+        transactions.c.outcome == "reject",
+        transactions.c.decided_at >= since,
+    )
+    return int((await conn.execute(query)).scalar_one())
 
 
 async def open_for_intent(

@@ -3,8 +3,9 @@
 Simplification (docs/simulator.md, "Provider A"): the buyer's choice on the page is the
 authorization. ``status`` shows it from then on (AUTHORIZED, or FAILED for a rejection or an
 abort), whether or not the commit arrived, so an unknown commit outcome can be settled from
-``status``; commit is accepted once per token, only after an approve/reject and within the
-token's 5 minutes.
+``status``; commit is accepted once per token, only after an approve/reject and within
+COMMIT_WINDOW_SECONDS of it. An approval never committed in that window is reversed: from then
+on it reads FAILED and cannot be committed or refunded (records.SimATransaction.as_seen).
 
 Every function runs in the caller's transaction (``conn``) and never commits.
 """
@@ -29,6 +30,11 @@ from payorch.simulator.provider_a.wire import (
 )
 
 OUTCOMES = ("approve", "reject", "cancel", "timeout", "error")
+# Card brands cap retries of a declined card: after this many declines of one order's payment
+# within RETRY_WINDOW, a further attempt is declined without asking the issuer (the simulator's
+# stand-in for the brands' retry rules: one buy_order stands for one card and one purchase).
+RETRY_CAP = 3
+RETRY_WINDOW = timedelta(hours=24)
 ABORTS = ("cancel", "timeout", "error")
 # Test cards of the real integration environment: VISA approves, MASTERCARD rejects.
 APPROVED_CARD, REJECTED_CARD = "6623", "0568"
@@ -69,6 +75,10 @@ async def decide(conn: AsyncConnection, clock: Clock, token: str, outcome: str) 
         return None
     if now > found.expires_at:
         outcome = "timeout"
+    if outcome == "approve" and RETRY_CAP <= await repository.declines_of_order(
+        conn, found.owner, found.buy_order, since=now - RETRY_WINDOW
+    ):
+        outcome = "reject"  # over the brands' retry cap: declined again
     first = await repository.decide(conn, token, _decision(outcome), now)
     after = await repository.get(conn, token)
     assert after is not None  # locked above: it cannot have gone
@@ -81,32 +91,34 @@ async def page_transaction(conn: AsyncConnection, token: str) -> SimATransaction
 
 
 async def _owned(
-    conn: AsyncConnection, owner: str, token: str, *, for_update: bool = False
+    conn: AsyncConnection, clock: Clock, owner: str, token: str, *, for_update: bool = False
 ) -> SimATransaction:
+    """The owner's transaction as the API shows it now (a lapsed approval reads FAILED)."""
     found = await repository.get(conn, token, owner=owner, for_update=for_update)
     if found is None:
         raise SimAWireError(404, "Transaction not found")
-    return found
+    return found.as_seen(clock.now())
 
 
 async def commit(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
     now = clock.now()
-    found = await _owned(conn, owner, token, for_update=True)
+    found = await _owned(conn, clock, owner, token, for_update=True)
     if found.committed_at is not None:
         raise SimAWireError(422, "Transaction has an invalid finished state: committed")
-    if found.outcome in ABORTS:
+    if found.outcome in ABORTS or found.commit_window_over(now):
+        # Past the window the approval was reversed (transbank-sdk-nodejs issue 94).
         raise SimAWireError(422, "Transaction has an invalid finished state: aborted")
-    if now > found.expires_at:
-        raise SimAWireError(422, "Transaction has an invalid finished state: expired")
     if found.outcome is None:
+        if now > found.expires_at:
+            raise SimAWireError(422, "Transaction has an invalid finished state: expired")
         raise SimAWireError(422, "Invalid status 0 for transaction while authorizing")
     if not await repository.mark_committed(conn, token, now):
         raise SimAWireError(422, "Transaction already locked by another process")
-    return await _owned(conn, owner, token)
+    return await _owned(conn, clock, owner, token)
 
 
 async def status(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
-    found = await _owned(conn, owner, token)
+    found = await _owned(conn, clock, owner, token)
     if clock.now() > found.created_at + timedelta(days=STATUS_DAYS):
         raise SimAWireError(
             422, "The transactions's date has passed max time (7 days) to recover the status"
@@ -118,7 +130,7 @@ async def refund(
     conn: AsyncConnection, clock: Clock, owner: str, token: str, amount: int
 ) -> SimANullification:
     now = clock.now()
-    found = await _owned(conn, owner, token, for_update=True)
+    found = await _owned(conn, clock, owner, token, for_update=True)
     if found.status in ("REVERSED", "NULLIFIED"):
         raise SimAWireError(422, "Transaction already nullified (310)")
     if found.status not in ("AUTHORIZED", "PARTIALLY_NULLIFIED") or found.decided_at is None:

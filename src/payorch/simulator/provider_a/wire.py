@@ -10,6 +10,9 @@ from decimal import Decimal, InvalidOperation
 from payorch.jsontypes import JsonObject
 
 TOKEN_SECONDS = 5 * 60  # a token lives 5 minutes after create
+# An approved transaction not committed within this long after the buyer's choice is reversed
+# (docs/simulator.md, "Provider A": the window's length is the simulator's choice).
+COMMIT_WINDOW_SECONDS = 10 * 60
 STATUS_DAYS = 7  # status is available for 7 days
 REVERSAL_SECONDS = 3 * 3600  # a full refund within 3 hours is a reversal
 REFUND_DAYS = 90

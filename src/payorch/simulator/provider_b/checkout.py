@@ -14,12 +14,14 @@ from payorch.simulator.provider_b.payments import authorization_code
 from payorch.simulator.provider_b.records import SimBPayment, SimBPreference
 from payorch.simulator.provider_b.wire import SITE_ID, collector_of, json_object
 
-OUTCOMES = ("approve", "reject", "pending", "cancel")
+OUTCOMES = ("approve", "reject", "pending", "review", "cancel")
 # payment fields per outcome: status, status_detail, payment_type_id, payment_method_id
 _RESULTS = {
     "approve": ("approved", "accredited", "credit_card", "visa"),
     "reject": ("rejected", "cc_rejected_other_reason", "credit_card", "master"),
     "pending": ("pending", "pending_waiting_payment", "ticket", "servipag"),
+    # A card payment held for the provider's manual review (up to two business days).
+    "review": ("in_process", "pending_review_manual", "credit_card", "visa"),
 }
 
 
@@ -76,7 +78,12 @@ async def choose(
         owner=preference.owner,
         preference_id=preference.id,
         collector_id=collector_of(preference.owner),
-        merchant_order_id=secrets.randbelow(9 * 10**10) + 10**10,
+        # One merchant order per preference collects all its payment attempts.
+        merchant_order_id=(
+            state.payments[0].merchant_order_id
+            if state.payments
+            else secrets.randbelow(9 * 10**10) + 10**10
+        ),
         external_reference=preference.external_reference,
         description=title if isinstance(title, str) else None,
         status=status,

@@ -16,16 +16,18 @@ from payorch.http.deps import Conn, ReadConn, RuntimeDep
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import application_of
+from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_b import page, payments, preferences
 from payorch.simulator.provider_b.render import (
+    merchant_order_body,
     preference_body,
     refund_body,
     search_body,
     with_refunds_body,
 )
 from payorch.simulator.provider_b.wire import BASE, SimBWireError, parse_body
+from payorch.simulator.public import public_write_refused
 
 router = APIRouter(tags=["Simulator: provider B"], include_in_schema=False)
 router.include_router(page.router)
@@ -45,6 +47,11 @@ async def _api(
         return json_response(
             SimBWireError(401, "invalid access token", "unauthorized").body(), 401
         )
+    if owner == PUBLIC_OWNER and request.method != "GET":
+        too_many = SimBWireError(429, "Too Many Requests", "too_many_requests").body()
+        refused = await public_write_refused(request, runtime, too_many)
+        if refused is not None:
+            return refused
     fault = await active_fault(conn, owner, "provider_b")
     if fault == "error":
         return json_response(
@@ -113,6 +120,17 @@ async def read_payment(
 ) -> Response:
     async def run(owner: str) -> tuple[int, WireBody]:
         return 200, with_refunds_body(await payments.get_payment(conn, owner, payment_id))
+
+    return await _api(request, runtime, conn, run)
+
+
+@router.get(BASE + "/merchant_orders/{merchant_order_id}")
+async def read_merchant_order(
+    merchant_order_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+) -> Response:
+    async def run(owner: str) -> tuple[int, WireBody]:
+        number, found = await payments.merchant_order(conn, owner, merchant_order_id)
+        return 200, merchant_order_body(number, found)
 
     return await _api(request, runtime, conn, run)
 

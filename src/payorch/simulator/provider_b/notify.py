@@ -2,7 +2,8 @@
 
 Real shape: POST ``notification_url?data.id=<id>&type=payment`` with the JSON body of the docs
 and ``x-signature: ts=<unix>,v1=<hex>``: HMAC-SHA256 under the webhook_secret of
-``id:<data.id>;request-id:<x-request-id>;ts:<ts>;``.
+``id:<data.id>;request-id:<x-request-id>;ts:<ts>;``. On request (the controls) also the older
+IPN style ``?topic=payment&id=<id>`` (unsigned) and the merchant_order topic.
 Only URLs of this service itself (PAYORCH_PUBLIC_URL) are notified: in MOCK mode that is the
 service's provider-notification endpoint; the simulator never POSTs to other hosts.
 Sent in the background right after the change (a few quick retries), then by the worker job on
@@ -18,7 +19,7 @@ import hmac
 import logging
 import uuid
 from datetime import datetime, timedelta
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -46,25 +47,43 @@ def _same_origin(url: str, public_url: str) -> bool:
 
 
 async def enqueue(
-    conn: AsyncConnection, public_url: str, payment: SimBPayment, action: str, now: datetime
+    conn: AsyncConnection,
+    public_url: str,
+    payment: SimBPayment,
+    action: str,
+    now: datetime,
+    *,
+    style: str = "webhook",
+    topic: str = "payment",
 ) -> str | None:
-    """Write the notification of ``payment`` in the caller's transaction; its id (None: no URL)."""
+    """Write the notification of ``payment`` in the caller's transaction; its id (None: no URL).
+    ``style`` webhook (``?data.id=&type=``, signed) or ipn (the older ``?topic=&id=``, unsigned);
+    ``topic`` payment or merchant_order (then it names the payment's merchant order)."""
     url = payment.notification_url
     if not url or not _same_origin(url, public_url):
         return None
     separator = "&" if urlsplit(url).query else "?"
-    target = url + separator + urlencode({"data.id": str(payment.id), "type": "payment"})
+    named = str(payment.merchant_order_id if topic == "merchant_order" else payment.id)
+    body: JsonObject
+    if style == "ipn":
+        query = {"topic": topic, "id": named}
+        path = "merchant_orders" if topic == "merchant_order" else "v1/payments"
+        body = {"resource": f"{public_url}/simulator/provider_b/{path}/{named}", "topic": topic}
+    else:
+        kind = "topic_merchant_order_wh" if topic == "merchant_order" else "payment"
+        query = {"data.id": named, "type": kind}
+        body = {
+            "id": int(uuid.uuid4().int % 10**11),
+            "live_mode": False,
+            "type": kind,
+            "date_created": isoformat(now),
+            "user_id": payment.collector_id,
+            "api_version": "v1",
+            "action": action,
+            "data": {"id": named},
+        }
+    target = url + separator + urlencode(query)
     notification_id = new_id("smn")
-    body: JsonObject = {
-        "id": int(uuid.uuid4().int % 10**11),
-        "live_mode": False,
-        "type": "payment",
-        "date_created": isoformat(now),
-        "user_id": payment.collector_id,
-        "api_version": "v1",
-        "action": action,
-        "data": {"id": str(payment.id)},
-    }
     notification = SimBNotification(
         id=notification_id,
         owner=payment.owner,
@@ -94,9 +113,11 @@ def signature_headers(secret: str, data_id: str, now: datetime) -> dict[str, str
 
 
 async def _attempt(runtime: Runtime, notification: SimBNotification) -> tuple[bool, str | None]:
-    secret = webhook_secret(runtime.cipher, notification.owner)
-    data_id = str(notification.payment_id)  # the body's data.id
-    headers = signature_headers(secret, data_id, runtime.clock.now())
+    data_id = dict(parse_qsl(urlsplit(notification.url).query)).get("data.id")
+    headers = {"Content-Type": "application/json"}
+    if data_id is not None:  # the webhook style is signed; the older IPN style is not
+        secret = webhook_secret(runtime.cipher, notification.owner)
+        headers = signature_headers(secret, data_id, runtime.clock.now())
     try:
         async with asyncio.timeout(ANSWER_SECONDS):
             answer = await runtime.http.post(

@@ -6,6 +6,7 @@ Every function runs in the caller's transaction (``conn``) and never commits.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -54,6 +55,19 @@ async def get_payment(
     conn: AsyncConnection, owner: str, payment_id: str
 ) -> SimBPaymentWithRefunds:
     return await _with_refunds(conn, await _owned(conn, owner, _payment_id(payment_id)))
+
+
+async def merchant_order(
+    conn: AsyncConnection, owner: str, merchant_order_id: str
+) -> tuple[int, list[SimBPayment]]:
+    """The merchant order's id and its payments (404 when it has none of the owner's)."""
+    if not merchant_order_id.isdigit() or len(merchant_order_id) > 18:
+        raise not_found("Merchant Order")
+    number = int(merchant_order_id)
+    found = await repository.payments_of_merchant_order(conn, owner, number)
+    if not found:
+        raise not_found("Merchant Order")
+    return number, found
 
 
 async def search_payments(
@@ -169,6 +183,32 @@ async def cancel_payment(
     return await get_payment(conn, owner, payment_id)
 
 
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """What the controls' settle does to the intent's payments in ``before`` (and, when set,
+    with ``detail_before``)."""
+
+    before: tuple[str, ...]
+    status: str
+    status_detail: str
+    detail_before: str | None = None
+
+
+# docs/simulator.md, "Controls": every status provider B's payments move through.
+TRANSITIONS = {
+    "approve": Transition(repository.OPEN_STATUSES, "approved", "accredited"),
+    "reject": Transition(repository.OPEN_STATUSES, "rejected", "cc_rejected_other_reason"),
+    "cancel": Transition(repository.OPEN_STATUSES, "cancelled", "expired"),
+    # After the payment: the buyer opens a dispute (mediation), or the card issuer a chargeback.
+    "mediation": Transition(("approved",), "in_mediation", "in_mediation"),
+    "mediation_won": Transition(("in_mediation",), "approved", "accredited"),
+    "mediation_lost": Transition(("in_mediation",), "refunded", "bpp_refunded"),
+    "chargeback": Transition(("approved", "in_mediation"), "charged_back", "in_process"),
+    "chargeback_won": Transition(("charged_back",), "charged_back", "reimbursed", "in_process"),
+    "chargeback_lost": Transition(("charged_back",), "charged_back", "settled", "in_process"),
+}
+
+
 async def settle(
     conn: AsyncConnection,
     clock: Clock,
@@ -177,23 +217,27 @@ async def settle(
     payment_intent_id: str,
     outcome: str,
 ) -> tuple[list[int], list[str]]:
-    """Approve or reject the intent's payments left pending; their ids and the notifications
-    written for them (to send once this transaction committed)."""
+    """Move the intent's payments as ``outcome`` says (TRANSITIONS); their ids and the
+    notifications written for them (to send once this transaction committed)."""
     now = clock.now()
-    approve = outcome == "approve"
+    move = TRANSITIONS[outcome]
     settled: list[int] = []
     notifications: list[str] = []
-    for payment in await repository.open_payments_for_reference(conn, owner, payment_intent_id):
+    for payment in await repository.payments_for_reference(
+        conn, owner, payment_intent_id, move.before
+    ):
+        if move.detail_before is not None and payment.status_detail != move.detail_before:
+            continue
+        approve = move.status == "approved" and payment.status in repository.OPEN_STATUSES
         change = SimBStatusChange(
-            status="approved" if approve else "rejected",
-            status_detail="accredited" if approve else "cc_rejected_other_reason",
+            status=move.status,
+            status_detail=move.status_detail,
             date_last_updated=now,
             date_approved=now if approve else None,
             authorization_code=authorization_code() if approve else None,
+            refunded_hundredths=payment.amount_hundredths if move.status == "refunded" else None,
         )
-        if not await repository.set_payment_status(
-            conn, payment.id, repository.OPEN_STATUSES, change
-        ):
+        if not await repository.set_payment_status(conn, payment.id, move.before, change):
             continue
         settled.append(payment.id)
         updated = await _owned(conn, owner, payment.id)

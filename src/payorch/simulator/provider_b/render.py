@@ -132,3 +132,33 @@ def search_body(page: SimBSearchPage) -> JsonObject:
         "paging": {"total": page.total, "limit": page.limit, "offset": page.offset},
         "results": [with_refunds_body(found) for found in page.results],
     }
+
+
+def merchant_order_body(merchant_order_id: int, found: list[SimBPayment]) -> JsonObject:
+    """A merchant order: the preference's payment attempts, as ``GET /merchant_orders/{id}``."""
+    first = found[0]
+    paid = sum(p.amount_hundredths for p in found if p.status == "approved")
+    return {
+        "id": merchant_order_id,
+        "preference_id": first.preference_id,
+        "external_reference": first.external_reference,
+        "status": "closed" if paid >= first.amount_hundredths else "opened",
+        "order_status": "paid" if paid >= first.amount_hundredths else "payment_required",
+        "collector": {"id": first.collector_id},
+        "total_amount": amount_out(first.amount_hundredths),
+        "paid_amount": amount_out(paid),
+        "payments": [
+            {
+                "id": p.id,
+                "transaction_amount": amount_out(p.amount_hundredths),
+                "total_paid_amount": amount_out(p.amount_hundredths),
+                "currency_id": p.currency_id,
+                "status": p.status,
+                "status_detail": p.status_detail,
+                "date_approved": _iso(p.date_approved),
+                "date_created": isoformat(p.date_created),
+                "last_modified": isoformat(p.date_last_updated),
+            }
+            for p in found
+        ],
+    }

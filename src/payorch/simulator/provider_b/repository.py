@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import datetime
 
-from sqlalchemy import Row, func, insert, select, update
+from sqlalchemy import Row, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values
@@ -100,18 +100,27 @@ async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> l
     return [_payment(row) for row in rows]
 
 
-async def open_payments_for_reference(
-    conn: AsyncConnection, owner: str, reference: str
+async def payments_for_reference(
+    conn: AsyncConnection, owner: str, reference: str, statuses: tuple[str, ...] | None = None
+) -> list[SimBPayment]:
+    """The owner's payments carrying ``reference`` (only in ``statuses`` when given), oldest
+    first, locked."""
+    conditions = [payments.c.owner == owner, payments.c.external_reference == reference]
+    if statuses is not None:
+        conditions.append(payments.c.status.in_(statuses))
+    rows = await conn.execute(
+        select(payments).where(*conditions).order_by(payments.c.date_created).with_for_update()
+    )
+    return [_payment(row) for row in rows]
+
+
+async def payments_of_merchant_order(
+    conn: AsyncConnection, owner: str, merchant_order_id: int
 ) -> list[SimBPayment]:
     rows = await conn.execute(
         select(payments)
-        .where(
-            payments.c.owner == owner,
-            payments.c.external_reference == reference,
-            payments.c.status.in_(OPEN_STATUSES),
-        )
-        .order_by(payments.c.date_created.desc())
-        .with_for_update()
+        .where(payments.c.owner == owner, payments.c.merchant_order_id == merchant_order_id)
+        .order_by(payments.c.date_created)
     )
     return [_payment(row) for row in rows]
 
@@ -246,3 +255,18 @@ async def notification_of(conn: AsyncConnection, notification_id: str) -> SimBNo
         await conn.execute(select(notifications).where(notifications.c.id == notification_id))
     ).first()
     return _notification(row) if row is not None else None
+
+
+async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
+    """Delete ``owner``'s preferences, payments, refunds and notifications made before
+    ``before`` (the public owner's purge); how many rows went."""
+    gone = 0
+    for table, made in (
+        (notifications, notifications.c.created_at),
+        (refunds, refunds.c.date_created),
+        (payments, payments.c.date_created),
+        (preferences, preferences.c.created_at),
+    ):
+        result = await conn.execute(delete(table).where(table.c.owner == owner, made < before))
+        gone += result.rowcount
+    return gone

@@ -10,7 +10,7 @@ from alembic import op
 from payorch.db.types import UtcDateTime
 
 revision = "0008_webhook_reliability"
-down_revision = "0007"
+down_revision = "0010_disputes"
 
 
 def upgrade() -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import secrets
 import statistics
 import subprocess
 import sys
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_deliveries import SECRET_KEY, percentile  # noqa: E402
+from bench.webhook_deliveries import SECRET_KEY, clean_up, create_database, percentile  # noqa: E402
 from payorch.app import create_app  # noqa: E402
 from payorch.applications.service import create_application  # noqa: E402
 from payorch.composition import build_runtime  # noqa: E402
@@ -105,14 +104,7 @@ async def main() -> None:
         help="seconds the dead endpoint has been failing (its failure streak); 0: it just died",
     )
     args = parser.parse_args()
-    admin = os.environ.get(
-        "PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-    )
-    name = f"payorch_bench_{secrets.token_hex(4)}"
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
-    url = admin.rsplit("/", 1)[0] + "/" + name
+    admin, name, url = await create_database()
     receiver = worker = None
     try:
         upgrade_in_thread(url)
@@ -224,13 +216,7 @@ async def main() -> None:
         await plain.aclose()
         await runtime.close()
     finally:
-        for process in (worker, receiver):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=30)
-        conn = await asyncpg.connect(admin)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.close()
+        await clean_up(admin, name, worker, receiver)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,29 @@ class Settings(BaseSettings):
             "out, that endpoint gets one attempt at a time until one of its attempts gets a 2xx."
         ),
     )
+    webhook_breaker_failures: int = Field(
+        10,
+        ge=1,
+        description=(
+            "Circuit breaker: after this many failed attempts in a row to an endpoint (over at "
+            "least a minute), it gets no attempt for PAYORCH_WEBHOOK_BREAKER_SECONDS, then one "
+            "at a time until a 2xx."
+        ),
+    )
+    webhook_breaker_seconds: float = Field(
+        30, gt=0, description="How long an endpoint's open circuit breaker holds its attempts."
+    )
+    webhook_disable_after_seconds: float = Field(
+        432000,
+        gt=0,
+        description=(
+            "An endpoint whose every attempt has failed for this long (default 5 days) and at "
+            "least PAYORCH_WEBHOOK_DISABLE_AFTER_ATTEMPTS times is disabled automatically."
+        ),
+    )
+    webhook_disable_after_attempts: int = Field(
+        10, ge=1, description="The failed attempts that automatic disabling needs at least."
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     dashboard_session_seconds: int = Field(
         28800,

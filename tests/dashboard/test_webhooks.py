@@ -68,6 +68,23 @@ async def test_endpoint_life_and_a_failed_delivery_retried(
         assert "<td>500</td>" in attempts.text and " ms</td>" in attempts.text
         assert "unexpected_status" in attempts.text  # the attempt's error
 
+        recover_url = f"/dashboard/webhooks/{endpoint_id}/recover"
+        assert (await client.post(recover_url, data={"since": "2000-01-01"})).status_code == 403
+        bad = await client.post(recover_url, data={"csrf": csrf, "since": "last week"})
+        assert bad.status_code == 400 and "since" in bad.text
+        counted = []
+        for failing in ("", "on", "on"):  # exhausted only: none; with the failing one: it, once
+            answer = await client.post(
+                recover_url, data={"csrf": csrf, "since": "2000-01-01", "include_failing": failing}
+            )
+            assert answer.status_code == 303, answer.text
+            counted.append(answer.headers["location"].rsplit("recovered=", 1)[1])
+            assert (
+                f"{counted[-1]} failed deliveries recovered"
+                in (await client.get(answer.headers["location"])).text
+            )
+        assert counted == ["0", "1", "0"]
+
         edited = await client.post(
             f"/dashboard/webhooks/{endpoint_id}",
             data={"csrf": csrf, "url": receiver.url("/hook"), "events": "payment_intent.created"},

@@ -11,7 +11,8 @@ from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, ba
 from payorch.events.types import EventType
 from payorch.http.deps import Conn, ReadConn
 from payorch.webhooks import service
-from payorch.webhooks.schemas import CreateWebhookEndpoint, UpdateWebhookEndpoint
+from payorch.webhooks.recover import recover_deliveries
+from payorch.webhooks.schemas import CreateWebhookEndpoint, RecoverDeliveries, UpdateWebhookEndpoint
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -64,6 +65,7 @@ async def endpoint_page(endpoint_id: str, request: Request, viewer: ViewerDep, c
         title="Webhook endpoint",
         endpoint=endpoint,
         event_types=EVENT_TYPES,
+        recovered=request.query_params.get("recovered", ""),
     )
 
 
@@ -77,6 +79,25 @@ async def edit(endpoint_id: str, request: Request, viewer: ViewerDep, form: Form
         await _check_url(viewer, body.url or "")
     await service.update_endpoint(conn, viewer.runtime.clock, viewer.caller, endpoint_id, body)
     return back_to(request, f"/webhooks/{endpoint_id}?notice={action or 'saved'}")
+
+
+@router.post("/webhooks/{endpoint_id}/recover")
+async def recover(
+    endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    """Every failed delivery of the endpoint since a time gets a new schedule (the API's recover)."""
+    body = RecoverDeliveries.model_validate(
+        {"since": field(form, "since"), "include_failing": form.get("include_failing") == "on"}
+    )
+    recovered = await recover_deliveries(
+        conn,
+        application_id=viewer.caller.application_id,
+        endpoint_id=endpoint_id,
+        since=body.since,
+        include_failing=body.include_failing,
+        now=viewer.runtime.clock.now(),
+    )
+    return back_to(request, f"/webhooks/{endpoint_id}?notice=recovered&recovered={recovered}")
 
 
 @router.post("/webhooks/{endpoint_id}/delete")

@@ -6,7 +6,7 @@ from alembic import op
 from payorch.db.types import UtcDateTime
 
 revision = "0009_dashboard"
-down_revision = "0010_disputes"
+down_revision = "0008_webhook_reliability"
 
 
 def upgrade() -> None:

@@ -165,6 +165,11 @@ async def test_every_page_and_action_in_a_browser(
             delivery_url = page.url
             await shoot(page, "delivery")
             await page.get_by_role("link", name=re.compile("^whe_")).click()
+            await page.get_by_label(re.compile("^Since")).fill("2000-01-01")
+            await page.get_by_label("Also deliveries still retrying after a failure").check()
+            await submit(page, page.get_by_role("button", name="Recover"))
+            recovered = re.search(r"(\d+) failed deliveries recovered", await page.content())
+            assert recovered and int(recovered.group(1)) >= 1  # the intent's notices, all failing
             await page.get_by_label("URL").fill(receiver.url("/hook"))
             await submit(page, page.get_by_role("button", name="Save"))
             assert "Saved." in await page.content()

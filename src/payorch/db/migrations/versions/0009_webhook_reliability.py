@@ -9,8 +9,8 @@ from alembic import op
 
 from payorch.db.types import UtcDateTime
 
-revision = "0008_webhook_reliability"
-down_revision = "0010_disputes"
+revision = "0009"
+down_revision = "0008"
 
 
 def upgrade() -> None:

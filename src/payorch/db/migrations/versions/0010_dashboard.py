@@ -5,8 +5,8 @@ from alembic import op
 
 from payorch.db.types import UtcDateTime
 
-revision = "0009_dashboard"
-down_revision = "0008_webhook_reliability"
+revision = "0010"
+down_revision = "0009"
 
 
 def upgrade() -> None:

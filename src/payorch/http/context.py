@@ -36,8 +36,13 @@ log = logging.getLogger("payorch.http")
 request_log = logging.getLogger("payorch.requests")
 UNMATCHED = "<unmatched>"  # the route of a request no route matched (404, 405, rejected early)
 
-# Paths whose POST bodies are not our JSON API: provider form posts and simulator pages.
-NON_JSON_PREFIXES = ("/v1/checkout-returns/", "/simulator/", "/v1/provider-notifications/")
+# Paths whose POST bodies are not our JSON API: provider form posts, simulator and dashboard pages.
+NON_JSON_PREFIXES = (
+    "/v1/checkout-returns/",
+    "/simulator/",
+    "/v1/provider-notifications/",
+    "/dashboard/",
+)
 
 # Scope key of an in-process call, set only by http/client.py's SelfDispatchTransport (a server
 # builds its scopes from the wire and cannot set it). The edge middlewares (metrics, request

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
 from payorch.clock import isoformat
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, id_cursor
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
@@ -121,6 +121,7 @@ class PaymentIntentResponse(PaymentIntentSummary):
 
 
 class IntentListQuery(CreatedRangeQuery):
+    cursor: Annotated[str | None, id_cursor("payi")] = None
     status: Annotated[
         list[IntentStatus] | None, Field(description="Repeat the parameter for several statuses.")
     ] = None

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
 from payorch import money
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, id_cursor
 from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
@@ -16,6 +16,7 @@ PaymentStatus = Literal["AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"]
 
 
 class PaymentListQuery(CreatedRangeQuery):
+    cursor: Annotated[str | None, id_cursor("pay")] = None
     status: PaymentStatus | None = None
 
 

@@ -16,7 +16,6 @@ from payorch.errors import (
 )
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
-from payorch.http.listing import PageQuery
 from payorch.http.responses import json_response
 from payorch.webhooks import service
 from payorch.webhooks.schemas import (
@@ -24,6 +23,7 @@ from payorch.webhooks.schemas import (
     CreateWebhookEndpoint,
     DeliveryListQuery,
     EndpointDeliveryListQuery,
+    EndpointListQuery,
     UpdateWebhookEndpoint,
     WebhookDeliveryList,
     WebhookDeliveryResponse,
@@ -75,7 +75,7 @@ async def create_webhook_endpoint(
 async def list_webhook_endpoints(
     caller: CurrentCaller,
     conn: ReadConn,
-    query: Annotated[PageQuery, Query()],
+    query: Annotated[EndpointListQuery, Query()],
 ) -> Response:
     page = await service.list_endpoints(conn, caller, query.cursor, query.limit)
     return json_response(endpoint_page_body(page))

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES, EventType
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, PageQuery, id_cursor
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
 from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
@@ -35,6 +35,8 @@ def _check_events(value: list[str] | None) -> list[str] | None:
 class EndpointDeliveryListQuery(CreatedRangeQuery):
     """Filters of one endpoint's deliveries."""
 
+    cursor: Annotated[str | None, id_cursor("whd")] = None
+
     status: Annotated[
         list[Literal["PENDING", "SUCCEEDED", "EXHAUSTED"]] | None,
         Field(description="Repeat the parameter for several statuses."),
@@ -47,6 +49,10 @@ class DeliveryListQuery(EndpointDeliveryListQuery):
     """Filters of the application's deliveries: those of one endpoint's, and the endpoint."""
 
     endpoint_id: Annotated[str | None, Field(max_length=40)] = None
+
+
+class EndpointListQuery(PageQuery):
+    cursor: Annotated[str | None, id_cursor("whe")] = None
 
 
 class CreateWebhookEndpoint(BaseModel):

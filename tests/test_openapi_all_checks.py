@@ -31,7 +31,9 @@ def live_url(database_url: str) -> Iterator[str]:
         yield url
 
 
-def test_schemathesis_all_checks_find_nothing(live_url: str, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_schemathesis_all_checks_find_nothing(
+    live_url: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
     command = [
         sys.executable,
         "-m",

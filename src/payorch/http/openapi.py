@@ -50,6 +50,7 @@ def _corrected(document: dict[str, Any]) -> dict[str, Any]:
         for operation in path_item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
+            _never_null_body(operation)
             responses = operation["responses"]
             default_422 = "HTTPValidationError" in str(responses.get("422", ""))
             if default_422:
@@ -59,3 +60,14 @@ def _corrected(document: dict[str, Any]) -> dict[str, Any]:
             # Every operation can meet these, whatever it declares.
             responses.setdefault("500", {"description": "INTERNAL_ERROR", "content": error_content})
     return document
+
+
+def _never_null_body(operation: dict[str, Any]) -> None:
+    """An optional body (``body: Model | None = None``) is documented by FastAPI as the model or
+    null; the service refuses a JSON null (FlowCall.optional_body), so the document shows the
+    object only, in a body that is not required."""
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        schema = media.get("schema", {})
+        branches = [b for b in schema.get("anyOf", []) if b != {"type": "null"}]
+        if "anyOf" in schema and len(branches) == 1:
+            media["schema"] = branches[0]

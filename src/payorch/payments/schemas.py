@@ -9,6 +9,7 @@ from pydantic.config import JsonDict
 
 from payorch import money
 from payorch.http.listing import CreatedRangeQuery, id_cursor
+from payorch.http.schemas import WHOLE_NUMBER
 from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
@@ -42,6 +43,7 @@ class CreateRefund(BaseModel):
             description="In the currency's minor unit; omit it to refund all that is left (null is refused).",
             json_schema_extra=_never_null,
         ),
+        WHOLE_NUMBER,
     ] = None
     reason: Annotated[str | None, Field(max_length=255, examples=["customer request"])] = None
 

@@ -62,11 +62,14 @@ class CreatePaymentIntent(BaseModel):
         ),
     ]
     metadata: Annotated[
-        dict[
-            Annotated[str, Field(min_length=1, max_length=MAX_METADATA_KEY_LENGTH)],
-            Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)],
-        ],
-        Field(max_length=MAX_METADATA_KEYS),
+        dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]],
+        Field(
+            max_length=MAX_METADATA_KEYS,
+            # Key lengths stated for the document; _metadata checks them in its own words.
+            json_schema_extra={
+                "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY_LENGTH}
+            },
+        ),
     ] = Field(default_factory=dict)
 
     @field_validator("currency")

@@ -105,3 +105,13 @@ async def test_the_document_states_the_enums_the_service_checks(client: httpx.As
     assert create["metadata"]["propertyNames"] == {"minLength": 1, "maxLength": 40}
     events = schemas["CreateWebhookEndpoint"]["properties"]["events"]["anyOf"][0]["items"]
     assert "payment.authorized" in events["enum"]
+
+
+async def test_an_endpoint_id_longer_than_any_id_is_a_404_not_a_500(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    # Found by the all-checks run: the path's id was validated against the query's bounds.
+    response = await client.get(
+        f"/v1/admin/webhook-endpoints/{'x' * 100}/deliveries", headers=sandbox.headers
+    )
+    assert_error(response, 404, "RESOURCE_NOT_FOUND")

@@ -93,9 +93,9 @@ def _no_nul(schema: object, schemas: dict[str, Any], seen: set[str]) -> None:
         return
     if schema.get("type") == "string" and not {"pattern", "enum", "const"} & set(schema):
         schema["pattern"] = NO_NUL
-    names = schema.get("propertyNames")
-    if isinstance(names, dict) and "pattern" not in names:
-        names["pattern"] = NO_NUL
+    if isinstance(schema.get("additionalProperties"), dict):  # a map: its keys are input too
+        names = schema.setdefault("propertyNames", {})
+        names.setdefault("pattern", NO_NUL)
     for key in ("anyOf", "oneOf", "allOf", "items", "additionalProperties"):
         _no_nul(schema.get(key), schemas, seen)
     _no_nul(list(schema.get("properties", {}).values()), schemas, seen)

@@ -20,7 +20,7 @@ from tests.live import live_server, payorch_env
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Modest: the run is in `make test` on 2 cores; every operation still gets its coverage phase.
-MAX_EXAMPLES = 10
+MAX_EXAMPLES = 25
 TIMEOUT = 600
 
 

@@ -102,7 +102,8 @@ async def test_the_document_states_the_enums_the_service_checks(client: httpx.As
         "provider_a_redirect_post",
         "provider_b_redirect_get",
     ]
-    assert create["metadata"]["propertyNames"] == {"minLength": 1, "maxLength": 40}
+    names = create["metadata"]["propertyNames"]
+    assert (names["minLength"], names["maxLength"], names["pattern"]) == (1, 40, "^[^\\x00]*$")
     events = schemas["CreateWebhookEndpoint"]["properties"]["events"]["anyOf"][0]["items"]
     assert "payment.authorized" in events["enum"]
 

@@ -30,5 +30,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# payorch against the bare stack, side by side (docs/performance.md); needs wrk and PostgreSQL.
+bench: $(STAMP)
+	PYTHONPATH=src:. $(BIN)/python -m bench.compare $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) payorch.db payorch.db-* payorch.db.key

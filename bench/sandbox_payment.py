@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urljoin
@@ -33,7 +33,11 @@ from urllib.parse import urljoin
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
-PROVIDERS = {"a": "provider_a_redirect_post", "b": "provider_b_redirect_get"}
+PROVIDERS = {
+    "a": "provider_a_redirect_post",
+    "b": "provider_b_redirect_get",
+    "auto": "auto",
+}
 TOKEN_INPUT = re.compile(r'name="token_ws" value="([^"]+)"')
 FORM_ACTION = re.compile(r'<form[^>]*method="post"[^>]*action="([^"]*)"', re.IGNORECASE)
 
@@ -62,9 +66,7 @@ async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n
     checkout = answer.json()["checkout"]
     # The buyer at the simulator page (no bearer key: a browser).
     if checkout["method"] == "POST":
-        page = await client.post(
-            checkout["url"], data=checkout["fields"], headers={"Authorization": ""}
-        )
+        page = await client.post(checkout["url"], data=checkout["fields"], headers={"Authorization": ""})
     else:
         page = await client.get(checkout["url"], headers={"Authorization": ""})
     page.raise_for_status()
@@ -85,16 +87,17 @@ async def one_payment(client: httpx.AsyncClient, merchant: str, provider: str, n
     return time.perf_counter() - started
 
 
-async def run(
-    url: str, api_key: str, merchant: str, provider: str, count: int, concurrency: int
+async def drive(
+    url: str,
+    headers: dict[str, str],
+    one: Callable[[httpx.AsyncClient, int], Awaitable[float]],
+    count: int,
+    concurrency: int,
 ) -> dict[str, float]:
-    limits = httpx.Limits(
-        max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2
-    )
-    async with httpx.AsyncClient(
-        base_url=url, headers={"Authorization": f"Bearer {api_key}"}, timeout=60, limits=limits
-    ) as client:
-        await one_payment(client, merchant, provider, -1)  # warm up
+    """``count`` calls of ``one`` by ``concurrency`` clients at once, after one warm-up call."""
+    limits = httpx.Limits(max_connections=concurrency * 2, max_keepalive_connections=concurrency * 2)
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60, limits=limits) as client:
+        await one(client, -1)  # warm up
         queue: asyncio.Queue[int] = asyncio.Queue()
         for n in range(count):
             queue.put_nowait(n)
@@ -106,7 +109,7 @@ async def run(
                     n = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                latencies.append(await one_payment(client, merchant, provider, n))
+                latencies.append(await one(client, n))
 
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -118,56 +121,96 @@ async def run(
         "payments_per_second": round(count / elapsed, 1),
         "p50_ms": round(statistics.median(latencies) * 1000, 1),
         "p95_ms": round(latencies[int(len(latencies) * 0.95) - 1] * 1000, 1),
+        "p99_ms": round(latencies[max(int(len(latencies) * 0.99) - 1, 0)] * 1000, 1),
     }
 
 
-@contextmanager
-def started_server(database_url: str, workers: int) -> Iterator[tuple[str, dict[str, str]]]:
+async def run(
+    url: str, api_key: str, merchant: str, provider: str, count: int, concurrency: int
+) -> dict[str, float]:
+    async def one(client: httpx.AsyncClient, n: int) -> float:
+        return await one_payment(client, merchant, provider, n)
+
+    return await drive(url, {"Authorization": f"Bearer {api_key}"}, one, count, concurrency)
+
+
+def sandbox_application(env: dict[str, str]) -> tuple[str, str]:
+    """(API key, merchant id) of a new SANDBOX application with MOCK connectors."""
+    created = json.loads(
+        subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
+            [
+                sys.executable,
+                "-m",
+                "payorch",
+                "applications",
+                "create",
+                "--name",
+                "bench",
+                "--environment",
+                "SANDBOX",
+                "--mock-connectors",
+                "--json",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    return created["api_key"], created["merchant_account_id"]
+
+
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def started_process(
+    command: list[str], env: dict[str, str], ready_url: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` running until the block ends; waits until ``ready_url`` answers."""
+    process = subprocess.Popen(  # noqa: S603 - our own servers, fixed arguments
+        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(ready_url, timeout=1)
+                break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{command[:4]} did not start")
+            time.sleep(0.2)
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextmanager
+def started_server(
+    database_url: str, workers: int
+) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
+    """``payorch serve`` (no worker, rate limit out of the way): its URL, env and process."""
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT / "src"),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_PUBLIC_URL": url,
-        "PAYORCH_SECRET_KEY": os.environ.get(
-            "PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"
-        ),
-        "PAYORCH_RATE_LIMIT": "100000/second",
+        "PAYORCH_SECRET_KEY": os.environ.get("PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"),
+        "PAYORCH_RATE_LIMIT": "1000000/second",
     }
-    process = subprocess.Popen(  # noqa: S603 - our own server, fixed arguments
-        [
-            sys.executable,
-            "-m",
-            "payorch",
-            "serve",
-            "--port",
-            str(port),
-            "--workers",
-            str(workers),
-            "--no-worker",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/openapi.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.2)
-        yield url, env
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    command = [sys.executable, "-m", "payorch", "serve", "--port", str(port)]
+    command += ["--workers", str(workers), "--no-worker"]
+    with started_process(command, env, url + "/openapi.json") as process:
+        yield url, env, process
 
 
 def main() -> int:
@@ -177,12 +220,8 @@ def main() -> int:
     parser.add_argument("--url", help="a running server; without it one is started")
     parser.add_argument("--api-key")
     parser.add_argument("--merchant")
-    parser.add_argument(
-        "--database-url", help="for the started server (default: SQLite in a temp dir)"
-    )
-    parser.add_argument(
-        "--workers", type=int, default=1, help="API processes of the started server"
-    )
+    parser.add_argument("--database-url", help="for the started server (default: SQLite in a temp dir)")
+    parser.add_argument("--workers", type=int, default=1, help="API processes of the started server")
     parser.add_argument("--provider", choices=sorted(PROVIDERS), default="a")
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -197,33 +236,13 @@ def main() -> int:
     else:
         with tempfile.TemporaryDirectory() as tmp:
             database_url = args.database_url or f"sqlite:///{tmp}/bench.db"
-            with started_server(database_url, args.workers) as (url, env):
-                created = json.loads(
-                    subprocess.run(
-                        [
-                            sys.executable,
-                            "-m",
-                            "payorch",
-                            "applications",
-                            "create",
-                            "--name",
-                            "bench",
-                            "--environment",
-                            "SANDBOX",
-                            "--mock-connectors",
-                            "--json",
-                        ],
-                        env=env,
-                        capture_output=True,
-                        text=True,
-                        check=True,
-                    ).stdout
-                )
+            with started_server(database_url, args.workers) as (url, env, _):
+                api_key, merchant = sandbox_application(env)
                 result = asyncio.run(
                     run(
                         url,
-                        created["api_key"],
-                        created["merchant_account_id"],
+                        api_key,
+                        merchant,
                         provider,
                         args.count,
                         args.concurrency,

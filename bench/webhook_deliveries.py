@@ -49,13 +49,8 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--events", type=int, default=1250)
-    parser.add_argument("--endpoints", type=int, default=4)
-    parser.add_argument("--latency-events", type=int, default=200)
-    args = parser.parse_args()
-
+async def create_database() -> tuple[str, str, str]:
+    """A fresh database on PAYORCH_BENCH_POSTGRES_URL's server: (admin URL, name, its URL)."""
     admin = os.environ.get(
         "PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
     )
@@ -63,12 +58,37 @@ async def main() -> None:
     conn = await asyncpg.connect(admin)
     await conn.execute(f'CREATE DATABASE "{name}"')
     await conn.close()
-    url = admin.rsplit("/", 1)[0] + "/" + name
+    return admin, name, admin.rsplit("/", 1)[0] + "/" + name
+
+
+async def clean_up(
+    admin: str, name: str, *processes: subprocess.Popen[bytes] | subprocess.Popen[str] | None
+) -> None:
+    """Stops the benchmark's processes and drops its database."""
+    for process in processes:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+    conn = await asyncpg.connect(admin)
+    await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    await conn.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--events", type=int, default=1250)
+    parser.add_argument("--endpoints", type=int, default=4)
+    parser.add_argument("--latency-events", type=int, default=200)
+    args = parser.parse_args()
+
+    admin, name, url = await create_database()
     receiver = worker = None
     try:
         upgrade_in_thread(url)
         # The receiver listens on loopback: a private target, allowed for sandbox only when asked.
-        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver", sandbox_webhooks_allow_private=True)  # type: ignore[arg-type]
+        # The rate limit is out of the way here: this measures the worker, not the API's limit
+        # (whatever PAYORCH_RATE_LIMIT says; the default 100/second stopped the run at once).
+        settings = Settings(database_url=url, secret_key=SECRET_KEY, public_url="http://testserver", sandbox_webhooks_allow_private=True, rate_limit="1000000/second")  # type: ignore[arg-type]
         runtime = build_runtime(settings)
         async with runtime.database.transaction() as db:
             app = await create_application(
@@ -223,13 +243,7 @@ async def main() -> None:
         await plain.aclose()
         await runtime.close()
     finally:
-        for process in (worker, receiver):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=30)
-        conn = await asyncpg.connect(admin)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.close()
+        await clean_up(admin, name, worker, receiver)
 
 
 if __name__ == "__main__":

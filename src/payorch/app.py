@@ -16,6 +16,7 @@ from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import cancel_router
 from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
+from payorch.dashboard.routes import ROUTERS as DASHBOARD_ROUTERS
 from payorch.events.endpoints import router as events_router
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.docs_pages import install_docs_pages
@@ -64,6 +65,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         api_credentials_router,
         merchant_accounts_router,
         observability_router,
+        *DASHBOARD_ROUTERS,
     ):
         app.include_router(router)
     if runtime.settings.simulator_enabled:

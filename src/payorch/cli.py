@@ -108,7 +108,11 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
     # cap is derived from this limit (http/server_protocol.py).
     server_protocol.raise_fd_limit()
-    asyncio.run(bootstrap_sandbox(settings, f"http://{args.host}:{args.port}"))
+    address = f"http://{args.host}:{args.port}"
+    asyncio.run(bootstrap_sandbox(settings, address))
+    # On every start (make run included): where a person signs in.
+    dashboard = settings.public_url if "public_url" in settings.model_fields_set else address
+    print(f"payorch: dashboard at {dashboard}/dashboard", flush=True)
     # uvicorn restores the handler it found and re-raises SIGTERM after its shutdown; with the
     # default handler that kills us before the `finally` below can stop the worker child.
     signal.signal(signal.SIGTERM, _exit_cleanly)

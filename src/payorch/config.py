@@ -65,7 +65,39 @@ class Settings(BaseSettings):
             "out, that endpoint gets one attempt at a time until one of its attempts gets a 2xx."
         ),
     )
+    webhook_breaker_failures: int = Field(
+        10,
+        ge=1,
+        description=(
+            "Circuit breaker: after this many failed attempts in a row to an endpoint (over at "
+            "least a minute), it gets no attempt for PAYORCH_WEBHOOK_BREAKER_SECONDS, then one "
+            "at a time until a 2xx."
+        ),
+    )
+    webhook_breaker_seconds: float = Field(
+        30, gt=0, description="How long an endpoint's open circuit breaker holds its attempts."
+    )
+    webhook_disable_after_seconds: float = Field(
+        432000,
+        gt=0,
+        description=(
+            "An endpoint whose every attempt has failed for this long (default 5 days) and at "
+            "least PAYORCH_WEBHOOK_DISABLE_AFTER_ATTEMPTS times is disabled automatically."
+        ),
+    )
+    webhook_disable_after_attempts: int = Field(
+        10, ge=1, description="The failed attempts that automatic disabling needs at least."
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
+    dashboard_session_seconds: int = Field(
+        28800,
+        ge=60,
+        description="A dashboard sign-in lasts this long; then the browser returns to sign-in.",
+    )
+    dashboard_sign_in_rate_limit: str = Field(
+        "10/minute",
+        description="Dashboard sign-in attempts per client address: N/second or N/minute.",
+    )
     checkout_ttl_seconds: int = Field(
         600, gt=0, description="Checkout validity; an adapter may shorten it to its token lifetime."
     )
@@ -177,7 +209,7 @@ class Settings(BaseSettings):
             raise ValueError("must be six whole numbers of seconds separated by commas")
         return value
 
-    @field_validator("rate_limit", "simulator_public_rate_limit")
+    @field_validator("rate_limit", "simulator_public_rate_limit", "dashboard_sign_in_rate_limit")
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         match = RATE_LIMIT_PATTERN.match(value)
@@ -205,6 +237,10 @@ class Settings(BaseSettings):
     @cached_property
     def simulator_public_rate_limit_parts(self) -> tuple[int, str]:
         return _limit_parts(self.simulator_public_rate_limit)
+
+    @cached_property
+    def dashboard_sign_in_rate_limit_parts(self) -> tuple[int, str]:
+        return _limit_parts(self.dashboard_sign_in_rate_limit)
 
     @property
     def is_sqlite(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -9,7 +10,7 @@ import json
 import pytest
 
 from payorch.client import WebhookVerificationError
-from payorch.client.webhooks import verify
+from payorch.client.webhooks import standard_secret, verify
 
 SECRET = "9f" * 32  # 64 hexadecimal characters, as the service issues
 NOW = 1_800_000_000
@@ -141,3 +142,42 @@ def test_default_clock_is_the_system_time() -> None:
     assert verify(BODY, signed_headers(timestamp=now), SECRET).id == "evt_1"
     with pytest.raises(WebhookVerificationError):
         verify(BODY, signed_headers(timestamp=now - 3600), SECRET)
+
+
+def standard_headers(body: bytes = BODY, timestamp: int = NOW) -> dict[str, str]:
+    """Standard Webhooks headers, computed here from that specification: the key is the base64
+    decoding of the whsec_ form, i.e. the secret's text."""
+    digest = hmac.new(SECRET.encode(), f"evt_1.{timestamp}.".encode() + body, hashlib.sha256)
+    return {
+        "webhook-id": "evt_1",
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": "v1," + base64.b64encode(digest.digest()).decode(),
+    }
+
+
+@pytest.mark.parametrize("secret", [SECRET, "whsec_" + base64.b64encode(SECRET.encode()).decode()])
+def test_the_standard_webhooks_form_verifies_with_either_form_of_the_secret(secret: str) -> None:
+    assert standard_secret(SECRET) == "whsec_" + base64.b64encode(SECRET.encode()).decode()
+    assert verify(BODY, standard_headers(), secret, now=NOW).id == "evt_1"
+    assert verify(BODY, signed_headers(), secret, now=NOW).id == "evt_1"
+    # Several signatures, space-separated, as the specification allows: one match is enough.
+    several = standard_headers()
+    several["webhook-signature"] = "v1,AAAA " + several["webhook-signature"]
+    assert verify(BODY, several, secret, now=NOW).id == "evt_1"
+
+
+def test_the_standard_webhooks_form_refuses_tampering_replay_and_a_wrong_id() -> None:
+    with pytest.raises(WebhookVerificationError) as caught:
+        verify(BODY.replace(b"1500", b"1"), standard_headers(), SECRET, now=NOW)
+    assert caught.value.reason == "bad_signature"
+    with pytest.raises(WebhookVerificationError) as caught:
+        verify(BODY, standard_headers(timestamp=NOW - 301), SECRET, now=NOW)
+    assert caught.value.reason == "timestamp_out_of_tolerance"
+    other_id = {**standard_headers(), "webhook-id": "evt_2"}
+    with pytest.raises(WebhookVerificationError) as caught:
+        verify(BODY, other_id, SECRET, now=NOW)
+    assert caught.value.reason == "bad_signature"  # the id is signed
+    no_id = {k: v for k, v in standard_headers().items() if k != "webhook-id"}
+    with pytest.raises(WebhookVerificationError) as caught:
+        verify(BODY, no_id, SECRET, now=NOW)
+    assert caught.value.reason == "missing_header"

@@ -156,3 +156,20 @@ async def test_a_replica_sees_through_redis_what_another_tripped(clock: FrozenCl
             await first._redis.delete(*keys)
         await first.aclose()
         await second.aclose()
+
+
+async def test_skipped_until_reads_without_starting_a_trial(
+    health: ProviderHealth, clock: FrozenClock
+) -> None:
+    """What the dashboard shows: when a skipped provider gets its next trial; None when available."""
+    key = "provider_b_redirect_get:MOCK:cfg_2"
+    assert await health.skipped_until(key) is None
+    for _ in range(3):
+        await health.failed(key)
+    until = await health.skipped_until(key)
+    assert until is not None and until.timestamp() == pytest.approx(clock.now().timestamp() + 10, abs=0.01)
+    clock.advance(10)
+    assert await health.skipped_until(key) is None  # the period is over: the next call is the trial
+    assert (await health.admit(key)).trial  # reading did not take the trial
+    await health.succeeded(key)
+    assert await health.skipped_until(key) is None

@@ -33,6 +33,9 @@ class Receiver:
     port: int
     requests: list[Received] = field(default_factory=list)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    # Requests being answered now, and the most at once, per path (concurrency caps).
+    active: dict[str, int] = field(default_factory=dict)
+    most_at_once: dict[str, int] = field(default_factory=dict)
 
     def url(self, path: str = "/hook") -> str:
         return f"http://{self.host}:{self.port}{path}"
@@ -68,7 +71,12 @@ class Receiver:
             status = int(path.rsplit("/", 1)[1])
             answer = b"x" * 3000 if status == 500 else b"no"
         elif path.startswith("/sleep/"):
-            await asyncio.sleep(float(path.rsplit("/", 1)[1]))
+            self.active[path] = self.active.get(path, 0) + 1
+            self.most_at_once[path] = max(self.most_at_once.get(path, 0), self.active[path])
+            try:
+                await asyncio.sleep(float(path.rsplit("/", 1)[1]))
+            finally:
+                self.active[path] -= 1
         elif path == "/redirect":
             status, extra = 302, [(b"location", b"/ok")]
         await send(

@@ -191,3 +191,68 @@ async def test_deleting_an_endpoint_drops_its_pending_deliveries(
     finally:
         await job.drain()
     assert receiver.requests == []
+
+
+async def test_a_retry_during_an_attempt_sends_no_second_concurrent_request(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/1"))
+    await create_intent(client, sandbox)
+    first, second = WebhookDeliveries(), WebhookDeliveries()
+    try:
+        assert await first.run_once(runtime) == 1
+        await receiver.wait_for(1)  # the attempt is in flight
+        [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+        retry = f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}/retry"
+        for _ in range(2):
+            response = await client.post(retry, headers=sandbox.headers)
+            assert response.status_code == 202, response.text
+            assert response.json()["status"] == "PENDING"
+            # Neither worker may start a second request while the first is in flight.
+            assert await second.run_once(runtime) == 0
+            assert await first.run_once(runtime) == 0
+        await first.settle()
+        # The attempt in flight was the new schedule's first, and it succeeded.
+        [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+        assert delivery["status"] == "SUCCEEDED" and delivery["attempts"] == 1
+        clock.advance(TIMEOUT + LEASE_MARGIN_SECONDS)
+        assert await second.run_until_idle(runtime) == 0
+    finally:
+        await first.drain()
+        await second.drain()
+    assert len(receiver.requests) == 1
+
+
+@pytest.mark.parametrize("settings_overrides", [{"webhook_timeout_seconds": 0.5}])
+async def test_a_retry_during_a_failing_attempt_restarts_the_schedule_from_that_attempt(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+) -> None:
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/5"))
+    await create_intent(client, sandbox)
+    job = WebhookDeliveries()
+    try:
+        # Six failed attempts (timeouts): the seventh would exhaust the schedule...
+        for _ in range(6):
+            assert await job.run_until_idle(runtime) == 1
+            clock.advance(10**5)
+        assert await job.run_once(runtime) == 1
+        await receiver.wait_for(7)
+        [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+        retry = f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}/retry"
+        assert (await client.post(retry, headers=sandbox.headers)).status_code == 202
+        await job.settle()
+    finally:
+        await job.drain()
+    # ...but the retry asked during it made it the first of a new schedule: PENDING, not EXHAUSTED.
+    [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+    assert delivery["status"] == "PENDING" and delivery["attempts"] == 7
+    assert delivery["error"] == "timeout" and delivery["next_attempt_at"] is not None
+    assert len(receiver.requests) == 7

@@ -25,8 +25,12 @@ EVENTS = 150
 TIMEOUT_SECONDS = 2  # lease = timeout + 10 s margin
 
 
-async def start_worker(database_url: str, log: Path) -> asyncio.subprocess.Process:
+async def start_worker(
+    database_url: str, log: Path, settings: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """A `payorch worker` process; ``settings``: more PAYORCH_* environment variables."""
     env = {
+        **(settings or {}),
         **os.environ,
         "PYTHONPATH": str(SRC),
         "PAYORCH_DATABASE_URL": database_url,

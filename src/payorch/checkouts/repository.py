@@ -50,6 +50,16 @@ async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Ch
     return _maybe((await conn.execute(query)).first())
 
 
+async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> list[Checkout]:
+    """Every checkout of the intent, oldest first."""
+    query = (
+        select(checkouts)
+        .where(checkouts.c.payment_intent_id == payment_intent_id)
+        .order_by(checkouts.c.created_at, checkouts.c.id)
+    )
+    return [_checkout(row) for row in (await conn.execute(query)).all()]
+
+
 async def get(conn: AsyncConnection, checkout_id: str) -> Checkout | None:
     query = select(checkouts).where(checkouts.c.id == checkout_id)
     return _maybe((await conn.execute(query)).first())

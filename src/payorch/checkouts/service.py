@@ -19,6 +19,8 @@ import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from payorch.auth.service import Caller
 from payorch.checkouts import confirm, repository, routing
 from payorch.checkouts.provider_calls import adapter_of, context_for, key_of, ref_of
@@ -52,6 +54,12 @@ log = logging.getLogger("payorch.checkouts")
 REPLACEABLE = (IntentStatus.CREATED.value, IntentStatus.REQUIRES_ACTION.value)
 # What a provider may answer about a checkout being replaced that lets the replacement go on.
 STOPPED = (PaymentOutcome.NOT_PAID, PaymentOutcome.EXPIRED)
+
+
+async def intent_checkouts(conn: AsyncConnection, payment_intent_id: str) -> list[Checkout]:
+    """The intent's checkouts, oldest first (the dashboard's intent page; the caller has already
+    read the intent as its application's)."""
+    return await repository.for_intent(conn, payment_intent_id)
 
 
 def return_url(runtime: Runtime, provider: str, intent_id: str) -> str:

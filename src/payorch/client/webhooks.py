@@ -7,10 +7,16 @@ raw bytes, and re-serializing would change them. ``X-Pay-Signature`` is ``v1=<he
 is HMAC-SHA256(key=secret as text, message=f"{X-Pay-Timestamp}.{raw body}"). A notice whose
 timestamp is more than ``tolerance`` seconds away from now, in either direction, is refused,
 so a captured notice cannot be replayed later. Deduplicate verified events by ``event.id``.
+
+Each notice also carries the Standard Webhooks headers (``webhook-id``, ``webhook-timestamp``,
+``webhook-signature``), keyed with the same secret; ``verify`` checks them when the X-Pay
+headers are absent, and ``standard_secret`` gives the secret's ``whsec_`` form for that
+specification's own libraries.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -25,13 +31,35 @@ SIGNATURE_HEADER = "x-pay-signature"
 TIMESTAMP_HEADER = "x-pay-timestamp"
 EVENT_ID_HEADER = "x-pay-event-id"
 SCHEME = "v1"
+# Standard Webhooks (standardwebhooks.com), sent beside the X-Pay headers with the same key.
+STANDARD_ID_HEADER = "webhook-id"
+STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
+STANDARD_SIGNATURE_HEADER = "webhook-signature"
+STANDARD_PREFIX = "whsec_"
 
 
 def compute_signature(raw_body: bytes, timestamp: int | str, secret: str) -> str:
     """The ``X-Pay-Signature`` value for a body and timestamp (for tests and tooling)."""
     message = str(timestamp).encode("ascii") + b"." + raw_body
-    digest = hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
+    digest = hmac.new(_key(secret), message, hashlib.sha256).hexdigest()
     return f"{SCHEME}={digest}"
+
+
+def standard_secret(secret: str) -> str:
+    """The endpoint secret's ``whsec_`` form, for Standard Webhooks libraries: "whsec_" + base64 of
+    the secret's text (the same key bytes as the X-Pay signature)."""
+    if secret.startswith(STANDARD_PREFIX):
+        return secret
+    return STANDARD_PREFIX + base64.b64encode(secret.encode("utf-8")).decode("ascii")
+
+
+def compute_standard_signature(
+    raw_body: bytes, event_id: str, timestamp: int | str, secret: str
+) -> str:
+    """The ``webhook-signature`` value ("v1,<base64>") for a body, id and timestamp."""
+    message = f"{event_id}.{timestamp}.".encode() + raw_body
+    digest = hmac.new(_key(secret), message, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
 
 
 def verify(
@@ -41,40 +69,70 @@ def verify(
     tolerance: int = DEFAULT_TOLERANCE_SECONDS,
     now: float | None = None,
 ) -> Event:
-    """The verified event; raises WebhookVerificationError (answer 400) on any mismatch."""
+    """The verified event; raises WebhookVerificationError (answer 400) on any mismatch.
+
+    Checks the ``X-Pay-*`` headers when present, else the Standard Webhooks ``webhook-*`` ones.
+    ``secret`` is the endpoint secret as created, or its ``whsec_`` form."""
     if not isinstance(raw_body, bytes | bytearray):
         raise TypeError("raw_body must be the bytes of the request body, as received")
     if not secret:
         raise ValueError("secret is required")
     lowered = {k.lower(): v for k, v in headers.items()}
-    timestamp_text = lowered.get(TIMESTAMP_HEADER, "").strip()
-    signature_text = lowered.get(SIGNATURE_HEADER, "").strip()
-    if not timestamp_text or not signature_text:
+    body = bytes(raw_body)
+    if SIGNATURE_HEADER in lowered or STANDARD_SIGNATURE_HEADER not in lowered:
+        timestamp_text = lowered.get(TIMESTAMP_HEADER, "").strip()
+        _check_timestamp(timestamp_text, lowered.get(SIGNATURE_HEADER, ""), tolerance, now)
+        expected = compute_signature(body, timestamp_text, secret)
+        # Several comma-separated signatures may be sent (e.g. while a secret is replaced): any
+        # v1 match is enough.
+        candidates = lowered[SIGNATURE_HEADER].split(",")
+        id_header = EVENT_ID_HEADER
+    else:
+        timestamp_text = lowered.get(STANDARD_TIMESTAMP_HEADER, "").strip()
+        event_id = lowered.get(STANDARD_ID_HEADER, "").strip()
+        _check_timestamp(
+            timestamp_text, event_id and lowered[STANDARD_SIGNATURE_HEADER], tolerance, now
+        )
+        expected = compute_standard_signature(body, event_id, timestamp_text, secret)
+        candidates = lowered[STANDARD_SIGNATURE_HEADER].split(" ")  # "v1,<b64> v1,<b64>"
+        id_header = STANDARD_ID_HEADER
+    # Every candidate is compared in constant time.
+    matched = False
+    for candidate in candidates:
+        matched |= hmac.compare_digest(candidate.strip().encode(), expected.encode())
+    if not matched:
+        raise WebhookVerificationError("bad_signature", "The signature does not match the body.")
+    try:
+        event = Event.model_validate(json.loads(body))
+    except ValueError as exc:
+        raise WebhookVerificationError("bad_body", f"The body is not an event: {exc}") from None
+    header_id = lowered.get(id_header)
+    if header_id is not None and header_id != event.id:
         raise WebhookVerificationError(
-            "missing_header", "X-Pay-Timestamp or X-Pay-Signature is missing."
+            "bad_body", "The event id header differs from the body's id."
+        )
+    return event
+
+
+def _key(secret: str) -> bytes:
+    if secret.startswith(STANDARD_PREFIX):
+        return base64.b64decode(secret[len(STANDARD_PREFIX) :] + "==")
+    return secret.encode("utf-8")
+
+
+def _check_timestamp(
+    timestamp_text: str, signature_text: str, tolerance: int, now: float | None
+) -> None:
+    if not timestamp_text or not signature_text.strip():
+        raise WebhookVerificationError(
+            "missing_header",
+            "X-Pay-Timestamp or X-Pay-Signature (or webhook-id, webhook-timestamp or "
+            "webhook-signature) is missing.",
         )
     if not timestamp_text.isdigit() or len(timestamp_text) > 12:
-        raise WebhookVerificationError("bad_timestamp", "X-Pay-Timestamp is not Unix seconds.")
+        raise WebhookVerificationError("bad_timestamp", "The timestamp is not Unix seconds.")
     current = time.time() if now is None else now
     if abs(current - int(timestamp_text)) > tolerance:
         raise WebhookVerificationError(
-            "timestamp_out_of_tolerance", "X-Pay-Timestamp is too far from the current time."
+            "timestamp_out_of_tolerance", "The timestamp is too far from the current time."
         )
-    expected = compute_signature(bytes(raw_body), timestamp_text, secret)
-    # Several comma-separated signatures may be sent (e.g. while a secret is replaced): any
-    # v1 match is enough. Every candidate is compared in constant time.
-    matched = False
-    for candidate in signature_text.split(","):
-        candidate = candidate.strip()
-        if candidate.startswith(f"{SCHEME}="):
-            matched |= hmac.compare_digest(candidate.encode(), expected.encode())
-    if not matched:
-        raise WebhookVerificationError("bad_signature", "X-Pay-Signature does not match the body.")
-    try:
-        event = Event.model_validate(json.loads(raw_body))
-    except ValueError as exc:
-        raise WebhookVerificationError("bad_body", f"The body is not an event: {exc}") from None
-    header_id = lowered.get(EVENT_ID_HEADER)
-    if header_id is not None and header_id != event.id:
-        raise WebhookVerificationError("bad_body", "X-Pay-Event-Id differs from the body's id.")
-    return event

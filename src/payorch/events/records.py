@@ -11,7 +11,7 @@ class Event:
     id: str
     application_id: str
     type: str
-    payment_intent_id: str
+    payment_intent_id: str | None  # None: an event about a webhook endpoint
     payload: str  # the exact JSON body a webhook delivery signs and sends
     created_at: datetime
 

@@ -26,16 +26,18 @@ async def emit(
     *,
     application_id: str,
     type: EventType,
-    payment_intent_id: str,
+    payment_intent_id: str | None,
     data: Mapping[str, object],
     at: datetime,
 ) -> Event:
+    """``payment_intent_id`` is None only for events about a webhook endpoint."""
     event_id = new_id("evt")
+    of_intent = {} if payment_intent_id is None else {"payment_intent_id": payment_intent_id}
     body = {
         "id": event_id,
         "type": type.value,
         "created_at": isoformat(at),
-        "data": {"payment_intent_id": payment_intent_id, **data},
+        "data": {**of_intent, **data},
     }
     event = Event(event_id, application_id, type.value, payment_intent_id, dumps(body).decode(), at)
     # The subscriptions are read in the INSERT's round trip (one fewer per event on PostgreSQL).

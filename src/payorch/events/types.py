@@ -16,6 +16,7 @@ class EventType(StrEnum):
     REFUND_REQUESTED = "refund.requested"
     REFUND_SUCCEEDED = "refund.succeeded"
     REFUND_FAILED = "refund.failed"
+    WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint.disabled"
 
 
 ALL_EVENT_TYPES = frozenset(t.value for t in EventType)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import httpx
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from payorch.http.context import IN_PROCESS, request_id_var
 
 
 class LocalApp:
@@ -42,6 +44,18 @@ class LocalApp:
         return self._app
 
 
+class _InProcess:
+    """Marks each scope as an in-process call, under the calling request's id."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[IN_PROCESS] = True
+        scope.setdefault("state", {})["request_id"] = request_id_var.get()
+        await self.app(scope, receive, send)
+
+
 class SelfDispatchTransport(httpx.AsyncBaseTransport):
     def __init__(self, public_url: str, local_app: LocalApp) -> None:
         parsed = httpx.URL(public_url)
@@ -56,7 +70,11 @@ class SelfDispatchTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if self._is_self(request.url):
             if self._local is None:
-                self._local = httpx.ASGITransport(app=self._local_app.get())
+                # An error in the app is a 500 answer, as over the network (the edge's
+                # last-resort 500 is skipped in process).
+                self._local = httpx.ASGITransport(
+                    app=_InProcess(self._local_app.get()), raise_app_exceptions=False
+                )
             return await self._local.handle_async_request(request)
         return await self._network.handle_async_request(request)
 

@@ -36,8 +36,23 @@ log = logging.getLogger("payorch.http")
 request_log = logging.getLogger("payorch.requests")
 UNMATCHED = "<unmatched>"  # the route of a request no route matched (404, 405, rejected early)
 
-# Paths whose POST bodies are not our JSON API: provider form posts and simulator pages.
-NON_JSON_PREFIXES = ("/v1/checkout-returns/", "/simulator/", "/v1/provider-notifications/")
+# Paths whose POST bodies are not our JSON API: provider form posts, simulator and dashboard pages.
+NON_JSON_PREFIXES = (
+    "/v1/checkout-returns/",
+    "/simulator/",
+    "/v1/provider-notifications/",
+    "/dashboard/",
+)
+
+# Scope key of an in-process call, set only by http/client.py's SelfDispatchTransport (a server
+# builds its scopes from the wire and cannot set it). The edge middlewares (metrics, request
+# context and log, rate limit with its key check) pass such a call straight through: the client
+# request that led to it already paid for them once.
+IN_PROCESS = "payorch.in_process"
+
+
+def in_process(scope: Scope) -> bool:
+    return scope.get(IN_PROCESS) is True
 
 
 class RequestContextMiddleware:
@@ -45,7 +60,7 @@ class RequestContextMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or in_process(scope):
             await self.app(scope, receive, send)
             return
         headers = dict(scope["headers"])

@@ -15,7 +15,7 @@ from typing import Any
 from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from payorch.http.context import route_template
+from payorch.http.context import in_process, route_template
 from payorch.observability import metrics
 
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
@@ -35,7 +35,7 @@ class MetricsMiddleware:
         self._children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or in_process(scope):
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()

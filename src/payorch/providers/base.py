@@ -265,6 +265,27 @@ class NotificationRef:
 
 
 # ---------------------------------------------------------------------------------------------
+# What every adapter answers the same way from its class attributes
+
+
+class AdapterIdentity:
+    """``supports_currency`` and ``base_url`` of the Protocol below, for an adapter that declares
+    ``simulator_name``, ``supported_currencies`` and its provider's own base URLs."""
+
+    simulator_name: str
+    supported_currencies: frozenset[str]
+    provider_urls: Mapping[Mode, str]  # SANDBOX and PRODUCTION
+
+    def supports_currency(self, currency: str) -> bool:
+        return currency in self.supported_currencies
+
+    def base_url(self, mode: Mode, public_url: str) -> str:
+        if mode is Mode.MOCK:
+            return public_url.rstrip("/") + "/simulator/" + self.simulator_name
+        return self.provider_urls[mode]
+
+
+# ---------------------------------------------------------------------------------------------
 # The Protocol
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from redis.exceptions import RedisError
@@ -43,6 +44,11 @@ class ProviderHealth(Protocol):
     async def succeeded(self, key: str) -> None: ...
 
     async def failed(self, key: str) -> None: ...
+
+    async def skipped_until(self, key: str) -> datetime | None:
+        """When a skipped key gets its next trial; None when the provider is available (a read:
+        unlike ``admit``, it never starts a trial). The dashboard shows it."""
+        ...
 
     async def aclose(self) -> None: ...
 
@@ -121,8 +127,16 @@ class InProcessHealth:
             self._skipped.skipped(key)
         self._state[key] = (failures, until)
 
+    async def skipped_until(self, key: str) -> datetime | None:
+        failures, until = self._state.get(key, (0, 0.0))
+        return _until(failures >= self._threshold, until, self._now())
+
     async def aclose(self) -> None:
         return None
+
+
+def _until(skipped: bool, until: float, now: float) -> datetime | None:
+    return datetime.fromtimestamp(until, UTC) if skipped and until > now else None
 
 
 # Atomic on the Redis server, so every replica sees one counter and exactly one trial.
@@ -218,6 +232,15 @@ class RedisHealth:
             return
         if int(failures) >= self._threshold:
             self._skipped.skipped(key)
+
+    async def skipped_until(self, key: str) -> datetime | None:
+        try:
+            failures, until = await self._redis.hmget(self._prefix + key, "failures", "until")
+        except RedisError as exc:
+            log.warning("provider health unavailable (Redis): %s", exc)
+            return None
+        skipped = int(failures or 0) >= self._threshold
+        return _until(skipped, int(until or 0) / 1000, self._now_ms() / 1000)
 
     async def aclose(self) -> None:
         await self._redis.aclose()

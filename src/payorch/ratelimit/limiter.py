@@ -68,6 +68,7 @@ class RateLimiter:
         self.per_application = _item(amount, unit)
         self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
         self.per_public_simulator_address = _item(*settings.simulator_public_rate_limit_parts)
+        self.per_sign_in_address = _item(*settings.dashboard_sign_in_rate_limit_parts)
         self._storage = storage or build_storage(settings)
         self._window_ends: dict[str, float] = {}  # key -> when its current window ends
 
@@ -79,6 +80,10 @@ class RateLimiter:
 
     async def hit_public_simulator(self, address: str) -> Decision:
         return await self._hit(self.per_public_simulator_address, "sim-public", address)
+
+    async def hit_sign_in(self, address: str) -> Decision:
+        """A dashboard sign-in attempt (payorch.dashboard.signin)."""
+        return await self._hit(self.per_sign_in_address, "sign-in", address)
 
     async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
         key = item.key_for(NAMESPACE, kind, who)

@@ -13,7 +13,7 @@ import logging
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from payorch.errors import AuthenticationFailed, RateLimitExceeded
-from payorch.http.context import _send_error
+from payorch.http.context import _send_error, in_process
 from payorch.http.deps import AUTHENTICATED_CALLER
 from payorch.ratelimit.limiter import Decision, RateLimiter, client_address
 from payorch.runtime import Runtime
@@ -34,6 +34,7 @@ class RateLimitMiddleware:
         path: str = scope.get("path", "")
         if (
             scope["type"] != "http"
+            or in_process(scope)
             or not path.startswith(LIMITED_PREFIXES)
             or path.startswith(UNLIMITED_PREFIXES)
         ):

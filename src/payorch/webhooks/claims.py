@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from payorch.webhooks.records import DueDelivery, DueEndpoint
 from payorch.webhooks.sender import TIMEOUT, AttemptOutcome
@@ -39,11 +39,23 @@ class InFlight:
     def full_applications(self) -> list[str]:
         return [a for a, n in self._applications.items() if n >= self.per_application]
 
-    def share(self, room: int, candidates: Sequence[DueEndpoint]) -> list[tuple[str, int]]:
+    def share(
+        self,
+        room: int,
+        candidates: Sequence[DueEndpoint],
+        elsewhere: Mapping[str, int] | None = None,
+    ) -> list[tuple[str, int]]:
         """Hand out ``room`` attempts one at a time, in turns over the candidates (already
-        ordered in turns between applications), within every cap: (endpoint id, count)."""
+        ordered in turns between applications), within every cap: (endpoint id, count).
+
+        ``elsewhere``: each endpoint's attempts in flight in the other worker processes, so the
+        per-endpoint cap holds across processes (queue.in_flight_elsewhere)."""
+        others = elsewhere or {}
+        in_flight = {c.id: self._endpoints.get(c.id, 0) + others.get(c.id, 0) for c in candidates}
+        # A probed endpoint (its circuit breaker tripped) gets one attempt at a time.
         endpoint_room = {
-            c.id: self._endpoint_cap(c.id) - self._endpoints.get(c.id, 0) for c in candidates
+            c.id: (1 if c.probing else self._endpoint_cap(c.id)) - in_flight[c.id]
+            for c in candidates
         }
         app_room = {
             c.application_id: self.per_application - self._applications.get(c.application_id, 0)

@@ -18,12 +18,15 @@ from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.webhooks import service
+from payorch.webhooks.recover import recover_deliveries
 from payorch.webhooks.schemas import (
     CreatedWebhookEndpoint,
     CreateWebhookEndpoint,
     DeliveryListQuery,
     EndpointDeliveryListQuery,
     EndpointListQuery,
+    RecoverDeliveries,
+    RecoveredDeliveries,
     UpdateWebhookEndpoint,
     WebhookDeliveryList,
     WebhookDeliveryResponse,
@@ -189,3 +192,29 @@ async def retry_webhook_delivery(
 ) -> Response:
     retried = await service.retry_delivery(conn, runtime.clock, caller, endpoint_id, delivery_id)
     return json_response(delivery_body(retried), 202)
+
+
+@router.post(
+    BASE + "/{endpoint_id}/recover",
+    response_model=RecoveredDeliveries,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="Restart every failed delivery of the endpoint since a time (idempotent)",
+    description="EXHAUSTED deliveries created at or after `since` (with `include_failing`, "
+    "also PENDING ones with failed attempts) get a new 7-attempt schedule, due at once.",
+)
+async def recover_webhook_deliveries(
+    endpoint_id: str,
+    body: RecoverDeliveries,
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    conn: Conn,
+) -> Response:
+    recovered = await recover_deliveries(
+        conn,
+        application_id=caller.application_id,
+        endpoint_id=endpoint_id,
+        since=body.since,
+        include_failing=body.include_failing,
+        now=runtime.clock.now(),
+    )
+    return json_response({"recovered": recovered})

@@ -12,7 +12,18 @@ import functools
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Integer, RowMapping, Select, bindparam, func, insert, select, union_all
+from sqlalchemy import (
+    ColumnElement,
+    Integer,
+    RowMapping,
+    Select,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    union_all,
+)
 from sqlalchemy import update as update_statement
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -36,7 +47,7 @@ _NOW = bindparam("now", type_=UtcDateTime)
 _DUE = (deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= _NOW)
 
 
-def _due_endpoints_statement() -> Select[str, str]:
+def _due_endpoints_statement() -> Select[str, str, bool, bool]:
     oldest_due = (
         select(deliveries.c.next_attempt_at)
         .where(deliveries.c.endpoint_id == endpoints.c.id, *_DUE)
@@ -45,9 +56,17 @@ def _due_endpoints_statement() -> Select[str, str]:
         .scalar_subquery()
     )
     due = (
-        select(endpoints.c.id, endpoints.c.application_id, oldest_due.label("due_at"))
+        select(
+            endpoints.c.id,
+            endpoints.c.application_id,
+            endpoints.c.ordered,
+            endpoints.c.breaker_until.is_not(None).label("probing"),
+            oldest_due.label("due_at"),
+        )
         .where(
             endpoints.c.enabled.is_(True),
+            # An open circuit breaker: not even probed for due deliveries (its backlog is free).
+            or_(endpoints.c.breaker_until.is_(None), endpoints.c.breaker_until <= _NOW),
             endpoints.c.id.not_in(bindparam("exclude_endpoints", expanding=True)),
             endpoints.c.application_id.not_in(bindparam("exclude_applications", expanding=True)),
         )
@@ -55,12 +74,19 @@ def _due_endpoints_statement() -> Select[str, str]:
     )
     turn = func.row_number().over(partition_by=due.c.application_id, order_by=due.c.due_at)
     ranked = (
-        select(due.c.id, due.c.application_id, due.c.due_at, turn.label("turn"))
+        select(
+            due.c.id,
+            due.c.application_id,
+            due.c.ordered,
+            due.c.probing,
+            due.c.due_at,
+            turn.label("turn"),
+        )
         .where(due.c.due_at.is_not(None))
         .subquery()
     )
     return (
-        select(ranked.c.id, ranked.c.application_id)
+        select(ranked.c.id, ranked.c.application_id, ranked.c.ordered, ranked.c.probing)
         .order_by(ranked.c.turn, ranked.c.due_at)
         .limit(bindparam("limit", type_=Integer))
     )
@@ -88,7 +114,44 @@ async def due_endpoints(
         "exclude_applications": list(exclude_applications),
     }
     rows = await conn.execute(DUE_ENDPOINTS, params)
-    return [DueEndpoint(id=row.id, application_id=row.application_id) for row in rows]
+    return [DueEndpoint(row.id, row.application_id, row.ordered, row.probing) for row in rows]
+
+
+async def in_flight_elsewhere(
+    conn: AsyncConnection, endpoint_ids: Sequence[str], *, now: datetime, token_prefix: str
+) -> dict[str, int]:
+    """Attempts in flight (leased, lease not ended) per endpoint by the other workers (lease
+    tokens not starting with ``token_prefix``: the caller counts its own in memory, where an
+    attempt ends when its answer arrives, not when its result is recorded).
+
+    The endpoints' rows are locked first (FOR NO KEY UPDATE, in id order: no deadlock; it does
+    not block the fan-out's inserts, whose foreign key takes only FOR KEY SHARE), so two workers
+    claiming for one endpoint count one after the other and the per-endpoint cap holds across
+    processes: the lease the first one writes is visible to the second once it gets the lock.
+    Two statements on purpose: the count must take its snapshot after the lock is granted (one
+    statement would count with the snapshot taken before waiting)."""
+    if not endpoint_ids:
+        return {}
+    ids = sorted(endpoint_ids)
+    await conn.execute(
+        select(endpoints.c.id)
+        .where(endpoints.c.id.in_(ids))
+        .order_by(endpoints.c.id)
+        .with_for_update(key_share=True)
+    )
+    rows = await conn.execute(
+        select(deliveries.c.endpoint_id, func.count())
+        .where(
+            # (endpoint_id, leased_until) index: only the leased rows are read, however long
+            # the endpoint's backlog.
+            deliveries.c.endpoint_id.in_(ids),
+            deliveries.c.leased_until > now,
+            deliveries.c.lease_token.is_not(None),
+            ~deliveries.c.lease_token.startswith(token_prefix, autoescape=True),
+        )
+        .group_by(deliveries.c.endpoint_id)
+    )
+    return {endpoint_id: count for endpoint_id, count in rows.tuples()}
 
 
 _CLAIMED_COLUMNS = (
@@ -105,13 +168,48 @@ _CLAIMED_COLUMNS = (
 )
 
 
+def _no_earlier_pending() -> ColumnElement[bool]:
+    """Ordered endpoints: no earlier event of the same payment intent has a PENDING delivery to
+    this endpoint (in flight or waiting). Reads the intent's few events on their
+    (payment_intent_id, seq) index and their deliveries on (event_id); the event rows are read
+    in subqueries, never locked by the claim's FOR UPDATE."""
+    this_event = events.alias("this_event")
+    earlier_event = events.alias("earlier_event")
+    earlier = deliveries.alias("earlier")
+    # Correlated to the claimed delivery (two levels up, so named explicitly).
+    of_this = (
+        select(this_event.c.payment_intent_id, this_event.c.seq)
+        .where(this_event.c.id == deliveries.c.event_id)
+        .correlate(deliveries)
+    )
+    return ~(
+        select(earlier.c.id)
+        .join(earlier_event, earlier_event.c.id == earlier.c.event_id)
+        .where(
+            earlier_event.c.payment_intent_id
+            == of_this.with_only_columns(this_event.c.payment_intent_id).scalar_subquery(),
+            earlier_event.c.seq < of_this.with_only_columns(this_event.c.seq).scalar_subquery(),
+            earlier.c.endpoint_id == deliveries.c.endpoint_id,
+            earlier.c.status == PENDING,
+        )
+        .correlate(deliveries)
+        .exists()
+    )
+
+
 @functools.lru_cache(maxsize=256)
-def _lock_due_statement(shares: int) -> Select[*tuple[object, ...]]:
-    """Deliveries of ``shares`` endpoints (endpoint_<n>), at most count_<n> of each."""
+def _lock_due_statement(ordered: tuple[bool, ...]) -> Select[*tuple[object, ...]]:
+    """Deliveries of ``len(ordered)`` endpoints (endpoint_<n>), at most count_<n> of each;
+    ordered[n]: endpoint_<n> takes only deliveries with no earlier PENDING one of their intent."""
+    shares = len(ordered)
     arms = [
         select(
             select(deliveries.c.id)
-            .where(deliveries.c.endpoint_id == bindparam(f"endpoint_{n}"), *_DUE)
+            .where(
+                deliveries.c.endpoint_id == bindparam(f"endpoint_{n}"),
+                *_DUE,
+                *((_no_earlier_pending(),) if ordered[n] else ()),
+            )
             .order_by(deliveries.c.next_attempt_at)
             .limit(bindparam(f"count_{n}", type_=Integer))
             .with_for_update(skip_locked=True)
@@ -134,7 +232,11 @@ def _due_delivery(row: RowMapping) -> DueDelivery:
 
 
 async def lock_due(
-    conn: AsyncConnection, *, now: datetime, quotas: Sequence[tuple[str, int]]
+    conn: AsyncConnection,
+    *,
+    now: datetime,
+    quotas: Sequence[tuple[str, int]],
+    ordered: frozenset[str] = frozenset(),
 ) -> list[DueDelivery]:
     """Up to ``count`` due deliveries of each (endpoint id, count), oldest due first, locked
     without waiting for rows another worker holds (SKIP LOCKED; SQLite's BEGIN IMMEDIATE
@@ -145,7 +247,8 @@ async def lock_due(
     for n, (endpoint_id, count) in enumerate(quotas):
         params[f"endpoint_{n}"] = endpoint_id
         params[f"count_{n}"] = count
-    result = await conn.execute(_lock_due_statement(len(quotas)), params)
+    flags = tuple(endpoint_id in ordered for endpoint_id, _ in quotas)
+    result = await conn.execute(_lock_due_statement(flags), params)
     return [_due_delivery(row) for row in result.mappings()]
 
 
@@ -159,19 +262,22 @@ async def lease(
     )
 
 
-async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]]) -> set[str]:
-    """Which of (delivery id, lease token) still hold their lease (locked until commit)."""
+async def still_leased(conn: AsyncConnection, claims: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """Which of (delivery id, lease token) still hold their lease (locked until commit), with
+    each one's current schedule_attempts (0 when a retry was asked for during the attempt)."""
     if not claims:
-        return set()
+        return {}
     tokens = dict(claims)
     query = (
-        select(deliveries.c.id, deliveries.c.lease_token)
+        select(deliveries.c.id, deliveries.c.lease_token, deliveries.c.schedule_attempts)
         .where(deliveries.c.id.in_(list(tokens)))
         .with_for_update()
     )
     rows = (await conn.execute(query)).all()
     return {
-        row.id for row in rows if row.lease_token is not None and row.lease_token == tokens[row.id]
+        row.id: row.schedule_attempts
+        for row in rows
+        if row.lease_token is not None and row.lease_token == tokens[row.id]
     }
 
 

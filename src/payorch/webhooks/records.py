@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
+# disabled_reason: payorch disabled the endpoint because its deliveries kept failing, or it was
+# disabled through the API.
+AUTO_DISABLED, MANUAL = "failing", "manual"
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,12 @@ class WebhookEndpoint:
     secret_encrypted: str  # runtime.cipher; never returned
     created_at: datetime
     updated_at: datetime
+    ordered: bool = False  # one intent's notices one at a time, in event order
+    failing_since: datetime | None = None  # every attempt failed since then (None after a 2xx)
+    failed_attempts: int = 0  # attempts of that failure streak
+    breaker_until: datetime | None = None  # no attempt before then (webhooks/health.py)
+    disabled_reason: str | None = None  # AUTO_DISABLED or MANUAL; None while enabled
+    disabled_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +70,8 @@ class DueEndpoint:
 
     id: str
     application_id: str
+    ordered: bool = False
+    probing: bool = False  # its breaker tripped before: one attempt at a time
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, RowMapping, bindparam, delete, insert, select, text, update
+from sqlalchemy import (
+    ColumnElement,
+    RowMapping,
+    and_,
+    bindparam,
+    delete,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, given_values, record_of
@@ -23,7 +34,7 @@ from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
 from payorch.webhooks import wakeups
-from payorch.webhooks.records import PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
+from payorch.webhooks.records import EXHAUSTED, PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
 from payorch.webhooks.schemas import DeliveryListQuery
 
 # ---- endpoints ---------------------------------------------------------------------------
@@ -65,14 +76,33 @@ async def update_endpoint(
     url: str | None = None,
     events: list[str] | None = None,
     enabled: bool | None = None,
+    ordered: bool | None = None,
     now: datetime,
 ) -> None:
     """Sets the fields given (None: unchanged) and ``updated_at``."""
-    changes = given_values(url=url, events=events, enabled=enabled)
+    changes = given_values(url=url, events=events, enabled=enabled, ordered=ordered)
     await conn.execute(
         update(endpoints)
         .where(endpoints.c.id == endpoint_id, endpoints.c.application_id == application_id)
         .values(updated_at=now, **changes)
+    )
+
+
+async def set_disabled(
+    conn: AsyncConnection, endpoint_id: str, *, reason: str | None, at: datetime | None
+) -> None:
+    """Why and since when the endpoint is disabled (None, None: enabled); also ends its failure
+    streak, so an endpoint enabled again is judged afresh (webhooks/health.py)."""
+    await conn.execute(
+        update(endpoints)
+        .where(endpoints.c.id == endpoint_id)
+        .values(
+            disabled_reason=reason,
+            disabled_at=at,
+            failing_since=None,
+            failed_attempts=0,
+            breaker_until=None,
+        )
     )
 
 
@@ -193,21 +223,61 @@ async def list_attempts(conn: AsyncConnection, delivery_id: str) -> list[Deliver
     ]
 
 
-async def restart_schedule(conn: AsyncConnection, delivery_id: str, *, now: datetime) -> None:
-    """A new 7-attempt schedule whose first attempt is due now; clearing the lease token makes
-    an attempt still in flight unable to apply its (older) result."""
+async def restart_schedule(
+    conn: AsyncConnection, delivery_id: str, *, in_flight: bool, now: datetime
+) -> None:
+    """A new 7-attempt schedule. Due now, unless an attempt is in flight (``in_flight``): that
+    attempt keeps its lease and counts as the new schedule's first, so a retry never sends a
+    second concurrent request (worker/deliveries.py applies its result to the new schedule)."""
+    if in_flight:
+        changes: dict[str, object] = {"status": PENDING, "schedule_attempts": 0}
+    else:
+        changes = {
+            "status": PENDING,
+            "schedule_attempts": 0,
+            "next_attempt_at": now,
+            "leased_until": None,
+            "lease_token": None,
+        }
     await conn.execute(
+        update(deliveries).where(deliveries.c.id == delivery_id).values(updated_at=now, **changes)
+    )
+
+
+async def restart_failed(
+    conn: AsyncConnection,
+    application_id: str,
+    endpoint_id: str,
+    *,
+    since: datetime,
+    include_failing: bool,
+    next_attempt_at: datetime | None,
+    now: datetime,
+) -> int:
+    """A new schedule for the endpoint's EXHAUSTED deliveries created since ``since`` (with
+    ``include_failing``, also PENDING ones with a failed attempt in their schedule and no attempt
+    in flight). Returns how many (webhooks/recover.py)."""
+    which = deliveries.c.status == EXHAUSTED
+    if include_failing:
+        failing = and_(
+            deliveries.c.status == PENDING,
+            deliveries.c.schedule_attempts > 0,
+            deliveries.c.lease_token.is_(None),
+        )
+        which = or_(which, failing)
+    result = await conn.execute(
         update(deliveries)
-        .where(deliveries.c.id == delivery_id)
+        .where(
+            deliveries.c.endpoint_id == endpoint_id,
+            deliveries.c.application_id == application_id,
+            deliveries.c.created_at >= since,
+            which,
+        )
         .values(
-            status=PENDING,
-            schedule_attempts=0,
-            next_attempt_at=now,
-            leased_until=None,
-            lease_token=None,
-            updated_at=now,
+            status=PENDING, schedule_attempts=0, next_attempt_at=next_attempt_at, updated_at=now
         )
     )
+    return int(result.rowcount)
 
 
 async def pause_deliveries(conn: AsyncConnection, endpoint_id: str, *, now: datetime) -> None:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES, EventType
-from payorch.http.listing import CreatedRangeQuery, PageQuery, id_cursor
+from payorch.http.listing import CreatedRangeQuery, Instant, PageQuery, id_cursor
 from payorch.http.schemas import WEBHOOK_URL_PATTERN
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
@@ -33,6 +33,12 @@ def _check_events(value: list[str] | None) -> list[str] | None:
     if unknown:
         raise ValueError(f"unknown event types: {', '.join(unknown)}")
     return sorted(set(value), key=value.index)
+
+
+ORDERED_DESCRIPTION = (
+    "true: for one payment intent, a notice is not attempted while an earlier one to this endpoint "
+    "is still PENDING (in event order). false (default): at least once, in any order."
+)
 
 
 class EndpointDeliveryListQuery(CreatedRangeQuery):
@@ -70,6 +76,7 @@ class CreateWebhookEndpoint(BaseModel):
         ),
     ]
     events: EventList | None = None
+    ordered: Annotated[bool, Field(description=ORDERED_DESCRIPTION)] = False
 
     _events = field_validator("events")(_check_events)
 
@@ -85,8 +92,34 @@ class UpdateWebhookEndpoint(BaseModel):
     ) = None
     events: EventList | None = None
     enabled: bool | None = None
+    ordered: Annotated[bool | None, Field(description=ORDERED_DESCRIPTION)] = None
 
     _events = field_validator("events")(_check_events)
+
+
+class RecoverDeliveries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    since: Annotated[
+        Instant,
+        Field(
+            description="Deliveries created at or after this time; an ISO 8601 timestamp or a "
+            "date (UTC midnight).",
+            examples=["2026-11-20T00:00:00Z"],
+        ),
+    ]
+    include_failing: Annotated[
+        bool,
+        Field(
+            strict=True,
+            description="Also restart PENDING deliveries whose current schedule has failed "
+            "attempts (an attempt in flight is left alone).",
+        ),
+    ] = False
+
+
+class RecoveredDeliveries(BaseModel):
+    recovered: int = Field(description="How many deliveries got a new 7-attempt schedule.")
 
 
 class WebhookEndpointResponse(BaseModel):
@@ -95,7 +128,13 @@ class WebhookEndpointResponse(BaseModel):
     url: str
     enabled: bool
     events: list[str]
+    ordered: bool
     created_at: str
+    disabled_reason: Literal["failing", "manual"] | None = Field(
+        description="Why the endpoint is disabled: `failing` (payorch disabled it: every attempt "
+        "failed for PAYORCH_WEBHOOK_DISABLE_AFTER_SECONDS) or `manual`; null while enabled."
+    )
+    disabled_at: str | None = Field(description="Since when it is disabled; null while enabled.")
 
 
 class WebhookEndpointWithSecret(WebhookEndpointResponse):
@@ -135,7 +174,17 @@ class WebhookDeliveryList(BaseModel):
     next_cursor: str | None
 
 
-_ENDPOINT_FIELDS = ("id", "application_id", "url", "enabled", "events", "created_at")
+_ENDPOINT_FIELDS = (
+    "id",
+    "application_id",
+    "url",
+    "enabled",
+    "events",
+    "ordered",
+    "created_at",
+    "disabled_reason",
+    "disabled_at",
+)
 _DELIVERY_FIELDS = (
     "id",
     "endpoint_id",

@@ -21,7 +21,7 @@ from urllib.parse import quote, urlsplit
 
 from payorch.webhooks import urls
 from payorch.webhooks.http1 import Client, HttpError
-from payorch.webhooks.signing import signature
+from payorch.webhooks.signing import signature, standard_signature
 
 EXCERPT_CHARS = 1024
 MAX_READ_BYTES = 8192  # read no more of a consumer's answer than an excerpt needs
@@ -86,6 +86,9 @@ class Sender:
                         "X-Pay-Event-Id": event_id,
                         "X-Pay-Timestamp": str(timestamp),
                         "X-Pay-Signature": signature(secret, timestamp, body),
+                        "webhook-id": event_id,
+                        "webhook-timestamp": str(timestamp),
+                        "webhook-signature": standard_signature(secret, event_id, timestamp, body),
                     },
                     body=body,
                 )

@@ -15,6 +15,7 @@ from payorch.ids import new_id
 from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
+    MANUAL,
     SUCCEEDED,
     Delivery,
     DeliveryAttempt,
@@ -56,6 +57,7 @@ async def create_endpoint(
         url=request.url,
         events=tuple(request.events or ()),
         enabled=True,
+        ordered=request.ordered,
         secret_encrypted=cipher.encrypt(secret),
         created_at=now,
         updated_at=now,
@@ -87,7 +89,8 @@ async def update_endpoint(
     current = await _endpoint(conn, caller, endpoint_id)
     now = clock.now()
     # A field sent as null changes nothing, like a field left out.
-    if request.url is not None or request.events is not None or request.enabled is not None:
+    changes = (request.url, request.events, request.enabled, request.ordered)
+    if any(value is not None for value in changes):
         await repository.update_endpoint(
             conn,
             caller.application_id,
@@ -95,11 +98,19 @@ async def update_endpoint(
             url=request.url,
             events=request.events,
             enabled=request.enabled,
+            ordered=request.ordered,
             now=now,
         )
     if request.enabled is not None and request.enabled != current.enabled:
         # Paused deliveries leave the claim queue (so a long backlog of a disabled endpoint costs
         # the workers nothing); enabling makes them due at once.
+        # Enabling also ends the failure streak (a fresh start); disabling records when.
+        await repository.set_disabled(
+            conn,
+            endpoint_id,
+            reason=None if request.enabled else MANUAL,
+            at=None if request.enabled else now,
+        )
         if request.enabled:
             await repository.resume_deliveries(conn, endpoint_id, now=now)
             await repository.notify_workers(conn)
@@ -152,8 +163,11 @@ async def retry_delivery(
         raise ResourceNotFound(f"No delivery {delivery_id} for this endpoint.")
     if delivery.status == SUCCEEDED:
         raise WebhookDeliveryAlreadySucceeded()
-    await repository.restart_schedule(conn, delivery_id, now=clock.now())
-    await repository.notify_workers(conn)
+    now = clock.now()
+    in_flight = delivery.leased_until is not None and delivery.leased_until > now
+    await repository.restart_schedule(conn, delivery_id, in_flight=in_flight, now=now)
+    if not in_flight:
+        await repository.notify_workers(conn)
     updated = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
     assert updated is not None  # locked above, in this transaction
     return updated

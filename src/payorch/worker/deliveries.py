@@ -30,7 +30,7 @@ import logging
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from payorch.db import Phases
@@ -48,6 +48,7 @@ from payorch.webhooks.sender import (
     AttemptOutcome,
     Sender,
 )
+from payorch.worker.endpoint_health import disable_failing_endpoints
 
 log = logging.getLogger("payorch.worker.deliveries")
 
@@ -134,6 +135,8 @@ class WebhookDeliveries:
         self._caps = (concurrency, per_application, per_endpoint)
         self.claim_batch = claim_batch
         self._process: _Process | None = None
+        # This job's lease tokens start with it: leases of other jobs are the others' attempts.
+        self._token_prefix = f"{os.getpid():x}-{secrets.token_hex(2)}"
         self._wake: Callable[[], None] = lambda: None
         self._sender: Sender | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -220,7 +223,7 @@ class WebhookDeliveries:
             seconds=runtime.settings.webhook_timeout_seconds + LEASE_MARGIN_SECONDS
         )
         # Whose claim it is (process id), for operators reading the table; random for the rest.
-        token = f"{os.getpid():x}-{secrets.token_hex(8)}"
+        token = f"{self._token_prefix}{secrets.token_hex(6)}"
         async with process.phases.transaction() as conn:
             candidates = await queue.due_endpoints(
                 conn,
@@ -229,8 +232,12 @@ class WebhookDeliveries:
                 exclude_endpoints=full_endpoints,
                 exclude_applications=full_apps,
             )
-            quotas = in_flight.share(room, candidates)
-            kept = await queue.lock_due(conn, now=now, quotas=quotas)
+            elsewhere = await queue.in_flight_elsewhere(
+                conn, [c.id for c in candidates], now=now, token_prefix=self._token_prefix
+            )
+            quotas = in_flight.share(room, candidates, elsewhere)
+            ordered = frozenset(c.id for c in candidates if c.ordered)
+            kept = await queue.lock_due(conn, now=now, quotas=quotas, ordered=ordered)
             if kept:
                 ids = [delivery.id for delivery in kept]
                 await queue.lease(conn, ids, until=lease_until, token=token, now=now)
@@ -309,17 +316,24 @@ class WebhookDeliveries:
             valid = await queue.still_leased(
                 conn, [(r.claim.delivery.id, r.claim.token) for r in batch]
             )
-            # Not valid: retried by hand meanwhile, or deleted, or our lease ran out.
+            # Not valid: deleted, or our lease ran out. A retry asked for during the attempt
+            # restarted the schedule under our lease: this attempt is its first.
             recorded = [
-                next_attempt(r.claim.delivery, r.outcome, started_at=r.started_at, schedule=schedule)
+                next_attempt(
+                    replace(r.claim.delivery, schedule_attempts=valid[r.claim.delivery.id]),
+                    r.outcome,
+                    started_at=r.started_at,
+                    schedule=schedule,
+                )
                 for r in batch
                 if r.claim.delivery.id in valid
             ]
             await queue.apply_results(conn, recorded, now=now)
+            endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
+            await disable_failing_endpoints(conn, process.runtime, endpoints, recorded, now=now)
         # Committed: count each delivery that ended EXHAUSTED exactly once (a failed batch is
         # applied again, so counting before the commit could count twice), and log each failed
         # attempt once, for the same reason.
-        endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
         for result in recorded:
             if result.status == EXHAUSTED:
                 record_delivery_attempt("exhausted")
@@ -327,3 +341,4 @@ class WebhookDeliveries:
                 _log_failed_attempt(result, endpoints[result.attempt.delivery_id])
         if any(result.status == PENDING for result in recorded):
             self._wake()  # a retry may already be due (e.g. a schedule of zeros)
+

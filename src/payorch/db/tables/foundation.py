@@ -81,7 +81,7 @@ events = Table(
     Column("id", String(40), nullable=False, unique=True),
     reference("application_id", "applications"),
     Column("type", String(64), nullable=False),
-    Column("payment_intent_id", String(40), nullable=False),
+    Column("payment_intent_id", String(40), nullable=True),  # null: webhook_endpoint.disabled
     Column("payload", Text, nullable=False),
     timestamp("created_at"),
     Index("ix_events_application_id_seq", "application_id", "seq"),

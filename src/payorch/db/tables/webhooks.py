@@ -19,9 +19,19 @@ webhook_endpoints = Table(
     Column("url", Text, nullable=False),
     Column("events", JsonType, nullable=False),  # [] = every event type
     Column("enabled", Boolean, nullable=False),
+    # Ordered delivery: one intent's notices to this endpoint one at a time, in event order.
+    Column("ordered", Boolean, nullable=False, server_default="0"),
     Column("secret_encrypted", Text, nullable=False),  # runtime.cipher; never returned
     timestamp("created_at"),
     timestamp("updated_at"),
+    # The failure streak: since when every attempt failed (null after a 2xx) and how many.
+    timestamp("failing_since", nullable=True),
+    Column("failed_attempts", Integer, nullable=False, server_default="0"),
+    # Circuit breaker: while a failing endpoint's breaker is open, no claim considers it.
+    timestamp("breaker_until", nullable=True),
+    # Why the endpoint was disabled (null: by hand or enabled) and since when.
+    Column("disabled_reason", String(32), nullable=True),
+    timestamp("disabled_at", nullable=True),
     Index("ix_webhook_endpoints_application_id_id", "application_id", "id"),
 )
 
@@ -52,6 +62,8 @@ webhook_deliveries = Table(
     timestamp("updated_at"),
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
+    # The attempts in flight of an endpoint, by every worker (the shared per-endpoint cap).
+    Index("ix_webhook_deliveries_endpoint_id_leased_until", "endpoint_id", "leased_until"),
     # The claim's per-endpoint probe (repository.due_endpoints, lock_due).
     Index(
         "ix_webhook_deliveries_endpoint_id_status_next_attempt_at",

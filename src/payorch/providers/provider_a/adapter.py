@@ -34,6 +34,7 @@ import httpx
 
 from payorch.providers import PROVIDER_A
 from payorch.providers.base import (
+    AdapterIdentity,
     CheckoutRef,
     CheckoutRequest,
     CheckoutSession,
@@ -81,20 +82,13 @@ def _same(presented: str | None, expected: str | None) -> bool:
     return hmac.compare_digest(presented.encode(), expected.encode())
 
 
-class ProviderAAdapter:
+class ProviderAAdapter(AdapterIdentity):
     provider_id = PROVIDER_A
     simulator_name = "provider_a"
     supports_notifications = False
     supported_currencies = frozenset({CURRENCY})
     adds_status_to_return = False
-
-    def supports_currency(self, currency: str) -> bool:
-        return currency in self.supported_currencies
-
-    def base_url(self, mode: Mode, public_url: str) -> str:
-        if mode is Mode.MOCK:
-            return public_url.rstrip("/") + "/simulator/provider_a"
-        return BASE_URLS[mode]
+    provider_urls = BASE_URLS
 
     # -- create -------------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from datetime import timedelta
 from payorch.clock import isoformat
 from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
+    AdapterIdentity,
     CheckoutRef,
     CheckoutRequest,
     CheckoutSession,
@@ -72,20 +73,13 @@ def _given(value: str | None) -> str | None:
     return None if value in (None, "", wire.NULL) else value
 
 
-class ProviderBAdapter:
+class ProviderBAdapter(AdapterIdentity):
     provider_id = PROVIDER_B
     simulator_name = "provider_b"
     supports_notifications = True
     supported_currencies = CURRENCIES
     adds_status_to_return = True
-
-    def supports_currency(self, currency: str) -> bool:
-        return currency in self.supported_currencies
-
-    def base_url(self, mode: Mode, public_url: str) -> str:
-        if mode is Mode.MOCK:
-            return public_url.rstrip("/") + "/simulator/provider_b"
-        return BASE_URL
+    provider_urls = {Mode.SANDBOX: BASE_URL, Mode.PRODUCTION: BASE_URL}
 
     # -- create -------------------------------------------------------------------------------
 

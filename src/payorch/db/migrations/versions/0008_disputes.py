@@ -6,7 +6,7 @@ from alembic import op
 
 from payorch.db.types import UtcDateTime
 
-revision = "0010_disputes"
+revision = "0008"
 down_revision = "0007"
 
 

@@ -1,0 +1,219 @@
+"""payorch against the bare stack, side by side in one run (docs/performance.md).
+
+    PYTHONPATH=src:. .venv/bin/python -m bench.compare            # needs wrk, PostgreSQL
+
+Both servers run on fresh PostgreSQL databases with two processes each (payorch: `payorch serve
+--workers 2 --no-worker`, rate limit out of the way; the bare app: bench/bare_app.py under
+uvicorn). The same clients drive both, one server at a time, alternating:
+
+- creates: wrk, 64 connections, bench/create_intents.lua (a fresh Idempotency-Key per request);
+- whole sandbox payments: 16 buyers (bench/sandbox_payment.py), provider A through `auto` and
+  provider B; on the bare app a "payment" is six creates in a row (the six client requests);
+- memory: one payorch process alone, RSS after 50,000 and 100,000 creates;
+- SQLite: the payment run against one payorch process on a SQLite file.
+
+Each figure is printed with the load average before it; the ratio is payorch / bare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import asyncpg
+import httpx
+
+from bench.sandbox_payment import (
+    PROVIDERS,
+    ROOT,
+    drive,
+    free_port,
+    run,
+    sandbox_application,
+    started_process,
+    started_server,
+)
+
+ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
+RESULT = re.compile(r"RESULT (.*)")
+BARE_BODY = {
+    "merchant_account_id": "mrc_bare",
+    "external_reference": "bench",
+    "amount": 1990,
+    "currency": "CLP",
+    "return_url": "https://shop.example/return",
+}
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def report(label: str, figures: dict[str, float | str]) -> None:
+    shown = " ".join(f"{key}={value}" for key, value in figures.items())
+    print(f"{label:<34} load={load():<16} {shown}", flush=True)
+
+
+@contextmanager
+def fresh_database(admin_url: str, name: str) -> Iterator[str]:
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f"CREATE DATABASE {name}"))
+    try:
+        yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
+    finally:
+        asyncio.run(admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+@contextmanager
+def bare_server(database_url: str, workers: int) -> Iterator[str]:
+    subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
+        [sys.executable, "-m", "bench.bare_app", "init", database_url], cwd=ROOT, check=True
+    )
+    port = free_port()
+    env = {**os.environ, "BARE_DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "uvicorn", "--factory", "bench.bare_app:create_app"]
+    command += ["--port", str(port), "--workers", str(workers), "--no-access-log"]
+    command += ["--log-level", "warning"]
+    url = f"http://127.0.0.1:{port}"
+    with started_process(command, env, url + "/openapi.json"):
+        yield url
+
+
+def wrk(url: str, key: str, merchant: str, seconds: int, connections: int) -> dict[str, float]:
+    env = {**os.environ, "PAYORCH_BENCH_KEY": key, "PAYORCH_BENCH_MERCHANT": merchant}
+    out = subprocess.run(  # noqa: S603 - fixed arguments
+        ["wrk", "-t2", f"-c{connections}", f"-d{int(seconds)}s", "--latency"]
+        + ["-s", str(ROOT / "bench/create_intents.lua"), url],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = RESULT.search(out)
+    if found is None:
+        raise SystemExit(f"wrk printed no RESULT line:\n{out}")
+    pairs = (item.split("=") for item in found.group(1).split())
+    return {name: float(value) for name, value in pairs}
+
+
+def creates(name: str, url: str, key: str, merchant: str, seconds: int) -> float:
+    wrk(url, key, merchant, 3, 64)  # warm up pools and caches
+    loadavg = load()
+    figures = wrk(url, key, merchant, seconds, 64)
+    errors = figures["socket_errors"] + figures["non_2xx"]
+    shown = {"creates/s": figures["rps"], "p50_ms": figures["p50_ms"]}
+    shown |= {"p99_ms": figures["p99_ms"], "errors": errors}
+    print(
+        f"{'creates, 64 conn, ' + name:<34} load={loadavg:<16} "
+        + " ".join(f"{k}={v}" for k, v in shown.items()),
+        flush=True,
+    )
+    return figures["rps"]
+
+
+async def bare_payments(url: str, count: int, buyers: int) -> dict[str, float]:
+    async def six_creates(client: httpx.AsyncClient, n: int) -> float:
+        started = asyncio.get_running_loop().time()
+        for step in range(6):
+            answer = await client.post("/v1/payment-intents", json=BARE_BODY)
+            assert answer.status_code == 201, (n, step, answer.status_code)
+        return asyncio.get_running_loop().time() - started
+
+    return await drive(url, {}, six_creates, count, buyers)
+
+
+def payments(label: str, figures: dict[str, float]) -> float:
+    shown: dict[str, float | str] = {"payments/s": figures["payments_per_second"]}
+    shown |= {"p50_ms": figures["p50_ms"], "p99_ms": figures["p99_ms"]}
+    report(label, shown)
+    return figures["payments_per_second"]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise SystemExit(f"no VmRSS for {pid}")
+
+
+def memory(database_url: str, total: int) -> None:
+    """RSS of one API process (alone) after total/2 and total creates."""
+    with started_server(database_url, 1) as (url, env, process):
+        key, merchant = sandbox_application(env)
+        done = 0
+        marks: dict[str, float | str] = {"start_mb": rss_mb(process.pid)}
+        half = False
+        while done < total:
+            done += int(wrk(url, key, merchant, 5, 64)["requests"])
+            if not half and done >= total // 2:
+                marks[f"after_{done}_mb"] = rss_mb(process.pid)
+                half = True
+        marks[f"after_{done}_mb"] = rss_mb(process.pid)
+        report("memory, one payorch process", marks)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--admin-url", default=ADMIN_URL, help="PostgreSQL, to create databases")
+    parser.add_argument("--seconds", type=int, default=20, help="per create run")
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of each measure")
+    parser.add_argument("--payments", type=int, default=600, help="per payment run")
+    parser.add_argument("--buyers", type=int, default=16)
+    parser.add_argument("--memory-creates", type=int, default=100_000, help="0: skip")
+    parser.add_argument("--sqlite-payments", type=int, default=300, help="0: skip")
+    args = parser.parse_args()
+    tag = uuid.uuid4().hex[:8]
+    print(f"cpus={os.cpu_count()} load={load()}", flush=True)
+    with (
+        fresh_database(args.admin_url, f"payorch_cmp_{tag}") as payorch_db,
+        fresh_database(args.admin_url, f"bare_cmp_{tag}") as bare_db,
+        started_server(payorch_db, 2) as (url, env, _),
+        bare_server(bare_db, 2) as bare_url,
+    ):
+        key, merchant = sandbox_application(env)
+        for _ in range(args.rounds):
+            ours = creates("payorch", url, key, merchant, args.seconds)
+            floor = creates("bare", bare_url, key, merchant, args.seconds)
+            print(f"  ratio creates: {ours / floor:.2f}", flush=True)
+        for provider in ("auto", "b"):
+            for _ in range(args.rounds):
+                figures = asyncio.run(
+                    run(url, key, merchant, PROVIDERS[provider], args.payments, args.buyers)
+                )
+                ours = payments(f"payments {provider}, {args.buyers} buyers, payorch", figures)
+                figures = asyncio.run(bare_payments(bare_url, args.payments, args.buyers))
+                floor = payments(f"payments {provider}, {args.buyers} buyers, bare", figures)
+                print(f"  ratio payments ({provider}): {ours / floor:.2f}", flush=True)
+    if args.memory_creates:
+        with fresh_database(args.admin_url, f"payorch_mem_{tag}") as memory_db:
+            memory(memory_db, args.memory_creates)
+    if args.sqlite_payments:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            started_server(f"sqlite:///{tmp}/bench.db", 1) as (url, env, _),
+        ):
+            key, merchant = sandbox_application(env)
+            figures = asyncio.run(run(url, key, merchant, "auto", args.sqlite_payments, args.buyers))
+            payments(f"payments auto, {args.buyers} buyers, SQLite 1 process", figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""The intent page (fields, timeline, checkouts, payment, refunds, events with their deliveries)
+and its refund form."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from fastapi import APIRouter, Request
+from sqlalchemy.ext.asyncio import AsyncConnection
+from starlette.responses import Response
+
+from payorch.checkouts import service as checkouts
+from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
+from payorch.errors import IdempotencyKeyInUse, ProviderError, ValidationFailed
+from payorch.events import service as events
+from payorch.http.deps import PhasesDep, ReadConn
+from payorch.intents import service as intents
+from payorch.jsontypes import JsonObject
+from payorch.money import exponent
+from payorch.payments import refunds
+from payorch.payments import service as payments
+from payorch.payments.schemas import CreateRefund
+from payorch.webhooks import service as webhooks
+from payorch.webhooks.records import Delivery
+from payorch.webhooks.schemas import DeliveryListQuery
+
+router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
+
+SHOWN = 100  # events and deliveries shown on an intent's page (an intent has a handful)
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    id: str
+    type: str
+    created_at: datetime
+    deliveries: list[Delivery]
+
+
+async def _events(
+    conn: AsyncConnection, viewer_app: str, intent_id: str, listed: list[Delivery]
+) -> list[EventRow]:
+    page = await events.list_events(
+        conn, viewer_app, type=None, payment_intent_id=intent_id, cursor=None, limit=SHOWN
+    )
+    rows = []
+    for stored in page.items:
+        body: JsonObject = json.loads(stored.payload)
+        event_id = str(body["id"])
+        rows.append(
+            EventRow(
+                event_id,
+                str(body["type"]),
+                datetime.fromisoformat(str(body["created_at"])),
+                [d for d in listed if d.event_id == event_id],
+            )
+        )
+    return rows
+
+
+@router.get("/payments/{intent_id}")
+async def intent_page(intent_id: str, request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    detail = await intents.read_intent(conn, viewer.caller, intent_id)  # 404 page if not ours
+    payment = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
+    listed = await webhooks.list_deliveries(
+        conn, viewer.caller, DeliveryListQuery(payment_intent_id=intent_id, limit=SHOWN)
+    )
+    return render(
+        request,
+        "intent.html",
+        viewer,
+        title=f"Payment {detail.intent.external_reference}",
+        detail=detail,
+        intent=detail.intent,
+        payment=payment,
+        refunds=await refunds.list_refunds(conn, viewer.caller, payment.id) if payment else [],
+        checkouts=await checkouts.intent_checkouts(conn, intent_id),
+        events=await _events(conn, viewer.caller.application_id, intent_id, listed.items),
+        refund_key=secrets.token_urlsafe(16),  # one per page: a double submit is one refund
+    )
+
+
+def minor_units(text: str, currency: str) -> int | None:
+    """'10.50' USD -> 1050; '' -> None (all that is left). A 400 page says what to fix."""
+    if not text:
+        return None
+    places = exponent(currency) or 0
+    try:
+        value = Decimal(text.replace(",", ""))
+    except InvalidOperation:
+        raise ValidationFailed.field("amount", f"must be a number of {currency}, such as 10") from None
+    minor = value.scaleb(places)
+    if minor != minor.to_integral_value() or minor <= 0:
+        raise ValidationFailed.field(
+            "amount", f"must be positive with at most {places} decimals for {currency}"
+        )
+    return int(minor)
+
+
+@router.post("/payments/{intent_id}/refunds")
+async def refund(
+    intent_id: str, request: Request, viewer: ViewerDep, form: FormDep, phases: PhasesDep
+) -> Response:
+    async with phases.reading() as conn:
+        detail = await intents.read_intent(conn, viewer.caller, intent_id)
+    if detail.payment is None:
+        raise ValidationFailed("This intent has no payment to refund.")
+    amount = minor_units(field(form, "amount"), detail.intent.currency)
+    given = {"amount": amount, "reason": field(form, "reason") or None}
+    fields = {name: value for name, value in given.items() if value is not None}
+    body = CreateRefund.model_validate(fields)  # absent, not null: null is refused
+    runtime = viewer.runtime
+    scope = runtime.idempotency.scope(
+        viewer.caller.application_id, "POST", request.url.path, field(form, "refund_key"), fields
+    )
+    page = f"/payments/{intent_id}?notice="
+    try:
+        reply = await refunds.request_refund(phases, runtime, viewer.caller, detail.payment.id, body, scope)
+    except IdempotencyKeyInUse:  # the first of a double submit is still running
+        return back_to(request, page + "in-progress")
+    except ProviderError:  # the FAILED refund is listed with the provider's reason
+        return back_to(request, page + "refused")
+    return back_to(request, page + ("pending" if reply.status == 202 else "refunded"))

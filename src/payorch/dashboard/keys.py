@@ -1,0 +1,39 @@
+"""API keys: list, create (the key shown once), revoke (refused for the last active one)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from payorch.auth import credentials
+from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
+from payorch.http.deps import Conn, PhasesDep, ReadConn
+
+router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
+
+
+@router.get("/api-keys")
+async def keys(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    listed = await credentials.list_credentials(conn, viewer.caller)
+    return render(request, "keys.html", viewer, title="API keys", keys=listed)
+
+
+@router.post("/api-keys")
+async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
+    issued = await credentials.create_credential(
+        conn, viewer.runtime.clock, viewer.caller, field(form, "name")[:200] or None
+    )
+    # Rendered, not redirected: the key is in this answer only (Cache-Control: no-store).
+    return render(request, "key_created.html", viewer, title="API key created", issued=issued)
+
+
+@router.post("/api-keys/{credential_id}/revoke")
+async def revoke(
+    credential_id: str, request: Request, viewer: ViewerDep, form: FormDep, phases: PhasesDep
+) -> Response:
+    runtime = viewer.runtime
+    await credentials.revoke_credential(
+        phases, runtime.clock, runtime.authenticator, viewer.caller, credential_id
+    )
+    # Revoking the key this session signed in with ends the session: the next page is sign-in.
+    return back_to(request, "/api-keys?notice=revoked")

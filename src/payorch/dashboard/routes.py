@@ -1,0 +1,42 @@
+"""The dashboard's routes, one router per page area, mounted by payorch.app."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from payorch.dashboard import (
+    assets,
+    deliveries,
+    intent,
+    keys,
+    overview,
+    payments,
+    providers,
+    sandbox,
+    signin,
+    webhooks,
+)
+from payorch.dashboard.web import DashboardRoute, not_found
+
+_unknown = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
+
+
+@_unknown.api_route("/{rest:path}", methods=["GET", "POST"])
+async def unknown_page(rest: str, request: Request) -> Response:
+    return not_found(request)
+
+
+ROUTERS = (
+    signin.router,
+    assets.router,
+    overview.router,
+    payments.router,
+    intent.router,
+    deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
+    webhooks.router,
+    providers.router,
+    keys.router,
+    sandbox.router,
+    _unknown,  # the catch-all last
+)

@@ -1,0 +1,219 @@
+"""What every dashboard page shares: templates, security headers, the signed-in viewer, CSRF
+checks on forms, and the route class that turns errors into pages (sign-in, 404, a message)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated
+
+from babel.numbers import format_currency
+from fastapi import Depends, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import ValidationError
+from starlette.datastructures import FormData
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from payorch.auth.service import Caller
+from payorch.dashboard import sessions
+from payorch.errors import ApiError, ResourceNotFound
+from payorch.http.deps import PhasesDep, RuntimeDep
+from payorch.money import exponent
+from payorch.runtime import Runtime
+
+SESSION_COOKIE = "payorch_session"
+SIGN_IN_COOKIE = "payorch_sign_in"  # pre-session CSRF token of the sign-in form (double submit)
+# No inline script or style: every asset is the service's own (/dashboard/assets/...).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+_ENV = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def money(amount: int | None, currency: str) -> str:
+    """An amount in minor units in the currency's own units: 1500 CLP -> CLP 1,500, 1050 USD ->
+    $10.50 (English conventions, the same for every operator)."""
+    if amount is None:
+        return "—"
+    places = exponent(currency) or 0
+    shown = format_currency(Decimal(amount).scaleb(-places), currency, locale="en_US")
+    # A currency without an English symbol shows its code: "CLP 1,500", not "CLP1,500".
+    return currency + " " + shown[len(currency) :] if shown.startswith(currency) else shown
+
+
+def utc(moment: datetime | None) -> str:
+    """Times are shown in UTC with the zone written out."""
+    return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+_ENV.filters["money"] = money
+_ENV.filters["utc"] = utc
+
+
+class SignInRequired(Exception):
+    """No valid session: the browser goes to the sign-in form."""
+
+
+class CsrfRefused(Exception):
+    """A form that changes something came without its session's token."""
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """The signed-in browser: the application it acts for, as an API caller."""
+
+    caller: Caller
+    token: str
+    runtime: Runtime
+
+    @property
+    def csrf(self) -> str:
+        return sessions.csrf_of(self.token)
+
+
+async def current_viewer(request: Request, runtime: RuntimeDep, phases: PhasesDep) -> Viewer:
+    token = request.cookies.get(SESSION_COOKIE)
+    if not token:
+        raise SignInRequired()
+    async with phases.reading() as conn:
+        found = await sessions.find_session(conn, runtime.clock, token)
+    if found is None:
+        raise SignInRequired()
+    caller = Caller(found.application_id, found.environment, found.credential_id)
+    viewer = Viewer(caller, token, runtime)
+    request.state.viewer = viewer  # error pages keep the navigation
+    return viewer
+
+
+ViewerDep = Annotated[Viewer, Depends(current_viewer)]
+
+
+async def checked_form(request: Request, viewer: ViewerDep) -> FormData:
+    """The posted form, after its CSRF token matched the session's."""
+    form = await request.form()
+    submitted = form.get("csrf")
+    if not sessions.csrf_matches(viewer.token, submitted if isinstance(submitted, str) else None):
+        raise CsrfRefused()
+    return form
+
+
+FormDep = Annotated[FormData, Depends(checked_form)]
+
+
+def field(form: FormData, name: str) -> str:
+    """A text field of ``form`` ('' when absent), stripped."""
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def base_url(request: Request) -> str:
+    return f"{request.scope.get('root_path', '')}/dashboard"
+
+
+def render(
+    request: Request,
+    template: str,
+    viewer: Viewer | None = None,
+    status_code: int = 200,
+    **context: object,
+) -> HTMLResponse:
+    html = _ENV.get_template(template).render(
+        base=base_url(request),
+        viewer=viewer,
+        csrf=viewer.csrf if viewer else "",
+        path=request.url.path,
+        notice=request.query_params.get("notice", ""),  # what the form before the redirect did
+        **context,
+    )
+    return HTMLResponse(html, status_code=status_code)
+
+
+def back_to(request: Request, path: str) -> RedirectResponse:
+    """After a form: 303 to a dashboard page (POST, then GET: a reload does not resubmit)."""
+    return RedirectResponse(base_url(request) + path, status_code=303)
+
+
+def secure_headers(response: Response) -> Response:
+    response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response.headers["X-Frame-Options"] = "DENY"
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def _message(request: Request, status: int, title: str, message: str) -> HTMLResponse:
+    viewer = getattr(request.state, "viewer", None)
+    return render(
+        request,
+        "message.html",
+        viewer if isinstance(viewer, Viewer) else None,
+        status_code=status,
+        title=title,
+        message=message,
+    )
+
+
+def _problems(errors: Sequence[object]) -> str:
+    """Pydantic's errors as "field: what is wrong" (the form's or the query's field names)."""
+    said = []
+    for error in errors:
+        if isinstance(error, dict):
+            where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query"))
+            said.append(f"{where or 'form'}: {error.get('msg', '')}")
+    return "; ".join(said)
+
+
+def _error_page(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, SignInRequired):
+        response: Response = back_to(request, "/sign-in")
+        response.delete_cookie(SESSION_COOKIE, path="/dashboard")
+        return response
+    if isinstance(exc, CsrfRefused):
+        message = "This form was not sent from your dashboard session. Reload the page and send it again."
+        return _message(request, 403, "Form expired", message)
+    if isinstance(exc, ResourceNotFound):
+        return not_found(request)
+    if isinstance(exc, RequestValidationError | ValidationError):
+        return _message(request, 400, "Check what you entered", _problems(exc.errors()))
+    if isinstance(exc, ApiError):
+        return _message(request, exc.status, "Not done", exc.message)
+    raise exc
+
+
+def not_found(request: Request) -> HTMLResponse:
+    return render(
+        request,
+        "message.html",
+        status_code=404,
+        title="Not found",
+        message="There is nothing here for this application. Check the id, or go back to the payments list.",
+    )
+
+
+class DashboardRoute(APIRoute):
+    """Every dashboard answer gets the security headers; errors become pages."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[None, None, Response]]:
+        handler = super().get_route_handler()
+
+        async def page(request: Request) -> Response:
+            try:
+                response = await handler(request)
+            except (SignInRequired, CsrfRefused, ApiError, RequestValidationError, ValidationError) as exc:
+                response = _error_page(request, exc)
+            return secure_headers(response)
+
+        return page

@@ -1,0 +1,108 @@
+"""Webhook endpoints: create (the secret shown once), edit url and events, enable or disable,
+delete, through the same service as /v1/admin/webhook-endpoints."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.datastructures import FormData
+from starlette.responses import Response
+
+from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
+from payorch.events.types import EventType
+from payorch.http.deps import Conn, ReadConn
+from payorch.webhooks import service
+from payorch.webhooks.recover import recover_deliveries
+from payorch.webhooks.schemas import CreateWebhookEndpoint, RecoverDeliveries, UpdateWebhookEndpoint
+
+router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
+
+EVENT_TYPES = [t.value for t in EventType]
+ENDPOINTS_SHOWN = 100  # an application has a handful of endpoints
+
+
+def _events(form: FormData) -> list[str]:
+    return [value for value in form.getlist("events") if isinstance(value, str)]
+
+
+async def _check_url(viewer: Viewer, url: str) -> None:
+    """The API's URL rules (before the first statement: no transaction open during DNS)."""
+    runtime = viewer.runtime
+    await service.check_url(
+        url,
+        viewer.caller.environment,
+        runtime.webhook_resolver,
+        sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
+    )
+
+
+@router.get("/webhooks")
+async def endpoints(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    page = await service.list_endpoints(conn, viewer.caller, None, ENDPOINTS_SHOWN)
+    return render(
+        request, "webhooks.html", viewer, title="Webhooks", endpoints=page.items, event_types=EVENT_TYPES
+    )
+
+
+@router.post("/webhooks")
+async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
+    body = CreateWebhookEndpoint.model_validate({"url": field(form, "url"), "events": _events(form)})
+    await _check_url(viewer, body.url)
+    runtime = viewer.runtime
+    created, secret = await service.create_endpoint(conn, runtime.clock, runtime.cipher, viewer.caller, body)
+    # Rendered, not redirected: the secret is in this answer only (Cache-Control: no-store).
+    return render(
+        request, "webhook_created.html", viewer, title="Endpoint created", endpoint=created, secret=secret
+    )
+
+
+@router.get("/webhooks/{endpoint_id}")
+async def endpoint_page(endpoint_id: str, request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    endpoint = await service.get_endpoint(conn, viewer.caller, endpoint_id)
+    return render(
+        request,
+        "webhook_endpoint.html",
+        viewer,
+        title="Webhook endpoint",
+        endpoint=endpoint,
+        event_types=EVENT_TYPES,
+        recovered=request.query_params.get("recovered", ""),
+    )
+
+
+@router.post("/webhooks/{endpoint_id}")
+async def edit(endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
+    action = field(form, "action")
+    if action in ("enable", "disable"):
+        body = UpdateWebhookEndpoint(enabled=action == "enable")
+    else:
+        body = UpdateWebhookEndpoint.model_validate({"url": field(form, "url"), "events": _events(form)})
+        await _check_url(viewer, body.url or "")
+    await service.update_endpoint(conn, viewer.runtime.clock, viewer.caller, endpoint_id, body)
+    return back_to(request, f"/webhooks/{endpoint_id}?notice={action or 'saved'}")
+
+
+@router.post("/webhooks/{endpoint_id}/recover")
+async def recover(
+    endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    """Every failed delivery of the endpoint since a time gets a new schedule (the API's recover)."""
+    body = RecoverDeliveries.model_validate(
+        {"since": field(form, "since"), "include_failing": form.get("include_failing") == "on"}
+    )
+    recovered = await recover_deliveries(
+        conn,
+        application_id=viewer.caller.application_id,
+        endpoint_id=endpoint_id,
+        since=body.since,
+        include_failing=body.include_failing,
+        now=viewer.runtime.clock.now(),
+    )
+    return back_to(request, f"/webhooks/{endpoint_id}?notice=recovered&recovered={recovered}")
+
+
+@router.post("/webhooks/{endpoint_id}/delete")
+async def delete(
+    endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    await service.delete_endpoint(conn, viewer.caller, endpoint_id)
+    return back_to(request, "/webhooks")

@@ -1,0 +1,63 @@
+"""Automatic disabling, the worker's side: after recording a batch of attempts, in the same
+transaction, disable the endpoints whose failure streak passed the limits (webhooks/health.py)
+and tell each one's application with a ``webhook_endpoint.disabled`` event (sent to its other
+enabled endpoints, as every event is)."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import isoformat
+from payorch.events import service as events
+from payorch.events.types import EventType
+from payorch.runtime import Runtime
+from payorch.webhooks import health
+from payorch.webhooks.records import AUTO_DISABLED, RecordedAttempt
+
+log = logging.getLogger("payorch.worker.deliveries")
+
+
+async def disable_failing_endpoints(
+    conn: AsyncConnection,
+    runtime: Runtime,
+    endpoint_of: dict[str, str],
+    recorded: list[RecordedAttempt],
+    *,
+    now: datetime,
+) -> None:
+    """Disables the endpoints whose failure streak passed the limits (webhooks/health.py) and
+    tells each one's application, in the results' transaction."""
+    settings = runtime.settings
+    disabled = await health.record_streaks(
+        conn,
+        [(endpoint_of[r.attempt.delivery_id], r) for r in recorded],
+        now=now,
+        disable_after=timedelta(seconds=settings.webhook_disable_after_seconds),
+        min_attempts=settings.webhook_disable_after_attempts,
+        breaker=health.Breaker(
+            settings.webhook_breaker_failures, timedelta(seconds=settings.webhook_breaker_seconds)
+        ),
+    )
+    for endpoint in disabled:
+        log.warning(
+            "webhook endpoint %s disabled: every attempt failed since %s",
+            endpoint.id,
+            endpoint.failing_since.isoformat(),
+        )
+        await events.emit(
+            conn,
+            application_id=endpoint.application_id,
+            type=EventType.WEBHOOK_ENDPOINT_DISABLED,
+            payment_intent_id=None,
+            data={
+                "webhook_endpoint_id": endpoint.id,
+                "url": endpoint.url,
+                "reason": AUTO_DISABLED,
+                "failing_since": isoformat(endpoint.failing_since),
+                "failed_attempts": endpoint.failed_attempts,
+            },
+            at=now,
+        )

@@ -1,0 +1,127 @@
+"""Dashboard sign-in, sessions, CSRF and the 404 page, over plain HTTP on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox, new_application
+from tests.dashboard.signing import assert_back_to_sign_in, csrf_of, sign_in, sign_in_with
+
+
+async def test_sign_in_sets_a_guarded_session_cookie_and_pages_refuse_framing(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    answer = await sign_in_with(client, sandbox.api_key)
+    assert answer.status_code == 303
+    cookie = answer.headers["set-cookie"].lower()
+    assert "payorch_session=" in cookie and "httponly" in cookie and "samesite=lax" in cookie
+    assert "secure" not in cookie  # PAYORCH_PUBLIC_URL is http here
+    overview = await client.get("/dashboard/overview")
+    assert overview.status_code == 200
+    policy = overview.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy
+    assert overview.headers["x-frame-options"] == "DENY"
+    assert "<script>" not in overview.text  # no inline script
+    assert "Overview" in overview.text
+
+
+@pytest.mark.parametrize("settings_overrides", [{"public_url": "https://pay.example"}])
+async def test_the_cookie_is_secure_when_the_public_url_is_https(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    answer = await sign_in_with(client, sandbox.api_key)
+    assert "secure" in answer.headers["set-cookie"].lower()
+
+
+async def test_a_wrong_key_shows_the_form_again_and_opens_nothing(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    answer = await sign_in_with(client, sandbox.api_key[:-2] + "xx")
+    assert answer.status_code == 401
+    assert "unknown or revoked" in answer.text
+    assert (await client.get("/dashboard/overview")).status_code == 303
+
+
+async def test_sign_in_without_the_form_token_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    answer = await client.post("/dashboard/sign-in", data={"api_key": sandbox.api_key})
+    assert answer.status_code == 403
+    assert "payorch_session" not in answer.headers.get("set-cookie", "")
+
+
+@pytest.mark.parametrize("settings_overrides", [{"dashboard_sign_in_rate_limit": "3/minute"}])
+async def test_sign_in_attempts_are_rate_limited(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    for _ in range(3):
+        assert (await sign_in_with(client, "pay_sb_wrong_wrong")).status_code == 401
+    refused = await sign_in_with(client, sandbox.api_key)  # even the right key, past the limit
+    assert refused.status_code == 429
+    assert "Too many sign-in attempts" in refused.text
+    assert int(refused.headers["retry-after"]) >= 1
+
+
+async def test_a_form_without_the_csrf_token_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    csrf = await sign_in(client, sandbox)
+    for data in ({}, {"csrf": "0" * 64}):
+        refused = await client.post("/dashboard/sign-out", data=data)
+        assert refused.status_code == 403, refused.text
+    assert (await client.get("/dashboard/overview")).status_code == 200  # still signed in
+    out = await client.post("/dashboard/sign-out", data={"csrf": csrf})
+    assert out.status_code == 303 and out.headers["location"] == "/dashboard/sign-in"
+    await assert_back_to_sign_in(client)
+
+
+async def test_a_signed_out_session_cookie_no_longer_works(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    csrf = await sign_in(client, sandbox)
+    token = client.cookies.get("payorch_session")
+    await client.post("/dashboard/sign-out", data={"csrf": csrf})
+    client.cookies.set("payorch_session", token or "", path="/dashboard")
+    await assert_back_to_sign_in(client)
+
+
+async def test_an_expired_session_returns_to_sign_in(
+    client: httpx.AsyncClient, sandbox: Sandbox, clock: FrozenClock, runtime: Runtime
+) -> None:
+    await sign_in(client, sandbox)
+    clock.advance(runtime.settings.dashboard_session_seconds - 1)
+    assert (await client.get("/dashboard/overview")).status_code == 200
+    clock.advance(2)
+    await assert_back_to_sign_in(client)
+
+
+async def test_revoking_the_key_ends_its_sessions_at_once(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    await sign_in(client, sandbox)
+    other = await client.post("/v1/admin/api-credentials", json={"name": "second"}, headers=sandbox.headers)
+    assert other.status_code == 201, other.text
+    mine = (await client.get("/v1/admin/api-credentials", headers=sandbox.headers)).json()["items"]
+    first = next(c for c in mine if c["id"] != other.json()["id"])
+    second = {"Authorization": "Bearer " + other.json()["api_key"]}
+    revoked = await client.delete(f"/v1/admin/api-credentials/{first['id']}", headers=second)
+    assert revoked.status_code == 204, revoked.text
+    await assert_back_to_sign_in(client)
+
+
+async def test_unknown_pages_answer_the_dashboards_404_page(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    await sign_in(client, sandbox)
+    page = await client.get("/dashboard/no-such-page")
+    assert page.status_code == 404
+    assert "Not found" in page.text and page.headers["x-frame-options"] == "DENY"
+
+
+async def test_each_session_sees_its_own_application(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    first, second = await new_application(runtime), await new_application(runtime)
+    await sign_in(client, first)
+    assert first.application_id in (await client.get("/dashboard/overview")).text
+    client.cookies.clear()
+    await sign_in(client, second)
+    page = await client.get("/dashboard/overview")
+    assert second.application_id in page.text and first.application_id not in page.text
+    assert csrf_of(page)

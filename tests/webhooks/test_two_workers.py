@@ -1,0 +1,120 @@
+"""Two `payorch worker` processes on one PostgreSQL and a slow receiver: the per-endpoint cap
+holds across both processes (not 2 x the cap), and an `ordered` endpoint gets one intent's
+notices one after the other, in order."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox
+from tests.webhooks.helpers import CREATED, create_endpoint, create_intent
+from tests.webhooks.receiver import Receiver
+from tests.webhooks.test_worker_processes import counts, start_worker, wait_started
+
+CAP = 3
+SLOW = "/sleep/0.4"
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+async def test_two_workers_share_the_per_endpoint_cap_with_a_slow_receiver(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
+    await create_endpoint(client, sandbox, receiver.url(SLOW))
+    events = 24
+    for n in range(events):  # a backlog first: both workers find it at once
+        await create_intent(client, sandbox, f"order-{n}")
+    settings = {"PAYORCH_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT": str(CAP)}
+    workers = [
+        await start_worker(database_url, tmp_path / f"worker-{n}.log", settings) for n in range(2)
+    ]
+    try:
+        for n in range(2):
+            await wait_started(tmp_path / f"worker-{n}.log")
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            state = await counts(runtime, sandbox.application_id)
+            if state.get("SUCCEEDED", 0) == events:
+                break
+            await asyncio.sleep(0.2)
+        assert state == {"SUCCEEDED": events}, state
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            await worker.wait()
+    # Per process alone, two workers would have sent 2 x CAP at once.
+    print(f"\nmost requests at once to the slow endpoint: {receiver.most_at_once[SLOW]}")
+    assert receiver.most_at_once[SLOW] <= CAP
+    assert len(receiver.at(SLOW)) == events
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+async def test_two_workers_keep_an_ordered_endpoints_notices_in_order(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    database_url: str,
+    tmp_path: Path,
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
+    response = await client.post(
+        "/v1/admin/webhook-endpoints",
+        json={"url": receiver.url(SLOW), "ordered": True},
+        headers=sandbox.headers,
+    )
+    assert response.status_code == 201, response.text
+    CREATED.append(response.json()["data"]["id"])
+    intents = []
+    for n in range(8):  # a backlog: each intent's creation and cancellation both due at once
+        intent_id = await create_intent(client, sandbox, f"ordered-{n}")
+        cancel = await client.post(
+            f"/v1/payment-intents/{intent_id}/cancel",
+            headers={**sandbox.headers, "Idempotency-Key": f"cancel-{n}"},
+        )
+        assert cancel.status_code == 200, cancel.text
+        intents.append(intent_id)
+    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
+    try:
+        for n in range(2):
+            await wait_started(tmp_path / f"worker-{n}.log")
+        await receiver.wait_for(2 * len(intents), timeout=90, path=SLOW)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if await counts(runtime, sandbox.application_id) == {"SUCCEEDED": 2 * len(intents)}:
+                break
+            await asyncio.sleep(0.2)
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            await worker.wait()
+    assert await counts(runtime, sandbox.application_id) == {"SUCCEEDED": 2 * len(intents)}
+    assert receiver.most_at_once[SLOW] >= 2  # intents were delivered side by side...
+    for intent_id in intents:
+        [creation, cancellation] = [
+            orjson.loads(r.body) | {"at": r.at}
+            for r in receiver.at(SLOW)
+            if intent_id in r.body.decode()
+        ]
+        # ...but each intent's cancellation only after its creation notice was answered.
+        assert creation["type"] == "payment_intent.created"
+        assert cancellation["type"] == "payment.cancelled"
+        assert cancellation["at"] - creation["at"] >= 0.4 - 0.05

@@ -66,6 +66,16 @@ async def test_unknown_route_is_404(client: httpx.AsyncClient, sandbox: Sandbox)
 async def test_wrong_method_is_405(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     response = await client.delete("/v1/payment-intents", headers=sandbox.headers)
     assert_error(response, 405, "METHOD_NOT_ALLOWED")
+    # RFC 9110: a 405 lists the path's methods; its GET and POST are separate routes.
+    assert response.headers["allow"] == "GET, POST"
+    assert response.json()["error"]["details"] == {"allowed_methods": ["GET", "POST"]}
+
+
+async def test_every_405_names_the_methods_of_its_path(client: httpx.AsyncClient) -> None:
+    response = await client.request("TRACE", "/v1/payment-intents/payi_x/cancel")
+    assert_error(response, 405, "METHOD_NOT_ALLOWED")
+    assert response.headers["allow"] == "POST"
+    assert "use POST" in response.json()["error"]["message"]
 
 
 async def test_malformed_json_is_400(client: httpx.AsyncClient, sandbox: Sandbox) -> None:

@@ -101,3 +101,41 @@ async def test_the_document_states_the_constraints(client: httpx.AsyncClient) ->
     [listed] = [b for b in status["schema"]["anyOf"] if b.get("type") == "array"]
     enum = document["components"]["schemas"][listed["items"]["$ref"].rsplit("/", 1)[1]]["enum"]
     assert "REQUIRES_ACTION" in enum and "PROCESSING" in enum
+
+
+# Each paged list's cursor: a position its pattern admits (no such item needs to exist) and the
+# position of another list, which it refuses.
+CURSORS = {
+    "/v1/payments": ("pay_", "payi_"),
+    "/v1/payment-intents": ("payi_", "pay_"),
+    "/v1/admin/webhook-endpoints": ("whe_", "whd_"),
+    "/v1/admin/webhook-endpoints/whe_x/deliveries": ("whd_", "whe_"),
+    "/v1/admin/webhook-deliveries": ("whd_", "payi_"),
+}
+SOME_ID = "0" * 28 + "z"
+
+
+@pytest.mark.parametrize("path", sorted(CURSORS))
+async def test_any_position_the_cursor_pattern_admits_is_a_valid_cursor(
+    client: httpx.AsyncClient, sandbox: Sandbox, path: str
+) -> None:
+    own, other = CURSORS[path]
+    document = (await client.get("/openapi.json")).json()
+    template = path.replace("whe_x", "{endpoint_id}")
+    [parameter] = [
+        p for p in document["paths"][template]["get"]["parameters"] if p["name"] == "cursor"
+    ]
+    [pattern] = [b["pattern"] for b in parameter["schema"]["anyOf"] if "pattern" in b]
+    assert pattern == f"^{own}[0-9a-hjkmnp-tv-z]{{29}}$"
+    response = await client.get(f"{path}?cursor={own}{SOME_ID}", headers=sandbox.headers)
+    assert response.status_code == (404 if "whe_x" in path else 200), response.text
+    assert await errors_of(client, sandbox, f"{path}?cursor={other}{SOME_ID}") == ["cursor"]
+
+
+async def test_the_events_cursor_is_a_sequence_number(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    ok = await client.get("/v1/events?cursor=999999999999999999", headers=sandbox.headers)
+    assert ok.status_code == 200 and ok.json() == {"items": [], "next_cursor": None}
+    assert await errors_of(client, sandbox, "/v1/events?cursor=evt_1") == ["cursor"]
+    assert await errors_of(client, sandbox, "/v1/events?cursor=9999999999999999999") == ["cursor"]

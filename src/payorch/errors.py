@@ -83,6 +83,15 @@ class ResourceNotFound(ApiError):
 class MethodNotAllowed(ApiError):
     status, code, default_message = 405, "METHOD_NOT_ALLOWED", "Method not allowed on this path."
 
+    def __init__(self, allowed: Sequence[str] = ()) -> None:
+        """``allowed``: the path's methods, in the `Allow` header RFC 9110 requires and in details."""
+        self.allowed = tuple(allowed)
+        message = f"Method not allowed on this path; use {', '.join(self.allowed)}." if allowed else None
+        super().__init__(message, {"allowed_methods": list(self.allowed)} if allowed else None)
+
+    def headers(self) -> dict[str, str]:
+        return {"Allow": ", ".join(self.allowed)}
+
 
 class RequestTimeout(ApiError):
     status, code = 408, "REQUEST_TIMEOUT"

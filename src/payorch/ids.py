@@ -27,6 +27,11 @@ def new_id(prefix: str, at_ms: int | None = None) -> str:
     return f"{prefix}_{_encode(value)}"
 
 
+def id_pattern(prefix: str) -> str:
+    """The regular expression of every id of ``prefix``: what an API field of such ids accepts."""
+    return rf"^{prefix}_[0-9a-hjkmnp-tv-z]{{{_LENGTH}}}$"  # _ALPHABET as a character class
+
+
 def lowest_id(prefix: str, at_ms: int) -> str:
     """The smallest id of ``prefix`` created at ``at_ms``: a bound for time-range queries."""
     return f"{prefix}_{_encode((at_ms & ((1 << 48) - 1)) << 96)}"

@@ -30,6 +30,11 @@ def is_currency(code: str) -> bool:
     return exponent(code) is not None
 
 
+def currencies() -> list[str]:
+    """Every code an amount can be in (those with a minor unit), sorted: the document's enum."""
+    return sorted(c.code for c in Currency if is_currency(c.code))
+
+
 def currency_problem(code: str) -> str | None:
     """Why ``code`` cannot be an amount's currency, in words that say what to send; None if it can."""
     if is_currency(code):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from payorch.auth import credentials
@@ -16,7 +16,7 @@ from payorch.auth.schemas import (
     issued_body,
 )
 from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
-from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep, optional_body
 from payorch.http.errors import problem_responses
 from payorch.http.listing import NoQuery
 from payorch.http.responses import json_response
@@ -32,10 +32,14 @@ router = APIRouter(tags=["API credentials"])
     summary="Create an additional API key (shown only in this answer)",
 )
 async def create_api_credential(
-    caller: CurrentCaller, runtime: RuntimeDep, conn: Conn, body: CreateApiCredential | None = None
+    caller: CurrentCaller,
+    runtime: RuntimeDep,
+    conn: Conn,
+    request: Request,
+    body: CreateApiCredential | None = None,
 ) -> Response:
     # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
-    name = body.name if body is not None else None
+    name = (await optional_body(request, body, CreateApiCredential, '{} or {"name": "checkout"}')).name
     issued = await credentials.create_credential(conn, runtime.clock, caller, name)
     return json_response(issued_body(issued), 201)
 

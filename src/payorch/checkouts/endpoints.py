@@ -18,6 +18,7 @@ from payorch.http.deps import (
     FlowCallDep,
     PhasesDep,
     RuntimeDep,
+    optional_body,
 )
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.responses import flow_response, json_response
@@ -45,7 +46,7 @@ MAX_FORM_BYTES = 16 * 1024
 async def request_checkout(
     payment_intent_id: str, call: FlowCallDep, body: CheckoutRequestBody | None = None
 ) -> Response:
-    body = body or CheckoutRequestBody()
+    body = await optional_body(call.request, body, CheckoutRequestBody, '{} or {"provider": "auto"}')
     return flow_response(
         await service.request_checkout(
             call.runtime, call.phases, call.caller, payment_intent_id, body, call.scope(body)
@@ -66,7 +67,7 @@ async def request_checkout(
 async def cancel_payment_intent(
     payment_intent_id: str, call: FlowCallDep, body: CancelPaymentIntent | None = None
 ) -> Response:
-    body = body or CancelPaymentIntent()
+    body = await optional_body(call.request, body, CancelPaymentIntent, '{} or {"reason": "out of stock"}')
     return flow_response(
         await cancel.cancel_intent(
             call.runtime, call.phases, call.caller, payment_intent_id, body.reason, call.scope(body)
@@ -97,7 +98,11 @@ for _method in ("GET", "POST"):
         name=f"checkout_return_{_method.lower()}",
         status_code=303,
         summary="The buyer's return from the provider (no API key): confirm, then 303 to return_url",
-        responses={303: {"description": "To the intent's return_url with payment_intent_id (and status)"}},
+        responses={
+            303: {"description": "To the intent's return_url with payment_intent_id (and status)"},
+            # No such provider, or no such intent at it: the buyer's link is wrong.
+            **problem_responses(ValidationFailed, ResourceNotFound),
+        },
     )
 
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.checkouts.records import Checkout
 from payorch.clock import isoformat
+from payorch.intents.schemas import ProviderChoice
 from payorch.providers import AUTO, PROVIDER_IDS
 
 
@@ -15,7 +16,7 @@ class CheckoutRequestBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     provider: Annotated[
-        str | None,
+        ProviderChoice | None,
         Field(description="`auto` or a provider identifier; absent: the intent's requested provider."),
     ] = None
 

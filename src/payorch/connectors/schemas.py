@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from payorch.clock import isoformat
 from payorch.connectors.records import Connector
+from payorch.http.schemas import WHOLE_NUMBER
 from payorch.providers import PROVIDER_IDS
 
 MAX_PRIORITY = 1_000_000
@@ -15,7 +16,7 @@ ModeName = Literal["MOCK", "SANDBOX", "PRODUCTION"]  # strict models take the te
 
 CredentialValue = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
 Credentials = dict[str, CredentialValue]
-Priority = Annotated[int, Field(ge=0, le=MAX_PRIORITY, description="Lower wins.")]
+Priority = Annotated[int, Field(ge=0, le=MAX_PRIORITY, description="Lower wins."), WHOLE_NUMBER]
 
 
 class CreateConnector(BaseModel):

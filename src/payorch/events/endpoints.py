@@ -14,13 +14,15 @@ from payorch.events import service
 from payorch.events.types import EventType
 from payorch.http.deps import Conn, CurrentCaller
 from payorch.http.errors import problem_responses
-from payorch.http.listing import PageQuery
+from payorch.http.listing import CURSOR_HELP, PageQuery
 from payorch.jsontypes import JsonObject
 
 router = APIRouter(tags=["Events"])
 
 
 class EventListQuery(PageQuery):
+    # An event's position is its sequence number (the list's order), which fits a signed 64-bit int.
+    cursor: Annotated[str | None, Field(pattern=r"^[0-9]{1,18}$", description=CURSOR_HELP)] = None
     type: Annotated[EventType | None, Field(description="Only events of this type.")] = None
     payment_intent_id: Annotated[
         str | None, Field(max_length=40, description="Only this intent's events.")

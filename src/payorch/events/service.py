@@ -10,7 +10,6 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch import pagination
 from payorch.clock import isoformat
 from payorch.errors import ValidationFailed
 from payorch.events import repository
@@ -72,15 +71,13 @@ async def list_events(
 ) -> Page[StoredEvent]:
     if type is not None and type not in ALL_EVENT_TYPES:
         raise ValidationFailed.field("type", "Unknown event type.")
-    position = pagination.decode(cursor)
-    if position is not None and not position.isdigit():
-        raise ValidationFailed.field("cursor", "Not a cursor returned by this list.")
+    # the cursor's pattern (digits) was checked by the list's query model
     items = await repository.list_events(
         conn,
         application_id,
         type=type,
         payment_intent_id=payment_intent_id,
-        before_seq=int(position) if position is not None else None,
+        before_seq=int(cursor) if cursor is not None else None,
         limit=limit + 1,
     )
     return page_of(items, limit, lambda event: str(event.seq))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Header, Request
 from pydantic import BaseModel
@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.db import Phases
+from payorch.errors import ValidationFailed
 from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
 
@@ -83,12 +84,17 @@ async def flow_phases(runtime: RuntimeDep) -> Phases:
 
 PhasesDep = Annotated[Phases, Depends(flow_phases)]
 
+IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"
+
 IdempotencyKey = Annotated[
     str | None,
     Header(
         alias="Idempotency-Key",
         description="One unique value per operation; a retry with the same key and body "
-        "returns the first answer and creates nothing twice.",
+        "returns the first answer and creates nothing twice. 1 to 255 printable ASCII characters.",
+        # Documented only (idempotency.check_key answers in its own words); no edge space, since
+        # HTTP strips it before the service sees the key.
+        json_schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
     ),
 ]
 
@@ -101,6 +107,17 @@ def idempotency_scope(
     return runtime.idempotency.scope(
         caller.application_id, request.method, request.url.path, key, body
     )
+
+
+BodyT = TypeVar("BodyT", bound=BaseModel)
+
+
+async def optional_body(request: Request, body: BodyT | None, absent: type[BodyT], example: str) -> BodyT:
+    """An optional body, ``absent()`` when none was sent. A JSON null is refused (the document
+    shows the object only, payorch.http.openapi): only an absent body means "the defaults"."""
+    if body is None and (await request.body()).strip() == b"null":
+        raise ValidationFailed.field("body", f"must be a JSON object such as {example}, or no body at all")
+    return absent() if body is None else body
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import Match
 
 from payorch.errors import (
     ApiError,
@@ -55,6 +56,20 @@ def validation_error(exc: RequestValidationError) -> ValidationFailed:
     return ValidationFailed(f"{first['field']}: {first['message']}", {"errors": errors})
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers on the request's path, asked of the router itself (a
+    path's GET and POST are separate routes, possibly in included routers)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes)
+    ]
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
@@ -68,7 +83,7 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         mapped: dict[int, ApiError] = {
             404: ResourceNotFound("No such route."),
-            405: MethodNotAllowed(),
+            405: MethodNotAllowed(allowed_methods(request)),
             413: PayloadTooLarge(),
             415: UnsupportedMediaType(),
         }

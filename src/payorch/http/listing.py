@@ -13,11 +13,17 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
+
+from payorch.ids import id_pattern
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,200}$"  # base64url without padding, as every list emits
+# A cursor is the position of the previous page's last item (its id, or an event's sequence
+# number): every string the list's documented pattern admits is a valid position, anything else is
+# a 400 naming `cursor`. Clients are told to pass `next_cursor` back unchanged (docs/api.md).
+CURSOR_HELP = "`next_cursor` of the previous page, passed back unchanged."
 
 
 class NoQuery(BaseModel):
@@ -27,13 +33,17 @@ class NoQuery(BaseModel):
 
 
 class PageQuery(NoQuery):
-    cursor: Annotated[
-        str | None,
-        Field(pattern=CURSOR_PATTERN, description="`next_cursor` of the previous page."),
-    ] = None
+    """A page of a list; each list declares its own `cursor` (``IdCursor`` or a pattern of its own)."""
+
     limit: Annotated[
         int, Field(ge=1, le=MAX_LIMIT, description=f"Page size, 1 to {MAX_LIMIT}.")
     ] = DEFAULT_LIMIT
+
+
+def id_cursor(prefix: str) -> FieldInfo:
+    """The `cursor` of a list of ``prefix`` ids, the previous page's last id; use it as
+    ``cursor: Annotated[str | None, id_cursor("pay")] = None``."""
+    return FieldInfo(pattern=id_pattern(prefix), description=CURSOR_HELP)
 
 
 def _instant(value: object) -> object:

@@ -50,6 +50,8 @@ def _corrected(document: dict[str, Any]) -> dict[str, Any]:
         for operation in path_item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
+            _never_null_body(operation)
+            _no_nul_in_input(operation, schemas)
             responses = operation["responses"]
             default_422 = "HTTPValidationError" in str(responses.get("422", ""))
             if default_422:
@@ -59,3 +61,52 @@ def _corrected(document: dict[str, Any]) -> dict[str, Any]:
             # Every operation can meet these, whatever it declares.
             responses.setdefault("500", {"description": "INTERNAL_ERROR", "content": error_content})
     return document
+
+
+# The edge refuses a NUL character anywhere in a path, query or body (400), so every input string
+# without a stricter pattern of its own says so.
+NO_NUL = r"^[^\x00]*$"
+
+
+def _no_nul_in_input(operation: dict[str, Any], schemas: dict[str, Any]) -> None:
+    seen: set[str] = set()
+    for parameter in operation.get("parameters", []):
+        if parameter.get("in") in ("path", "query"):
+            _no_nul(parameter.get("schema", {}), schemas, seen)
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        _no_nul(media.get("schema", {}), schemas, seen)
+
+
+def _no_nul(schema: object, schemas: dict[str, Any], seen: set[str]) -> None:
+    if isinstance(schema, list):
+        for item in schema:
+            _no_nul(item, schemas, seen)
+        return
+    if not isinstance(schema, dict):
+        return
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        name = ref.rsplit("/", 1)[1]
+        if name not in seen:
+            seen.add(name)
+            _no_nul(schemas.get(name), schemas, seen)
+        return
+    if schema.get("type") == "string" and not {"pattern", "enum", "const"} & set(schema):
+        schema["pattern"] = NO_NUL
+    if isinstance(schema.get("additionalProperties"), dict):  # a map: its keys are input too
+        names = schema.setdefault("propertyNames", {})
+        names.setdefault("pattern", NO_NUL)
+    for key in ("anyOf", "oneOf", "allOf", "items", "additionalProperties"):
+        _no_nul(schema.get(key), schemas, seen)
+    _no_nul(list(schema.get("properties", {}).values()), schemas, seen)
+
+
+def _never_null_body(operation: dict[str, Any]) -> None:
+    """An optional body (``body: Model | None = None``) is documented by FastAPI as the model or
+    null; the service refuses a JSON null (FlowCall.optional_body), so the document shows the
+    object only, in a body that is not required."""
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        schema = media.get("schema", {})
+        branches = [b for b in schema.get("anyOf", []) if b != {"type": "null"}]
+        if "anyOf" in schema and len(branches) == 1:
+            media["schema"] = branches[0]

@@ -9,16 +9,21 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
 from payorch.clock import isoformat
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, id_cursor
+from payorch.http.schemas import HTTP_URL_PATTERN, WHOLE_NUMBER
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
-from payorch.providers import AUTO, PROVIDER_IDS
+from payorch.providers import AUTO, PROVIDER_CHOICES, PROVIDER_IDS
 
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 40
 MAX_METADATA_VALUE_LENGTH = 500
 MAX_URL_LENGTH = 2048
+
+# Documented as enums; the validators below check the same sets in words that say what to send.
+ProviderChoice = Annotated[str, Field(json_schema_extra={"enum": list(PROVIDER_CHOICES)})]
+CurrencyCode = Annotated[str, Field(json_schema_extra={"enum": money.currencies()})]
 
 
 def check_http_url(value: str) -> str:
@@ -40,18 +45,31 @@ class CreatePaymentIntent(BaseModel):
         Field(
             gt=0, le=money.MAX_AMOUNT, description="In the currency's minor unit (CLP 0, USD 2)."
         ),
+        WHOLE_NUMBER,
     ]
-    currency: Annotated[str, Field(min_length=3, max_length=3, examples=["CLP"])]
+    currency: Annotated[CurrencyCode, Field(examples=["CLP"])]
     description: Annotated[str | None, Field(max_length=255)] = None
     provider: Annotated[
-        str, Field(description="`auto` or a provider identifier.", examples=["auto"])
+        ProviderChoice, Field(description="`auto` or a provider identifier.", examples=["auto"])
     ] = AUTO
     return_url: Annotated[
-        str, Field(max_length=MAX_URL_LENGTH, examples=["https://shop.example/return"])
+        str,
+        Field(
+            max_length=MAX_URL_LENGTH,
+            pattern=HTTP_URL_PATTERN,
+            json_schema_extra={"format": "uri"},
+            examples=["https://shop.example/return"],
+        ),
     ]
     metadata: Annotated[
         dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]],
-        Field(max_length=MAX_METADATA_KEYS),
+        Field(
+            max_length=MAX_METADATA_KEYS,
+            # Key lengths stated for the document; _metadata checks them in its own words.
+            json_schema_extra={
+                "propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY_LENGTH}
+            },
+        ),
     ] = Field(default_factory=dict)
 
     @field_validator("currency")
@@ -121,6 +139,7 @@ class PaymentIntentResponse(PaymentIntentSummary):
 
 
 class IntentListQuery(CreatedRangeQuery):
+    cursor: Annotated[str | None, id_cursor("payi")] = None
     status: Annotated[
         list[IntentStatus] | None, Field(description="Repeat the parameter for several statuses.")
     ] = None

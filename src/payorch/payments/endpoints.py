@@ -18,6 +18,7 @@ from payorch.http.deps import (
     Conn,
     CurrentCaller,
     FlowCallDep,
+    optional_body,
 )
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.listing import NoQuery
@@ -84,11 +85,8 @@ async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Res
 async def create_refund(
     payment_id: str, call: FlowCallDep, body: CreateRefund | None = None
 ) -> Response:
-    if body is None and (await call.request.body()).strip() == b"null":
-        # Only an absent body means "all that is left"; a JSON null is a mistake, like an
-        # explicit "amount": null.
-        raise ValidationFailed.field("body", 'must be a JSON object such as {} or {"amount": 500}')
-    body = body or CreateRefund()
+    # Only an absent body means "all that is left"; a JSON null is a mistake, like "amount": null.
+    body = await optional_body(call.request, body, CreateRefund, '{} or {"amount": 500}')
     reply = await refunds.request_refund(
         call.phases, call.runtime, call.caller, payment_id, body, call.scope(body)
     )

@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
 from payorch import money
-from payorch.http.listing import CreatedRangeQuery
+from payorch.http.listing import CreatedRangeQuery, id_cursor
+from payorch.http.schemas import WHOLE_NUMBER
 from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
@@ -16,6 +17,7 @@ PaymentStatus = Literal["AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"]
 
 
 class PaymentListQuery(CreatedRangeQuery):
+    cursor: Annotated[str | None, id_cursor("pay")] = None
     status: PaymentStatus | None = None
 
 
@@ -41,6 +43,7 @@ class CreateRefund(BaseModel):
             description="In the currency's minor unit; omit it to refund all that is left (null is refused).",
             json_schema_extra=_never_null,
         ),
+        WHOLE_NUMBER,
     ] = None
     reason: Annotated[str | None, Field(max_length=255, examples=["customer request"])] = None
 

@@ -8,13 +8,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES, EventType
-from payorch.http.listing import CreatedRangeQuery, Instant
+from payorch.http.listing import CreatedRangeQuery, Instant, PageQuery, id_cursor
+from payorch.http.schemas import WEBHOOK_URL_PATTERN
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
 from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
 
+# Event types as the document's enum; _check_events enforces the same set in its own words.
+EventTypeName = Annotated[str, Field(json_schema_extra={"enum": sorted(ALL_EVENT_TYPES)})]
 EventList = Annotated[
-    list[str],
+    list[EventTypeName],
     Field(
         max_length=len(ALL_EVENT_TYPES),
         description="Event types to receive; empty or absent means every event.",
@@ -41,6 +44,8 @@ ORDERED_DESCRIPTION = (
 class EndpointDeliveryListQuery(CreatedRangeQuery):
     """Filters of one endpoint's deliveries."""
 
+    cursor: Annotated[str | None, id_cursor("whd")] = None
+
     status: Annotated[
         list[Literal["PENDING", "SUCCEEDED", "EXHAUSTED"]] | None,
         Field(description="Repeat the parameter for several statuses."),
@@ -55,10 +60,21 @@ class DeliveryListQuery(EndpointDeliveryListQuery):
     endpoint_id: Annotated[str | None, Field(max_length=40)] = None
 
 
+class EndpointListQuery(PageQuery):
+    cursor: Annotated[str | None, id_cursor("whe")] = None
+
+
 class CreateWebhookEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    url: Annotated[str, Field(max_length=2048, examples=["https://shop.example/webhooks/pay"])]
+    url: Annotated[
+        str,
+        Field(
+            max_length=2048,
+            json_schema_extra={"format": "uri", "pattern": WEBHOOK_URL_PATTERN},
+            examples=["https://shop.example/webhooks/pay"],
+        ),
+    ]
     events: EventList | None = None
     ordered: Annotated[bool, Field(description=ORDERED_DESCRIPTION)] = False
 
@@ -68,7 +84,12 @@ class CreateWebhookEndpoint(BaseModel):
 class UpdateWebhookEndpoint(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    url: Annotated[str, Field(max_length=2048)] | None = None
+    url: (
+        Annotated[
+            str, Field(max_length=2048, json_schema_extra={"format": "uri", "pattern": WEBHOOK_URL_PATTERN})
+        ]
+        | None
+    ) = None
     events: EventList | None = None
     enabled: bool | None = None
     ordered: Annotated[bool | None, Field(description=ORDERED_DESCRIPTION)] = None

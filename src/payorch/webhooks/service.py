@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch import pagination
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.crypto import Cipher
@@ -75,7 +74,7 @@ async def list_endpoints(
     conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
 ) -> Page[WebhookEndpoint]:
     found = await repository.list_endpoints(
-        conn, caller.application_id, before=pagination.decode(cursor), limit=limit + 1
+        conn, caller.application_id, before=cursor, limit=limit + 1
     )
     return page_of(found, limit, lambda item: item.id)
 

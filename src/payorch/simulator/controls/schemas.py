@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from payorch.http.schemas import WHOLE_NUMBER
 
 # Provider identifiers of the API, and the simulator's short names (both accepted).
 PROVIDERS = {
@@ -78,7 +80,9 @@ class NotifyRequest(BaseModel):
         "`?topic=..&id=..`, unsigned.",
     )
     topic: Literal["payment", "merchant_order"] = "payment"
-    copies: int = Field(1, ge=1, le=5, description="Each notice this many times (duplicates).")
+    copies: Annotated[
+        int, Field(ge=1, le=5, description="Each notice this many times (duplicates)."), WHOLE_NUMBER
+    ] = 1
     order: Literal["oldest_first", "newest_first"] = Field(
         "oldest_first", description="newest_first sends the latest payment's notice first."
     )

@@ -1,0 +1,118 @@
+"""What the all-checks schemathesis run (tests/test_openapi_all_checks.py) asked of the service,
+each shown directly through HTTP on SQLite and PostgreSQL: integers sent as 33.0, optional bodies
+that refuse null, the document's enums and URL pattern enforced as stated."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from payorch.http.schemas import HTTP_URL_PATTERN
+from tests.conftest import Sandbox
+from tests.test_errors import assert_error
+
+
+async def test_an_integer_field_takes_a_number_with_a_zero_fraction(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object]
+) -> None:
+    created = await client.post(
+        "/v1/payment-intents", json={**intent_body, "amount": 1500.0}, headers=sandbox.headers
+    )
+    assert created.status_code == 201, created.text
+    assert created.json()["amount"] == 1500 and isinstance(created.json()["amount"], int)
+    refused = await client.post(
+        "/v1/payment-intents", json={**intent_body, "amount": 1500.5}, headers=sandbox.headers
+    )
+    assert_error(refused, 400, "VALIDATION_ERROR")
+    assert [e["field"] for e in refused.json()["error"]["details"]["errors"]] == ["amount"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/payment-intents/{id}/cancel",
+        "/v1/payment-intents/{id}/checkout",
+        "/v1/admin/api-credentials",
+    ],
+)
+async def test_an_optional_body_refuses_json_null(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], path: str
+) -> None:
+    intent = (
+        await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
+    ).json()
+    url = path.format(id=intent["id"])
+    headers = {**sandbox.headers, "Content-Type": "application/json"}
+    response = await client.post(url, content=b"null", headers=headers)
+    assert_error(response, 400, "VALIDATION_ERROR")
+    [problem] = response.json()["error"]["details"]["errors"]
+    assert problem["field"] == "body" and problem["message"].endswith("or no body at all")
+    after = await client.get(f"/v1/payment-intents/{intent['id']}", headers=sandbox.headers)
+    assert after.json()["status"] == "CREATED"  # nothing moved
+
+
+async def test_the_document_shows_optional_bodies_as_objects_only(
+    client: httpx.AsyncClient,
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for media in operation.get("requestBody", {}).get("content", {}).values():
+                assert {"type": "null"} not in media["schema"].get("anyOf", []), (method, path)
+
+
+@pytest.mark.parametrize(
+    ("return_url", "valid"),
+    [
+        ("https://shop.example/return?x=1#top", True),
+        ("HTTP://shop.example:8443/", True),
+        ("", False),
+        ("shop.example/return", False),
+        ("https://shop.example/ré", False),
+        ("https://user@shop.example/", False),
+    ],
+)
+async def test_return_url_is_refused_exactly_when_the_documented_pattern_refuses_it(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_body: dict[str, object],
+    return_url: str,
+    valid: bool,
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    stated = document["components"]["schemas"]["CreatePaymentIntent"]["properties"]["return_url"]
+    assert stated["pattern"] == HTTP_URL_PATTERN
+    assert bool(re.match(HTTP_URL_PATTERN, return_url)) is valid
+    response = await client.post(
+        "/v1/payment-intents",
+        json={**intent_body, "return_url": return_url},
+        headers=sandbox.headers,
+    )
+    assert response.status_code == (201 if valid else 400), response.text
+
+
+async def test_the_document_states_the_enums_the_service_checks(client: httpx.AsyncClient) -> None:
+    schemas = (await client.get("/openapi.json")).json()["components"]["schemas"]
+    create = schemas["CreatePaymentIntent"]["properties"]
+    assert "CLP" in create["currency"]["enum"] and "XAU" not in create["currency"]["enum"]
+    assert create["provider"]["enum"] == [
+        "auto",
+        "provider_a_redirect_post",
+        "provider_b_redirect_get",
+    ]
+    names = create["metadata"]["propertyNames"]
+    assert (names["minLength"], names["maxLength"], names["pattern"]) == (1, 40, "^[^\\x00]*$")
+    events = schemas["CreateWebhookEndpoint"]["properties"]["events"]["anyOf"][0]["items"]
+    assert "payment.authorized" in events["enum"]
+
+
+async def test_an_endpoint_id_longer_than_any_id_is_a_404_not_a_500(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    # Found by the all-checks run: the path's id was validated against the query's bounds.
+    response = await client.get(
+        f"/v1/admin/webhook-endpoints/{'x' * 100}/deliveries", headers=sandbox.headers
+    )
+    assert_error(response, 404, "RESOURCE_NOT_FOUND")

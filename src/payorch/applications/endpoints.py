@@ -9,19 +9,17 @@ from starlette.responses import Response
 
 from payorch.applications import service
 from payorch.applications.schemas import MerchantAccountList, merchant_body
-from payorch.errors import AuthenticationFailed, ValidationFailed
 from payorch.http.deps import CurrentCaller, ReadConn
-from payorch.http.errors import problem_responses
-from payorch.http.listing import NoQuery
+from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["Merchant accounts"])
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/admin/merchant-accounts",
-    response_model=MerchantAccountList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=MerchantAccountList,
     summary="List the application's merchant accounts, newest first",
 )
 async def list_merchant_accounts(

@@ -18,7 +18,7 @@ from payorch.auth.schemas import (
 from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
 from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep, optional_body
 from payorch.http.errors import problem_responses
-from payorch.http.listing import NoQuery
+from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["API credentials"])
@@ -44,10 +44,10 @@ async def create_api_credential(
     return json_response(issued_body(issued), 201)
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/admin/api-credentials",
-    response_model=ApiCredentialList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=ApiCredentialList,
     summary="List the application's API keys (never the keys themselves)",
 )
 async def list_api_credentials(

@@ -23,7 +23,7 @@ from payorch.errors import (
 )
 from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
 from payorch.http.errors import problem_responses
-from payorch.http.listing import NoQuery
+from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["Connectors"])
@@ -31,11 +31,12 @@ router = APIRouter(tags=["Connectors"])
 BASE = "/v1/admin/merchant-accounts/{merchant_id}/connectors"
 
 
-@router.get(
+@list_route(
+    router,
     BASE,
-    response_model=ConnectorList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    model=ConnectorList,
     summary="List a merchant's provider configurations (credentials never returned)",
+    also=(ResourceNotFound,),
 )
 async def list_connectors(
     merchant_id: str, caller: CurrentCaller, conn: Conn, query: Annotated[NoQuery, Query()]

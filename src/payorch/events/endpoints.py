@@ -9,12 +9,10 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
-from payorch.errors import AuthenticationFailed, ValidationFailed
 from payorch.events import service
 from payorch.events.types import EventType
 from payorch.http.deps import Conn, CurrentCaller
-from payorch.http.errors import problem_responses
-from payorch.http.listing import CURSOR_HELP, PageQuery
+from payorch.http.listing import CURSOR_HELP, PageQuery, list_route
 from payorch.jsontypes import JsonObject
 
 router = APIRouter(tags=["Events"])
@@ -34,10 +32,10 @@ class EventList(BaseModel):
     next_cursor: str | None
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/events",
-    response_model=EventList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=EventList,
     summary="List the application's events, newest first",
     description="Each item is the exact body that webhook deliveries of that event send.",
 )

@@ -9,13 +9,18 @@ states each constraint (pattern, bounds, enums).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated
 
+from fastapi import APIRouter
+from fastapi.types import DecoratedCallable
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from payorch.errors import ApiError, AuthenticationFailed, ValidationFailed
+from payorch.http.errors import problem_responses
 from payorch.ids import id_pattern
 
 DEFAULT_LIMIT = 20
@@ -85,3 +90,23 @@ class CreatedRangeQuery(PageQuery):
         Instant | None,
         Field(description="Created before (exclusive); a date or an ISO 8601 timestamp."),
     ] = None
+
+
+def list_route(
+    router: APIRouter,
+    path: str,
+    *,
+    model: type[BaseModel],
+    summary: str,
+    description: str | None = None,
+    also: tuple[type[ApiError], ...] = (),
+) -> Callable[[DecoratedCallable], DecoratedCallable]:
+    """The GET of a list. Every list answers 400 for an unknown parameter or a bad value (its
+    query model above) and 401 without a key; ``also`` adds what this list can answer besides."""
+    return router.get(
+        path,
+        response_model=model,
+        responses=problem_responses(ValidationFailed, AuthenticationFailed, *also),
+        summary=summary,
+        description=description,
+    )

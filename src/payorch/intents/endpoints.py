@@ -23,6 +23,7 @@ from payorch.http.deps import (
     idempotency_scope,
 )
 from payorch.http.errors import problem_responses
+from payorch.http.listing import list_route
 from payorch.http.responses import idempotent_response, json_response
 from payorch.intents import listing, service
 from payorch.intents.schemas import (
@@ -67,10 +68,10 @@ async def create_payment_intent(
     return idempotent_response(await runtime.idempotency.run(scope, operation))
 
 
-@router.get(
+@list_route(
+    router,
     "",
-    response_model=PaymentIntentList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=PaymentIntentList,
     summary="List payment intents, newest first",
     description="Each item is the intent without its timeline and payment: read the intent for those.",
 )

@@ -12,7 +12,6 @@ from payorch.errors import (
     ProviderError,
     RefundAmountExceeded,
     ResourceNotFound,
-    ValidationFailed,
 )
 from payorch.http.deps import (
     Conn,
@@ -21,7 +20,7 @@ from payorch.http.deps import (
     optional_body,
 )
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
-from payorch.http.listing import NoQuery
+from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import idempotent_response, json_response
 from payorch.idempotency.records import IdempotentResult
 from payorch.payments import refunds, service
@@ -39,10 +38,10 @@ from payorch.payments.schemas import (
 router = APIRouter(tags=["Payments and refunds"])
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/payments",
-    response_model=PaymentList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=PaymentList,
     summary="List payments, newest first",
 )
 async def list_payments(
@@ -95,11 +94,12 @@ async def create_refund(
     return json_response(reply.body, reply.status)
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/payments/{payment_id}/refunds",
-    response_model=RefundList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    model=RefundList,
     summary="List a payment's refunds, newest first",
+    also=(ResourceNotFound,),
 )
 async def list_refunds(
     payment_id: str, caller: CurrentCaller, conn: Conn, query: Annotated[NoQuery, Query()]

@@ -16,6 +16,7 @@ from payorch.errors import (
 )
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
 from payorch.http.errors import problem_responses
+from payorch.http.listing import list_route
 from payorch.http.responses import json_response
 from payorch.webhooks import service
 from payorch.webhooks.recover import recover_deliveries
@@ -69,10 +70,10 @@ async def create_webhook_endpoint(
     return json_response(created_endpoint_body(created, secret), 201)
 
 
-@router.get(
+@list_route(
+    router,
     BASE,
-    response_model=WebhookEndpointList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    model=WebhookEndpointList,
     summary="List webhook endpoints, newest first (no secrets)",
 )
 async def list_webhook_endpoints(
@@ -153,11 +154,12 @@ async def list_webhook_deliveries(
     return json_response(delivery_page_body(page))
 
 
-@router.get(
+@list_route(
+    router,
     "/v1/admin/webhook-deliveries",
-    response_model=WebhookDeliveryList,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    model=WebhookDeliveryList,
     summary="All the application's deliveries, newest first",
+    also=(ResourceNotFound,),
 )
 async def list_all_webhook_deliveries(
     caller: CurrentCaller, conn: ReadConn, query: Annotated[DeliveryListQuery, Query()]

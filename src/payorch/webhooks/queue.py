@@ -151,7 +151,7 @@ async def in_flight_elsewhere(
         )
         .group_by(deliveries.c.endpoint_id)
     )
-    return {endpoint_id: count for endpoint_id, count in rows.tuples()}
+    return {endpoint_id: count for endpoint_id, count in rows}
 
 
 _CLAIMED_COLUMNS = (

@@ -96,6 +96,12 @@ class Database:
             if conn.in_transaction():
                 await conn.commit()
 
+    def one_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """PostgreSQL: a connection without a transaction, for a write that is a single statement
+        (payorch.db.one_statement: atomic by itself, no BEGIN/COMMIT round trips)."""
+        assert not self.is_sqlite, "one-statement writes are PostgreSQL's"
+        return self.reading()
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 
@@ -113,6 +119,8 @@ class Phases:
       (``PhasesDep`` in an endpoint; the worker builds one per job) and opens each atomic phase
       with ``transaction()`` (or ``reading()`` for a read-only step). Nothing else opens a
       connection: no service touches ``Database`` or its engine.
+    - A write that is one statement (PostgreSQL's create of an intent, payorch.db.one_statement)
+      runs on ``one_statement()``: a statement is its own transaction.
     """
 
     def __init__(self, database: Database) -> None:
@@ -129,6 +137,10 @@ class Phases:
     def reading(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A read-only step (no BEGIN/COMMIT on PostgreSQL; see Database.reading)."""
         return self._database.reading()
+
+    def one_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """PostgreSQL only: a write that is one statement (see Database.one_statement)."""
+        return self._database.one_statement()
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

@@ -9,6 +9,7 @@ from typing import TypeVarTuple, cast
 from sqlalchemy import Row, Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.one_statement import Fragment
 from payorch.db.tables import events
 from payorch.events.records import Event, StoredEvent, TimelineEntry
 
@@ -100,3 +101,27 @@ async def list_events(
         query = query.where(events.c.seq < before_seq)
     query = query.order_by(events.c.seq.desc()).limit(limit)
     return [StoredEvent(seq=row.seq, payload=row.payload) for row in await conn.execute(query)]
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): insert the event when the intent's
+# fragment (``inserted_intent``) returned a row. Parameters: application_id and event_*
+# (event_parameters).
+INTENT_EVENT_FRAGMENT = Fragment(
+    "inserted_event",
+    "INSERT INTO events (id, application_id, type, payment_intent_id, payload, created_at)"
+    " SELECT CAST(:event_id AS TEXT), CAST(:application_id AS TEXT),"
+    " CAST(:event_type AS TEXT), CAST(:event_payment_intent_id AS TEXT),"
+    " CAST(:event_payload AS TEXT), CAST(:event_created_at AS TIMESTAMPTZ)"
+    " WHERE EXISTS (SELECT 1 FROM inserted_intent) RETURNING id",
+)
+
+
+def event_parameters(event: Event) -> dict[str, object]:
+    """The event_* parameters of insert_event_fragment."""
+    return {
+        "event_id": event.id,
+        "event_type": event.type,
+        "event_payment_intent_id": event.payment_intent_id,
+        "event_payload": event.payload,
+        "event_created_at": event.created_at,
+    }

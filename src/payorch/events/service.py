@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import TypedDict, Unpack
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -21,38 +22,63 @@ from payorch.pagination import Page, page_of
 from payorch.webhooks.fanout import SUBSCRIPTIONS, fan_out
 
 
-async def emit(
-    conn: AsyncConnection,
-    *,
-    application_id: str,
-    type: EventType,
-    payment_intent_id: str | None,
-    data: Mapping[str, object],
-    at: datetime,
-) -> Event:
-    """``payment_intent_id`` is None only for events about a webhook endpoint."""
+class EventFields(TypedDict):
+    """What an event is made of (emit's and new_event's keyword arguments)."""
+
+    application_id: str
+    type: EventType
+    payment_intent_id: str | None  # None only for events about a webhook endpoint
+    data: Mapping[str, object]
+    at: datetime
+
+
+def new_event(**fields: Unpack[EventFields]) -> Event:
+    """The event and its payload, not yet written (emit writes it; so does a one-statement write)."""
     event_id = new_id("evt")
+    type, at, payment_intent_id = fields["type"], fields["at"], fields["payment_intent_id"]
     of_intent = {} if payment_intent_id is None else {"payment_intent_id": payment_intent_id}
     body = {
         "id": event_id,
         "type": type.value,
         "created_at": isoformat(at),
-        "data": {**of_intent, **data},
+        "data": {**of_intent, **fields["data"]},
     }
-    event = Event(event_id, application_id, type.value, payment_intent_id, dumps(body).decode(), at)
+    return Event(
+        event_id, fields["application_id"], type.value, payment_intent_id, dumps(body).decode(), at
+    )
+
+
+async def emit(conn: AsyncConnection, **fields: Unpack[EventFields]) -> Event:
+    """Write a new event and its deliveries in ``conn``'s transaction."""
+    event = new_event(**fields)
+    await write(conn, event)
+    return event
+
+
+async def write(conn: AsyncConnection, event: Event) -> None:
+    """Write a new_event and its deliveries, in ``conn``'s transaction."""
     # The subscriptions are read in the INSERT's round trip (one fewer per event on PostgreSQL).
     endpoints = await repository.insert_event_then(
-        conn, event, SUBSCRIPTIONS, {"application_id": application_id}
+        conn, event, SUBSCRIPTIONS, {"application_id": event.application_id}
     )
     await fan_out(
         conn,
         event_id=event.id,
-        application_id=application_id,
-        event_type=type,
-        at=at,
+        application_id=event.application_id,
+        event_type=event.type,
+        at=event.created_at,
         endpoints=endpoints,
     )
-    return event
+
+
+# PostgreSQL's one-statement writes (payorch.db.one_statement): a new_event of the intent written
+# by the fragment before it (fragment_parameters). Its deliveries are the caller's to chain
+# (webhooks.fanout's fragments), as ``write`` fans out after its INSERT.
+INTENT_EVENT_FRAGMENT = repository.INTENT_EVENT_FRAGMENT
+
+
+def fragment_parameters(event: Event) -> dict[str, object]:
+    return repository.event_parameters(event)
 
 
 async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[TimelineEntry]:

@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, Row, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.one_statement import Fragment
 from payorch.db.tables import idempotency_records as records
 from payorch.idempotency.records import IdempotencyRecord, KeyState
 
@@ -163,3 +164,37 @@ async def purge_expired(conn: AsyncConnection, now: datetime, batch: int = 1000)
             )
         )
     return len(rows)
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): store the key with its answer when the
+# fragment ``fits`` returned a row. ON CONFLICT DO NOTHING waits for a concurrent holder of the
+# key, then writes nothing: no row returned, so the writes that require this one write nothing
+# either, and the caller falls back to the full path (which replays or refuses). Named
+# ``admitted``: the gate of the writes after it. Parameters: application_id and idem_*
+# (completed_key_parameters).
+COMPLETED_KEY_FRAGMENT = Fragment(
+    "admitted",
+    "INSERT INTO idempotency_records (application_id, operation, key, fingerprint, state,"
+    " locked_until, response_status, response_body, created_at, expires_at)"
+    " SELECT CAST(:application_id AS TEXT), CAST(:idem_operation AS TEXT),"
+    " CAST(:idem_key AS TEXT), CAST(:idem_fingerprint AS TEXT), 'COMPLETED',"
+    " CAST(:idem_locked_until AS TIMESTAMPTZ), CAST(:idem_status AS INTEGER),"
+    " CAST(:idem_body AS TEXT), CAST(:idem_created_at AS TIMESTAMPTZ),"
+    " CAST(:idem_expires_at AS TIMESTAMPTZ)"
+    " WHERE EXISTS (SELECT 1 FROM fits)"
+    " ON CONFLICT DO NOTHING RETURNING 1",
+)
+
+
+def completed_key_parameters(operation: str, key: str, row: KeyState) -> dict[str, object]:
+    """The idem_* parameters of completed_key_fragment (``row``: a completed_row)."""
+    return {
+        "idem_operation": operation,
+        "idem_key": key,
+        "idem_fingerprint": row.fingerprint,
+        "idem_locked_until": row.locked_until,
+        "idem_created_at": row.created_at,
+        "idem_status": row.response_status,
+        "idem_body": row.response_body,
+        "idem_expires_at": row.expires_at,
+    }

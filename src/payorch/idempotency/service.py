@@ -175,6 +175,17 @@ class Idempotency:
             return replay.stored
         return IdempotentResult(status, raw)
 
+    def stored_answer_parameters(self, scope: Scope, status: int, raw: bytes) -> dict[str, object]:
+        """The parameters of stored_answer_fragment for this answer."""
+        now = self._clock.now()
+        answer = repository.completed_row(
+            fingerprint=scope.fingerprint, now=now, expires_at=now + self._ttl, status=status, body=raw
+        )
+        return {
+            "application_id": scope.application_id,
+            **repository.completed_key_parameters(scope.operation, scope.key, answer),
+        }
+
     async def _store_or_abort(self, conn: AsyncConnection, scope: Scope, status: int, raw: bytes) -> None:
         """Record the answer under the key, or raise (rolling the operation back) if taken."""
         now = self._clock.now()
@@ -197,6 +208,12 @@ class Idempotency:
             raise _Replay(_replay_of(row))
         wait = math.ceil((row.locked_until - now).total_seconds())
         raise IdempotencyKeyInUse(retry_after_seconds=max(1, min(wait, 5)))
+
+
+# PostgreSQL's one-statement writes (payorch.db.one_statement): the key stored with its answer
+# (Idempotency.stored_answer_parameters) when the fragment ``fits`` returned a row; no row when the
+# key is taken, and the caller then runs ``Idempotency.run``, which replays or refuses.
+STORED_ANSWER_FRAGMENT = repository.COMPLETED_KEY_FRAGMENT
 
 
 class _Replay(Exception):

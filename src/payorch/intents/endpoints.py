@@ -15,9 +15,9 @@ from payorch.errors import (
     ValidationFailed,
 )
 from payorch.http.deps import (
-    Conn,
     CurrentCaller,
     IdempotencyKey,
+    PhasesDep,
     ReadConn,
     RuntimeDep,
     idempotency_scope,
@@ -25,7 +25,7 @@ from payorch.http.deps import (
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import idempotent_response, json_response
-from payorch.intents import listing, service
+from payorch.intents import create_at_once, listing, service
 from payorch.intents.schemas import (
     CreatePaymentIntent,
     IntentListQuery,
@@ -56,16 +56,17 @@ async def create_payment_intent(
     request: Request,
     caller: CurrentCaller,
     runtime: RuntimeDep,
+    phases: PhasesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     scope = idempotency_scope(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )
-
-    async def operation(conn: Conn) -> tuple[int, object]:
-        return 201, intent_body(await service.create_intent(conn, runtime.clock, caller, body))
-
-    return idempotent_response(await runtime.idempotency.run(scope, operation))
+    return idempotent_response(
+        await create_at_once.create_intent(
+            phases, runtime.clock, runtime.idempotency, caller, body, scope
+        )
+    )
 
 
 @list_route(

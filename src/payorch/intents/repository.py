@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import orjson
 from sqlalchemy import RowMapping, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.one_statement import Fragment
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import payments
 from payorch.intents.records import IntentPayment, PaymentIntent
@@ -157,3 +159,28 @@ async def page(
 
 def _intent(row: RowMapping) -> PaymentIntent:
     return PaymentIntent(**{name: row[name] for name in _COLUMNS})  # rows may carry more columns
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): insert the intent when the gate before it
+# (``admitted``) returned a row. Parameters: application_id and intent_* (intent_parameters).
+INTENT_FRAGMENT = Fragment(
+    "inserted_intent",
+    "INSERT INTO payment_intents (id, application_id, merchant_account_id, status,"
+    " external_reference, amount, currency, description, requested_provider, provider,"
+    " return_url, metadata, created_at, updated_at)"
+    " SELECT CAST(:intent_id AS TEXT), CAST(:application_id AS TEXT),"
+    " CAST(:intent_merchant_account_id AS TEXT), CAST(:intent_status AS TEXT),"
+    " CAST(:intent_external_reference AS TEXT), CAST(:intent_amount AS BIGINT),"
+    " CAST(:intent_currency AS TEXT), CAST(:intent_description AS TEXT),"
+    " CAST(:intent_requested_provider AS TEXT), CAST(:intent_provider AS TEXT),"
+    " CAST(:intent_return_url AS TEXT), CAST(:intent_metadata AS JSONB),"
+    " CAST(:intent_created_at AS TIMESTAMPTZ), CAST(:intent_updated_at AS TIMESTAMPTZ)"
+    " WHERE EXISTS (SELECT 1 FROM admitted) RETURNING id",
+)
+
+
+def intent_parameters(intent: PaymentIntent) -> dict[str, object]:
+    """The intent_* parameters of insert_intent_fragment (metadata as JSON text)."""
+    values = {f"intent_{name}": getattr(intent, name) for name in _COLUMNS if name != "application_id"}
+    values["intent_metadata"] = orjson.dumps(intent.metadata).decode()
+    return values

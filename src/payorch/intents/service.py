@@ -16,7 +16,7 @@ from payorch.clock import Clock
 from payorch.connectors import service as connectors
 from payorch.errors import ConnectorNotConfigured, InvalidState, ResourceNotFound
 from payorch.events import service as events
-from payorch.events.records import TimelineEntry
+from payorch.events.records import Event, TimelineEntry
 from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
@@ -29,6 +29,15 @@ from payorch.providers import AUTO
 async def create_intent(
     conn: AsyncConnection, clock: Clock, caller: Caller, request: CreatePaymentIntent
 ) -> PaymentIntentDetail:
+    await check_create(conn, caller, request)
+    intent, event = new_intent(clock, caller, request)
+    await repository.insert_intent(conn, intent)
+    await events.write(conn, event)
+    return created_detail(intent, event)
+
+
+async def check_create(conn: AsyncConnection, caller: Caller, request: CreatePaymentIntent) -> None:
+    """What must hold before an intent is created (reads only)."""
     if not await applications.merchant_belongs_to(
         conn, request.merchant_account_id, caller.application_id
     ):
@@ -37,6 +46,12 @@ async def create_intent(
         conn, request.merchant_account_id, request.provider
     ):
         raise ConnectorNotConfigured(f"The provider {request.provider} is not enabled for this merchant.")
+
+
+def new_intent(
+    clock: Clock, caller: Caller, request: CreatePaymentIntent
+) -> tuple[PaymentIntent, Event]:
+    """The intent and its payment_intent.created event, not yet written."""
     now = clock.now()
     intent = PaymentIntent(
         id=new_id("payi"),
@@ -54,9 +69,7 @@ async def create_intent(
         created_at=now,
         updated_at=now,
     )
-    await repository.insert_intent(conn, intent)
-    event = await events.emit(
-        conn,
+    event = events.new_event(
         application_id=caller.application_id,
         type=EventType.PAYMENT_INTENT_CREATED,
         payment_intent_id=intent.id,
@@ -69,8 +82,12 @@ async def create_intent(
         },
         at=now,
     )
-    # Answered from what was just written, without reading it back.
-    return PaymentIntentDetail(intent, [TimelineEntry(event.type, now)], None)
+    return intent, event
+
+
+def created_detail(intent: PaymentIntent, event: Event) -> PaymentIntentDetail:
+    """The new intent as the API answers it: from what is written, without reading it back."""
+    return PaymentIntentDetail(intent, [TimelineEntry(event.type, event.created_at)], None)
 
 
 async def read_intent(conn: AsyncConnection, caller: Caller, intent_id: str) -> PaymentIntentDetail:

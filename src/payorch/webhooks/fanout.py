@@ -75,3 +75,25 @@ async def fan_out(
     )
     await repository.notify_workers(conn)
     return len(targets)
+
+
+# PostgreSQL's one-statement create (payorch.db.one_statement): the fan-out as fragments of that
+# statement (repository's SUBSCRIBED, FITS, DELIVERIES and NOTICE fragments). It carries ids for
+# this many deliveries; an application with more endpoints subscribed to the event writes nothing
+# there and takes the full path (fan_out above).
+FAN_OUT_AT_ONCE = 4
+SUBSCRIBED_FRAGMENT = repository.SUBSCRIBED_FRAGMENT
+FITS_FRAGMENT = repository.FITS_FRAGMENT
+DELIVERIES_FRAGMENT = repository.DELIVERIES_FRAGMENT
+NOTICE_FRAGMENT = repository.NOTICE_FRAGMENT
+
+
+def fan_out_parameters(*, event_id: str, event_type: str, at: datetime) -> dict[str, object]:
+    """The fanout_* parameters of the fragments above."""
+    return {
+        "fanout_ids": [new_id("whd") for _ in range(FAN_OUT_AT_ONCE)],
+        "fanout_capacity": FAN_OUT_AT_ONCE,
+        "fanout_event_id": event_id,
+        "fanout_event_type": event_type,
+        "fanout_at": at,
+    }

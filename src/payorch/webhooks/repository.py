@@ -22,6 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.one_statement import Fragment
 from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables import events
 from payorch.db.tables.webhooks import (
@@ -155,6 +156,42 @@ async def notify_workers(conn: AsyncConnection) -> None:
         await conn.execute(text(f"SELECT pg_notify('{wakeups.NOTIFY_CHANNEL}', '')"))
     else:
         wakeups.fire()  # workers of this process; see wakeups.py for why this is safe
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): the outbox fan-out as fragments.
+# Parameters: application_id and fanout_* (fanout.fan_out_parameters).
+# ``subscribed``: SUBSCRIBED_ENDPOINTS' rows for the event's type, numbered 1..n (the filter
+# fanout.fan_out applies: [] = every type).
+SUBSCRIBED_FRAGMENT = Fragment(
+    "subscribed",
+    "SELECT id, row_number() OVER (ORDER BY id) AS n FROM webhook_endpoints"
+    " WHERE application_id = CAST(:application_id AS TEXT) AND enabled"
+    " AND (events = CAST('[]' AS JSONB)"
+    " OR events @> jsonb_build_array(CAST(:fanout_event_type AS TEXT)))",
+)
+# ``fits``: a row when the statement carries a delivery id for each (fanout_ids): the gate of
+# the statement's first write, so nothing is written when it does not.
+FITS_FRAGMENT = Fragment(
+    "fits", "SELECT 1 WHERE (SELECT count(*) FROM subscribed) <= CAST(:fanout_capacity AS INTEGER)"
+)
+# ``queued_deliveries``: one PENDING delivery, due now, per subscribed endpoint, when the event's
+# fragment (``inserted_event``) returned a row.
+DELIVERIES_FRAGMENT = Fragment(
+    "queued_deliveries",
+    "INSERT INTO webhook_deliveries (id, application_id, endpoint_id, event_id, event_type,"
+    " status, attempts, schedule_attempts, next_attempt_at, created_at, updated_at)"
+    " SELECT (CAST(:fanout_ids AS TEXT[]))[s.n], CAST(:application_id AS TEXT), s.id,"
+    " CAST(:fanout_event_id AS TEXT), CAST(:fanout_event_type AS TEXT), 'PENDING', 0, 0,"
+    " CAST(:fanout_at AS TIMESTAMPTZ), CAST(:fanout_at AS TIMESTAMPTZ),"
+    " CAST(:fanout_at AS TIMESTAMPTZ)"
+    " FROM subscribed AS s WHERE EXISTS (SELECT 1 FROM inserted_event) RETURNING 1",
+)
+# ``notice``: wakes the workers when deliveries were queued (the notice goes out at the
+# statement's commit, as notify_workers' does at its transaction's). wakeups.NOTIFY_CHANNEL.
+NOTICE_FRAGMENT = Fragment(
+    "notice",
+    "SELECT pg_notify('payorch_webhook_deliveries', '') FROM queued_deliveries LIMIT 1",
+)
 
 
 async def get_delivery(

@@ -51,13 +51,15 @@ def build_runtime(
         public_url=settings.public_url,
         timeout_seconds=settings.provider_timeout_seconds,
     )
+    phases = Phases(database)
     runtime = Runtime(
         settings=settings,
         clock=clock,
         database=database,
+        phases=phases,
         cipher=cipher,
-        authenticator=Authenticator(Phases(database)),
-        idempotency=Idempotency(Phases(database), clock, settings.idempotency_ttl_seconds),
+        authenticator=Authenticator(phases),
+        idempotency=Idempotency(phases, clock, settings.idempotency_ttl_seconds),
         local_app=local_app,
         http=http,
         connector_contexts=contexts,

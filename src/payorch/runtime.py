@@ -15,7 +15,7 @@ from payorch.auth.service import Authenticator
 from payorch.clock import Clock
 from payorch.config import Settings
 from payorch.crypto import Cipher
-from payorch.db import Database
+from payorch.db import Database, Phases
 from payorch.http.client import LocalApp
 from payorch.idempotency.service import Idempotency
 from payorch.payments.refund_gateway import RefundGateway
@@ -30,6 +30,8 @@ class Runtime:
     settings: Settings
     clock: Clock
     database: Database
+    # The phases of multi-phase flows and one-statement writes (db/engine.py), one per process.
+    phases: Phases
     cipher: Cipher
     authenticator: Authenticator
     idempotency: Idempotency

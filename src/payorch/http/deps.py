@@ -31,15 +31,14 @@ RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 AUTHENTICATED_CALLER = "authenticated_caller"
 
 
-async def authenticate(
-    request: Request,
-    runtime: RuntimeDep,
-    authorization: Annotated[str | None, Header(include_in_schema=False)] = None,
-) -> Caller:
+async def authenticate(request: Request) -> Caller:
+    # Only the request as a parameter: each sub-dependency costs FastAPI a resolution per request.
+    authorization = request.headers.get("authorization")
     checked = request.scope.get("state", {}).get(AUTHENTICATED_CALLER)
     if checked is not None and checked[0] == authorization:
         caller: Caller = checked[1]  # the rate limiter checked this header for this request
     else:
+        runtime: Runtime = request.app.state.runtime
         caller = await runtime.authenticator.authenticate(authorization)
     request.state.caller = caller
     return caller
@@ -79,7 +78,7 @@ ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")
 
 async def flow_phases(runtime: RuntimeDep) -> Phases:
     """For multi-phase flows (checkout, return, refund): see payorch.db.Phases."""
-    return Phases(runtime.database)
+    return runtime.phases
 
 
 PhasesDep = Annotated[Phases, Depends(flow_phases)]

@@ -17,7 +17,6 @@ from payorch.errors import (
 from payorch.http.deps import (
     CurrentCaller,
     IdempotencyKey,
-    PhasesDep,
     ReadConn,
     RuntimeDep,
     idempotency_scope,
@@ -56,7 +55,6 @@ async def create_payment_intent(
     request: Request,
     caller: CurrentCaller,
     runtime: RuntimeDep,
-    phases: PhasesDep,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     scope = idempotency_scope(
@@ -64,7 +62,7 @@ async def create_payment_intent(
     )
     return idempotent_response(
         await create_at_once.create_intent(
-            phases, runtime.clock, runtime.idempotency, caller, body, scope
+            runtime.phases, runtime.clock, runtime.idempotency, caller, body, scope
         )
     )
 

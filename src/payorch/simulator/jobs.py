@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.provider_a import repository as provider_a
@@ -20,7 +19,7 @@ class DeliverSimulatorNotifications:
     async def run_once(self, runtime: Runtime) -> int:
         if not runtime.settings.simulator_enabled:
             return 0
-        return await deliver_due(runtime, Phases(runtime.database))
+        return await deliver_due(runtime, runtime.phases)
 
 
 class PurgePublicSimulatorRows:
@@ -37,6 +36,6 @@ class PurgePublicSimulatorRows:
     async def run_once(self, runtime: Runtime) -> int:
         retention = timedelta(seconds=runtime.settings.simulator_public_retention_seconds)
         before = runtime.clock.now() - retention
-        async with Phases(runtime.database).transaction() as conn:
+        async with runtime.phases.transaction() as conn:
             gone = await provider_a.delete_older_than(conn, PUBLIC_OWNER, before, self.batch)
             return gone + await provider_b.delete_older_than(conn, PUBLIC_OWNER, before)

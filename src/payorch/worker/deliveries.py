@@ -199,7 +199,7 @@ class WebhookDeliveries:
                 or settings.webhook_max_in_flight_per_application,
                 per_endpoint=per_endpoint or settings.webhook_max_in_flight_per_endpoint,
             )
-            self._process = _Process(runtime, Phases(runtime.database), in_flight)
+            self._process = _Process(runtime, runtime.phases, in_flight)
         if self._sender is None:
             self._sender = Sender(
                 timeout_seconds=runtime.settings.webhook_timeout_seconds,

@@ -104,6 +104,6 @@ class ExpireCheckouts:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
-        phases = Phases(runtime.database)
+        phases = runtime.phases
         statuses = (IntentStatus.REQUIRES_ACTION.value,)
         return await check_due(runtime, phases, statuses, _expire_decision)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Protocol
 
-from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.webhooks.retention import DEFAULT_BATCH, purge_attempts
 from payorch.worker.refunds import ResolvePendingRefunds
@@ -46,7 +45,7 @@ class PurgeWebhookAttempts:
     async def run_once(self, runtime: Runtime) -> int:
         days = runtime.settings.webhook_attempt_retention_days
         cutoff = runtime.clock.now() - timedelta(days=days)
-        async with Phases(runtime.database).transaction() as conn:
+        async with runtime.phases.transaction() as conn:
             done, self._after = await purge_attempts(
                 conn, started_before=cutoff, batch=self.batch, after=self._after
             )

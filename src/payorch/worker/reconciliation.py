@@ -5,7 +5,6 @@ create), when it stops asking. Several workers may run: claims use leases (FOR U
 
 from __future__ import annotations
 
-from payorch.db import Phases
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
 from payorch.providers.registry import get_adapter
@@ -22,7 +21,7 @@ class ReconcileProcessing:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
-        phases = Phases(runtime.database)
+        phases = runtime.phases
         return await check_due(
             runtime, phases, (IntentStatus.PROCESSING.value,), _read, within_status_lifetime=True
         )

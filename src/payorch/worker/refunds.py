@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from payorch.db import Phases
 from payorch.payments import refunds
 from payorch.payments.repository import claim_due_refunds
 from payorch.runtime import Runtime
@@ -24,7 +23,7 @@ class ResolvePendingRefunds:
     interval = 5.0
 
     async def run_once(self, runtime: Runtime) -> int:
-        phases = Phases(runtime.database)  # the job's phases, built once per batch
+        phases = runtime.phases
         now = runtime.clock.now()
         # Lease long enough for a lookup and a resend; a dead worker's claims come back after it.
         lease = now + timedelta(seconds=2 * runtime.settings.provider_timeout_seconds + 30)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import httpx
+from prometheus_client import REGISTRY
 
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
@@ -202,3 +203,22 @@ async def test_after_a_rejection_the_preference_cannot_be_paid_again(
     statuses = [p["status"] for p in found.json()["results"]]
     assert "approved" not in statuses, statuses
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
+
+
+def _payment_reads() -> float:
+    """Provider B "read payment" calls this process made so far (the /metrics histogram)."""
+    labels = {"provider": B, "operation": "read payment"}
+    return REGISTRY.get_sample_value("payorch_provider_call_duration_seconds_count", labels) or 0.0
+
+
+async def test_a_notification_reads_the_payment_from_the_provider_once(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    # The read that verifies the notice is the answer confirmed under the checkout's lease: it is
+    # not read a second time (the notification runs before the simulator's answer returns here).
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    before = _payment_reads()
+    await choose_without_returning(client, body, "approve")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    assert _payment_reads() - before == 1

@@ -103,6 +103,8 @@ async def handle_notification(
         return  # a topic we do not act on, or a payment that is not ours
 
     async def read(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        if ref.confirm is not None:  # the adapter read the payment while verifying the notice
+            return await ref.confirm(ctx, checkout)
         return await adapter.read_status(ctx, checkout, payment_reference=ref.provider_payment_reference)
 
     try:

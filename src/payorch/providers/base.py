@@ -20,7 +20,7 @@ credentials with a masked repr, the pooled HTTP client, the clock, the per-call 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -262,6 +262,10 @@ class NotificationRef:
     topic: str | None = None
     # What the payment, as read from the provider, says about a dispute (None: nothing).
     dispute: DisputeObservation | None = None
+    # For an adapter whose verification already read the payment from the provider: confirms
+    # that answer against the checkout (as read_status would, without reading it again). Called
+    # with the checkout's lease held. None: the caller calls read_status.
+    confirm: Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]] | None = None
 
 
 # ---------------------------------------------------------------------------------------------

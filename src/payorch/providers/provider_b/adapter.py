@@ -21,6 +21,7 @@ Quirks kept here:
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 from collections.abc import Mapping
 from datetime import timedelta
@@ -161,10 +162,18 @@ class ProviderBAdapter(AdapterIdentity):
     async def read_status(
         self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
     ) -> PaymentResult:
+        read = None
         if payment_reference and _ID.match(payment_reference):
-            result = await self._read_payment(ctx, checkout, payment_reference)
-            if result is not None and result.outcome is not PaymentOutcome.IGNORED:
-                return await self._best(ctx, checkout, result)
+            read = await self._read_payment(ctx, checkout, payment_reference)
+        return await self._status_from(ctx, checkout, read)
+
+    async def _status_from(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult | None
+    ) -> PaymentResult:
+        """The status that a payment ``read`` from the provider gives the checkout (searched when
+        there is none to trust)."""
+        if read is not None and read.outcome is not PaymentOutcome.IGNORED:
+            return await self._best(ctx, checkout, read)
         found = await self._search(ctx, checkout)
         return found or PaymentResult(PaymentOutcome.NOT_PAID, reason="no payment at the provider")
 
@@ -268,7 +277,15 @@ class ProviderBAdapter(AdapterIdentity):
     ) -> NotificationRef:
         """Verify (the webhook style) and learn from the provider which payment the notice is
         about (notifications.py); the caller confirms it against its checkout."""
-        return await notifications.parse_notification(ctx, notification, _headers)
+        ref, payment = await notifications.parse_notification(ctx, notification, _headers)
+        if payment is None:
+            return ref
+        read = payment  # the provider's answer, read once: confirmed against the checkout later
+
+        async def confirm(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+            return await self._status_from(ctx, checkout, _checked(ctx, read, checkout))
+
+        return dataclasses.replace(ref, confirm=confirm)
 
     # -- reading payments -------------------------------------------------------------------------
 
@@ -283,11 +300,7 @@ class ProviderBAdapter(AdapterIdentity):
             return None
         if response.status_code != 200:
             raise rejected("read payment", response)
-        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
-        distrust = mismatch(payment, checkout)
-        if distrust:
-            return ignored(f"payment {payment.id} not trusted: {distrust}", details_of(payment))
-        return result_of(ctx, payment, checkout.currency)
+        return _checked(ctx, parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B), checkout)
 
     async def _best(self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult) -> PaymentResult:
         """``read`` unless it did not pay and another payment of the intent ranks higher (a
@@ -328,6 +341,14 @@ class ProviderBAdapter(AdapterIdentity):
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _checked(ctx: ConnectorContext, payment: wire.ProviderBPayment, checkout: CheckoutRef) -> PaymentResult:
+    """The payment's result for the checkout, or IGNORED when it is not the checkout's."""
+    distrust = mismatch(payment, checkout)
+    if distrust:
+        return ignored(f"payment {payment.id} not trusted: {distrust}", details_of(payment))
+    return result_of(ctx, payment, checkout.currency)
 
 
 def _headers(ctx: ConnectorContext, *, idempotency_key: str | None = None) -> dict[str, str]:

@@ -36,12 +36,13 @@ Headers = Callable[[ConnectorContext], dict[str, str]]  # the API's headers (aft
 
 async def parse_notification(
     ctx: ConnectorContext, notification: IncomingNotification, api_headers: Headers
-) -> NotificationRef:
+) -> tuple[NotificationRef, wire.ProviderBPayment | None]:
     """Which payment to read, learned from the provider. Two styles arrive: the webhook
     (``?data.id=..&type=..``, signed: verified, else refused) and the older IPN
     (``?topic=..&id=..``, unsigned). Neither is believed: the payment (or, for the
     merchant_order topic, the merchant order and then its payment) is read from the
-    provider, and the caller confirms it against its checkout."""
+    provider, and the caller confirms it against its checkout. Also answers the payment read
+    (None when none was)."""
     query = notification.query
     named: str | None
     if "data.id" not in query and query.get("topic") and query.get("id"):
@@ -55,7 +56,7 @@ async def parse_notification(
     if topic == wire.WEBHOOK_MERCHANT_ORDER:
         topic = wire.TOPIC_MERCHANT_ORDER
     if topic not in (wire.TOPIC_PAYMENT, wire.TOPIC_MERCHANT_ORDER):
-        return NotificationRef(provider_payment_reference=None, topic=topic)
+        return NotificationRef(provider_payment_reference=None, topic=topic), None
     if named is None or not ID.match(named):
         raise InvalidNotification(f"a {topic} notification without a usable id")
     headers = api_headers(ctx)
@@ -63,19 +64,20 @@ async def parse_notification(
     if topic == wire.TOPIC_MERCHANT_ORDER:
         payment_id = await _payment_of_order(ctx, named, headers)
         if payment_id is None:
-            return NotificationRef(provider_payment_reference=None, topic=topic)
+            return NotificationRef(provider_payment_reference=None, topic=topic), None
     response = await send(ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=headers)
     if response.status_code == 404:
-        return NotificationRef(provider_payment_reference=payment_id, topic=topic)
+        return NotificationRef(provider_payment_reference=payment_id, topic=topic), None
     if response.status_code != 200:
         raise rejected("read payment", response)
     payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
-    return NotificationRef(
+    ref = NotificationRef(
         provider_payment_reference=payment.id,
         payment_intent_id=payment.external_reference,
         topic=topic,
         dispute=dispute_of(payment),
     )
+    return ref, payment
 
 
 def _verified_id(ctx: ConnectorContext, notification: IncomingNotification) -> str | None:

@@ -55,7 +55,8 @@ async def confirm_current_checkout(
     (None if unknown). ProviderUnavailable propagates, with the lease released."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
-        async with phases.transaction() as conn:
+        # Reads, then the lease's compare-and-set: each atomic alone, no transaction around them.
+        async with phases.each_statement() as conn:
             intent = await intents.find_intent(conn, intent_id)
             if intent is None or (application_id is not None and intent.application_id != application_id):
                 return None
@@ -134,7 +135,7 @@ async def lease_checkout(runtime: Runtime, phases: Phases, checkout_id: str) -> 
     longer ACTIVE or the holder did not finish in time."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
-        async with phases.transaction() as conn:
+        async with phases.each_statement() as conn:  # a read, then the lease's compare-and-set
             checkout = await repository.get(conn, checkout_id)
             if checkout is None or checkout.status is not CheckoutStatus.ACTIVE:
                 return False

@@ -131,7 +131,8 @@ async def _run(
 
 
 async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
-    async with phases.transaction() as conn:
+    # Reads only: the record phase re-reads the intent FOR UPDATE and refuses if it moved.
+    async with phases.reading() as conn:
         intent = await intents.find_application_intent(conn, caller.application_id, intent_id)
         if intent is None:
             raise ResourceNotFound(f"No payment intent {intent_id}.")

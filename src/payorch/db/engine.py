@@ -102,6 +102,12 @@ class Database:
         assert not self.is_sqlite, "one-statement writes are PostgreSQL's"
         return self.reading()
 
+    def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """Statements that need no transaction together: reads and single-statement writes such
+        as a compare-and-set, each atomic by itself. PostgreSQL: autocommit, no BEGIN/COMMIT;
+        SQLite: one transaction, as every connection there (BEGIN IMMEDIATE)."""
+        return self.reading()
+
     async def dispose(self) -> None:
         await self.engine.dispose()
 
@@ -120,7 +126,9 @@ class Phases:
       with ``transaction()`` (or ``reading()`` for a read-only step). Nothing else opens a
       connection: no service touches ``Database`` or its engine.
     - A write that is one statement (PostgreSQL's create of an intent, payorch.db.one_statement)
-      runs on ``one_statement()``: a statement is its own transaction.
+      runs on ``one_statement()``: a statement is its own transaction. A step whose statements
+      need no common transaction (reads, then one compare-and-set such as taking a lease) runs on
+      ``each_statement()``.
     """
 
     def __init__(self, database: Database) -> None:
@@ -141,6 +149,10 @@ class Phases:
     def one_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """PostgreSQL only: a write that is one statement (see Database.one_statement)."""
         return self._database.one_statement()
+
+    def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A step of reads and single-statement writes, each atomic alone (Database.each_statement)."""
+        return self._database.each_statement()
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

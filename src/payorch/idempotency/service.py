@@ -2,9 +2,10 @@
 
 A request with a key goes through three steps:
 
-1. ``begin``: claim the key in its own short transaction (INSERT ... ON CONFLICT DO NOTHING on
-   the primary key). Outcomes: claimed, replay of a stored 2xx, IDEMPOTENCY_CONFLICT (other
-   request), IDEMPOTENCY_KEY_IN_USE (first request still running).
+1. ``begin``: claim the key (INSERT ... ON CONFLICT DO NOTHING on the primary key; each of its
+   statements a compare-and-set, atomic alone, so on PostgreSQL no transaction around them).
+   Outcomes: claimed, replay of a stored 2xx, IDEMPOTENCY_CONFLICT (other request),
+   IDEMPOTENCY_KEY_IN_USE (first request still running).
 2. The operation runs; in the transaction of its last write it calls ``complete``, so the
    stored answer commits together with the effect (a crash loses both or neither).
 3. On any error, ``release`` deletes the claim after the operation's rollback: only 2xx outcomes
@@ -83,7 +84,8 @@ class Idempotency:
         for _ in range(3):  # a row may vanish (released) between our insert and read: try again
             now = self._clock.now()
             lease = now + timedelta(seconds=lease_seconds)
-            async with self._phases.transaction() as conn:
+            # Each statement is a compare-and-set on the key: no transaction needed around them.
+            async with self._phases.each_statement() as conn:
                 claim = repository.claim_row(
                     fingerprint=scope.fingerprint, now=now, locked_until=lease,
                     expires_at=now + self._ttl,
@@ -129,7 +131,7 @@ class Idempotency:
 
     async def release(self, scope: Scope) -> None:
         """Free the key after a failed attempt (call after the operation rolled back)."""
-        async with self._phases.transaction() as conn:
+        async with self._phases.each_statement() as conn:  # one DELETE
             await repository.delete_claim(
                 conn,
                 application_id=scope.application_id,

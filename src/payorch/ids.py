@@ -12,11 +12,16 @@ _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
 _LENGTH = 29  # ceil(144 / 5)
 
 
+# Two characters per step (10 bits): half the Python loop of one per character, same string.
+_PAIRS = tuple(high + low for high in _ALPHABET for low in _ALPHABET)
+
+
 def _encode(number: int) -> str:
     chars = []
-    for _ in range(_LENGTH):
-        number, rem = divmod(number, 32)
-        chars.append(_ALPHABET[rem])
+    for _ in range(_LENGTH // 2):
+        number, rem = divmod(number, 1024)
+        chars.append(_PAIRS[rem])
+    chars.append(_ALPHABET[number % 32])  # _LENGTH is odd: the first character alone
     return "".join(reversed(chars))
 
 

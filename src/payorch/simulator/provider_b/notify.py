@@ -143,10 +143,10 @@ def _outcome(attempts: int, ok: bool, error: str | None, now: datetime) -> SimBA
 async def _send(
     runtime: Runtime, phases: Phases, notification: SimBNotification
 ) -> tuple[bool, str | None]:
-    """One attempt, then its record (its own transaction)."""
+    """One attempt, then its record (one statement)."""
     ok, error = await _attempt(runtime, notification)
     outcome = _outcome(notification.attempts + 1, ok, error, runtime.clock.now())
-    async with phases.transaction() as conn:
+    async with phases.each_statement() as conn:  # one UPDATE
         await repository.record_attempt(conn, notification.id, outcome)
     return ok, error
 
@@ -174,7 +174,7 @@ async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:
         due = await repository.due_notifications(conn, now, limit)
     sent = 0
     for notification_id, seen in due:
-        async with phases.transaction() as conn:
+        async with phases.each_statement() as conn:  # a compare-and-set
             claimed = await repository.claim_notification(
                 conn, notification_id, seen, now + timedelta(seconds=LEASE_SECONDS)
             )

@@ -33,7 +33,7 @@ def settings_overrides() -> dict[str, object]:
     return {"webhook_retry_schedule": "1,1,1,1,1,1"}
 
 
-async def _backlog(
+async def backlog(
     client: httpx.AsyncClient, runtime: Runtime, app: Sandbox, endpoint_id: str, count: int
 ) -> None:
     """``count`` due deliveries for the endpoint: one through an intent, the rest copies of it
@@ -87,7 +87,7 @@ def drive(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: 
 async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(drive: Drive) -> None:
     client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
-    await _backlog(client, runtime, sandbox, endpoint_id, 80)
+    await backlog(client, runtime, sandbox, endpoint_id, 80)
     assert await deliveries.run_until_idle(runtime) == 32  # the cap at once, all fail: held
     clock.advance(0.9)
     assert await deliveries.run_once(runtime) == 0  # 48 due, held for 1 s
@@ -120,7 +120,7 @@ async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(d
 async def test_held_deliveries_keep_their_schedule_and_are_all_attempted_later(drive: Drive) -> None:
     client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
-    await _backlog(client, runtime, sandbox, endpoint_id, 40)
+    await backlog(client, runtime, sandbox, endpoint_id, 40)
     for _ in range(60):  # its first minute, a second at a time (every retry due after 1 s)
         await deliveries.run_until_idle(runtime)
         clock.advance(1)
@@ -150,7 +150,7 @@ async def test_a_healthy_endpoint_is_served_while_a_dead_ones_backlog_waits(
 ) -> None:
     dead_app = await new_application(runtime)
     dead_id, _ = await create_endpoint(client, dead_app, receiver.url(DEAD))
-    await _backlog(client, runtime, dead_app, dead_id, 2000)
+    await backlog(client, runtime, dead_app, dead_id, 2000)
     app = await new_application(runtime)
     healthy, _ = await create_endpoint(client, app, receiver.url("/a"))
 

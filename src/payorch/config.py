@@ -83,7 +83,10 @@ class Settings(BaseSettings):
         ),
     )
     webhook_breaker_seconds: float = Field(
-        30, gt=0, description="How long an endpoint's open circuit breaker holds its attempts."
+        30,
+        gt=0,
+        description="How long an endpoint's open circuit breaker holds its attempts; also the "
+        "longest hold of an endpoint failing fast.",
     )
     webhook_disable_after_seconds: float = Field(
         432000,

@@ -1,6 +1,6 @@
 """Two `payorch worker` processes on one PostgreSQL and a slow receiver: the per-endpoint cap
 holds across both processes (not 2 x the cap), and an `ordered` endpoint gets one intent's
-notices one after the other, in order."""
+notices one after the other, in order; an endpoint failing fast is backed off by both."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import CREATED, create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
+from tests.webhooks.test_backoff import backlog
 from tests.webhooks.test_worker_processes import counts, start_worker, wait_started
 
 CAP = 3
@@ -118,3 +119,32 @@ async def test_two_workers_keep_an_ordered_endpoints_notices_in_order(
         assert creation["type"] == "payment_intent.created"
         assert cancellation["type"] == "payment.cancelled"
         assert cancellation["at"] - creation["at"] >= 0.4 - 0.05
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+async def test_two_workers_back_off_an_endpoint_failing_fast_together(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
+    database_url: str, tmp_path: Path,
+) -> None:  # fmt: skip
+    if not database_url.startswith("postgresql"):
+        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
+    dead_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
+    await backlog(client, runtime, sandbox, dead_id, 1000)  # all due, the retries 60 s later
+    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
+    try:
+        for n in range(2):
+            await wait_started(tmp_path / f"worker-{n}.log")
+        await receiver.wait_for(32, path="/status/500")
+        await asyncio.sleep(3.5)  # the holds: 1 s, 1 s, 2 s
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            await worker.wait()
+    # The first round(s) of quick failures, then about one attempt per hold; without the
+    # backoff both workers would have failed all 1,000 at once, 32 at a time.
+    attempts = len(receiver.at("/status/500"))
+    print(f"\nattempts to the endpoint failing fast in its first seconds: {attempts}")
+    assert attempts <= 2 * 32 + 8, attempts
+    assert (await counts(runtime, sandbox.application_id)).get("PENDING") == 1000

@@ -7,7 +7,9 @@
   one tenant's slow or dead endpoints and its backlog cannot hold up another tenant's deliveries.
 - Backoff: after an attempt to an endpoint times out, the endpoint gets one attempt at a time
   (its attempts would each hold a slot for the whole timeout) until one of its attempts gets a
-  2xx. Kept in memory per worker process; a restarted worker starts again at the full cap.
+  2xx. Likewise after FAILING_FAST quick failures in a row (webhooks/health.py holds it in the
+  database once they are recorded; this covers the moment before). Kept in memory per worker
+  process; a restarted worker starts again at the full cap.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from payorch.webhooks.health import BACKOFF_AFTER as FAILING_FAST
 from payorch.webhooks.records import DueDelivery, DueEndpoint
 from payorch.webhooks.sender import TIMEOUT, AttemptOutcome
 
-TIMING_OUT_MEMORY = 10_000  # endpoints remembered as timing out
+TIMING_OUT_MEMORY = 10_000  # endpoints remembered as timing out or failing fast
 
 
 class InFlight:
@@ -29,6 +32,7 @@ class InFlight:
         self._endpoints: dict[str, int] = defaultdict(int)
         self._applications: dict[str, int] = defaultdict(int)
         self._timing_out: set[str] = set()  # endpoints held to one attempt at a time
+        self._failures: dict[str, int] = {}  # quick failures in a row, per endpoint
 
     def room(self, claim_batch: int) -> int:
         return min(self.concurrency - sum(self._endpoints.values()), claim_batch)
@@ -85,17 +89,29 @@ class InFlight:
         _release(self._applications, delivery.application_id)
 
     def note(self, endpoint_id: str, outcome: AttemptOutcome) -> None:
-        """A timeout holds a slot for the whole timeout: one attempt at a time for that
-        endpoint until a 2xx shows it answers again (other failures leave the cap alone)."""
+        """A timeout holds a slot for the whole timeout, FAILING_FAST quick failures in a row
+        cost the worker as much as a full round of successes: one attempt at a time for that
+        endpoint until a 2xx shows it answers again."""
         if outcome.succeeded:
             self._timing_out.discard(endpoint_id)
-        elif outcome.error == TIMEOUT:
-            if len(self._timing_out) >= TIMING_OUT_MEMORY:
-                self._timing_out.clear()  # bounded: deleted endpoints never succeed again
+            self._failures.pop(endpoint_id, None)
+            return
+        if len(self._timing_out) + len(self._failures) >= TIMING_OUT_MEMORY:
+            self._timing_out.clear()  # bounded: deleted endpoints never succeed again
+            self._failures.clear()
+        if outcome.error == TIMEOUT:
             self._timing_out.add(endpoint_id)
+        else:
+            self._failures[endpoint_id] = self._failures.get(endpoint_id, 0) + 1
+
+    def one_at_a_time(self, endpoint_id: str) -> bool:
+        return (
+            endpoint_id in self._timing_out
+            or self._failures.get(endpoint_id, 0) >= FAILING_FAST
+        )
 
     def _endpoint_cap(self, endpoint_id: str) -> int:
-        return 1 if endpoint_id in self._timing_out else self.per_endpoint
+        return 1 if self.one_at_a_time(endpoint_id) else self.per_endpoint
 
 
 def _release(counts: dict[str, int], key: str) -> None:

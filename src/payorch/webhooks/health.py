@@ -9,6 +9,10 @@ least ``disable_after`` old and has at least ``min_attempts`` attempts, the endp
 Before that, a circuit breaker stops hammering it: after PAYORCH_WEBHOOK_BREAKER_FAILURES failed
 attempts in a row (over at least a minute) no claim considers it for
 PAYORCH_WEBHOOK_BREAKER_SECONDS (``breaker_until``), then it gets one attempt at a time.
+The breaker's first minute is covered by a backoff: an endpoint failing fast (BACKOFF_AFTER
+quick failures in a row, its streak younger than a minute) is held after each failure for as
+long as it has been failing (``backoff_until``: at least BACKOFF_MIN, at most the breaker's hold),
+and gets one attempt at a time for BACKOFF_MEMORY after that (queue.due_endpoints).
 """
 
 from __future__ import annotations
@@ -24,8 +28,14 @@ from payorch.db.tables.webhooks import webhook_endpoints as endpoints
 from payorch.db.types import UtcDateTime
 from payorch.webhooks import repository
 from payorch.webhooks.records import AUTO_DISABLED, SUCCEEDED, RecordedAttempt
+from payorch.webhooks.sender import TIMEOUT
 
 BREAKER_MIN_STREAK = timedelta(minutes=1)  # a burst of quick failures alone does not trip it
+# An endpoint failing fast: this many quick failures in a row (a full round at the default
+# per-endpoint cap), its streak younger than BREAKER_MIN_STREAK.
+BACKOFF_AFTER = 32
+BACKOFF_MIN = timedelta(seconds=1)  # the shortest hold; then as long as the streak is old
+BACKOFF_MEMORY = timedelta(seconds=30)  # one attempt at a time for this long after a hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +45,9 @@ class Breaker:
 
 
 @dataclass(frozen=True, slots=True)
-class DisabledEndpoint:
+class FailingEndpoint:
+    """An endpoint's failure streak as recorded (returned for those it disabled)."""
+
     id: str
     application_id: str
     url: str
@@ -51,15 +63,18 @@ async def record_streaks(
     disable_after: timedelta,
     min_attempts: int,
     breaker: Breaker,
-) -> list[DisabledEndpoint]:
+) -> list[FailingEndpoint]:
     """Updates the streak of each endpoint in ``results`` ((endpoint id, recorded attempt)) and
     disables those past both limits; returns them (the caller tells the application)."""
     succeeded: set[str] = set()
+    timed_out: set[str] = set()  # not failing fast: a timeout has its own rule (claims.py)
     failed: dict[str, tuple[datetime, int]] = {}  # endpoint -> (first failure, count)
     for endpoint_id, result in results:
         if result.status == SUCCEEDED:
             succeeded.add(endpoint_id)
             continue
+        if result.attempt.error == TIMEOUT:
+            timed_out.add(endpoint_id)
         first, count = failed.get(endpoint_id, (result.attempt.started_at, 0))
         failed[endpoint_id] = (min(first, result.attempt.started_at), count + 1)
     for endpoint_id in succeeded:  # a 2xx in the batch ends the streak
@@ -68,7 +83,7 @@ async def record_streaks(
         await conn.execute(
             update(endpoints)
             .where(endpoints.c.id.in_(sorted(succeeded)), endpoints.c.failed_attempts > 0)
-            .values(failing_since=None, failed_attempts=0, breaker_until=None)
+            .values(failing_since=None, failed_attempts=0, breaker_until=None, backoff_until=None)
         )
     if not failed:
         return []
@@ -100,16 +115,26 @@ async def record_streaks(
             endpoints.c.url,
             endpoints.c.failing_since,
             endpoints.c.failed_attempts,
+            endpoints.c.enabled,
         )
-        .where(
-            endpoints.c.id.in_(sorted(failed)),
-            endpoints.c.enabled.is_(True),
-            endpoints.c.failing_since <= now - disable_after,
-            endpoints.c.failed_attempts >= min_attempts,
-        )
+        .where(endpoints.c.id.in_(sorted(failed)))
         .with_for_update()
     )
-    disabled = [DisabledEndpoint(*row) for row in rows]
+    streaks = [FailingEndpoint(*row[:5]) for row in rows if row.enabled]
+    quick = [e for e in streaks if e.id not in timed_out]
+    holds = backoff(quick, now=now, max_hold=breaker.hold)
+    if holds:
+        await conn.execute(
+            update(endpoints)
+            .where(endpoints.c.id == bindparam("b_id"))
+            .values(backoff_until=bindparam("b_until", type_=UtcDateTime)),
+            [{"b_id": e, "b_until": until} for e, until in holds],
+        )
+    disabled = [
+        e
+        for e in streaks
+        if e.failing_since <= now - disable_after and e.failed_attempts >= min_attempts
+    ]
     for endpoint in disabled:
         await conn.execute(
             update(endpoints)
@@ -118,3 +143,17 @@ async def record_streaks(
         )
         await repository.pause_deliveries(conn, endpoint.id, now=now)
     return disabled
+
+
+def backoff(
+    streaks: Sequence[FailingEndpoint], *, now: datetime, max_hold: timedelta
+) -> list[tuple[str, datetime]]:
+    """(endpoint id, held until) for the endpoints failing fast: at least BACKOFF_AFTER failures
+    in a row and the streak younger than the breaker's minute (after that the breaker rules).
+    Each failure holds such an endpoint for as long as it has been failing (BACKOFF_MIN at
+    least, ``max_hold`` at most), so its attempts come at 1, 2, 4, 8... seconds."""
+    return [
+        (e.id, now + min(max(now - e.failing_since, BACKOFF_MIN), max_hold))
+        for e in streaks
+        if e.failed_attempts >= BACKOFF_AFTER and e.failing_since > now - BREAKER_MIN_STREAK
+    ]

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     RowMapping,
     Select,
+    and_,
     bindparam,
     func,
     insert,
@@ -38,6 +39,7 @@ from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
 from payorch.db.types import UtcDateTime
+from payorch.webhooks.health import BACKOFF_MEMORY
 from payorch.webhooks.records import PENDING, DueDelivery, DueEndpoint, RecordedAttempt
 from payorch.webhooks.repository import attempt_values
 
@@ -45,6 +47,7 @@ from payorch.webhooks.repository import attempt_values
 # statements per claim cost more CPU than running them.
 _NOW = bindparam("now", type_=UtcDateTime)
 _DUE = (deliveries.c.status == PENDING, deliveries.c.next_attempt_at <= _NOW)
+_RECENT = bindparam("recent", type_=UtcDateTime)  # now - health.BACKOFF_MEMORY
 
 
 def _due_endpoints_statement() -> Select[str, str, bool, bool]:
@@ -60,13 +63,20 @@ def _due_endpoints_statement() -> Select[str, str, bool, bool]:
             endpoints.c.id,
             endpoints.c.application_id,
             endpoints.c.ordered,
-            endpoints.c.breaker_until.is_not(None).label("probing"),
+            # One attempt at a time: its breaker tripped (until a 2xx), or it was backed off
+            # for failing fast in the last BACKOFF_MEMORY (webhooks/health.py).
+            or_(
+                endpoints.c.breaker_until.is_not(None),
+                and_(endpoints.c.backoff_until.is_not(None), endpoints.c.backoff_until > _RECENT),
+            ).label("probing"),
             oldest_due.label("due_at"),
         )
         .where(
             endpoints.c.enabled.is_(True),
             # An open circuit breaker: not even probed for due deliveries (its backlog is free).
             or_(endpoints.c.breaker_until.is_(None), endpoints.c.breaker_until <= _NOW),
+            # Backed off for failing fast: held likewise, for a shorter while.
+            or_(endpoints.c.backoff_until.is_(None), endpoints.c.backoff_until <= _NOW),
             endpoints.c.id.not_in(bindparam("exclude_endpoints", expanding=True)),
             endpoints.c.application_id.not_in(bindparam("exclude_applications", expanding=True)),
         )
@@ -109,6 +119,7 @@ async def due_endpoints(
     backlog of any size behind an endpoint costs nothing here."""
     params = {
         "now": now,
+        "recent": now - BACKOFF_MEMORY,
         "limit": limit,
         "exclude_endpoints": list(exclude_endpoints),
         "exclude_applications": list(exclude_applications),

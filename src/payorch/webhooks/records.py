@@ -25,6 +25,7 @@ class WebhookEndpoint:
     failing_since: datetime | None = None  # every attempt failed since then (None after a 2xx)
     failed_attempts: int = 0  # attempts of that failure streak
     breaker_until: datetime | None = None  # no attempt before then (webhooks/health.py)
+    backoff_until: datetime | None = None  # failing fast: no attempt before then (health.py)
     disabled_reason: str | None = None  # AUTO_DISABLED or MANUAL; None while enabled
     disabled_at: datetime | None = None
 
@@ -71,7 +72,7 @@ class DueEndpoint:
     id: str
     application_id: str
     ordered: bool = False
-    probing: bool = False  # its breaker tripped before: one attempt at a time
+    probing: bool = False  # breaker tripped or backed off: one attempt at a time
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,6 +103,7 @@ async def set_disabled(
             failing_since=None,
             failed_attempts=0,
             breaker_until=None,
+            backoff_until=None,
         )
     )
 

@@ -5,7 +5,9 @@
   lease end is written to ``leased_until`` and ``next_attempt_at``, so a claim whose worker died
   (SIGKILL) becomes due again by itself once the lease ends (SQL in webhooks/queue.py).
 - Share: PAYORCH_WEBHOOK_MAX_IN_FLIGHT attempts per process, capped per application and per
-  endpoint, handed out in turns between applications (webhooks/claims.py).
+  endpoint, handed out in turns between applications (webhooks/claims.py). An attempt to an
+  endpoint held to one attempt at a time (breaker, backoff, timeouts) stays counted until its
+  result is recorded, so the next one is claimed only once the hold that result sets is known.
 - Attempt: no transaction is open. Each claimed delivery runs in its own task.
 - Record: results are applied in batches by one writer task; each applies only if the delivery
   still carries this claim's lease token (a manual retry or an expired lease voids it). What a
@@ -101,6 +103,9 @@ def _log_failed_attempt(result: RecordedAttempt, endpoint_id: str) -> None:
 class Claim:
     delivery: DueDelivery
     token: str  # the lease token its result must still match
+    # Its endpoint gets one attempt at a time (breaker or backoff): the attempt counts as in
+    # flight until its result is recorded, so the next one sees the hold that result sets.
+    probe: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,13 +242,18 @@ class WebhookDeliveries:
             )
             quotas = in_flight.share(room, candidates, elsewhere)
             ordered = frozenset(c.id for c in candidates if c.ordered)
+            probing = frozenset(c.id for c in candidates if c.probing)
             kept = await queue.lock_due(conn, now=now, quotas=quotas, ordered=ordered)
             if kept:
                 ids = [delivery.id for delivery in kept]
                 await queue.lease(conn, ids, until=lease_until, token=token, now=now)
         for delivery in kept:
             in_flight.start(delivery)
-            task = asyncio.create_task(self._deliver(process, sender, Claim(delivery, token)))
+            endpoint_id = delivery.endpoint_id
+            claim = Claim(
+                delivery, token, endpoint_id in probing or in_flight.one_at_a_time(endpoint_id)
+            )
+            task = asyncio.create_task(self._deliver(process, sender, claim))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return len(kept)
@@ -265,8 +275,13 @@ class WebhookDeliveries:
         except Exception:
             log.exception("delivery %s: attempt crashed", delivery.id)
             outcome = AttemptOutcome(False, 0, None, None, NETWORK_ERROR)
+        except asyncio.CancelledError:
+            if claim.probe:  # no result will be recorded
+                process.in_flight.finish(delivery)
+            raise
         finally:
-            process.in_flight.finish(delivery)
+            if not claim.probe:
+                process.in_flight.finish(delivery)
             self._wake()  # runs the claim only after this task's synchronous code below
         process.in_flight.note(delivery.endpoint_id, outcome)
         record_delivery_attempt(metric_outcome(outcome))  # a cancelled attempt is not counted
@@ -331,6 +346,9 @@ class WebhookDeliveries:
             await queue.apply_results(conn, recorded, now=now)
             endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
             await disable_failing_endpoints(conn, process.runtime, endpoints, recorded, now=now)
+        probes = [r.claim.delivery for r in batch if r.claim.probe]
+        for delivery in probes:  # recorded: the endpoint's next attempt may be claimed
+            process.in_flight.finish(delivery)
         # Committed: count each delivery that ended EXHAUSTED exactly once (a failed batch is
         # applied again, so counting before the commit could count twice), and log each failed
         # attempt once, for the same reason.
@@ -339,6 +357,6 @@ class WebhookDeliveries:
                 record_delivery_attempt("exhausted")
             if result.status != SUCCEEDED:
                 _log_failed_attempt(result, endpoints[result.attempt.delivery_id])
-        if any(result.status == PENDING for result in recorded):
+        if probes or any(result.status == PENDING for result in recorded):
             self._wake()  # a retry may already be due (e.g. a schedule of zeros)
 

@@ -29,6 +29,8 @@ webhook_endpoints = Table(
     Column("failed_attempts", Integer, nullable=False, server_default="0"),
     # Circuit breaker: while a failing endpoint's breaker is open, no claim considers it.
     timestamp("breaker_until", nullable=True),
+    # Backoff of an endpoint failing fast (before its breaker can open): held until then.
+    timestamp("backoff_until", nullable=True),
     # Why the endpoint was disabled (null: by hand or enabled) and since when.
     Column("disabled_reason", String(32), nullable=True),
     timestamp("disabled_at", nullable=True),

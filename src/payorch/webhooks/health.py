@@ -17,7 +17,7 @@ and gets one attempt at a time for BACKOFF_MEMORY after that (queue.due_endpoint
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -63,9 +63,14 @@ async def record_streaks(
     disable_after: timedelta,
     min_attempts: int,
     breaker: Breaker,
+    streak_open: Collection[str],
 ) -> list[FailingEndpoint]:
     """Updates the streak of each endpoint in ``results`` ((endpoint id, recorded attempt)) and
-    disables those past both limits; returns them (the caller tells the application)."""
+    disables those past both limits; returns them (the caller tells the application).
+
+    ``streak_open``: the endpoints whose streak was open when their deliveries were claimed. A
+    2xx ends only those streaks: a healthy endpoint's success costs no statement. A streak that
+    another worker opened after our claim is ended by the next 2xx claimed after it."""
     succeeded: set[str] = set()
     timed_out: set[str] = set()  # not failing fast: a timeout has its own rule (claims.py)
     failed: dict[str, tuple[datetime, int]] = {}  # endpoint -> (first failure, count)
@@ -79,10 +84,11 @@ async def record_streaks(
         failed[endpoint_id] = (min(first, result.attempt.started_at), count + 1)
     for endpoint_id in succeeded:  # a 2xx in the batch ends the streak
         failed.pop(endpoint_id, None)
-    if succeeded:
+    ended = succeeded.intersection(streak_open)
+    if ended:
         await conn.execute(
             update(endpoints)
-            .where(endpoints.c.id.in_(sorted(succeeded)), endpoints.c.failed_attempts > 0)
+            .where(endpoints.c.id.in_(sorted(ended)), endpoints.c.failed_attempts > 0)
             .values(failing_since=None, failed_attempts=0, breaker_until=None, backoff_until=None)
         )
     if not failed:

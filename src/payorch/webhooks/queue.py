@@ -174,6 +174,9 @@ _CLAIMED_COLUMNS = (
     deliveries.c.schedule_attempts,
     endpoints.c.url,
     endpoints.c.secret_encrypted,
+    # Whether the endpoint's failure streak was open at the claim: only then does a 2xx need a
+    # statement to end it (webhooks/health.py record_streaks).
+    (endpoints.c.failed_attempts > 0).label("streak_open"),
     applications.c.environment,
     events.c.payload,
 )

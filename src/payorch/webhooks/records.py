@@ -90,6 +90,7 @@ class DueDelivery:
     secret_encrypted: str
     environment: str
     payload: str
+    streak_open: bool = False  # its endpoint's failure streak, at the claim
 
 
 @dataclass(frozen=True, slots=True)

@@ -345,7 +345,10 @@ class WebhookDeliveries:
             ]
             await queue.apply_results(conn, recorded, now=now)
             endpoints = {r.claim.delivery.id: r.claim.delivery.endpoint_id for r in batch}
-            await disable_failing_endpoints(conn, process.runtime, endpoints, recorded, now=now)
+            streak_open = {r.claim.delivery.endpoint_id for r in batch if r.claim.delivery.streak_open}
+            await disable_failing_endpoints(
+                conn, process.runtime, endpoints, recorded, now=now, streak_open=streak_open
+            )
         probes = [r.claim.delivery for r in batch if r.claim.probe]
         for delivery in probes:  # recorded: the endpoint's next attempt may be claimed
             process.in_flight.finish(delivery)

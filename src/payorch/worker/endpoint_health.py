@@ -27,6 +27,7 @@ async def disable_failing_endpoints(
     recorded: list[RecordedAttempt],
     *,
     now: datetime,
+    streak_open: set[str],
 ) -> None:
     """Disables the endpoints whose failure streak passed the limits (webhooks/health.py) and
     tells each one's application, in the results' transaction."""
@@ -40,6 +41,7 @@ async def disable_failing_endpoints(
         breaker=health.Breaker(
             settings.webhook_breaker_failures, timedelta(seconds=settings.webhook_breaker_seconds)
         ),
+        streak_open=streak_open,
     )
     for endpoint in disabled:
         log.warning(

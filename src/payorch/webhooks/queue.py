@@ -17,6 +17,7 @@ from sqlalchemy import (
     Integer,
     RowMapping,
     Select,
+    String,
     and_,
     bindparam,
     func,
@@ -128,6 +129,33 @@ async def due_endpoints(
     return [DueEndpoint(row.id, row.application_id, row.ordered, row.probing) for row in rows]
 
 
+# in_flight_elsewhere's two statements, built once (every claim runs them).
+_IDS = bindparam("ids", expanding=True, type_=String)
+_LOCK_ENDPOINTS = (
+    select(endpoints.c.id)
+    .where(endpoints.c.id.in_(_IDS))
+    .order_by(endpoints.c.id)
+    .with_for_update(key_share=True)
+)
+_LEASED_ELSEWHERE = (
+    select(deliveries.c.endpoint_id, func.count())
+    .where(
+        # (endpoint_id, leased_until) index: only the leased rows are read, however long the
+        # endpoint's backlog.
+        deliveries.c.endpoint_id.in_(_IDS),
+        deliveries.c.leased_until > _NOW,
+        deliveries.c.lease_token.is_not(None),
+        ~deliveries.c.lease_token.like(bindparam("own_prefix"), escape="/"),
+    )
+    .group_by(deliveries.c.endpoint_id)
+)
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern matching what starts with ``prefix`` (its own % and _ escaped)."""
+    return prefix.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+
+
 async def in_flight_elsewhere(
     conn: AsyncConnection, endpoint_ids: Sequence[str], *, now: datetime, token_prefix: str
 ) -> dict[str, int]:
@@ -144,23 +172,9 @@ async def in_flight_elsewhere(
     if not endpoint_ids:
         return {}
     ids = sorted(endpoint_ids)
-    await conn.execute(
-        select(endpoints.c.id)
-        .where(endpoints.c.id.in_(ids))
-        .order_by(endpoints.c.id)
-        .with_for_update(key_share=True)
-    )
+    await conn.execute(_LOCK_ENDPOINTS, {"ids": ids})
     rows = await conn.execute(
-        select(deliveries.c.endpoint_id, func.count())
-        .where(
-            # (endpoint_id, leased_until) index: only the leased rows are read, however long
-            # the endpoint's backlog.
-            deliveries.c.endpoint_id.in_(ids),
-            deliveries.c.leased_until > now,
-            deliveries.c.lease_token.is_not(None),
-            ~deliveries.c.lease_token.startswith(token_prefix, autoescape=True),
-        )
-        .group_by(deliveries.c.endpoint_id)
+        _LEASED_ELSEWHERE, {"ids": ids, "now": now, "own_prefix": _like_prefix(token_prefix)}
     )
     return {endpoint_id: count for endpoint_id, count in rows}
 

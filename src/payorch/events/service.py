@@ -61,14 +61,7 @@ async def write(conn: AsyncConnection, event: Event) -> None:
     endpoints = await repository.insert_event_then(
         conn, event, SUBSCRIPTIONS, {"application_id": event.application_id}
     )
-    await fan_out(
-        conn,
-        event_id=event.id,
-        application_id=event.application_id,
-        event_type=event.type,
-        at=event.created_at,
-        endpoints=endpoints,
-    )
+    await fan_out(conn, event, endpoints)
 
 
 # PostgreSQL's one-statement writes (payorch.db.one_statement): a new_event of the intent written

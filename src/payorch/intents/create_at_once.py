@@ -95,7 +95,7 @@ async def _at_once(
         "application_id": caller.application_id,
         **repository.intent_parameters(intent),
         **events.fragment_parameters(event),
-        **fanout.fan_out_parameters(event_id=event.id, event_type=event.type, at=event.created_at),
+        **fanout.fan_out_parameters(event),
     }
     statement = _WITHOUT_KEY
     if scope is not None:

@@ -5,11 +5,11 @@ table here, in the caller's transaction (its ``conn``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.events.records import Event
 from payorch.ids import new_id
 from payorch.webhooks import repository
 from payorch.webhooks.records import PENDING, Delivery
@@ -29,18 +29,14 @@ class Subscription(Protocol):
 
 
 async def fan_out(
-    conn: AsyncConnection,
-    *,
-    event_id: str,
-    application_id: str,
-    event_type: str,
-    at: datetime,
-    endpoints: Sequence[Subscription] | None = None,
+    conn: AsyncConnection, event: Event, endpoints: Sequence[Subscription] | None = None
 ) -> int:
-    """One PENDING delivery, due now, per enabled endpoint subscribed to the type ([] = all).
+    """One PENDING delivery of ``event``, due now, per enabled endpoint of its application
+    subscribed to its type ([] = all).
 
     ``endpoints``: the rows of SUBSCRIPTIONS, read in this transaction (None: read them here).
     """
+    application_id, event_type, at = event.application_id, event.type, event.created_at
     if endpoints is None:
         subscribed = await repository.subscribed_endpoints(conn, application_id)
     else:
@@ -55,7 +51,7 @@ async def fan_out(
                 id=new_id("whd"),
                 application_id=application_id,
                 endpoint_id=endpoint_id,
-                event_id=event_id,
+                event_id=event.id,
                 event_type=event_type,
                 status=PENDING,
                 attempts=0,
@@ -88,12 +84,12 @@ DELIVERIES_FRAGMENT = repository.DELIVERIES_FRAGMENT
 NOTICE_FRAGMENT = repository.NOTICE_FRAGMENT
 
 
-def fan_out_parameters(*, event_id: str, event_type: str, at: datetime) -> dict[str, object]:
-    """The fanout_* parameters of the fragments above."""
+def fan_out_parameters(event: Event) -> dict[str, object]:
+    """The fanout_* parameters of the fragments above, for ``event``."""
     return {
         "fanout_ids": [new_id("whd") for _ in range(FAN_OUT_AT_ONCE)],
         "fanout_capacity": FAN_OUT_AT_ONCE,
-        "fanout_event_id": event_id,
-        "fanout_event_type": event_type,
-        "fanout_at": at,
+        "fanout_event_id": event.id,
+        "fanout_event_type": event.type,
+        "fanout_at": event.created_at,
     }

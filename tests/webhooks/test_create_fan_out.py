@@ -5,8 +5,10 @@ a create that fails in its last write leaves nothing behind."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+import asyncpg
 import httpx
 import pytest
 
@@ -14,7 +16,7 @@ from payorch.app import create_app
 from payorch.http.responses import REPLAY_HEADER
 from payorch.ids import id_pattern
 from payorch.runtime import Runtime
-from payorch.webhooks import fanout
+from payorch.webhooks import fanout, wakeups
 from payorch.worker.deliveries import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, deliveries_of
@@ -113,3 +115,31 @@ async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
     assert REPLAY_HEADER not in response.headers
     assert len(await deliveries_of(client, sandbox, first)) == 1
     assert await deliveries.run_until_idle(runtime) == 2
+
+
+async def test_a_create_with_deliveries_wakes_the_workers_at_its_commit(
+    client: httpx.AsyncClient, sandbox: Sandbox, receiver: Receiver, database_url: str
+) -> None:
+    """PostgreSQL: the one-statement create sends the workers' wake-up (its `notice` fragment
+    names the channel the worker LISTENs on), and only when it queued deliveries."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite wakes the workers of its own process (webhooks/wakeups.py)")
+    listener = await asyncpg.connect(database_url.replace("postgresql+asyncpg://", "postgresql://"))
+    woken = asyncio.Event()
+    await listener.add_listener(wakeups.NOTIFY_CHANNEL, lambda *_: woken.set())
+    try:
+        response = await client.post(
+            "/v1/payment-intents", json=_intent(sandbox, "quiet"), headers=sandbox.headers
+        )
+        assert response.status_code == 201, response.text
+        await asyncio.sleep(0.3)
+        assert not woken.is_set()  # no endpoint: nothing queued, no wake-up
+
+        await create_endpoint(client, sandbox, receiver.url("/woken"))
+        response = await client.post(
+            "/v1/payment-intents", json=_intent(sandbox, "woken"), headers=sandbox.headers
+        )
+        assert response.status_code == 201, response.text
+        await asyncio.wait_for(woken.wait(), timeout=5)
+    finally:
+        await listener.close()

@@ -188,7 +188,9 @@ DELIVERIES_FRAGMENT = Fragment(
     " FROM subscribed AS s WHERE EXISTS (SELECT 1 FROM inserted_event) RETURNING 1",
 )
 # ``notice``: wakes the workers when deliveries were queued (the notice goes out at the
-# statement's commit, as notify_workers' does at its transaction's). wakeups.NOTIFY_CHANNEL.
+# statement's commit, as notify_workers' does at its transaction's). The channel is
+# wakeups.NOTIFY_CHANNEL, written out (a constant SQL string); tests/webhooks/test_create_fan_out.py
+# listens on the constant.
 NOTICE_FRAGMENT = Fragment(
     "notice",
     "SELECT pg_notify('payorch_webhook_deliveries', '') FROM queued_deliveries LIMIT 1",

@@ -20,6 +20,7 @@ DNS-rebinding window).
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 from collections.abc import Awaitable, Callable
@@ -203,19 +204,50 @@ async def vet(
 
     ``sandbox_private``: PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE (ignored for PRODUCTION)."""
     public_only = _public_only(environment, sandbox_private)
+    parts, target = _judged_text(url, environment, public_only)
+    if target is not None:
+        return target
+    try:
+        resolved = await (resolver or system_resolver)(parts.host, parts.port)
+    except (OSError, UnicodeError):
+        raise UrlNotAllowed("the host name does not resolve") from None
+    return _judged_addresses(url, parts, tuple(resolved), environment, public_only)
+
+
+# Judging is a pure function of the URL text (and, for a host name, of the addresses this
+# attempt's own lookup returned), so its result is kept: a worker vets the same few URLs on every
+# attempt. The lookup itself is never kept: each attempt resolves afresh and connects only to
+# what that lookup returned. A refusal raises and is not kept (lru_cache keeps only returns).
+@functools.lru_cache(maxsize=4096)
+def _judged_text(url: str, environment: str, public_only: bool) -> tuple[_Parts, Target | None]:
+    """The URL's parts, and its Target when the host is written as an address."""
     parts = _parse(url, environment, public_only)
     literal = _literal(parts.host)
-    if literal is not None:
-        addresses: list[IpAddress] = [literal]
-    else:
-        try:
-            resolved = await (resolver or system_resolver)(parts.host, parts.port)
-        except (OSError, UnicodeError):
-            raise UrlNotAllowed("the host name does not resolve") from None
-        addresses = [a for a in (_literal(text) for text in resolved) if a is not None]
-        if not addresses:
-            raise UrlNotAllowed("the host name does not resolve")
-    _judge(addresses, environment, public_only, named=literal is None)
+    if literal is None:
+        return parts, None
+    return parts, _target(url, parts, [literal], environment, public_only, named=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _judged_addresses(
+    url: str, parts: _Parts, resolved: tuple[str, ...], environment: str, public_only: bool
+) -> Target:
+    addresses = [a for a in (_literal(text) for text in resolved) if a is not None]
+    if not addresses:
+        raise UrlNotAllowed("the host name does not resolve")
+    return _target(url, parts, addresses, environment, public_only, named=True)
+
+
+def _target(
+    url: str,
+    parts: _Parts,
+    addresses: list[IpAddress],
+    environment: str,
+    public_only: bool,
+    *,
+    named: bool,
+) -> Target:
+    _judge(addresses, environment, public_only, named=named)
     chosen: list[str] = []
     for address in addresses:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:

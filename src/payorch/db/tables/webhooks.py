@@ -6,7 +6,18 @@ lease (``leased_until``, also written to ``next_attempt_at`` so an abandoned cla
 again by itself) and a ``lease_token`` that its result must still match when it is applied.
 """
 
-from sqlalchemy import BigInteger, Boolean, Column, ForeignKey, Index, Integer, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    text,
+)
 
 from payorch.db.tables.base import id_column, metadata, reference, timestamp
 from payorch.db.types import JsonType
@@ -65,7 +76,15 @@ webhook_deliveries = Table(
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_webhook_deliveries_endpoint_id_id", "endpoint_id", "id"),
     # The attempts in flight of an endpoint, by every worker (the shared per-endpoint cap).
-    Index("ix_webhook_deliveries_endpoint_id_leased_until", "endpoint_id", "leased_until"),
+    # Partial: only leased rows are in it, so creating a delivery and recording its result (both
+    # write a row without a lease) cost no entry here; only the claim's lease does.
+    Index(
+        "ix_webhook_deliveries_endpoint_id_leased_until",
+        "endpoint_id",
+        "leased_until",
+        postgresql_where=text("lease_token IS NOT NULL"),
+        sqlite_where=text("lease_token IS NOT NULL"),
+    ),
     # The claim's per-endpoint probe (repository.due_endpoints, lock_due).
     Index(
         "ix_webhook_deliveries_endpoint_id_status_next_attempt_at",

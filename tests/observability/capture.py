@@ -43,7 +43,7 @@ class _Raw(logging.Handler):
 def logs() -> Iterator[Capture]:
     capture = Capture()
     root = logging.getLogger()
-    # The raw handler goes first: it sees records before the JSON handler's filter masks them.
+    # The raw handler keeps the records as logged; the JSON handler writes the masked lines.
     handlers = [_Raw(capture), build_handler(capture.stream)]
     old_level = root.level
     root.setLevel(logging.DEBUG)

@@ -2,7 +2,8 @@
 loopback address (127.x.y.z, port 8080, one of the SANDBOX ports), recording every request.
 
 Behaviour per path: ``/status/<code>`` answers that code, ``/sleep/<seconds>`` answers 200 late,
-``/redirect`` answers 302 to ``/ok``; anything else answers 200 "ok".
+``/late/<seconds>/<code>`` answers that code late, ``/redirect`` answers 302 to ``/ok``; anything
+else answers 200 "ok". The late paths count the requests being answered at once.
 """
 
 from __future__ import annotations
@@ -71,12 +72,11 @@ class Receiver:
             status = int(path.rsplit("/", 1)[1])
             answer = b"x" * 3000 if status == 500 else b"no"
         elif path.startswith("/sleep/"):
-            self.active[path] = self.active.get(path, 0) + 1
-            self.most_at_once[path] = max(self.most_at_once.get(path, 0), self.active[path])
-            try:
-                await asyncio.sleep(float(path.rsplit("/", 1)[1]))
-            finally:
-                self.active[path] -= 1
+            await self._late(path, float(path.rsplit("/", 1)[1]))
+        elif path.startswith("/late/"):
+            _, _, seconds, code = path.split("/")
+            await self._late(path, float(seconds))
+            status, answer = int(code), b"late"
         elif path == "/redirect":
             status, extra = 302, [(b"location", b"/ok")]
         await send(
@@ -87,6 +87,15 @@ class Receiver:
             }
         )
         await send({"type": "http.response.body", "body": answer})
+
+
+    async def _late(self, path: str, seconds: float) -> None:
+        self.active[path] = self.active.get(path, 0) + 1
+        self.most_at_once[path] = max(self.most_at_once.get(path, 0), self.active[path])
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            self.active[path] -= 1
 
 
 def loopback_socket(port: int = 8080) -> socket.socket:

@@ -1,17 +1,21 @@
 """Two `payorch worker` processes on one PostgreSQL and a slow receiver: the per-endpoint cap
 holds across both processes (not 2 x the cap), and an `ordered` endpoint gets one intent's
-notices one after the other, in order; an endpoint failing fast is backed off by both."""
+notices one after the other, in order; an endpoint failing fast is backed off by both, and an
+endpoint held to one attempt at a time (its breaker's probe) gets one across both."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import orjson
 import pytest
+from sqlalchemy import update
 
+from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import CREATED, create_endpoint, create_intent
@@ -148,3 +152,42 @@ async def test_two_workers_back_off_an_endpoint_failing_fast_together(
     print(f"\nattempts to the endpoint failing fast in its first seconds: {attempts}")
     assert attempts <= 2 * 32 + 8, attempts
     assert (await counts(runtime, sandbox.application_id)).get("PENDING") == 1000
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
+    database_url: str, tmp_path: Path,
+) -> None:  # fmt: skip
+    if not database_url.startswith("postgresql"):
+        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
+    late_failure = "/late/3/500"  # each attempt in flight for 3 s, then a failure
+    held_id, _ = await create_endpoint(client, sandbox, receiver.url(late_failure))
+    await backlog(client, runtime, sandbox, held_id, 50)
+    now = runtime.clock.now()
+    async with runtime.database.transaction() as conn:  # a breaker whose hold just ended: probed
+        await conn.execute(
+            update(webhook_endpoints)
+            .where(webhook_endpoints.c.id == held_id)
+            .values(
+                failing_since=now - timedelta(hours=1),
+                failed_attempts=100,
+                breaker_until=now - timedelta(seconds=1),
+            )
+        )
+    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
+    try:
+        for n in range(2):
+            await wait_started(tmp_path / f"worker-{n}.log")
+        await receiver.wait_for(1, path=late_failure)
+        await asyncio.sleep(5)  # the probe fails at 3 s; its result holds the endpoint again
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            await worker.wait()
+    # Each worker alone would have sent its own probe: two at once.
+    assert receiver.most_at_once[late_failure] == 1
+    assert len(receiver.at(late_failure)) == 1
+    assert (await counts(runtime, sandbox.application_id)).get("PENDING") == 50

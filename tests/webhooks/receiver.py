@@ -88,7 +88,6 @@ class Receiver:
         )
         await send({"type": "http.response.body", "body": answer})
 
-
     async def _late(self, path: str, seconds: float) -> None:
         self.active[path] = self.active.get(path, 0) + 1
         self.most_at_once[path] = max(self.most_at_once.get(path, 0), self.active[path])

@@ -48,6 +48,9 @@ def create_app(runtime: Runtime) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,  # served from local assets: install_docs_pages
         redoc_url=None,
+        # FastAPI's own OpenTelemetry hooks, off: payorch's metrics are Prometheus
+        # (observability/), and with them on every request asked OpenTelemetry for its providers.
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.runtime = runtime
     runtime.local_app.bind(app)  # in-process calls go to the first app built over the runtime

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 
+from payorch import heap
 from payorch.app import create_app
 from payorch.auth.service import Authenticator
 from payorch.clock import Clock, SystemClock
@@ -84,4 +85,6 @@ def build_runtime(
 def serve_app() -> FastAPI:
     """uvicorn's factory (``payorch serve``): settings from the environment."""
     configure_logging()
-    return create_app(build_runtime(load_settings()))
+    app = create_app(build_runtime(load_settings()))
+    heap.settle()
+    return app

@@ -79,6 +79,8 @@ async def test_the_worker_serves_its_metrics_on_the_configured_port(
                     break
                 await asyncio.sleep(0.05)
             assert counted >= start + 1
+            # Settled once its jobs were built (payorch/heap.py): the start-up heap is frozen.
+            assert value(samples, "payorch_gc_frozen_objects") > 10_000
         worker.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(worker.wait(), 20) == 0
     finally:

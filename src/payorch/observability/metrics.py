@@ -97,6 +97,12 @@ WEBHOOK_DELIVERY_ATTEMPTS = Counter(
     "exhausted counts deliveries whose last attempt failed.",
     ["outcome"],
 )
+GC_FROZEN_OBJECTS = Gauge(
+    "payorch_gc_frozen_objects",
+    "Objects of this process's start-up heap frozen out of garbage collection (payorch/heap.py); "
+    "0 while starting.",
+    multiprocess_mode="max",
+)
 WEBHOOK_DELIVERY_BACKLOG_AGE = Gauge(
     "payorch_webhook_delivery_backlog_age_seconds",
     "How long the oldest delivery that is due has been waiting (0 when none is due).",

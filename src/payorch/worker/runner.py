@@ -8,6 +8,7 @@ import logging
 import signal
 from collections.abc import Sequence
 
+from payorch import heap
 from payorch.runtime import Runtime
 from payorch.worker.jobs import Job, default_jobs
 from payorch.worker.parent import stop_when_orphaned
@@ -86,6 +87,7 @@ async def run_until_signalled(
     if parent_pid is not None:
         helpers.append(asyncio.create_task(stop_when_orphaned(parent_pid, signalled.set)))
     worker = Worker(runtime, jobs)
+    heap.settle()  # start-up is done: the jobs are built
 
     async def relay() -> None:
         await signalled.wait()

@@ -80,7 +80,8 @@ def fresh_database(admin_url: str, name: str) -> Iterator[str]:
 
 
 @contextmanager
-def bare_server(database_url: str, workers: int) -> Iterator[str]:
+def bare_server(database_url: str, workers: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The bare app under uvicorn: its URL and process (with one worker, the serving process)."""
     subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
         [sys.executable, "-m", "bench.bare_app", "init", database_url], cwd=ROOT, check=True
     )
@@ -90,8 +91,8 @@ def bare_server(database_url: str, workers: int) -> Iterator[str]:
     command += ["--port", str(port), "--workers", str(workers), "--no-access-log"]
     command += ["--log-level", "warning"]
     url = f"http://127.0.0.1:{port}"
-    with started_process(command, env, url + "/openapi.json"):
-        yield url
+    with started_process(command, env, url + "/openapi.json") as process:
+        yield url, process
 
 
 def wrk(url: str, key: str, merchant: str, seconds: int, connections: int) -> dict[str, float]:
@@ -185,7 +186,7 @@ def main() -> int:
         fresh_database(args.admin_url, f"payorch_cmp_{tag}") as payorch_db,
         fresh_database(args.admin_url, f"bare_cmp_{tag}") as bare_db,
         started_server(payorch_db, 2) as (url, env, _),
-        bare_server(bare_db, 2) as bare_url,
+        bare_server(bare_db, 2) as (bare_url, _),
     ):
         key, merchant = sandbox_application(env)
         for _ in range(args.rounds):

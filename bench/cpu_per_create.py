@@ -1,0 +1,70 @@
+"""CPU time per create of one API process, payorch beside the bare app (bench/bare_app.py).
+
+    PYTHONPATH=src:. .venv/bin/python -m bench.cpu_per_create [--seconds 8] [--rounds 3]
+
+Each server runs as one process on its own fresh PostgreSQL database (payorch: `payorch serve
+--workers 1 --no-worker`, rate limit out of the way), driven by the same wrk script as
+bench/compare.py (64 connections), one after the other, alternating, `--rounds` times. The
+figure is the server process's user + system CPU time (from /proc/<pid>/stat) over the run,
+divided by the creates it answered: unlike creates/s it does not depend on how the two cores
+are shared between the server, PostgreSQL and wrk, so two commits compare in few runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import uuid
+from pathlib import Path
+
+from bench.compare import ADMIN_URL, bare_server, fresh_database, load, wrk
+from bench.sandbox_payment import sandbox_application, started_server
+
+
+def cpu_seconds(pid: int) -> float:
+    # Fields 14 and 15 of /proc/<pid>/stat (after the command name in parentheses): utime, stime.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(name: str, url: str, pid: int, key: str, merchant: str, seconds: int) -> float:
+    loadavg = load()
+    before = cpu_seconds(pid)
+    figures = wrk(url, key, merchant, seconds, 64)
+    used = cpu_seconds(pid) - before
+    per_create = 1e6 * used / figures["requests"]
+    errors = figures["socket_errors"] + figures["non_2xx"]
+    print(
+        f"{name:<8} load={loadavg:<16} cpu_us_per_create={per_create:.0f} "
+        f"creates/s={figures['rps']} p99_ms={figures['p99_ms']} errors={errors:.0f}",
+        flush=True,
+    )
+    return per_create
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--admin-url", default=ADMIN_URL, help="PostgreSQL, to create databases")
+    parser.add_argument("--seconds", type=int, default=8, help="per run")
+    parser.add_argument("--rounds", type=int, default=3, help="pairs of runs")
+    args = parser.parse_args()
+    tag = uuid.uuid4().hex[:8]
+    print(f"cpus={os.cpu_count()} load={load()}", flush=True)
+    with (
+        fresh_database(args.admin_url, f"payorch_cpu_{tag}") as payorch_db,
+        fresh_database(args.admin_url, f"bare_cpu_{tag}") as bare_db,
+        started_server(payorch_db, 1) as (url, env, process),
+        bare_server(bare_db, 1) as (bare_url, bare_process),
+    ):
+        key, merchant = sandbox_application(env)
+        wrk(url, key, merchant, 3, 64)  # warm up pools and caches
+        wrk(bare_url, key, merchant, 3, 64)
+        for _ in range(args.rounds):
+            ours = measure("payorch", url, process.pid, key, merchant, args.seconds)
+            floor = measure("bare", bare_url, bare_process.pid, key, merchant, args.seconds)
+            print(f"  CPU per create, bare / payorch: {floor / ours:.2f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

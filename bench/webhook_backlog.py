@@ -3,7 +3,7 @@ to a healthy endpoint without, then with, 100,000 deliveries queued (all due) fo
 endpoint of another application, in one run, one `payorch worker` process.
 
     PYTHONPATH=src PAYORCH_RATE_LIMIT=100000/second python bench/webhook_backlog.py \
-        [--backlog 100000] [--latency-events 200]
+        [--backlog 100000] [--latency-events 200] [--dead-for 3600] [--rounds 1]
 
 Needs PostgreSQL (PAYORCH_BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/test):
 a fresh database is created and dropped. The dead endpoint refuses connections (a closed port on
@@ -12,6 +12,10 @@ deliveries, all due), which is what 100,000 queued notices look like to the clai
 endpoint has been failing for an hour (``--dead-for``; 0: it dies as the backlog lands). Latency =
 arrival at the receiver - the moment the POST /v1/payment-intents answered (its transaction
 committed before), intents created one at a time, 20 ms apart.
+
+``--rounds N``: N rounds of (without, with) in one run, the backlog (its deliveries, their
+attempts) deleted and the dead endpoint's failure state reset between rounds, so both sides are
+measured N times alternately; it prints each round's figures and the median of the p50 ratios.
 """
 
 from __future__ import annotations
@@ -67,9 +71,7 @@ async def latencies(
     deadline = time.time() + 60
     while True:
         fresh = [
-            (e, at)
-            for e, at in (await plain.get(f"{base}/__stats")).json()["received"]
-            if e not in before
+            (e, at) for e, at in (await plain.get(f"{base}/__stats")).json()["received"] if e not in before
         ]
         if len(fresh) >= count or time.time() > deadline:
             break
@@ -79,17 +81,16 @@ async def latencies(
     cursor = page["next_cursor"]
     items = page["items"]
     while cursor:
-        page = (
-            await api.get("/v1/events", params={"limit": 100, "cursor": cursor}, headers=headers)
-        ).json()
+        page = (await api.get("/v1/events", params={"limit": 100, "cursor": cursor}, headers=headers)).json()
         items += page["items"]
         cursor = page["next_cursor"]
     for e in items:
         intent_of[e["id"]] = e["data"].get("payment_intent_id")
-    result = [
-        (at - answered[intent_of[e]]) * 1000 for e, at in fresh if intent_of.get(e) in answered
-    ]
-    assert len(result) == count, (len(result), count)
+    result = [(at - answered[intent_of[e]]) * 1000 for e, at in fresh if intent_of.get(e) in answered]
+    assert len(result) == count, (
+        f"{len(result)} of {count} notices matched: {len(fresh)} arrivals counted, "
+        f"{len({e for e, _ in fresh})} distinct events"
+    )
     return result
 
 
@@ -97,6 +98,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backlog", type=int, default=100_000)
     parser.add_argument("--latency-events", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=1, help="alternating (without, with) pairs")
     parser.add_argument(
         "--dead-for",
         type=int,
@@ -134,15 +136,11 @@ async def main() -> None:
         )
         plain = httpx.AsyncClient(trust_env=False)
         headers = {"Authorization": f"Bearer {healthy_app.api_key}"}
-        r = await api.post(
-            "/v1/admin/webhook-endpoints", json={"url": f"{base}/healthy"}, headers=headers
-        )
+        r = await api.post("/v1/admin/webhook-endpoints", json={"url": f"{base}/healthy"}, headers=headers)
         assert r.status_code == 201, r.text
         dead_headers = {"Authorization": f"Bearer {dead_app.api_key}"}
         dead_url = base.rsplit(":", 1)[0] + ":3000/dead"  # nothing listens there: refused
-        r = await api.post(
-            "/v1/admin/webhook-endpoints", json={"url": dead_url}, headers=dead_headers
-        )
+        r = await api.post("/v1/admin/webhook-endpoints", json={"url": dead_url}, headers=dead_headers)
         assert r.status_code == 201, r.text
         dead_endpoint = r.json()["data"]["id"]
         body = {
@@ -168,55 +166,106 @@ async def main() -> None:
         await asyncio.sleep(3.0)  # interpreter start-up; the dead app's one notice is tried
 
         await latencies(api, plain, base, headers, body, 30)  # warm-up, not counted
-        without = await latencies(api, plain, base, headers, body, args.latency_events)
-
         pg = await asyncpg.connect(url)
         event_id = await pg.fetchval(
             "SELECT id FROM events WHERE application_id = $1", dead_app.application_id
         )
-        t = time.perf_counter()
-        await pg.execute(
-            BACKLOG_SQL, dead_app.application_id, dead_endpoint, event_id, args.backlog
-        )
-        if args.dead_for:  # what the worker would have recorded over that time
-            await pg.execute(
-                "UPDATE webhook_endpoints SET failing_since = now() - make_interval(secs => $2),"
-                " failed_attempts = 100 WHERE id = $1",
-                dead_endpoint,
-                float(args.dead_for),
+        ratios: list[float] = []
+        for round_number in range(1, args.rounds + 1):
+            if round_number > 1:
+                await remove_backlog(pg, dead_endpoint)
+            ratios.append(
+                await one_round(
+                    api,
+                    plain,
+                    pg,
+                    base,
+                    headers,
+                    body,
+                    args,
+                    round_number,
+                    dead_app.application_id,
+                    dead_endpoint,
+                    event_id,
+                )
             )
-        inserted = time.perf_counter() - t
-        await asyncio.sleep(2.0)  # the worker is now busy failing the backlog
-        with_backlog = await latencies(api, plain, base, headers, body, args.latency_events)
-        pending = await pg.fetchval(
-            "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'PENDING'",
-            dead_endpoint,
-        )
-        attempts = await pg.fetchval("SELECT count(*) FROM webhook_delivery_attempts")
         await pg.close()
-
-        print(f"dead endpoint failing for {args.dead_for}s before the backlog")
-        print(
-            f"backlog: {args.backlog} deliveries for one dead endpoint inserted in {inserted:.1f}s; "
-            f"{pending} still PENDING at the end, {attempts} attempts made in all"
-        )
-        print("| commit -> arrival at a healthy endpoint | p50 ms | p99 ms | max ms |")
-        print("|---|---|---|---|")
-        for label, values in (
-            ("no backlog", without),
-            (f"{args.backlog:,} queued for a dead endpoint", with_backlog),
-        ):
-            print(
-                f"| {label} | {statistics.median(values):.1f} | {percentile(values, 99):.1f} | {max(values):.1f} |"
-            )
-        print(
-            f"p50 ratio with/without backlog: {statistics.median(with_backlog) / statistics.median(without):.2f}"
-        )
+        if args.rounds > 1:
+            print(f"median p50 ratio over {args.rounds} rounds: {statistics.median(ratios):.2f}")
         await api.aclose()
         await plain.aclose()
         await runtime.close()
     finally:
         await clean_up(admin, name, worker, receiver)
+
+
+async def remove_backlog(pg: asyncpg.Connection, dead_endpoint: str) -> None:
+    """Back to no backlog: the backlog's deliveries and attempts gone, the endpoint healthy on
+    record (no streak, breaker or backoff), as before the first round."""
+    await pg.execute("DELETE FROM webhook_delivery_attempts WHERE delivery_id LIKE 'whd_backlog%'")
+    await pg.execute("DELETE FROM webhook_deliveries WHERE id LIKE 'whd_backlog%'")
+    await pg.execute(
+        "UPDATE webhook_endpoints SET failing_since = NULL, failed_attempts = 0,"
+        " breaker_until = NULL, backoff_until = NULL WHERE id = $1",
+        dead_endpoint,
+    )
+    await asyncio.sleep(1.0)  # leases of deleted deliveries end with their attempts
+
+
+async def one_round(
+    api: httpx.AsyncClient,
+    plain: httpx.AsyncClient,
+    pg: asyncpg.Connection,
+    base: str,
+    headers: dict[str, str],
+    body: dict[str, object],
+    args: argparse.Namespace,
+    round_number: int,
+    dead_application: str,
+    dead_endpoint: str,
+    event_id: str,
+) -> float:
+    """One (without, with) pair; prints it and returns its p50 ratio."""
+    attempts_before = await pg.fetchval("SELECT count(*) FROM webhook_delivery_attempts")
+    without = await latencies(api, plain, base, headers, body, args.latency_events)
+    t = time.perf_counter()
+    await pg.execute(BACKLOG_SQL, dead_application, dead_endpoint, event_id, args.backlog)
+    if args.dead_for:  # what the worker would have recorded over that time
+        await pg.execute(
+            "UPDATE webhook_endpoints SET failing_since = now() - make_interval(secs => $2),"
+            " failed_attempts = 100 WHERE id = $1",
+            dead_endpoint,
+            float(args.dead_for),
+        )
+    inserted = time.perf_counter() - t
+    await asyncio.sleep(2.0)  # the worker is now busy failing the backlog
+    with_backlog = await latencies(api, plain, base, headers, body, args.latency_events)
+    pending = await pg.fetchval(
+        "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'PENDING'",
+        dead_endpoint,
+    )
+    attempts = await pg.fetchval("SELECT count(*) FROM webhook_delivery_attempts")
+    attempts -= attempts_before
+
+    if args.rounds > 1:
+        print(f"round {round_number}")
+    print(f"dead endpoint failing for {args.dead_for}s before the backlog")
+    print(
+        f"backlog: {args.backlog} deliveries for one dead endpoint inserted in {inserted:.1f}s; "
+        f"{pending} still PENDING at the end, {attempts} attempts made in the round"
+    )
+    print("| commit -> arrival at a healthy endpoint | p50 ms | p99 ms | max ms |")
+    print("|---|---|---|---|")
+    for label, values in (
+        ("no backlog", without),
+        (f"{args.backlog:,} queued for a dead endpoint", with_backlog),
+    ):
+        print(
+            f"| {label} | {statistics.median(values):.1f} | {percentile(values, 99):.1f} | {max(values):.1f} |"
+        )
+    ratio = statistics.median(with_backlog) / statistics.median(without)
+    print(f"p50 ratio with/without backlog: {ratio:.2f}")
+    return ratio
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ endpoint held to one attempt at a time (its breaker's probe) gets one across bot
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -27,6 +29,25 @@ CAP = 3
 SLOW = "/sleep/0.4"
 
 
+@contextlib.asynccontextmanager
+async def two_workers(
+    database_url: str, tmp_path: Path, settings: dict[str, str] | None = None
+) -> AsyncIterator[None]:
+    """Two `payorch worker` processes on ``database_url``, started (their logs say so) when the
+    block begins and stopped (SIGTERM, waited for) when it ends."""
+    logs = [tmp_path / f"worker-{n}.log" for n in range(2)]
+    workers = [await start_worker(database_url, log, settings) for log in logs]
+    try:
+        for log in logs:
+            await wait_started(log)
+        yield
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            await worker.wait()
+
+
 @pytest.mark.slow
 @pytest.mark.postgres
 async def test_two_workers_share_the_per_endpoint_cap_with_a_slow_receiver(
@@ -44,12 +65,7 @@ async def test_two_workers_share_the_per_endpoint_cap_with_a_slow_receiver(
     for n in range(events):  # a backlog first: both workers find it at once
         await create_intent(client, sandbox, f"order-{n}")
     settings = {"PAYORCH_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT": str(CAP)}
-    workers = [
-        await start_worker(database_url, tmp_path / f"worker-{n}.log", settings) for n in range(2)
-    ]
-    try:
-        for n in range(2):
-            await wait_started(tmp_path / f"worker-{n}.log")
+    async with two_workers(database_url, tmp_path, settings):
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             state = await counts(runtime, sandbox.application_id)
@@ -57,11 +73,6 @@ async def test_two_workers_share_the_per_endpoint_cap_with_a_slow_receiver(
                 break
             await asyncio.sleep(0.2)
         assert state == {"SUCCEEDED": events}, state
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            await worker.wait()
     # Per process alone, two workers would have sent 2 x CAP at once.
     print(f"\nmost requests at once to the slow endpoint: {receiver.most_at_once[SLOW]}")
     assert receiver.most_at_once[SLOW] <= CAP
@@ -96,21 +107,13 @@ async def test_two_workers_keep_an_ordered_endpoints_notices_in_order(
         )
         assert cancel.status_code == 200, cancel.text
         intents.append(intent_id)
-    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
-    try:
-        for n in range(2):
-            await wait_started(tmp_path / f"worker-{n}.log")
+    async with two_workers(database_url, tmp_path):
         await receiver.wait_for(2 * len(intents), timeout=90, path=SLOW)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if await counts(runtime, sandbox.application_id) == {"SUCCEEDED": 2 * len(intents)}:
                 break
             await asyncio.sleep(0.2)
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            await worker.wait()
     assert await counts(runtime, sandbox.application_id) == {"SUCCEEDED": 2 * len(intents)}
     assert receiver.most_at_once[SLOW] >= 2  # intents were delivered side by side...
     for intent_id in intents:
@@ -135,17 +138,9 @@ async def test_two_workers_back_off_an_endpoint_failing_fast_together(
         pytest.skip("several worker processes share one PostgreSQL; not SQLite")
     dead_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     await backlog(client, runtime, sandbox, dead_id, 1000)  # all due, the retries 60 s later
-    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
-    try:
-        for n in range(2):
-            await wait_started(tmp_path / f"worker-{n}.log")
+    async with two_workers(database_url, tmp_path):
         await receiver.wait_for(32, path="/status/500")
         await asyncio.sleep(3.5)  # the holds: 1 s, 1 s, 2 s
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            await worker.wait()
     # The first round(s) of quick failures, then about one attempt per hold; without the
     # backoff both workers would have failed all 1,000 at once, 32 at a time.
     attempts = len(receiver.at("/status/500"))
@@ -176,17 +171,9 @@ async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
                 breaker_until=now - timedelta(seconds=1),
             )
         )
-    workers = [await start_worker(database_url, tmp_path / f"worker-{n}.log") for n in range(2)]
-    try:
-        for n in range(2):
-            await wait_started(tmp_path / f"worker-{n}.log")
+    async with two_workers(database_url, tmp_path):
         await receiver.wait_for(1, path=late_failure)
         await asyncio.sleep(5)  # the probe fails at 3 s; its result holds the endpoint again
-    finally:
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            await worker.wait()
     # Each worker alone would have sent its own probe: two at once.
     assert receiver.most_at_once[late_failure] == 1
     assert len(receiver.at(late_failure)) == 1

@@ -29,6 +29,12 @@ CAP = 3
 SLOW = "/sleep/0.4"
 
 
+@pytest.fixture(autouse=True)
+def _postgresql_only(database_url: str) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
+
+
 @contextlib.asynccontextmanager
 async def two_workers(
     database_url: str, tmp_path: Path, settings: dict[str, str] | None = None
@@ -58,8 +64,6 @@ async def test_two_workers_share_the_per_endpoint_cap_with_a_slow_receiver(
     database_url: str,
     tmp_path: Path,
 ) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
     await create_endpoint(client, sandbox, receiver.url(SLOW))
     events = 24
     for n in range(events):  # a backlog first: both workers find it at once
@@ -89,8 +93,6 @@ async def test_two_workers_keep_an_ordered_endpoints_notices_in_order(
     database_url: str,
     tmp_path: Path,
 ) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
     response = await client.post(
         "/v1/admin/webhook-endpoints",
         json={"url": receiver.url(SLOW), "ordered": True},
@@ -134,8 +136,6 @@ async def test_two_workers_back_off_an_endpoint_failing_fast_together(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
     database_url: str, tmp_path: Path,
 ) -> None:  # fmt: skip
-    if not database_url.startswith("postgresql"):
-        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
     dead_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     await backlog(client, runtime, sandbox, dead_id, 1000)  # all due, the retries 60 s later
     async with two_workers(database_url, tmp_path):
@@ -155,8 +155,6 @@ async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
     database_url: str, tmp_path: Path,
 ) -> None:  # fmt: skip
-    if not database_url.startswith("postgresql"):
-        pytest.skip("several worker processes share one PostgreSQL; not SQLite")
     late_failure = "/late/3/500"  # each attempt in flight for 3 s, then a failure
     held_id, _ = await create_endpoint(client, sandbox, receiver.url(late_failure))
     await backlog(client, runtime, sandbox, held_id, 50)

@@ -31,7 +31,6 @@ from bench.seed_payments import seed
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import Settings
-from payorch.pagination import encode
 
 
 async def sample_ids(url: str, application_id: str, count: int) -> list[str]:
@@ -84,7 +83,7 @@ async def main_async(admin: str, count: int, requests: int, keep: bool) -> None:
             await sign_in(client, str(seeded["api_key"]))
             scenarios = {
                 "payments_first_page": lambda i: "/dashboard/payments",
-                "payments_deep_page": lambda i: f"/dashboard/payments?cursor={encode(ids[i % len(ids)])}",
+                "payments_deep_page": lambda i: f"/dashboard/payments?cursor={ids[i % len(ids)]}",
                 "payments_status_filter": lambda i: "/dashboard/payments?status=REFUNDED",
                 "payments_search": lambda i: f"/dashboard/payments?q=order-{random.randrange(count)}",
                 "intent_page": lambda i: f"/dashboard/payments/{ids[i % len(ids)]}",

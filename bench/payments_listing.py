@@ -32,7 +32,6 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db.migrate import upgrade_in_thread
-from payorch.pagination import encode
 from payorch.runtime import Runtime
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
@@ -90,7 +89,7 @@ class Target:
             )
         finally:
             await conn.close()
-        return [f"{path}?limit=100&cursor={encode(r['id'])}" for r in rows]
+        return [f"{path}?limit=100&cursor={r['id']}" for r in rows]
 
     async def get(self, scenario: str, url: str) -> None:
         assert self.client is not None

@@ -5,7 +5,8 @@
 Serves the app in process (ASGI) on a fresh PostgreSQL database (default; or the SQLite file or
 database given) and counts, per client request, what reaches the database through the engine:
 transactions (BEGIN), statements, round trips (BEGIN + statements + COMMIT/ROLLBACK; asyncpg
-sends each as its own exchange) and in-process calls (the service calling its own simulator in
+sends each as its own exchange; a one-statement write on the statement lane, payorch.db.statements,
+is one statement and one round trip) and in-process calls (the service calling its own simulator in
 MOCK mode, or the simulator notifying the service). The simulator's own writes are part of a
 payment and counted, including what a request does after its answer (Starlette background
 tasks: provider B's notification).
@@ -30,6 +31,7 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import load_settings
 from payorch.db.migrate import upgrade_in_thread
+from payorch.db.one_statement import OneStatement
 
 PUBLIC_URL = "http://testserver"
 ID = re.compile(r"/[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]{7,}")
@@ -67,6 +69,14 @@ async def count(database_url: str, count_of: int) -> None:
         if not autocommit(conn):
             seen["round_trips"] += 1
 
+    # The statement lane (a create on PostgreSQL) does not pass through the engine's events.
+    lane_run = OneStatement.run
+
+    async def counted_run(self: OneStatement, *args: Any) -> Any:
+        statement()
+        return await lane_run(self, *args)
+
+    OneStatement.run = counted_run
     engine = runtime.database.engine.sync_engine
     event.listen(engine, "begin", begin)
     event.listen(engine, "before_cursor_execute", statement)

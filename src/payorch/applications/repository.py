@@ -6,6 +6,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications.records import Application, MerchantAccount
+from payorch.db.one_statement import Fragment
 from payorch.db.records import column_values, record_of
 from payorch.db.tables import applications, merchant_accounts
 
@@ -69,3 +70,12 @@ async def merchants_of(conn: AsyncConnection, application_ids: list[str]) -> lis
         .order_by(merchant_accounts.c.created_at, merchant_accounts.c.id)
     )
     return [record_of(MerchantAccount, row) for row in (await conn.execute(query)).mappings()]
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): a row when the merchant account is the
+# application's (merchant_belongs_to, inside the statement that depends on it).
+MERCHANT_OWNED_FRAGMENT = Fragment(
+    "merchant_owned",
+    "SELECT 1 FROM merchant_accounts WHERE id = CAST(:intent_merchant_account_id AS TEXT)"
+    " AND application_id = CAST(:application_id AS TEXT)",
+)

@@ -57,6 +57,11 @@ async def merchant_belongs_to(conn: AsyncConnection, merchant_id: str, applicati
     return await repository.merchant_belongs_to(conn, merchant_id, application_id)
 
 
+# merchant_belongs_to as a gate of a one-statement write (payorch.db.one_statement): a row when
+# :intent_merchant_account_id is :application_id's.
+MERCHANT_OWNED_FRAGMENT = repository.MERCHANT_OWNED_FRAGMENT
+
+
 async def count_applications(conn: AsyncConnection) -> int:
     return await repository.count_applications(conn)
 

@@ -9,8 +9,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.connectors.records import Connector
+from payorch.db.one_statement import Fragment
 from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.providers import connectors
+from payorch.providers import AUTO
 from payorch.providers.base import Mode
 
 
@@ -91,3 +93,13 @@ async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, prov
         connectors.c.enabled.is_(True),
     )
     return (await conn.execute(query)).first() is not None
+
+
+# PostgreSQL, one statement (payorch.db.one_statement): a row when the intent's requested
+# provider is ``auto`` or enabled for its merchant account (enabled_provider, inside the statement).
+PROVIDER_ENABLED_FRAGMENT = Fragment(
+    "provider_enabled",
+    f"SELECT 1 WHERE CAST(:intent_requested_provider AS TEXT) = '{AUTO}' OR EXISTS (SELECT 1 FROM"  # noqa: S608 - a constant
+    " connectors WHERE merchant_account_id = CAST(:intent_merchant_account_id AS TEXT)"
+    " AND provider = CAST(:intent_requested_provider AS TEXT) AND enabled)",
+)

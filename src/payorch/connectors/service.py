@@ -173,6 +173,11 @@ async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, prov
     return await repository.enabled_provider(conn, merchant_account_id, provider)
 
 
+# enabled_provider as a gate of a one-statement write (payorch.db.one_statement): a row when
+# :intent_requested_provider is ``auto`` or enabled for :intent_merchant_account_id.
+PROVIDER_ENABLED_FRAGMENT = repository.PROVIDER_ENABLED_FRAGMENT
+
+
 def check_mode_allowed(environment: str, mode: Mode) -> None:
     if mode is Mode.MOCK and environment != "SANDBOX":
         raise Forbidden("MOCK mode is only for SANDBOX applications.")

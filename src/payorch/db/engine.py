@@ -22,6 +22,11 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from payorch.db.statements import StatementConnection, StatementLane
+
+# PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
+STATEMENT_LANE_SIZE = 10
+
 
 def async_url(url: str) -> str:
     """Map the documented URL forms to the async drivers."""
@@ -65,6 +70,7 @@ class Database:
             # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
             kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False)
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE)
         if self.is_sqlite:
             path = sqlite_file(self.url)
             if path is not None:
@@ -96,11 +102,12 @@ class Database:
             if conn.in_transaction():
                 await conn.commit()
 
-    def one_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+    def one_statement(self) -> AbstractAsyncContextManager[StatementConnection]:
         """PostgreSQL: a connection without a transaction, for a write that is a single statement
-        (payorch.db.one_statement: atomic by itself, no BEGIN/COMMIT round trips)."""
-        assert not self.is_sqlite, "one-statement writes are PostgreSQL's"
-        return self.reading()
+        (payorch.db.one_statement: atomic by itself, no BEGIN/COMMIT round trips), from the
+        statement lane (payorch.db.statements), not the engine."""
+        assert self._statements is not None, "one-statement writes are PostgreSQL's"
+        return self._statements.connection()
 
     def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """Statements that need no transaction together: reads and single-statement writes such
@@ -109,6 +116,8 @@ class Database:
         return self.reading()
 
     async def dispose(self) -> None:
+        if self._statements is not None:
+            await self._statements.close()
         await self.engine.dispose()
 
 
@@ -146,7 +155,7 @@ class Phases:
         """A read-only step (no BEGIN/COMMIT on PostgreSQL; see Database.reading)."""
         return self._database.reading()
 
-    def one_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
+    def one_statement(self) -> AbstractAsyncContextManager[StatementConnection]:
         """PostgreSQL only: a write that is one statement (see Database.one_statement)."""
         return self._database.one_statement()
 

@@ -7,8 +7,8 @@ in its own fragment (its repository's SQL); the caller only orders the fragments
 see earlier ones' RETURNING rows (the only way CTEs pass anything to each other).
 
 Compiled once per process by SQLAlchemy (``text`` with named parameters into asyncpg's ``$n``),
-then run as driver SQL (``exec_driver_sql``: no per-request compile; the engine's events still
-see it). Parameters go to the driver as they are, so fragments cast each one
+then run on a connection of payorch.db.statements (asyncpg itself: it prepares the statement once
+per connection). Parameters go to the driver as they are, so fragments cast each one
 (``CAST(:x AS BIGINT)``) and JSON goes as text cast to JSONB.
 """
 
@@ -17,8 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import RowMapping, text
-from sqlalchemy.ext.asyncio import AsyncConnection
+import asyncpg
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from payorch.db.statements import StatementConnection
+
+# The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine.
+_ASYNCPG = make_url("postgresql+asyncpg://").get_dialect()()
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,19 +36,17 @@ class Fragment:
 
 
 class OneStatement:
-    """Chained fragments, compiled on first use with the connection's dialect (asyncpg's ``$n``)."""
+    """Chained fragments, compiled once into asyncpg's ``$n`` form."""
 
     def __init__(self, fragments: list[Fragment], final: str) -> None:
         """``WITH`` the fragments, in order, then the ``final`` SELECT (the answer's one row)."""
         ctes = ",\n".join(f"{fragment.name} AS (\n{fragment.sql}\n)" for fragment in fragments)
-        self._clause = text(f"WITH {ctes}\n{final}")
-        self._compiled: tuple[str, tuple[str, ...]] | None = None
+        compiled = text(f"WITH {ctes}\n{final}").compile(dialect=_ASYNCPG)
+        self.sql = str(compiled)
+        self._names = tuple(compiled.positiontup or ())
 
-    async def run(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> RowMapping:
-        """Run on ``conn``, which must hold no transaction (AUTOCOMMIT: Phases.one_statement)."""
-        if self._compiled is None:
-            compiled = self._clause.compile(dialect=conn.dialect)
-            self._compiled = (str(compiled), tuple(compiled.positiontup or ()))
-        sql, names = self._compiled
-        result = await conn.exec_driver_sql(sql, tuple(parameters[name] for name in names))
-        return result.mappings().one()
+    async def run(self, conn: StatementConnection, parameters: Mapping[str, object]) -> asyncpg.Record:
+        """Run on ``conn`` (Phases.one_statement: no transaction; the statement is its own)."""
+        row = await conn.fetchrow(self.sql, *(parameters[name] for name in self._names))
+        assert row is not None, "the final SELECT answers one row"
+        return row

@@ -167,9 +167,10 @@ async def purge_expired(conn: AsyncConnection, now: datetime, batch: int = 1000)
 
 
 # PostgreSQL, one statement (payorch.db.one_statement): store the key with its answer when the
-# fragment ``fits`` returned a row. ON CONFLICT DO NOTHING waits for a concurrent holder of the
-# key, then writes nothing: no row returned, so the writes that require this one write nothing
-# either, and the caller falls back to the full path (which replays or refuses). Named
+# fragment ``checked`` returned a row (every condition of the write held). ON CONFLICT DO NOTHING
+# waits for a concurrent holder of the key, then writes nothing: no row returned, so the writes
+# that require this one write nothing either, and the caller falls back to the full path (which
+# replays or refuses). Named
 # ``admitted``: the gate of the writes after it. Parameters: application_id and idem_*
 # (completed_key_parameters).
 COMPLETED_KEY_FRAGMENT = Fragment(
@@ -181,7 +182,7 @@ COMPLETED_KEY_FRAGMENT = Fragment(
     " CAST(:idem_locked_until AS TIMESTAMPTZ), CAST(:idem_status AS INTEGER),"
     " CAST(:idem_body AS TEXT), CAST(:idem_created_at AS TIMESTAMPTZ),"
     " CAST(:idem_expires_at AS TIMESTAMPTZ)"
-    " WHERE EXISTS (SELECT 1 FROM fits)"
+    " WHERE EXISTS (SELECT 1 FROM checked)"
     " ON CONFLICT DO NOTHING RETURNING 1",
 )
 

@@ -213,7 +213,7 @@ class Idempotency:
 
 
 # PostgreSQL's one-statement writes (payorch.db.one_statement): the key stored with its answer
-# (Idempotency.stored_answer_parameters) when the fragment ``fits`` returned a row; no row when the
+# (Idempotency.stored_answer_parameters) when the fragment ``checked`` returned a row; no row when the
 # key is taken, and the caller then runs ``Idempotency.run``, which replays or refuses.
 STORED_ANSWER_FRAGMENT = repository.COMPLETED_KEY_FRAGMENT
 

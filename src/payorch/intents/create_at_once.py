@@ -1,30 +1,37 @@
-"""Creating a payment intent: on PostgreSQL, every write in one statement.
+"""Creating a payment intent: on PostgreSQL, its checks and every write in one statement.
 
-The intent, its payment_intent.created event, that event's deliveries and the Idempotency-Key's
-stored answer are written by one statement (payorch.db.one_statement): one round trip, no
-BEGIN/COMMIT, atomic as a transaction is. Each domain gives its own table's fragment; this module
-only orders them:
+The checks (the merchant account is the caller's, the requested provider is enabled), the
+intent, its payment_intent.created event, that event's deliveries and the Idempotency-Key's
+stored answer are one statement (payorch.db.one_statement): one round trip, no BEGIN/COMMIT,
+atomic as a transaction is. Each domain gives its own table's fragment; this module only orders
+them:
 
-    subscribed -> fits -> admitted -> inserted_intent -> inserted_event -> queued_deliveries
+    subscribed -> fits, merchant_owned, provider_enabled -> checked
+        -> admitted -> inserted_intent -> inserted_event -> queued_deliveries
 
-(``admitted``: the stored key when the request has one, else ``fits`` itself).
+(``checked``: a row when all three gates have one; ``admitted``: the stored key when the request
+has one, else ``checked`` itself).
 
 Each write requires the previous one's row, so when the first writes nothing, nothing is written.
-It writes nothing when the key is already stored (a retry, a concurrent request with the same key,
-which PostgreSQL makes wait for the first, an expired key not yet purged) or when more endpoints
-subscribe than the statement carries delivery ids for. Then the full path runs, as SQLite's
-always does: ``Idempotency.run`` around ``service.create_intent`` in one transaction, which
-replays the stored answer, refuses a different body or takes the key over, exactly as before.
+It writes nothing when a check fails, when the key is already stored (a retry, a concurrent
+request with the same key, which PostgreSQL makes wait for the first, an expired key not yet
+purged) or when more endpoints subscribe than the statement carries delivery ids for. Then the
+full path runs, as SQLite's always does: ``Idempotency.run`` around ``service.create_intent`` in
+one transaction, which answers the failed check's error, replays the stored answer, refuses a
+different body or takes the key over.
 """
 
 from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
+from payorch.connectors import service as connectors
 from payorch.db import Phases
 from payorch.db.one_statement import Fragment, OneStatement
+from payorch.db.statements import StatementConnection
 from payorch.events import service as events
 from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
@@ -42,6 +49,9 @@ def _statement(admitted: Fragment) -> OneStatement:
         [
             fanout.SUBSCRIBED_FRAGMENT,
             fanout.FITS_FRAGMENT,
+            applications.MERCHANT_OWNED_FRAGMENT,
+            connectors.PROVIDER_ENABLED_FRAGMENT,
+            Fragment("checked", "SELECT 1 FROM fits, merchant_owned, provider_enabled"),
             admitted,
             repository.INTENT_FRAGMENT,
             events.INTENT_EVENT_FRAGMENT,
@@ -53,8 +63,8 @@ def _statement(admitted: Fragment) -> OneStatement:
     )
 
 
-# Compiled once per process. Without a key, the fit is the gate.
-_WITHOUT_KEY = _statement(Fragment("admitted", "SELECT 1 FROM fits"))
+# Compiled once per process. Without a key, the checks are the gate.
+_WITHOUT_KEY = _statement(Fragment("admitted", "SELECT 1 FROM checked"))
 _WITH_KEY = _statement(STORED_ANSWER_FRAGMENT)
 
 
@@ -80,7 +90,7 @@ async def create_intent(
 
 
 async def _at_once(
-    conn: AsyncConnection,
+    conn: StatementConnection,
     clock: Clock,
     idempotency: Idempotency,
     caller: Caller,
@@ -88,7 +98,6 @@ async def _at_once(
     scope: Scope | None,
 ) -> IdempotentResult | None:
     """The one statement; None if it wrote nothing."""
-    await service.check_create(conn, caller, request)
     intent, event = service.new_intent(clock, caller, request)
     raw = dumps(intent_body(service.created_detail(intent, event)))
     parameters: dict[str, object] = {

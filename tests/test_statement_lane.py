@@ -1,0 +1,108 @@
+"""PostgreSQL's create of a payment intent runs on the statement lane (payorch.db.statements),
+asyncpg's own pool beside the engine's: its creates never touch the engine, it stays within its
+size, it survives its connections being dropped, and it closes with the database."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+from sqlalchemy import event
+
+from payorch.db import Database
+from payorch.db.engine import STATEMENT_LANE_SIZE
+from payorch.db.statements import APPLICATION_NAME
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_only(database_url: str) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the statement lane is PostgreSQL's; SQLite creates in one transaction")
+
+
+async def lane_backends(database_url: str) -> list[int]:
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            APPLICATION_NAME,
+        )
+    finally:
+        await conn.close()
+    return [row["pid"] for row in rows]
+
+
+async def create(client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object], key: str) -> str:
+    headers = {**sandbox.headers, "Idempotency-Key": key}
+    response = await client.post("/v1/payment-intents", json=body, headers=headers)
+    assert response.status_code == 201, response.text
+    return str(response.json()["id"])
+
+
+async def test_concurrent_creates_run_on_the_lane_within_its_size(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    intent_body: dict[str, object],
+    runtime: Runtime,
+    database_url: str,
+) -> None:
+    through_engine: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        through_engine.append(statement)
+
+    engine = runtime.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        ids = await asyncio.gather(
+            *(create(client, sandbox, intent_body, f"lane-{n}") for n in range(3 * STATEMENT_LANE_SIZE))
+        )
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert len(set(ids)) == 3 * STATEMENT_LANE_SIZE
+    assert not [s for s in through_engine if "INSERT" in s.upper()], through_engine
+    assert 1 <= len(await lane_backends(database_url)) <= STATEMENT_LANE_SIZE
+    listed = await client.get("/v1/payment-intents", params={"limit": 100}, headers=sandbox.headers)
+    assert {item["id"] for item in listed.json()["items"]} >= set(ids)
+
+
+async def test_the_lane_reconnects_after_postgresql_dropped_its_connections(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], database_url: str
+) -> None:
+    await create(client, sandbox, intent_body, "before-drop")
+    dropped = await lane_backends(database_url)
+    assert dropped
+    admin = await asyncpg.connect(database_url)
+    try:
+        for pid in dropped:
+            assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await admin.close()
+    await asyncio.sleep(0.3)  # the lane sees its sockets close, as after a restart or failover
+    intent_id = await create(client, sandbox, intent_body, "after-drop")
+    response = await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)
+    assert response.status_code == 200
+    assert not set(await lane_backends(database_url)) & set(dropped)
+
+
+async def test_disposing_of_the_database_closes_the_lane(database_url: str) -> None:
+    database = Database(database_url)
+    others = set(await lane_backends(database_url))  # the lanes of other tests' databases
+    opened: set[int] = set()
+    try:
+        async with database.one_statement() as conn:
+            assert await conn.fetchval("SELECT 1") == 1
+            opened = set(await lane_backends(database_url)) - others
+    finally:
+        await database.dispose()
+    assert len(opened) == 1
+    for _ in range(50):  # the backend leaves pg_stat_activity just after the socket closes
+        if not set(await lane_backends(database_url)) & opened:
+            break
+        await asyncio.sleep(0.05)
+    assert not set(await lane_backends(database_url)) & opened

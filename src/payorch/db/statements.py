@@ -47,12 +47,17 @@ class StatementLane:
         self._size = size
         self._pool: asyncpg.Pool[asyncpg.Record] | None = None
         self._opening = asyncio.Lock()
+        # First come, first served: asyncpg's pool hands a returned connection to whoever asks
+        # next, so under load a waiting request could lose it again and again to new arrivals
+        # (asyncio.Queue lets them barge in). asyncio's Semaphore queues arrivals behind waiters.
+        self._turns = asyncio.Semaphore(size)
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[StatementConnection]:
-        pool = self._pool or await self._open()
-        async with pool.acquire() as connection:
-            yield connection
+        async with self._turns:
+            pool = self._pool or await self._open()
+            async with pool.acquire() as connection:
+                yield connection
 
     async def _open(self) -> asyncpg.Pool[asyncpg.Record]:
         async with self._opening:

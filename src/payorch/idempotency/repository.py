@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Row, delete, or_, select, update
+from sqlalchemy import Row, bindparam, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -17,12 +17,22 @@ IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 
 
-def _pk(application_id: str, operation: str, key: str) -> list[ColumnElement[bool]]:
-    return [
-        records.c.application_id == application_id,
-        records.c.operation == operation,
-        records.c.key == key,
-    ]
+# Statements built once, values as parameters (docs/performance.md, "Statements built once").
+# Parameter names differ from the columns': an UPDATE reserves its columns' names for SET.
+_PK = (
+    records.c.application_id == bindparam("pk_application_id"),
+    records.c.operation == bindparam("pk_operation"),
+    records.c.key == bindparam("pk_key"),
+)
+_ROW_FIELDS = tuple(field.name for field in fields(KeyState))
+
+
+def _pk(application_id: str, operation: str, key: str) -> dict[str, object]:
+    return {"pk_application_id": application_id, "pk_operation": operation, "pk_key": key}
+
+
+def _row(row: KeyState) -> dict[str, object]:
+    return {f"row_{name}": value for name, value in asdict(row).items()}
 
 
 def claim_row(
@@ -74,8 +84,27 @@ async def insert_if_absent(
 async def get(
     conn: AsyncConnection, application_id: str, operation: str, key: str
 ) -> IdempotencyRecord | None:
-    found = (await conn.execute(select(records).where(*_pk(application_id, operation, key)))).first()
+    found = (await conn.execute(_GET, _pk(application_id, operation, key))).first()
     return None if found is None else _record(found)
+
+
+_GET = select(records).where(*_PK)
+_TAKE_OVER = (
+    update(records)
+    .where(*_PK, records.c.expires_at <= bindparam("now"))
+    .values({name: bindparam(f"row_{name}") for name in _ROW_FIELDS})
+)
+_TAKE_OVER_OR_STALE_CLAIM = (
+    update(records)
+    .where(
+        *_PK,
+        or_(
+            records.c.expires_at <= bindparam("now"),
+            (records.c.state == IN_PROGRESS) & (records.c.locked_until <= bindparam("now")),
+        ),
+    )
+    .values({name: bindparam(f"row_{name}") for name in _ROW_FIELDS})
+)
 
 
 async def take_over(
@@ -90,12 +119,9 @@ async def take_over(
 ) -> bool:
     """Write ``row`` over a key whose TTL ran out (and, if asked, over an IN_PROGRESS claim
     whose holder died): compare-and-set, so of two racers only one takes it."""
-    free = records.c.expires_at <= now
-    if or_stale_claim:
-        free = or_(free, (records.c.state == IN_PROGRESS) & (records.c.locked_until <= now))
-    result = await conn.execute(
-        update(records).where(*_pk(application_id, operation, key), free).values(asdict(row))
-    )
+    statement = _TAKE_OVER_OR_STALE_CLAIM if or_stale_claim else _TAKE_OVER
+    parameters = {**_pk(application_id, operation, key), **_row(row), "now": now}
+    result = await conn.execute(statement, parameters)
     return result.rowcount == 1
 
 
@@ -109,16 +135,24 @@ async def take_over_stale_lock(
     locked_until: datetime,
 ) -> bool:
     """Re-lease an IN_PROGRESS row whose holder died (its lease ended)."""
-    result = await conn.execute(
-        update(records)
-        .where(
-            *_pk(application_id, operation, key),
-            records.c.state == IN_PROGRESS,
-            records.c.locked_until <= now,
-        )
-        .values(locked_until=locked_until)
-    )
+    parameters = {**_pk(application_id, operation, key), "now": now, "until": locked_until}
+    result = await conn.execute(_TAKE_OVER_STALE_LOCK, parameters)
     return result.rowcount == 1
+
+
+_TAKE_OVER_STALE_LOCK = (
+    update(records)
+    .where(*_PK, records.c.state == IN_PROGRESS, records.c.locked_until <= bindparam("now"))
+    .values(locked_until=bindparam("until"))
+)
+_COMPLETE = (
+    update(records)
+    .where(*_PK, records.c.fingerprint == bindparam("expected_fingerprint"))
+    .values(state=COMPLETED, response_status=bindparam("status"), response_body=bindparam("body"))
+)
+_DELETE_CLAIM = delete(records).where(
+    *_PK, records.c.state == IN_PROGRESS, records.c.fingerprint == bindparam("expected_fingerprint")
+)
 
 
 async def complete(
@@ -131,23 +165,15 @@ async def complete(
     status: int,
     body: bytes,
 ) -> None:
-    await conn.execute(
-        update(records)
-        .where(*_pk(application_id, operation, key), records.c.fingerprint == fingerprint)
-        .values(state=COMPLETED, response_status=status, response_body=body.decode())
-    )
+    parameters = {**_pk(application_id, operation, key), "expected_fingerprint": fingerprint}
+    await conn.execute(_COMPLETE, {**parameters, "status": status, "body": body.decode()})
 
 
 async def delete_claim(
     conn: AsyncConnection, *, application_id: str, operation: str, key: str, fingerprint: str
 ) -> None:
-    await conn.execute(
-        delete(records).where(
-            *_pk(application_id, operation, key),
-            records.c.state == IN_PROGRESS,
-            records.c.fingerprint == fingerprint,
-        )
-    )
+    parameters = {**_pk(application_id, operation, key), "expected_fingerprint": fingerprint}
+    await conn.execute(_DELETE_CLAIM, parameters)
 
 
 async def purge_expired(conn: AsyncConnection, now: datetime, batch: int = 1000) -> int:
@@ -158,21 +184,19 @@ async def purge_expired(conn: AsyncConnection, now: datetime, batch: int = 1000)
     )
     rows = (await conn.execute(doomed)).all()
     for row in rows:
-        await conn.execute(
-            delete(records).where(
-                *_pk(row.application_id, row.operation, row.key), records.c.expires_at <= now
-            )
-        )
+        await conn.execute(_PURGE, {**_pk(row.application_id, row.operation, row.key), "now": now})
     return len(rows)
+
+
+_PURGE = delete(records).where(*_PK, records.c.expires_at <= bindparam("now"))
 
 
 # PostgreSQL, one statement (payorch.db.one_statement): store the key with its answer when the
 # fragment ``checked`` returned a row (every condition of the write held). ON CONFLICT DO NOTHING
 # waits for a concurrent holder of the key, then writes nothing: no row returned, so the writes
 # that require this one write nothing either, and the caller falls back to the full path (which
-# replays or refuses). Named
-# ``admitted``: the gate of the writes after it. Parameters: application_id and idem_*
-# (completed_key_parameters).
+# replays or refuses). Named ``admitted``: the gate of the writes after it. Parameters:
+# application_id and idem_* (completed_key_parameters).
 COMPLETED_KEY_FRAGMENT = Fragment(
     "admitted",
     "INSERT INTO idempotency_records (application_id, operation, key, fingerprint, state,"

@@ -150,11 +150,14 @@ async def insert_deliveries(conn: AsyncConnection, new: list[Delivery]) -> None:
     )
 
 
+_NOTIFY = text(f"SELECT pg_notify('{wakeups.NOTIFY_CHANNEL}', '')")  # built once
+
+
 async def notify_workers(conn: AsyncConnection) -> None:
     """PostgreSQL delivers the notice at COMMIT (and not at all on rollback): a worker LISTENing
     wakes within milliseconds of the deliveries becoming visible. SQLite: in-process wake-up."""
     if conn.dialect.name == "postgresql":
-        await conn.execute(text(f"SELECT pg_notify('{wakeups.NOTIFY_CHANNEL}', '')"))
+        await conn.execute(_NOTIFY)
     else:
         wakeups.fire()  # workers of this process; see wakeups.py for why this is safe
 

@@ -1,10 +1,14 @@
-"""All SQL of API credentials (records.py)."""
+"""All SQL of API credentials (records.py).
+
+Every statement is built once, at import, with bind parameters for what varies: building one
+per call cost more CPU than running it (docs/performance.md, "Statements built once").
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import RowMapping, func, insert, select, update
+from sqlalchemy import RowMapping, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.records import ApiCredential, KeyHolder
@@ -19,18 +23,21 @@ def _credential(row: RowMapping) -> ApiCredential:
 
 # The one read of another domain's table here (the application's environment): joined because
 # authentication reads both on every cache miss, and one round trip is the point.
-_FIND_BY_PREFIX = select(
-    api_credentials.c.id,
-    api_credentials.c.application_id,
-    api_credentials.c.secret_hash,
-    api_credentials.c.revoked_at,
-    applications.c.environment,
-).join(applications, applications.c.id == api_credentials.c.application_id)
+_FIND_BY_PREFIX = (
+    select(
+        api_credentials.c.id,
+        api_credentials.c.application_id,
+        api_credentials.c.secret_hash,
+        api_credentials.c.revoked_at,
+        applications.c.environment,
+    )
+    .join(applications, applications.c.id == api_credentials.c.application_id)
+    .where(api_credentials.c.prefix == bindparam("prefix"))
+)
 
 
 async def find_by_prefix(conn: AsyncConnection, prefix: str) -> KeyHolder | None:
-    query = _FIND_BY_PREFIX.where(api_credentials.c.prefix == prefix)
-    row = (await conn.execute(query)).first()
+    row = (await conn.execute(_FIND_BY_PREFIX, {"prefix": prefix})).first()
     if row is None:
         return None
     return KeyHolder(
@@ -42,38 +49,54 @@ async def find_by_prefix(conn: AsyncConnection, prefix: str) -> KeyHolder | None
     )
 
 
+_INSERT = insert(api_credentials)
+
+
 async def insert_credential(conn: AsyncConnection, credential: ApiCredential) -> None:
-    await conn.execute(
-        insert(api_credentials).values(
-            {name: getattr(credential, name) for name in _COLUMNS}
-        )
-    )
+    await conn.execute(_INSERT, {name: getattr(credential, name) for name in _COLUMNS})
+
+
+_LIST = (
+    select(api_credentials)
+    .where(api_credentials.c.application_id == bindparam("application_id"))
+    .order_by(api_credentials.c.id.desc())
+)
 
 
 async def list_credentials(conn: AsyncConnection, application_id: str) -> list[ApiCredential]:
-    query = (
-        select(api_credentials)
-        .where(api_credentials.c.application_id == application_id)
-        .order_by(api_credentials.c.id.desc())
+    result = await conn.execute(_LIST, {"application_id": application_id})
+    return [_credential(row) for row in result.mappings()]
+
+
+# No bind parameter of the update is named after a column: SQLAlchemy keeps those names for
+# the SET clause.
+_REVOKE = (
+    update(api_credentials)
+    .where(
+        api_credentials.c.id == bindparam("credential_id"),
+        api_credentials.c.application_id == bindparam("owner_id"),
     )
-    return [_credential(row) for row in (await conn.execute(query)).mappings()]
+    .values(revoked_at=bindparam("at"))
+    .returning(api_credentials.c.prefix)
+)
 
 
 async def revoke(
     conn: AsyncConnection, application_id: str, credential_id: str, at: datetime
 ) -> str | None:
     """Mark revoked; returns the key's prefix, or None if no such key in this application."""
-    result = await conn.execute(
-        update(api_credentials)
-        .where(
-            api_credentials.c.id == credential_id,
-            api_credentials.c.application_id == application_id,
-        )
-        .values(revoked_at=at)
-        .returning(api_credentials.c.prefix)
-    )
+    params = {"credential_id": credential_id, "owner_id": application_id, "at": at}
+    result = await conn.execute(_REVOKE, params)
     prefix: str | None = result.scalar_one_or_none()
     return prefix
+
+
+_GET_ANY_CREDENTIAL = select(api_credentials).where(
+    api_credentials.c.id == bindparam("credential_id")
+)
+_GET_CREDENTIAL = _GET_ANY_CREDENTIAL.where(
+    api_credentials.c.application_id == bindparam("application_id")
+)
 
 
 async def get_credential(
@@ -81,16 +104,20 @@ async def get_credential(
 ) -> ApiCredential | None:
     """The application's key; ``application_id`` None: whichever application holds it (the
     operator's command line)."""
-    query = select(api_credentials).where(api_credentials.c.id == credential_id)
-    if application_id is not None:
-        query = query.where(api_credentials.c.application_id == application_id)
-    row = (await conn.execute(query)).mappings().first()
+    if application_id is None:
+        result = await conn.execute(_GET_ANY_CREDENTIAL, {"credential_id": credential_id})
+    else:
+        params = {"credential_id": credential_id, "application_id": application_id}
+        result = await conn.execute(_GET_CREDENTIAL, params)
+    row = result.mappings().first()
     return _credential(row) if row is not None else None
 
 
+_COUNT_ACTIVE = select(func.count()).where(
+    api_credentials.c.application_id == bindparam("application_id"),
+    api_credentials.c.revoked_at.is_(None),
+)
+
+
 async def count_active(conn: AsyncConnection, application_id: str) -> int:
-    query = select(func.count()).where(
-        api_credentials.c.application_id == application_id,
-        api_credentials.c.revoked_at.is_(None),
-    )
-    return int((await conn.execute(query)).scalar_one())
+    return int((await conn.execute(_COUNT_ACTIVE, {"application_id": application_id})).scalar_one())

@@ -1,17 +1,23 @@
-"""All SQL of checkouts (and the worker's claims on them)."""
+"""All SQL of checkouts (and the worker's claims on them).
+
+Every statement is built once, at import, with bind parameters for what varies: building one
+per call cost more CPU than running it (docs/performance.md, "Statements built once").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from functools import cache
 
-from sqlalchemy import Row, insert, or_, select, update
+from sqlalchemy import Integer, Row, Update, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.db.records import column_values, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import checkouts
+from payorch.db.types import UtcDateTime
 
 
 def _texts(value: object) -> dict[str, str]:
@@ -33,46 +39,84 @@ def _maybe(row: Row[tuple[object, ...]] | None) -> Checkout | None:
     return _checkout(row) if row is not None else None
 
 
+_INSERT = insert(checkouts)  # executed with the record's column values
+
+
 async def insert_checkout(conn: AsyncConnection, checkout: Checkout) -> None:
-    await conn.execute(insert(checkouts).values(column_values(checkout)))
+    await conn.execute(_INSERT, column_values(checkout))
+
+
+_ACTIVE_FOR_INTENT = (
+    select(checkouts)
+    .where(
+        checkouts.c.payment_intent_id == bindparam("payment_intent_id"),
+        checkouts.c.status == CheckoutStatus.ACTIVE.value,
+    )
+    .order_by(checkouts.c.created_at.desc())
+    .limit(1)
+)
 
 
 async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Checkout | None:
-    query = (
-        select(checkouts)
-        .where(
-            checkouts.c.payment_intent_id == payment_intent_id,
-            checkouts.c.status == CheckoutStatus.ACTIVE.value,
-        )
-        .order_by(checkouts.c.created_at.desc())
-        .limit(1)
-    )
-    return _maybe((await conn.execute(query)).first())
+    result = await conn.execute(_ACTIVE_FOR_INTENT, {"payment_intent_id": payment_intent_id})
+    return _maybe(result.first())
+
+
+_FOR_INTENT = (
+    select(checkouts)
+    .where(checkouts.c.payment_intent_id == bindparam("payment_intent_id"))
+    .order_by(checkouts.c.created_at, checkouts.c.id)
+)
 
 
 async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> list[Checkout]:
     """Every checkout of the intent, oldest first."""
-    query = (
-        select(checkouts)
-        .where(checkouts.c.payment_intent_id == payment_intent_id)
-        .order_by(checkouts.c.created_at, checkouts.c.id)
-    )
-    return [_checkout(row) for row in (await conn.execute(query)).all()]
+    result = await conn.execute(_FOR_INTENT, {"payment_intent_id": payment_intent_id})
+    return [_checkout(row) for row in result.all()]
+
+
+_GET = select(checkouts).where(checkouts.c.id == bindparam("checkout_id"))
 
 
 async def get(conn: AsyncConnection, checkout_id: str) -> Checkout | None:
-    query = select(checkouts).where(checkouts.c.id == checkout_id)
-    return _maybe((await conn.execute(query)).first())
+    return _maybe((await conn.execute(_GET, {"checkout_id": checkout_id})).first())
+
+
+# In the updates, no bind parameter is named after a column: SQLAlchemy keeps those names for
+# the SET clause.
+_THIS_CHECKOUT = checkouts.c.id == bindparam("checkout_id")
+
+_REPLACE = (
+    update(checkouts)
+    .where(_THIS_CHECKOUT, checkouts.c.status == CheckoutStatus.ACTIVE.value)
+    .values(
+        status=CheckoutStatus.REPLACED.value,
+        closed_at=bindparam("at"),
+        next_check_at=None,
+        lease_until=None,
+    )
+)
 
 
 async def replace(conn: AsyncConnection, checkout_id: str, at: datetime) -> bool:
     """ACTIVE -> REPLACED, compare-and-set: False if someone else replaced or closed it first."""
-    result = await conn.execute(
-        update(checkouts)
-        .where(checkouts.c.id == checkout_id, checkouts.c.status == CheckoutStatus.ACTIVE.value)
-        .values(status=CheckoutStatus.REPLACED.value, closed_at=at, next_check_at=None, lease_until=None)
-    )
+    result = await conn.execute(_REPLACE, {"checkout_id": checkout_id, "at": at})
     return result.rowcount == 1
+
+
+@cache
+def _record_result_statement(reference: bool, schedule: bool, close: bool) -> Update:
+    """record_result's update for the parts given (at most 7 statements, each built once)."""
+    values: dict[str, object] = {}
+    if reference:
+        values["payment_reference"] = bindparam("payment_ref")
+    if schedule:
+        values.update(next_check_at=bindparam("first_check_at"), check_attempts=0)
+    if close:
+        values.update(
+            status=CheckoutStatus.CLOSED.value, closed_at=bindparam("at"), next_check_at=None
+        )
+    return update(checkouts).where(_THIS_CHECKOUT).values(values)
 
 
 async def record_result(
@@ -86,50 +130,84 @@ async def record_result(
     """After a provider's answer, in one statement: remember the provider's payment reference
     (when given), schedule reconciliation from ``first_check_at`` (attempts start again), or
     close the checkout at ``closed_at`` (the intent reached a final outcome)."""
-    values: dict[str, object] = {}
-    if payment_reference:
-        values["payment_reference"] = payment_reference
-    if first_check_at is not None:
-        values.update(next_check_at=first_check_at, check_attempts=0)
-    if closed_at is not None:
-        values.update(status=CheckoutStatus.CLOSED.value, closed_at=closed_at, next_check_at=None)
-    if values:
-        await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(values))
+    reference, schedule, close = bool(payment_reference), first_check_at is not None, closed_at is not None
+    if not (reference or schedule or close):
+        return
+    params: dict[str, object] = {"checkout_id": checkout_id}
+    if reference:
+        params["payment_ref"] = payment_reference
+    if schedule and not close:  # closing clears next_check_at instead
+        params["first_check_at"] = first_check_at
+    if close:
+        params["at"] = closed_at
+    await conn.execute(_record_result_statement(reference, schedule, close), params)
+
+
+_RESCHEDULE = (
+    update(checkouts)
+    .where(_THIS_CHECKOUT)
+    .values(next_check_at=bindparam("next_check"), lease_until=None)
+)
 
 
 async def reschedule(conn: AsyncConnection, checkout_id: str, next_check_at: datetime) -> None:
     """Look at it again at ``next_check_at``, and free its lease."""
-    await conn.execute(
-        update(checkouts)
-        .where(checkouts.c.id == checkout_id)
-        .values(next_check_at=next_check_at, lease_until=None)
-    )
+    await conn.execute(_RESCHEDULE, {"checkout_id": checkout_id, "next_check": next_check_at})
+
+
+_STOP_CHECKING = update(checkouts).where(_THIS_CHECKOUT).values(next_check_at=None, lease_until=None)
 
 
 async def stop_checking(conn: AsyncConnection, checkout_id: str) -> None:
     """No more looks by the worker (next_check_at cleared), lease freed; the checkout stays."""
-    await conn.execute(
-        update(checkouts)
-        .where(checkouts.c.id == checkout_id)
-        .values(next_check_at=None, lease_until=None)
-    )
+    await conn.execute(_STOP_CHECKING, {"checkout_id": checkout_id})
+
+
+_NOW = bindparam("now", type_=UtcDateTime)
+_LEASE_FREE = or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= _NOW)
+
+_TAKE_LEASE = (
+    update(checkouts).where(_THIS_CHECKOUT, _LEASE_FREE).values(lease_until=bindparam("until"))
+)
 
 
 async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
     """Claim the right to talk to the provider about this checkout (one actor at a time)."""
     result = await conn.execute(
-        update(checkouts)
-        .where(
-            checkouts.c.id == checkout_id,
-            or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= now),
-        )
-        .values(lease_until=until)
+        _TAKE_LEASE, {"checkout_id": checkout_id, "now": now, "until": until}
     )
     return result.rowcount == 1
 
 
+_RELEASE_LEASE = update(checkouts).where(_THIS_CHECKOUT).values(lease_until=None)
+
+
 async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
-    await conn.execute(update(checkouts).where(checkouts.c.id == checkout_id).values(lease_until=None))
+    await conn.execute(_RELEASE_LEASE, {"checkout_id": checkout_id})
+
+
+_DUE = (
+    select(checkouts.c.id)
+    # Reads payment_intents (the intents domain's table): the join is the point, so the
+    # claim picks due checkouts by their intent's status in one locked statement.
+    .join(intents, intents.c.id == checkouts.c.payment_intent_id)
+    .where(
+        checkouts.c.status == CheckoutStatus.ACTIVE.value,
+        checkouts.c.next_check_at <= _NOW,
+        _LEASE_FREE,
+        intents.c.status.in_(bindparam("intent_statuses", expanding=True)),
+    )
+    .order_by(checkouts.c.next_check_at)
+    .limit(bindparam("limit", type_=Integer))
+)
+_DUE_SKIP_LOCKED = _DUE.with_for_update(skip_locked=True, of=checkouts)
+_CLAIMED_IDS = checkouts.c.id.in_(bindparam("ids", expanding=True))
+_LEASE_CLAIMED = (
+    update(checkouts)
+    .where(_CLAIMED_IDS)
+    .values(lease_until=bindparam("until"), check_attempts=checkouts.c.check_attempts + 1)
+)
+_CLAIMED = select(checkouts).where(_CLAIMED_IDS)
 
 
 async def claim_due(
@@ -146,29 +224,11 @@ async def claim_due(
     PostgreSQL: FOR UPDATE SKIP LOCKED, so several workers split the work without waiting on
     each other; SQLite's BEGIN IMMEDIATE already serializes the claim.
     """
-    query = (
-        select(checkouts.c.id)
-        # Reads payment_intents (the intents domain's table): the join is the point, so the
-        # claim picks due checkouts by their intent's status in one locked statement.
-        .join(intents, intents.c.id == checkouts.c.payment_intent_id)
-        .where(
-            checkouts.c.status == CheckoutStatus.ACTIVE.value,
-            checkouts.c.next_check_at <= now,
-            or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= now),
-            intents.c.status.in_(intent_statuses),
-        )
-        .order_by(checkouts.c.next_check_at)
-        .limit(limit)
-    )
-    if skip_locked:
-        query = query.with_for_update(skip_locked=True, of=checkouts)
-    ids = [row.id for row in (await conn.execute(query)).all()]
+    query = _DUE_SKIP_LOCKED if skip_locked else _DUE
+    params = {"now": now, "intent_statuses": list(intent_statuses), "limit": limit}
+    ids = [row.id for row in (await conn.execute(query, params)).all()]
     if not ids:
         return []
-    await conn.execute(
-        update(checkouts)
-        .where(checkouts.c.id.in_(ids))
-        .values(lease_until=lease_until, check_attempts=checkouts.c.check_attempts + 1)
-    )
-    claimed = await conn.execute(select(checkouts).where(checkouts.c.id.in_(ids)))
+    await conn.execute(_LEASE_CLAIMED, {"ids": ids, "until": lease_until})
+    claimed = await conn.execute(_CLAIMED, {"ids": ids})
     return [_checkout(row) for row in claimed]

@@ -1,10 +1,16 @@
-"""All SQL of connectors."""
+"""All SQL of connectors.
+
+The statements run per request are built once, at import, with bind parameters for what
+varies: building one per call cost more CPU than running it (docs/performance.md, "Statements
+built once"). update_connector's stays built per call: its SET clause depends on the settings
+given (16 shapes), and it runs only when a merchant changes a configuration.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, insert, select, update
+from sqlalchemy import Row, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -28,39 +34,55 @@ def _connector(row: Row[tuple[object, ...]]) -> Connector:
     return record_of(Connector, row._mapping, renamed=_RENAMED, mode=Mode(row.mode))
 
 
+_INSERT = insert(connectors)  # executed with the record's column values
+
+
 async def insert_connector(conn: AsyncConnection, connector: Connector) -> None:
     # A savepoint, so the unique violation leaves the surrounding transaction usable (PostgreSQL).
     try:
         async with conn.begin_nested():
-            await conn.execute(insert(connectors).values(column_values(connector, renamed=_RENAMED)))
+            await conn.execute(_INSERT, column_values(connector, renamed=_RENAMED))
     except IntegrityError as exc:
         raise DuplicateConnector() from exc
 
 
+_FOR_MERCHANT = (
+    select(connectors)
+    .where(connectors.c.merchant_account_id == bindparam("merchant_account_id"))
+    .order_by(connectors.c.priority, connectors.c.created_at, connectors.c.id)
+)
+
+
 async def for_merchant(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
-    query = (
-        select(connectors)
-        .where(connectors.c.merchant_account_id == merchant_account_id)
-        .order_by(connectors.c.priority, connectors.c.created_at, connectors.c.id)
-    )
-    return [_connector(row) for row in await conn.execute(query)]
+    rows = await conn.execute(_FOR_MERCHANT, {"merchant_account_id": merchant_account_id})
+    return [_connector(row) for row in rows]
+
+
+_GET = select(connectors).where(
+    connectors.c.id == bindparam("connector_id"),
+    connectors.c.application_id == bindparam("application_id"),
+    connectors.c.merchant_account_id == bindparam("merchant_account_id"),
+)
 
 
 async def get(
     conn: AsyncConnection, application_id: str, merchant_account_id: str, connector_id: str
 ) -> Connector | None:
-    query = select(connectors).where(
-        connectors.c.id == connector_id,
-        connectors.c.application_id == application_id,
-        connectors.c.merchant_account_id == merchant_account_id,
-    )
-    row = (await conn.execute(query)).first()
+    params = {
+        "connector_id": connector_id,
+        "application_id": application_id,
+        "merchant_account_id": merchant_account_id,
+    }
+    row = (await conn.execute(_GET, params)).first()
     return _connector(row) if row is not None else None
+
+
+_GET_ANY = select(connectors).where(connectors.c.id == bindparam("connector_id"))
 
 
 async def get_any(conn: AsyncConnection, connector_id: str) -> Connector | None:
     """By id alone: for provider notifications, which carry no API key."""
-    row = (await conn.execute(select(connectors).where(connectors.c.id == connector_id))).first()
+    row = (await conn.execute(_GET_ANY, {"connector_id": connector_id})).first()
     return _connector(row) if row is not None else None
 
 
@@ -86,13 +108,16 @@ async def update_connector(
     )
 
 
+_ENABLED_PROVIDER = select(connectors.c.id).where(
+    connectors.c.merchant_account_id == bindparam("merchant_account_id"),
+    connectors.c.provider == bindparam("provider"),
+    connectors.c.enabled.is_(True),
+)
+
+
 async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:
-    query = select(connectors.c.id).where(
-        connectors.c.merchant_account_id == merchant_account_id,
-        connectors.c.provider == provider,
-        connectors.c.enabled.is_(True),
-    )
-    return (await conn.execute(query)).first() is not None
+    params = {"merchant_account_id": merchant_account_id, "provider": provider}
+    return (await conn.execute(_ENABLED_PROVIDER, params)).first() is not None
 
 
 # PostgreSQL, one statement (payorch.db.one_statement): a row when the intent's requested

@@ -1,77 +1,104 @@
 """SQL shared by both simulated providers: fault modes, the merchant name shown on pages, and
-reading one owner's row."""
+reading one owner's row.
+
+Statements are built once, with bind parameters for the values (docs/performance.md,
+"Statements built once"): building one per call cost more CPU than running it."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import ColumnElement, Table, insert, select, update
+from sqlalchemy import Select, Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import Record, record_of
 from payorch.db.tables import merchant_accounts
 from payorch.db.tables.simulator import simulator_faults as faults
 
+_FAULT_MODE = select(faults.c.mode).where(
+    faults.c.owner == bindparam("owner"), faults.c.provider == bindparam("provider")
+)
+
 
 async def fault_mode(conn: AsyncConnection, owner: str, provider: str) -> str:
-    row = (
-        await conn.execute(
-            select(faults.c.mode).where(faults.c.owner == owner, faults.c.provider == provider)
-        )
-    ).first()
+    row = (await conn.execute(_FAULT_MODE, {"owner": owner, "provider": provider})).first()
     return row.mode if row is not None else "ok"
 
 
+_FAULT_MODES = select(faults.c.provider, faults.c.mode).where(faults.c.owner == bindparam("owner"))
+
+
 async def fault_modes(conn: AsyncConnection, owner: str) -> dict[str, str]:
-    rows = await conn.execute(
-        select(faults.c.provider, faults.c.mode).where(faults.c.owner == owner)
-    )
+    rows = await conn.execute(_FAULT_MODES, {"owner": owner})
     return {row.provider: row.mode for row in rows}
+
+
+# An update's own bind parameters must not bear its table's column names (those are the SET
+# clause's), hence the b_ prefix.
+_UPDATE_FAULT_MODE = (
+    update(faults)
+    .where(faults.c.owner == bindparam("b_owner"), faults.c.provider == bindparam("b_provider"))
+    .values(mode=bindparam("b_mode"), updated_at=bindparam("b_updated_at"))
+)
+_INSERT_FAULT_MODE = insert(faults)
 
 
 async def set_fault_mode(
     conn: AsyncConnection, owner: str, provider: str, mode: str, now: datetime
 ) -> None:
     changed = await conn.execute(
-        update(faults)
-        .where(faults.c.owner == owner, faults.c.provider == provider)
-        .values(mode=mode, updated_at=now)
+        _UPDATE_FAULT_MODE,
+        {"b_owner": owner, "b_provider": provider, "b_mode": mode, "b_updated_at": now},
     )
     if changed.rowcount == 0:
         await conn.execute(
-            insert(faults).values(owner=owner, provider=provider, mode=mode, updated_at=now)
+            _INSERT_FAULT_MODE,
+            {"owner": owner, "provider": provider, "mode": mode, "updated_at": now},
         )
+
+
+_MERCHANT_NAME = (
+    select(merchant_accounts.c.name)
+    .where(merchant_accounts.c.application_id == bindparam("owner"))
+    .order_by(merchant_accounts.c.created_at)
+    .limit(1)
+)
 
 
 async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
     """The owner's first merchant account's name, for the pages' header."""
     # A read across domains (applications own merchant_accounts): one column for display.
-    row = (
-        await conn.execute(
-            select(merchant_accounts.c.name)
-            .where(merchant_accounts.c.application_id == owner)
-            .order_by(merchant_accounts.c.created_at)
-            .limit(1)
-        )
-    ).first()
+    row = (await conn.execute(_MERCHANT_NAME, {"owner": owner})).first()
     return row.name if row is not None else None
+
+
+@cache
+def _owned_statement(table: Table, key: str, *, by_owner: bool, for_update: bool) -> Select[Any]:
+    """Built once per table, key column and variant."""
+    query = select(table).where(table.c[key] == bindparam("key"))
+    if by_owner:
+        query = query.where(table.c.owner == bindparam("owner"))
+    if for_update:
+        query = query.with_for_update()
+    return query
 
 
 async def owned(
     conn: AsyncConnection,
     record_type: type[Record],
     table: Table,
-    key: ColumnElement[bool],
+    key: str,
+    value: object,
     *,
     owner: str | None,
     for_update: bool,
 ) -> Record | None:
-    """The row of ``table`` matching ``key``, if ``owner``'s (None: anyone's, only for the buyer's
-    pages, which carry no credentials); locked for the transaction when ``for_update``."""
-    query = select(table).where(key)
-    if owner is not None:
-        query = query.where(table.c.owner == owner)
-    if for_update:
-        query = query.with_for_update()
-    row = (await conn.execute(query)).mappings().first()
+    """The row of ``table`` whose column ``key`` is ``value``, if ``owner``'s (None: anyone's,
+    only for the buyer's pages, which carry no credentials); locked for the transaction when
+    ``for_update``."""
+    query = _owned_statement(table, key, by_owner=owner is not None, for_update=for_update)
+    params = {"key": value} if owner is None else {"key": value, "owner": owner}
+    row = (await conn.execute(query, params)).mappings().first()
     return record_of(record_type, row) if row is not None else None

@@ -1,10 +1,14 @@
-"""All SQL of provider A's simulated transactions (always scoped by owner)."""
+"""All SQL of provider A's simulated transactions (always scoped by owner).
+
+Statements are built once, with bind parameters for the values (docs/performance.md,
+"Statements built once"); an update's own parameters take a b_ prefix, as its table's column
+names are the SET clause's."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import Integer, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
@@ -17,21 +21,25 @@ def _transaction(row: Row[tuple[object, ...]]) -> SimATransaction:
     return SimATransaction(**row._mapping)
 
 
+_INSERT = insert(transactions)
+
+
 async def insert_transaction(
     conn: AsyncConnection, token: str, owner: str, request: SimACreateRequest, now: datetime
 ) -> None:
     await conn.execute(
-        insert(transactions).values(
-            token=token,
-            owner=owner,
-            buy_order=request.buy_order,
-            session_id=request.session_id,
-            amount=request.amount,
-            return_url=request.return_url,
-            created_at=now,
-            status="INITIALIZED",
-            nullified_amount=0,
-        )
+        _INSERT,
+        {
+            "token": token,
+            "owner": owner,
+            "buy_order": request.buy_order,
+            "session_id": request.session_id,
+            "amount": request.amount,
+            "return_url": request.return_url,
+            "created_at": now,
+            "status": "INITIALIZED",
+            "nullified_amount": 0,
+        },
     )
 
 
@@ -39,8 +47,24 @@ async def get(
     conn: AsyncConnection, token: str, *, owner: str | None = None, for_update: bool = False
 ) -> SimATransaction | None:
     """By token; ``owner`` None only for the buyer's page, which carries no credentials."""
-    key = transactions.c.token == token
-    return await owned(conn, SimATransaction, transactions, key, owner=owner, for_update=for_update)
+    return await owned(
+        conn, SimATransaction, transactions, "token", token, owner=owner, for_update=for_update
+    )
+
+
+_DECIDE = (
+    update(transactions)
+    .where(transactions.c.token == bindparam("b_token"), transactions.c.outcome.is_(None))
+    .values(
+        outcome=bindparam("b_outcome"),
+        status=bindparam("b_status"),
+        response_code=bindparam("b_response_code"),
+        authorization_code=bindparam("b_authorization_code"),
+        card_number=bindparam("b_card_number"),
+        payment_type_code=bindparam("b_payment_type_code"),
+        decided_at=bindparam("b_decided_at"),
+    )
+)
 
 
 async def decide(
@@ -48,53 +72,79 @@ async def decide(
 ) -> bool:
     """Record the buyer's choice once: False if the page was already answered."""
     result = await conn.execute(
-        update(transactions)
-        .where(transactions.c.token == token, transactions.c.outcome.is_(None))
-        .values(
-            outcome=decision.outcome,
-            status=decision.status,
-            response_code=decision.response_code,
-            authorization_code=decision.authorization_code,
-            card_number=decision.card_number,
-            payment_type_code=decision.payment_type_code,
-            decided_at=decided_at,
-        )
+        _DECIDE,
+        {
+            "b_token": token,
+            "b_outcome": decision.outcome,
+            "b_status": decision.status,
+            "b_response_code": decision.response_code,
+            "b_authorization_code": decision.authorization_code,
+            "b_card_number": decision.card_number,
+            "b_payment_type_code": decision.payment_type_code,
+            "b_decided_at": decided_at,
+        },
     )
     return result.rowcount == 1
+
+
+_MARK_COMMITTED = (
+    update(transactions)
+    .where(transactions.c.token == bindparam("b_token"), transactions.c.committed_at.is_(None))
+    .values(committed_at=bindparam("b_committed_at"))
+)
 
 
 async def mark_committed(conn: AsyncConnection, token: str, committed_at: datetime) -> bool:
     """Compare-and-set: exactly one commit per token, whatever races."""
     result = await conn.execute(
-        update(transactions)
-        .where(transactions.c.token == token, transactions.c.committed_at.is_(None))
-        .values(committed_at=committed_at)
+        _MARK_COMMITTED, {"b_token": token, "b_committed_at": committed_at}
     )
     return result.rowcount == 1
+
+
+_APPLY_REFUND = (
+    update(transactions)
+    .where(
+        transactions.c.token == bindparam("b_token"),
+        transactions.c.nullified_amount == bindparam("b_before"),
+    )
+    .values(nullified_amount=bindparam("b_after"), status=bindparam("b_status"))
+)
 
 
 async def apply_refund(
     conn: AsyncConnection, token: str, before: int, after: int, status: str
 ) -> bool:
     result = await conn.execute(
-        update(transactions)
-        .where(transactions.c.token == token, transactions.c.nullified_amount == before)
-        .values(nullified_amount=after, status=status)
+        _APPLY_REFUND, {"b_token": token, "b_before": before, "b_after": after, "b_status": status}
     )
     return result.rowcount == 1
+
+
+_DECLINES_OF_ORDER = select(func.count()).where(
+    transactions.c.owner == bindparam("owner"),
+    transactions.c.buy_order == bindparam("buy_order"),
+    transactions.c.outcome == "reject",
+    transactions.c.decided_at >= bindparam("since"),
+)
 
 
 async def declines_of_order(
     conn: AsyncConnection, owner: str, buy_order: str, *, since: datetime
 ) -> int:
     """How many of ``owner``'s transactions for ``buy_order`` were declined since ``since``."""
-    query = select(func.count()).where(
-        transactions.c.owner == owner,
-        transactions.c.buy_order == buy_order,
-        transactions.c.outcome == "reject",
-        transactions.c.decided_at >= since,
+    params = {"owner": owner, "buy_order": buy_order, "since": since}
+    return int((await conn.execute(_DECLINES_OF_ORDER, params)).scalar_one())
+
+
+_OPEN_FOR_INTENT = (
+    select(transactions)
+    .where(
+        transactions.c.owner == bindparam("owner"),
+        transactions.c.return_url.like(bindparam("return_url")),
     )
-    return int((await conn.execute(query)).scalar_one())
+    .order_by(transactions.c.created_at.desc())
+)
 
 
 async def open_for_intent(
@@ -102,24 +152,28 @@ async def open_for_intent(
 ) -> list[SimATransaction]:
     """Transactions whose return address is that intent's return handler (docs/simulator.md, "Controls")."""
     rows = await conn.execute(
-        select(transactions)
-        .where(
-            transactions.c.owner == owner,
-            transactions.c.return_url.like(f"%/{payment_intent_id}"),
-        )
-        .order_by(transactions.c.created_at.desc())
+        _OPEN_FOR_INTENT, {"owner": owner, "return_url": f"%/{payment_intent_id}"}
     )
     return [_transaction(row) for row in rows]
+
+
+_DELETE_OLDER_THAN = delete(transactions).where(
+    transactions.c.token.in_(
+        select(transactions.c.token)
+        .where(
+            transactions.c.owner == bindparam("owner"),
+            transactions.c.created_at < bindparam("before"),
+        )
+        .limit(bindparam("limit", type_=Integer))
+    )
+)
 
 
 async def delete_older_than(
     conn: AsyncConnection, owner: str, before: datetime, limit: int
 ) -> int:
     """Delete up to ``limit`` of ``owner``'s transactions created before ``before``."""
-    batch = (
-        select(transactions.c.token)
-        .where(transactions.c.owner == owner, transactions.c.created_at < before)
-        .limit(limit)
+    result = await conn.execute(
+        _DELETE_OLDER_THAN, {"owner": owner, "before": before, "limit": limit}
     )
-    result = await conn.execute(delete(transactions).where(transactions.c.token.in_(batch)))
     return result.rowcount

@@ -1,11 +1,17 @@
-"""All SQL of provider B's simulated preferences, payments, refunds and notifications."""
+"""All SQL of provider B's simulated preferences, payments, refunds and notifications.
+
+Statements are built once, with bind parameters for the values (docs/performance.md,
+"Statements built once"); an update's own parameters take a b_ prefix, as its table's column
+names are the SET clause's."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import Column, Integer, Row, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values
@@ -49,13 +55,15 @@ def _notification(row: AnyRow) -> SimBNotification:
     return SimBNotification(**row._mapping)
 
 
+_INSERT_PREFERENCE = insert(preferences)
+
+
 async def insert_preference(
     conn: AsyncConnection, preference_id: str, owner: str, checked: CheckedPreference, now: datetime
 ) -> None:
     await conn.execute(
-        insert(preferences).values(
-            id=preference_id, owner=owner, created_at=now, **column_values(checked)
-        )
+        _INSERT_PREFERENCE,
+        {"id": preference_id, "owner": owner, "created_at": now, **column_values(checked)},
     )
 
 
@@ -66,38 +74,62 @@ async def get_preference(
     owner: str | None = None,
     for_update: bool = False,
 ) -> SimBPreference | None:
-    key = preferences.c.id == preference_id
-    return await owned(conn, SimBPreference, preferences, key, owner=owner, for_update=for_update)
+    return await owned(
+        conn, SimBPreference, preferences, "id", preference_id, owner=owner, for_update=for_update
+    )
+
+
+# No values(): the SET clause is the columns named by the parameters (the checked preference's
+# fields); SQLAlchemy compiles it once per set of names.
+_UPDATE_PREFERENCE = update(preferences).where(preferences.c.id == bindparam("b_id"))
 
 
 async def update_preference(
     conn: AsyncConnection, preference_id: str, checked: CheckedPreference
 ) -> None:
-    await conn.execute(
-        update(preferences)
-        .where(preferences.c.id == preference_id)
-        .values(**column_values(checked))
-    )
+    await conn.execute(_UPDATE_PREFERENCE, {"b_id": preference_id, **column_values(checked)})
+
+
+_INSERT_PAYMENT = insert(payments)
 
 
 async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
-    await conn.execute(insert(payments).values(**asdict(payment)))
+    await conn.execute(_INSERT_PAYMENT, asdict(payment))
 
 
 async def get_payment(
     conn: AsyncConnection, payment_id: int, *, owner: str | None = None, for_update: bool = False
 ) -> SimBPayment | None:
-    key = payments.c.id == payment_id
-    return await owned(conn, SimBPayment, payments, key, owner=owner, for_update=for_update)
+    return await owned(
+        conn, SimBPayment, payments, "id", payment_id, owner=owner, for_update=for_update
+    )
+
+
+_PAYMENTS_OF_PREFERENCE = (
+    select(payments)
+    .where(payments.c.preference_id == bindparam("preference_id"))
+    .order_by(payments.c.date_created)
+)
 
 
 async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[SimBPayment]:
-    rows = await conn.execute(
+    rows = await conn.execute(_PAYMENTS_OF_PREFERENCE, {"preference_id": preference_id})
+    return [_payment(row) for row in rows]
+
+
+def _owner_payments_by(column: Column[Any]) -> Select[Any]:
+    """The owner's payments whose ``column`` is the parameter of its name, oldest first."""
+    return (
         select(payments)
-        .where(payments.c.preference_id == preference_id)
+        .where(payments.c.owner == bindparam("owner"), column == bindparam(column.key))
         .order_by(payments.c.date_created)
     )
-    return [_payment(row) for row in rows]
+
+
+_FOR_REFERENCE = _owner_payments_by(payments.c.external_reference).with_for_update()
+_FOR_REFERENCE_IN_STATUSES = _FOR_REFERENCE.where(
+    payments.c.status.in_(bindparam("statuses", expanding=True))
+)
 
 
 async def payments_for_reference(
@@ -105,24 +137,32 @@ async def payments_for_reference(
 ) -> list[SimBPayment]:
     """The owner's payments carrying ``reference`` (only in ``statuses`` when given), oldest
     first, locked."""
-    conditions = [payments.c.owner == owner, payments.c.external_reference == reference]
-    if statuses is not None:
-        conditions.append(payments.c.status.in_(statuses))
-    rows = await conn.execute(
-        select(payments).where(*conditions).order_by(payments.c.date_created).with_for_update()
-    )
+    params: dict[str, object] = {"owner": owner, "external_reference": reference}
+    if statuses is None:
+        rows = await conn.execute(_FOR_REFERENCE, params)
+    else:
+        params["statuses"] = list(statuses)
+        rows = await conn.execute(_FOR_REFERENCE_IN_STATUSES, params)
     return [_payment(row) for row in rows]
+
+
+_PAYMENTS_OF_MERCHANT_ORDER = _owner_payments_by(payments.c.merchant_order_id)
 
 
 async def payments_of_merchant_order(
     conn: AsyncConnection, owner: str, merchant_order_id: int
 ) -> list[SimBPayment]:
-    rows = await conn.execute(
-        select(payments)
-        .where(payments.c.owner == owner, payments.c.merchant_order_id == merchant_order_id)
-        .order_by(payments.c.date_created)
-    )
+    params = {"owner": owner, "merchant_order_id": merchant_order_id}
+    rows = await conn.execute(_PAYMENTS_OF_MERCHANT_ORDER, params)
     return [_payment(row) for row in rows]
+
+
+# No values(): the SET clause is the columns named by the parameters (those the change sets);
+# SQLAlchemy compiles it once per set of names.
+_SET_PAYMENT_STATUS = update(payments).where(
+    payments.c.id == bindparam("b_id"),
+    payments.c.status.in_(bindparam("b_expected", expanding=True)),
+)
 
 
 async def set_payment_status(
@@ -130,6 +170,8 @@ async def set_payment_status(
 ) -> bool:
     """Compare-and-set on the status, so two settlements cannot both apply."""
     values: dict[str, object] = {
+        "b_id": payment_id,
+        "b_expected": list(expected),
         "status": change.status,
         "status_detail": change.status_detail,
         "date_last_updated": change.date_last_updated,
@@ -140,11 +182,7 @@ async def set_payment_status(
         values["authorization_code"] = change.authorization_code
     if change.refunded_hundredths is not None:
         values["refunded_hundredths"] = change.refunded_hundredths
-    result = await conn.execute(
-        update(payments)
-        .where(payments.c.id == payment_id, payments.c.status.in_(expected))
-        .values(values)
-    )
+    result = await conn.execute(_SET_PAYMENT_STATUS, values)
     return result.rowcount == 1
 
 
@@ -154,6 +192,33 @@ _SORTS = {
     "date_last_updated": payments.c.date_last_updated,
     "id": payments.c.id,
 }
+_FILTERS = {
+    "external_reference": payments.c.external_reference,
+    "status": payments.c.status,
+    "id": payments.c.id,
+}
+
+
+@cache
+def _search_statements(
+    filtered: tuple[str, ...], sort: str, descending: bool
+) -> tuple[Select[int], Select[Any]]:
+    """The count and the page of a search, built once per set of filters, sort and order."""
+    conditions = [payments.c.owner == bindparam("owner")]
+    conditions += [_FILTERS[name] == bindparam(name) for name in filtered]
+    total = select(func.count()).select_from(payments).where(*conditions)
+    column = _SORTS[sort]
+    order = (
+        [column.desc(), payments.c.id.desc()] if descending else [column.asc(), payments.c.id.asc()]
+    )
+    page = (
+        select(payments)
+        .where(*conditions)
+        .order_by(*order)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+    )
+    return total, page
 
 
 async def search_payments(
@@ -165,58 +230,81 @@ async def search_payments(
     limit: int,
     offset: int,
 ) -> tuple[int, list[SimBPayment]]:
-    conditions = [payments.c.owner == owner]
-    if "external_reference" in filters:
-        conditions.append(payments.c.external_reference == filters["external_reference"])
-    if "status" in filters:
-        conditions.append(payments.c.status == filters["status"])
-    if "id" in filters:
-        conditions.append(payments.c.id == int(filters["id"]))
-    total = (
-        await conn.execute(select(func.count()).select_from(payments).where(*conditions))
-    ).scalar_one()
-    column = _SORTS.get(sort, payments.c.date_created)
-    order = (
-        [column.desc(), payments.c.id.desc()] if descending else [column.asc(), payments.c.id.asc()]
+    filtered = tuple(name for name in _FILTERS if name in filters)
+    count, page = _search_statements(
+        filtered, sort if sort in _SORTS else "date_created", descending
     )
-    rows = await conn.execute(
-        select(payments).where(*conditions).order_by(*order).limit(limit).offset(offset)
-    )
+    params: dict[str, object] = {
+        name: int(filters[name]) if name == "id" else filters[name] for name in filtered
+    }
+    params["owner"] = owner
+    total = (await conn.execute(count, params)).scalar_one()
+    rows = await conn.execute(page, {**params, "limit": limit, "offset": offset})
     return int(total), [_payment(row) for row in rows]
 
 
+_INSERT_REFUND = insert(refunds)
+
+
 async def insert_refund(conn: AsyncConnection, refund: SimBRefund) -> None:
-    await conn.execute(insert(refunds).values(**asdict(refund)))
+    await conn.execute(_INSERT_REFUND, asdict(refund))
+
+
+_REFUND_BY_KEY = select(refunds).where(
+    refunds.c.owner == bindparam("owner"), refunds.c.idempotency_key == bindparam("key")
+)
 
 
 async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> SimBRefund | None:
-    query = select(refunds).where(refunds.c.owner == owner, refunds.c.idempotency_key == key)
-    row = (await conn.execute(query)).first()
+    row = (await conn.execute(_REFUND_BY_KEY, {"owner": owner, "key": key})).first()
     return _refund(row) if row is not None else None
 
 
+_REFUNDS_OF = (
+    select(refunds).where(refunds.c.payment_id == bindparam("payment_id")).order_by(refunds.c.id)
+)
+
+
 async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[SimBRefund]:
-    rows = await conn.execute(
-        select(refunds).where(refunds.c.payment_id == payment_id).order_by(refunds.c.id)
-    )
+    rows = await conn.execute(_REFUNDS_OF, {"payment_id": payment_id})
     return [_refund(row) for row in rows]
 
 
+_INSERT_NOTIFICATION = insert(notifications)
+
+
 async def insert_notification(conn: AsyncConnection, notification: SimBNotification) -> None:
-    await conn.execute(insert(notifications).values(**asdict(notification)))
+    await conn.execute(_INSERT_NOTIFICATION, asdict(notification))
+
+
+_DUE_NOTIFICATIONS = (
+    select(notifications.c.id, notifications.c.next_attempt_at)
+    .where(
+        notifications.c.status == "PENDING",
+        notifications.c.next_attempt_at <= bindparam("now"),
+    )
+    .order_by(notifications.c.next_attempt_at)
+    .limit(bindparam("limit", type_=Integer))
+)
 
 
 async def due_notifications(
     conn: AsyncConnection, now: datetime, limit: int
 ) -> list[tuple[str, datetime]]:
     """(id, next_attempt_at) of the PENDING notifications due by ``now``, oldest first."""
-    rows = await conn.execute(
-        select(notifications.c.id, notifications.c.next_attempt_at)
-        .where(notifications.c.status == "PENDING", notifications.c.next_attempt_at <= now)
-        .order_by(notifications.c.next_attempt_at)
-        .limit(limit)
-    )
+    rows = await conn.execute(_DUE_NOTIFICATIONS, {"now": now, "limit": limit})
     return [(row.id, row.next_attempt_at) for row in rows]
+
+
+_CLAIM_NOTIFICATION = (
+    update(notifications)
+    .where(
+        notifications.c.id == bindparam("b_id"),
+        notifications.c.status == "PENDING",
+        notifications.c.next_attempt_at == bindparam("b_seen"),
+    )
+    .values(next_attempt_at=bindparam("b_until"))
+)
 
 
 async def claim_notification(
@@ -224,49 +312,57 @@ async def claim_notification(
 ) -> SimBNotification | None:
     """Take a due notification for one sender: compare-and-set on next_attempt_at (a lease)."""
     result = await conn.execute(
-        update(notifications)
-        .where(
-            notifications.c.id == notification_id,
-            notifications.c.status == "PENDING",
-            notifications.c.next_attempt_at == seen,
-        )
-        .values(next_attempt_at=until)
+        _CLAIM_NOTIFICATION, {"b_id": notification_id, "b_seen": seen, "b_until": until}
     )
     if result.rowcount != 1:
         return None
     return await notification_of(conn, notification_id)
 
 
+# No values(): the SET clause is the columns named by the parameters; SQLAlchemy compiles it
+# once per set of names.
+_RECORD_ATTEMPT = update(notifications).where(notifications.c.id == bindparam("b_id"))
+
+
 async def record_attempt(
     conn: AsyncConnection, notification_id: str, attempt: SimBAttempt
 ) -> None:
-    values: dict[str, object] = {"attempts": attempt.attempts, "last_error": attempt.last_error}
+    values: dict[str, object] = {
+        "b_id": notification_id,
+        "attempts": attempt.attempts,
+        "last_error": attempt.last_error,
+    }
     if attempt.status is not None:
         values["status"] = attempt.status
     if attempt.next_attempt_at is not None:
         values["next_attempt_at"] = attempt.next_attempt_at
-    await conn.execute(
-        update(notifications).where(notifications.c.id == notification_id).values(values)
-    )
+    await conn.execute(_RECORD_ATTEMPT, values)
+
+
+_NOTIFICATION_OF = select(notifications).where(notifications.c.id == bindparam("id"))
 
 
 async def notification_of(conn: AsyncConnection, notification_id: str) -> SimBNotification | None:
-    row = (
-        await conn.execute(select(notifications).where(notifications.c.id == notification_id))
-    ).first()
+    row = (await conn.execute(_NOTIFICATION_OF, {"id": notification_id})).first()
     return _notification(row) if row is not None else None
+
+
+_PURGES = tuple(
+    delete(table).where(table.c.owner == bindparam("owner"), made < bindparam("before"))
+    for table, made in (
+        (notifications, notifications.c.created_at),
+        (refunds, refunds.c.date_created),
+        (payments, payments.c.date_created),
+        (preferences, preferences.c.created_at),
+    )
+)
 
 
 async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
     """Delete ``owner``'s preferences, payments, refunds and notifications made before
     ``before`` (the public owner's purge); how many rows went."""
     gone = 0
-    for table, made in (
-        (notifications, notifications.c.created_at),
-        (refunds, refunds.c.date_created),
-        (payments, payments.c.date_created),
-        (preferences, preferences.c.created_at),
-    ):
-        result = await conn.execute(delete(table).where(table.c.owner == owner, made < before))
+    for purge in _PURGES:
+        result = await conn.execute(purge, {"owner": owner, "before": before})
         gone += result.rowcount
     return gone

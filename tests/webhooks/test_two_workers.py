@@ -155,7 +155,10 @@ async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
     database_url: str, tmp_path: Path,
 ) -> None:  # fmt: skip
-    late_failure = "/late/3/500"  # each attempt in flight for 3 s, then a failure
+    # Each attempt in flight for 1.5 s, then a failure. Under the workers' 2 s timeout, so every
+    # attempt is answered and the receiver's count is the attempts in flight (an attempt given up
+    # at the timeout would still be counted by the receiver while a later one arrived).
+    late_failure = "/late/1.5/500"
     held_id, _ = await create_endpoint(client, sandbox, receiver.url(late_failure))
     await backlog(client, runtime, sandbox, held_id, 50)
     now = runtime.clock.now()
@@ -171,7 +174,7 @@ async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
         )
     async with two_workers(database_url, tmp_path):
         await receiver.wait_for(1, path=late_failure)
-        await asyncio.sleep(5)  # the probe fails at 3 s; its result holds the endpoint again
+        await asyncio.sleep(5)  # the probe fails at 1.5 s; its result holds the endpoint again
     # Each worker alone would have sent its own probe: two at once.
     assert receiver.most_at_once[late_failure] == 1
     assert len(receiver.at(late_failure)) == 1

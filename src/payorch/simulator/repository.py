@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
-from typing import Any
 
 from sqlalchemy import Select, Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -75,7 +74,9 @@ async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
 
 
 @cache
-def _owned_statement(table: Table, key: str, *, by_owner: bool, for_update: bool) -> Select[Any]:
+def _owned_statement(
+    table: Table, key: str, *, by_owner: bool, for_update: bool
+) -> Select[*tuple[object, ...]]:
     """Built once per table, key column and variant."""
     query = select(table).where(table.c[key] == bindparam("key"))
     if by_owner:

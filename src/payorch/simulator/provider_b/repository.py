@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import datetime
 from functools import cache
-from typing import Any
 
 from sqlalchemy import Column, Integer, Row, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -40,7 +39,7 @@ from payorch.simulator.repository import owned
 
 OPEN_STATUSES = ("pending", "in_process")
 
-AnyRow = Row[tuple[object, ...]]
+AnyRow = Row[*tuple[object, ...]]
 
 
 def _payment(row: AnyRow) -> SimBPayment:
@@ -117,7 +116,7 @@ async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> l
     return [_payment(row) for row in rows]
 
 
-def _owner_payments_by(column: Column[Any]) -> Select[Any]:
+def _owner_payments_by(column: Column[str]) -> Select[*tuple[object, ...]]:
     """The owner's payments whose ``column`` is the parameter of its name, oldest first."""
     return (
         select(payments)
@@ -202,7 +201,7 @@ _FILTERS = {
 @cache
 def _search_statements(
     filtered: tuple[str, ...], sort: str, descending: bool
-) -> tuple[Select[int], Select[Any]]:
+) -> tuple[Select[int], Select[*tuple[object, ...]]]:
     """The count and the page of a search, built once per set of filters, sort and order."""
     conditions = [payments.c.owner == bindparam("owner")]
     conditions += [_FILTERS[name] == bindparam(name) for name in filtered]

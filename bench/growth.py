@@ -198,6 +198,9 @@ async def rounds(targets: list[Growth], n: int, offset: int) -> None:
                 await target.get(scenario, path)
 
 
+PURGE_TIMING_SECONDS = 600  # creates are timed while the purge runs, up to this long
+
+
 def purge_process(url: str) -> subprocess.Popen[str]:
     code = "import asyncio,sys;from bench.growth import run_purge;asyncio.run(run_purge(sys.argv[1]))"
     started = subprocess.Popen(  # noqa: S603 - our own module
@@ -316,12 +319,20 @@ async def main_async(admin: str, intents: int, requests: int, keep: bool) -> Non
         purge = purge_process(big.url)
         print(json.dumps({"phase": "create during purge", "load_before": load()}), flush=True)
         i = 10**6
-        while purge.poll() is None and len(big.samples.get("create", [])) < 20 * requests:
+        began = time.perf_counter()
+        # Creates for as long as the purge runs (at most PURGE_TIMING_SECONDS).
+        while purge.poll() is None and time.perf_counter() - began < PURGE_TIMING_SECONDS:
             await big.create(i)
             i += 1
+        timed = round(time.perf_counter() - began, 1)
         print(
             json.dumps(
-                {"database": big.label, "during_purge": summary(big.samples["create"]), "load": load()}
+                {
+                    "database": big.label,
+                    "during_purge": summary(big.samples["create"]),
+                    "creates_timed_for_seconds": timed,
+                    "load": load(),
+                }
             ),
             flush=True,
         )

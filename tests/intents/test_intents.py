@@ -48,9 +48,17 @@ async def test_another_application_gets_404(
     response = await client.get(f"/v1/payment-intents/{created['id']}", headers=other.headers)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "RESOURCE_NOT_FOUND"
-    # Nor may it create an intent for the first application's merchant.
-    response = await client.post("/v1/payment-intents", json=intent_body, headers=other.headers)
-    assert response.status_code == 404
+    # Nor may it create an intent for the first application's merchant, with or without a key
+    # (on PostgreSQL the check is part of the create's one statement), and nothing is written.
+    for headers in (other.headers, {**other.headers, "Idempotency-Key": "not-yours"}):
+        response = await client.post("/v1/payment-intents", json=intent_body, headers=headers)
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "RESOURCE_NOT_FOUND"
+    assert (await client.get("/v1/payment-intents", headers=other.headers)).json()["items"] == []
+    mine = (await client.get("/v1/payment-intents", headers=sandbox.headers)).json()["items"]
+    assert [intent["id"] for intent in mine] == [created["id"]]
+    events = (await client.get("/v1/events", headers=other.headers)).json()["items"]
+    assert events == []
 
 
 @pytest.mark.parametrize(

@@ -7,15 +7,19 @@ Each server runs as one process on its own fresh PostgreSQL database (payorch: `
 bench/compare.py (64 connections), one after the other, alternating, `--rounds` times. The
 figure is the server process's user + system CPU time (from /proc/<pid>/stat) over the run,
 divided by the creates it answered: unlike creates/s it does not depend on how the two cores
-are shared between the server, PostgreSQL and wrk, so two commits compare in few runs.
+are shared between the server, PostgreSQL and wrk, so two commits compare in few runs. Beside it,
+the same for the PostgreSQL backends of the server's database (pg_stat_activity, from /proc).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import uuid
 from pathlib import Path
+
+import asyncpg
 
 from bench.compare import ADMIN_URL, bare_server, fresh_database, load, wrk
 from bench.sandbox_payment import sandbox_application, started_server
@@ -27,15 +31,43 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(name: str, url: str, pid: int, key: str, merchant: str, seconds: int) -> float:
+async def backends(database_url: str) -> list[int]:
+    """The PostgreSQL backends connected to ``database_url``'s database (this probe's excepted)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    return [row["pid"] for row in rows]
+
+
+def busy(pids: list[int]) -> float:
+    """CPU seconds of ``pids`` (a backend that ended meanwhile counts for nothing)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            total += cpu_seconds(pid)
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def measure(name: str, url: str, pid: int, database_url: str, key: str, merchant: str, seconds: int) -> float:
     loadavg = load()
-    before = cpu_seconds(pid)
+    database = asyncio.run(backends(database_url))
+    before, database_before = cpu_seconds(pid), busy(database)
     figures = wrk(url, key, merchant, seconds, 64)
+    # Backends opened during the run (pools grow with demand) count from their start.
+    every_backend = sorted({*database, *asyncio.run(backends(database_url))})
     used = cpu_seconds(pid) - before
+    database_used = busy(every_backend) - database_before
     per_create = 1e6 * used / figures["requests"]
     errors = figures["socket_errors"] + figures["non_2xx"]
     print(
         f"{name:<8} load={loadavg:<16} cpu_us_per_create={per_create:.0f} "
+        f"postgres_us_per_create={1e6 * database_used / figures['requests']:.0f} "
         f"creates/s={figures['rps']} p99_ms={figures['p99_ms']} errors={errors:.0f}",
         flush=True,
     )
@@ -60,8 +92,8 @@ def main() -> int:
         wrk(url, key, merchant, 3, 64)  # warm up pools and caches
         wrk(bare_url, key, merchant, 3, 64)
         for _ in range(args.rounds):
-            ours = measure("payorch", url, process.pid, key, merchant, args.seconds)
-            floor = measure("bare", bare_url, bare_process.pid, key, merchant, args.seconds)
+            ours = measure("payorch", url, process.pid, payorch_db, key, merchant, args.seconds)
+            floor = measure("bare", bare_url, bare_process.pid, bare_db, key, merchant, args.seconds)
             print(f"  CPU per create, bare / payorch: {floor / ours:.2f}", flush=True)
     return 0
 

@@ -19,32 +19,9 @@ import subprocess
 import time
 import uuid
 
-import asyncpg
-
 from bench.compare import ADMIN_URL, fresh_database, load
-from bench.cpu_per_create import cpu_seconds
+from bench.cpu_per_create import backends, busy
 from bench.sandbox_payment import PROVIDERS, run, sandbox_application, started_server
-
-
-async def backends(database_url: str) -> list[int]:
-    conn = await asyncpg.connect(database_url)
-    try:
-        rows = await conn.fetch(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-    finally:
-        await conn.close()
-    return [row["pid"] for row in rows]
-
-
-def busy(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        try:
-            total += cpu_seconds(pid)
-        except FileNotFoundError:  # a backend that ended during the run
-            pass
-    return total
 
 
 def measure(admin_url: str, provider: str, payments: int, buyers: int, workers: int) -> None:

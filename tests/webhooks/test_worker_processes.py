@@ -30,8 +30,8 @@ async def start_worker(
 ) -> asyncio.subprocess.Process:
     """A `payorch worker` process; ``settings``: more PAYORCH_* environment variables."""
     env = {
-        **(settings or {}),
         **os.environ,
+        **(settings or {}),  # the test's own settings over whatever the environment has
         "PYTHONPATH": str(SRC),
         "PAYORCH_DATABASE_URL": database_url,
         "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,

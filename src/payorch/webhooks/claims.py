@@ -53,7 +53,7 @@ class InFlight:
         ordered in turns between applications), within every cap: (endpoint id, count).
 
         ``elsewhere``: each endpoint's attempts in flight in the other worker processes, so the
-        per-endpoint cap holds across processes (queue.in_flight_elsewhere)."""
+        per-endpoint cap holds across processes (queue.lock_endpoints)."""
         others = elsewhere or {}
         in_flight = {c.id: self._endpoints.get(c.id, 0) + others.get(c.id, 0) for c in candidates}
         # A probed endpoint (its circuit breaker tripped) gets one attempt at a time.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import (
@@ -129,10 +130,18 @@ async def due_endpoints(
     return [DueEndpoint(row.id, row.application_id, row.ordered, row.probing) for row in rows]
 
 
-# in_flight_elsewhere's two statements, built once (every claim runs them).
+# lock_endpoints' two statements, built once (every claim runs them).
 _IDS = bindparam("ids", expanding=True, type_=String)
 _LOCK_ENDPOINTS = (
-    select(endpoints.c.id)
+    select(
+        endpoints.c.id,
+        # Held as the row stands once locked (due_endpoints read it before the lock).
+        or_(
+            endpoints.c.enabled.is_not(True),
+            and_(endpoints.c.breaker_until.is_not(None), endpoints.c.breaker_until > _NOW),
+            and_(endpoints.c.backoff_until.is_not(None), endpoints.c.backoff_until > _NOW),
+        ).label("held"),
+    )
     .where(endpoints.c.id.in_(_IDS))
     .order_by(endpoints.c.id)
     .with_for_update(key_share=True)
@@ -156,27 +165,42 @@ def _like_prefix(prefix: str) -> str:
     return prefix.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
 
 
-async def in_flight_elsewhere(
+@dataclass(frozen=True, slots=True)
+class LockedEndpoints:
+    """The candidate endpoints as they stand once their rows are locked (lock_endpoints)."""
+
+    in_flight_elsewhere: dict[str, int]  # endpoint id -> the other workers' attempts in flight
+    held: frozenset[str]  # disabled, or its breaker or backoff holds it now: claim none
+
+
+async def lock_endpoints(
     conn: AsyncConnection, endpoint_ids: Sequence[str], *, now: datetime, token_prefix: str
-) -> dict[str, int]:
-    """Attempts in flight (leased, lease not ended) per endpoint by the other workers (lease
-    tokens not starting with ``token_prefix``: the caller counts its own in memory, where an
-    attempt ends when its answer arrives, not when its result is recorded).
+) -> LockedEndpoints:
+    """Locks the candidate endpoints' rows and reads, after the lock, which of them are held
+    and the attempts in flight per endpoint by the other workers (lease tokens not starting
+    with ``token_prefix``: the caller counts its own in memory, where an attempt ends when its
+    answer arrives, not when its result is recorded).
 
     The endpoints' rows are locked first (FOR NO KEY UPDATE, in id order: no deadlock; it does
     not block the fan-out's inserts, whose foreign key takes only FOR KEY SHARE), so two workers
     claiming for one endpoint count one after the other and the per-endpoint cap holds across
     processes: the lease the first one writes is visible to the second once it gets the lock.
     Two statements on purpose: the count must take its snapshot after the lock is granted (one
-    statement would count with the snapshot taken before waiting)."""
+    statement would count with the snapshot taken before waiting).
+
+    The holds are read again under the lock because due_endpoints read them before it: a
+    probe's failure recorded by another worker in between (its lease released, its breaker
+    set, one transaction) would otherwise look like a free endpoint, and a second probe
+    would follow the first at once."""
     if not endpoint_ids:
-        return {}
+        return LockedEndpoints({}, frozenset())
     ids = sorted(endpoint_ids)
-    await conn.execute(_LOCK_ENDPOINTS, {"ids": ids})
+    locked = await conn.execute(_LOCK_ENDPOINTS, {"ids": ids, "now": now})
+    held = frozenset(row.id for row in locked if row.held)
     rows = await conn.execute(
         _LEASED_ELSEWHERE, {"ids": ids, "now": now, "own_prefix": _like_prefix(token_prefix)}
     )
-    return {endpoint_id: count for endpoint_id, count in rows}
+    return LockedEndpoints({endpoint_id: count for endpoint_id, count in rows}, held)
 
 
 _CLAIMED_COLUMNS = (
@@ -328,9 +352,7 @@ _APPLY = (
 )
 
 
-async def apply_results(
-    conn: AsyncConnection, recorded: Sequence[RecordedAttempt], *, now: datetime
-) -> None:
+async def apply_results(conn: AsyncConnection, recorded: Sequence[RecordedAttempt], *, now: datetime) -> None:
     """Each delivery's new state (its lease released) and its attempt row, in one batch each."""
     if not recorded:
         return

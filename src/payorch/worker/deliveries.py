@@ -237,10 +237,11 @@ class WebhookDeliveries:
                 exclude_endpoints=full_endpoints,
                 exclude_applications=full_apps,
             )
-            elsewhere = await queue.in_flight_elsewhere(
+            locked = await queue.lock_endpoints(
                 conn, [c.id for c in candidates], now=now, token_prefix=self._token_prefix
             )
-            quotas = in_flight.share(room, candidates, elsewhere)
+            candidates = [c for c in candidates if c.id not in locked.held]
+            quotas = in_flight.share(room, candidates, locked.in_flight_elsewhere)
             ordered = frozenset(c.id for c in candidates if c.ordered)
             probing = frozenset(c.id for c in candidates if c.probing)
             kept = await queue.lock_due(conn, now=now, quotas=quotas, ordered=ordered)

@@ -1,6 +1,6 @@
 """The in-flight index of webhook deliveries holds leased rows only (partial): a delivery's
 creation and the record of its result write rows without a lease, and no longer pay for an entry
-that the shared per-endpoint cap (webhooks/queue.py in_flight_elsewhere) never reads."""
+that the shared per-endpoint cap (webhooks/queue.py lock_endpoints) never reads."""
 
 import sqlalchemy as sa
 from alembic import op

@@ -1,0 +1,123 @@
+"""A claim reads each endpoint's hold again once it has locked the endpoint's row: a hold that
+another worker recorded after this claim listed the due endpoints (a failed probe's breaker, a
+backoff, a disable) stops the claim, so a second probe never follows a failed one at once.
+
+The race is made certain here: between the claim's list of due endpoints and its lock, another
+transaction commits what the other worker's result would (the lease released, the hold set).
+PostgreSQL only: SQLite's BEGIN IMMEDIATE runs one claim or result at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+
+import httpx
+import pytest
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.db.tables.webhooks import webhook_endpoints
+from payorch.runtime import Runtime
+from payorch.webhooks import queue
+from payorch.worker.deliveries import WebhookDeliveries
+from tests.conftest import Sandbox
+from tests.webhooks.helpers import create_endpoint
+from tests.webhooks.receiver import Receiver
+from tests.webhooks.test_backoff import backlog
+
+FAILING = "/status/500"
+LockEndpoints = Callable[..., Awaitable[queue.LockedEndpoints]]
+
+
+@pytest.fixture(autouse=True)
+def _postgresql_only(database_url: str) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the claim's lock and another worker's commit: PostgreSQL only")
+
+
+async def probed_endpoint(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+) -> str:
+    """An endpoint whose breaker's hold just ended (its next claim is a probe), with a backlog."""
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(FAILING))
+    await backlog(client, runtime, sandbox, endpoint_id, 5)
+    now = runtime.clock.now()
+    async with runtime.database.transaction() as conn:
+        await conn.execute(
+            update(webhook_endpoints)
+            .where(webhook_endpoints.c.id == endpoint_id)
+            .values(
+                failing_since=now - timedelta(hours=1),
+                failed_attempts=100,
+                breaker_until=now - timedelta(seconds=1),
+            )
+        )
+    return endpoint_id
+
+
+def committed_before_the_lock(
+    monkeypatch: pytest.MonkeyPatch, runtime: Runtime, endpoint_id: str, **hold: object
+) -> list[int]:
+    """Wraps queue.lock_endpoints: another transaction sets ``hold`` on the endpoint and commits
+    just before the claim locks it; returns the list of calls made (one per claim)."""
+    real: LockEndpoints = queue.lock_endpoints
+    calls: list[int] = []
+
+    async def lock_endpoints(
+        conn: AsyncConnection, endpoint_ids: Sequence[str], *, now: datetime, token_prefix: str
+    ) -> queue.LockedEndpoints:
+        calls.append(len(endpoint_ids))
+        async with runtime.database.transaction() as other:  # the other worker's result
+            await conn_update(other, endpoint_id, hold)
+        return await real(conn, endpoint_ids, now=now, token_prefix=token_prefix)
+
+    monkeypatch.setattr(queue, "lock_endpoints", lock_endpoints)
+    return calls
+
+
+async def conn_update(conn: AsyncConnection, endpoint_id: str, values: dict[str, object]) -> None:
+    await conn.execute(
+        update(webhook_endpoints).where(webhook_endpoints.c.id == endpoint_id).values(**values)
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("hold", ["breaker_until", "backoff_until"])
+async def test_a_hold_committed_before_the_claims_lock_stops_the_probe(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
+    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch, hold: str,
+) -> None:  # fmt: skip
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    until = runtime.clock.now() + timedelta(seconds=30)
+    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, **{hold: until})
+    assert await deliveries.run_once(runtime) == 0
+    await deliveries.settle()
+    assert calls == [1]  # the endpoint was listed as due: the race happened
+    assert receiver.at(FAILING) == []
+
+
+@pytest.mark.postgres
+async def test_an_endpoint_disabled_before_the_claims_lock_gets_no_attempt(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
+    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, enabled=False)
+    assert await deliveries.run_once(runtime) == 0
+    await deliveries.settle()
+    assert calls == [1]
+    assert receiver.at(FAILING) == []
+
+
+@pytest.mark.postgres
+async def test_without_a_hold_the_probe_goes_out(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
+    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    # The same race with nothing held (only the streak counted again): one probe, as before.
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, failed_attempts=101)
+    assert await deliveries.run_once(runtime) == 1
+    await deliveries.settle()
+    assert calls == [1]
+    assert len(receiver.at(FAILING)) == 1

@@ -36,11 +36,12 @@ def _postgresql_only(database_url: str) -> None:
 
 
 async def probed_endpoint(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, url: str, deliveries: int = 5
 ) -> str:
-    """An endpoint whose breaker's hold just ended (its next claim is a probe), with a backlog."""
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(FAILING))
-    await backlog(client, runtime, sandbox, endpoint_id, 5)
+    """An endpoint whose breaker's hold just ended (its next claim is a probe), with a backlog
+    of ``deliveries`` due."""
+    endpoint_id, _ = await create_endpoint(client, sandbox, url)
+    await backlog(client, runtime, sandbox, endpoint_id, deliveries)
     now = runtime.clock.now()
     async with runtime.database.transaction() as conn:
         await conn.execute(
@@ -87,7 +88,7 @@ async def test_a_hold_committed_before_the_claims_lock_stops_the_probe(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
     deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch, hold: str,
 ) -> None:  # fmt: skip
-    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
     until = runtime.clock.now() + timedelta(seconds=30)
     calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, **{hold: until})
     assert await deliveries.run_once(runtime) == 0
@@ -101,7 +102,7 @@ async def test_an_endpoint_disabled_before_the_claims_lock_gets_no_attempt(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
     deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
     calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, enabled=False)
     assert await deliveries.run_once(runtime) == 0
     await deliveries.settle()
@@ -115,7 +116,7 @@ async def test_without_a_hold_the_probe_goes_out(
     deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
     # The same race with nothing held (only the streak counted again): one probe, as before.
-    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver)
+    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
     calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, failed_attempts=101)
     assert await deliveries.run_once(runtime) == 1
     await deliveries.settle()

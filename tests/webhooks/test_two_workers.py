@@ -9,20 +9,18 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import orjson
 import pytest
-from sqlalchemy import update
 
-from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import CREATED, create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
 from tests.webhooks.test_backoff import backlog
+from tests.webhooks.test_claim_holds import probed_endpoint
 from tests.webhooks.test_worker_processes import counts, start_worker, wait_started
 
 CAP = 3
@@ -159,19 +157,8 @@ async def test_two_workers_probe_a_held_endpoint_one_attempt_at_a_time(
     # attempt is answered and the receiver's count is the attempts in flight (an attempt given up
     # at the timeout would still be counted by the receiver while a later one arrived).
     late_failure = "/late/1.5/500"
-    held_id, _ = await create_endpoint(client, sandbox, receiver.url(late_failure))
-    await backlog(client, runtime, sandbox, held_id, 50)
-    now = runtime.clock.now()
-    async with runtime.database.transaction() as conn:  # a breaker whose hold just ended: probed
-        await conn.execute(
-            update(webhook_endpoints)
-            .where(webhook_endpoints.c.id == held_id)
-            .values(
-                failing_since=now - timedelta(hours=1),
-                failed_attempts=100,
-                breaker_until=now - timedelta(seconds=1),
-            )
-        )
+    # A breaker whose hold just ended: probed.
+    await probed_endpoint(client, sandbox, runtime, receiver.url(late_failure), deliveries=50)
     async with two_workers(database_url, tmp_path):
         await receiver.wait_for(1, path=late_failure)
         await asyncio.sleep(5)  # the probe fails at 1.5 s; its result holds the endpoint again

@@ -1,4 +1,5 @@
-"""The ASGI application: the API, and the provider simulator when enabled.
+"""The ASGI applications: the API, and the provider simulator when enabled; and the smaller app
+that in-process calls go to (MOCK connectors calling the simulator, the simulator notifying us).
 
 Takes a built Runtime (payorch.composition builds it; ``serve_app`` there is uvicorn's factory).
 """
@@ -13,7 +14,7 @@ from fastapi import FastAPI
 from payorch import __version__
 from payorch.applications.endpoints import router as merchant_accounts_router
 from payorch.auth.endpoints import router as api_credentials_router
-from payorch.checkouts.endpoints import cancel_router
+from payorch.checkouts.endpoints import cancel_router, notifications_router
 from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.dashboard.routes import ROUTERS as DASHBOARD_ROUTERS
@@ -53,7 +54,8 @@ def create_app(runtime: Runtime) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.runtime = runtime
-    runtime.local_app.bind(app)  # in-process calls go to the first app built over the runtime
+    # In-process calls go to the in-process app of the first app built over the runtime.
+    runtime.local_app.bind(create_in_process_app(runtime))
     install_error_handlers(app)
     install_openapi(app)
     install_docs_pages(app)
@@ -61,6 +63,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         intents_router,
         cancel_router,
         checkouts_router,
+        notifications_router,
         payments_router,
         connectors_router,
         webhooks_router,
@@ -76,4 +79,25 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
+    return app
+
+
+def create_in_process_app(runtime: Runtime) -> FastAPI:
+    """The app of in-process calls (http/client.py): a MOCK connector's calls to the simulator
+    and the simulator's notifications to us. Only those routes, and no edge middleware (metrics,
+    request log, rate limit): the client request that led to the call paid for the edge once,
+    and each call would otherwise also be matched against every route of the API."""
+    app = FastAPI(
+        title="payorch in-process",
+        version=__version__,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
+    )
+    app.state.runtime = runtime
+    install_error_handlers(app)
+    app.include_router(notifications_router)
+    if runtime.settings.simulator_enabled:
+        app.include_router(simulator_router)
     return app

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from payorch import heap
-from payorch.app import create_app
+from payorch.app import create_app, create_in_process_app
 from payorch.auth.service import Authenticator
 from payorch.clock import Clock, SystemClock
 from payorch.config import Settings, load_settings
@@ -78,7 +78,7 @@ def build_runtime(
     )
     # A process that serves no API (the worker) still calls the simulator in-process in MOCK
     # mode: it gets an app of its own on first use, unless create_app bound one before.
-    local_app.fallback(lambda: create_app(runtime))
+    local_app.fallback(lambda: create_in_process_app(runtime))
     return runtime
 
 

@@ -10,9 +10,13 @@ import pytest
 from prometheus_client import REGISTRY
 
 from payorch.observability import metrics
+from payorch.runtime import Runtime
 from tests.conftest import Sandbox
+from tests.providers.helpers import B, mock_sandbox, start
 
 ROUTE = "/v1/payment-intents/{payment_intent_id}"
+CHECKOUT = "/v1/payment-intents/{payment_intent_id}/checkout"
+PREFERENCES = "/simulator/provider_b/checkout/preferences"
 
 
 def sample(name: str, **labels: str) -> float:
@@ -164,3 +168,22 @@ def test_the_worker_exporter_serves_this_process_metrics(monkeypatch: pytest.Mon
     metrics.record_delivery_attempt("succeeded")
     text = httpx.get(f"http://127.0.0.1:{port}/metrics").text
     assert 'payorch_webhook_delivery_attempts_total{outcome="succeeded"}' in text
+
+
+async def test_a_mock_provider_call_does_not_pass_the_edge_again(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    # The checkout calls the simulator in process (create a preference): the client's request
+    # is counted, the in-process call is not (it goes to the in-process app, no edge middleware).
+    sandbox = await mock_sandbox(runtime)
+    checkout = {"method": "POST", "route": CHECKOUT, "status": "200"}
+    preference = {"method": "POST", "route": PREFERENCES, "status": "201"}
+    before = sample("payorch_http_requests_total", **checkout)
+    intent, answer = await start(client, sandbox, B)
+    assert answer["checkout"]["url"].startswith(runtime.settings.public_url)  # the simulator's
+    assert sample("payorch_http_requests_total", **checkout) == before + 1
+    assert sample("payorch_http_requests_total", **preference) == 0
+    # Only the simulator and the provider notifications answer in process: not the API.
+    inside = await runtime.http.get(f"{runtime.settings.public_url}/v1/payment-intents/{intent['id']}")
+    assert inside.status_code == 404
+    assert inside.json()["error"]["code"] == "RESOURCE_NOT_FOUND"

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fastapi import Request
+from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from payorch.app import create_app
@@ -64,9 +64,11 @@ async def app_client(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient,
             return Response(status_code=503)
         return Response(status_code=200)
 
-    app.add_api_route(HOOK_PATH, hook, methods=["POST"])
-    # The first app built over the runtime takes the in-process calls of runtime.http.
-    assert runtime.local_app.get() is app
+    # The in-process calls of runtime.http (the simulator's notifications) go to the in-process
+    # app of the first app built over the runtime (payorch.app.create_in_process_app).
+    in_process = runtime.local_app.get()
+    assert isinstance(in_process, FastAPI) and in_process is not app
+    in_process.add_api_route(HOOK_PATH, hook, methods=["POST"])
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as http:

@@ -28,6 +28,8 @@ from payorch.providers.base import IncomingNotification
 router = APIRouter(tags=["Checkout"])
 # Cancel belongs with the intent's own operations in the reference (a router's tags add up).
 cancel_router = APIRouter(tags=["Payment intents"])
+# Also served to in-process calls (the simulator's notifications in MOCK mode: app.py).
+notifications_router = APIRouter(tags=["Checkout"])
 
 MAX_FORM_BYTES = 16 * 1024
 
@@ -106,7 +108,7 @@ for _method in ("GET", "POST"):
     )
 
 
-@router.post(
+@notifications_router.post(
     "/v1/provider-notifications/{provider}/{connector_id}",
     summary="A provider's signed notification (no API key): verified, then confirmed by reading",
     responses=problem_responses(ValidationFailed, ResourceNotFound, ConnectorUnavailable),

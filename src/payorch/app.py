@@ -29,7 +29,8 @@ from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.runtime import Runtime
-from payorch.simulator.endpoints import router as simulator_router
+from payorch.simulator.endpoints import controls as simulator_controls_router
+from payorch.simulator.endpoints import providers_router as simulator_providers_router
 from payorch.webhooks.endpoints import router as webhooks_router
 
 
@@ -59,11 +60,16 @@ def create_app(runtime: Runtime) -> FastAPI:
     install_error_handlers(app)
     install_openapi(app)
     install_docs_pages(app)
+    # Routers are matched in this order, each route in turn: a payment's own requests first
+    # (the buyer's pages at the simulator among them; no path of one router is another's). The
+    # order of the API reference is that of the routers in it (the simulator's controls last).
+    simulated = [simulator_providers_router] if runtime.settings.simulator_enabled else []
     for router in (
         intents_router,
         cancel_router,
         checkouts_router,
         notifications_router,
+        *simulated,
         payments_router,
         connectors_router,
         webhooks_router,
@@ -75,7 +81,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     ):
         app.include_router(router)
     if runtime.settings.simulator_enabled:
-        app.include_router(simulator_router)
+        app.include_router(simulator_controls_router)
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
@@ -99,5 +105,6 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     install_error_handlers(app)
     app.include_router(notifications_router)
     if runtime.settings.simulator_enabled:
-        app.include_router(simulator_router)
+        app.include_router(simulator_providers_router)
+        app.include_router(simulator_controls_router)
     return app

@@ -30,6 +30,7 @@ from payorch.simulator.controls.schemas import (
     SettleRequest,
 )
 from payorch.simulator.provider_b import notify
+from payorch.simulator.provider_b.records import SimBNotification
 
 router = APIRouter(tags=["Simulator controls"])
 # The answers besides success of the controls that move a simulated payment.
@@ -97,7 +98,7 @@ async def notify_again(
 
 
 R = TypeVar("R", bound=BaseModel)
-Move = Callable[[AsyncConnection, Clock, str, Caller, R], Awaitable[tuple[BaseModel, list[str]]]]
+Move = Callable[[AsyncConnection, Clock, str, Caller, R], Awaitable[tuple[BaseModel, list[SimBNotification]]]]
 
 
 async def _moved(runtime: Runtime, phases: Phases, move: Move[R], caller: Caller, body: R) -> Response:
@@ -107,7 +108,9 @@ async def _moved(runtime: Runtime, phases: Phases, move: Move[R], caller: Caller
     return _then_send(answer, notifications, runtime, phases)
 
 
-def _then_send(answer: BaseModel, notifications: list[str], runtime: Runtime, phases: Phases) -> Response:
+def _then_send(
+    answer: BaseModel, notifications: list[SimBNotification], runtime: Runtime, phases: Phases
+) -> Response:
     """The answer; the notifications written with it are sent once it has gone."""
     response = json_response(answer.model_dump())
     if notifications:

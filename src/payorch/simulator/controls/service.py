@@ -21,6 +21,7 @@ from payorch.simulator.provider_a import service as provider_a
 from payorch.simulator.provider_b import notify
 from payorch.simulator.provider_b import payments as provider_b
 from payorch.simulator.provider_b import repository as provider_b_repository
+from payorch.simulator.provider_b.records import SimBNotification
 
 
 def require_sandbox(caller: Caller) -> None:
@@ -51,7 +52,7 @@ async def settle(
     public_url: str,
     caller: Caller,
     request: SettleRequest,
-) -> tuple[Settled, list[str]]:
+) -> tuple[Settled, list[SimBNotification]]:
     """Move the intent's payments as ``request.outcome`` says: B's first (provider_b.TRANSITIONS),
     then, for approve / reject, A's open transaction. Returns the answer and B's notifications to
     send once this transaction commits."""
@@ -90,7 +91,7 @@ async def notify_again(
     public_url: str,
     caller: Caller,
     request: NotifyRequest,
-) -> tuple[Notified, list[str]]:
+) -> tuple[Notified, list[SimBNotification]]:
     """Provider B's notices for the intent's payments, again: duplicated, newest first, IPN
     style or merchant-order topic on request; sent once this transaction commits."""
     require_sandbox(caller)
@@ -102,7 +103,7 @@ async def notify_again(
     if request.order == "newest_first":
         payments.reverse()
     ids: list[str] = []
-    notifications: list[str] = []
+    notifications: list[SimBNotification] = []
     for payment in payments:
         for _ in range(request.copies):
             sent = await notify.enqueue(

@@ -55,8 +55,9 @@ async def enqueue(
     *,
     style: str = "webhook",
     topic: str = "payment",
-) -> str | None:
-    """Write the notification of ``payment`` in the caller's transaction; its id (None: no URL).
+) -> SimBNotification | None:
+    """Write the notification of ``payment`` in the caller's transaction; the record (None: no
+    URL), for deliver_now once the transaction has committed.
     ``style`` webhook (``?data.id=&type=``, signed) or ipn (the older ``?topic=&id=``, unsigned);
     ``topic`` payment or merchant_order (then it names the payment's merchant order)."""
     url = payment.notification_url
@@ -97,7 +98,7 @@ async def enqueue(
         created_at=now,
     )
     await repository.insert_notification(conn, notification)
-    return notification_id
+    return notification
 
 
 def signature_headers(secret: str, data_id: str, now: datetime) -> dict[str, str]:
@@ -151,20 +152,25 @@ async def _send(
     return ok, error
 
 
-async def deliver_now(runtime: Runtime, phases: Phases, notification_ids: list[str]) -> None:
-    """Send freshly written notifications (after their transaction committed), quick retries."""
-    for notification_id in notification_ids:
+async def deliver_now(
+    runtime: Runtime, phases: Phases, written: list[SimBNotification]
+) -> None:
+    """Send freshly written notifications (after their transaction committed), quick retries.
+    The first attempt sends the record as written (PENDING, held from the worker by its
+    ``next_attempt_at``); each retry reads it again (the worker may have taken it)."""
+    for first in written:
+        notification: SimBNotification | None = first
         for pause in QUICK_RETRIES:
             if pause:
                 await asyncio.sleep(pause)
-            async with phases.reading() as conn:
-                notification = await repository.notification_of(conn, notification_id)
+                async with phases.reading() as conn:
+                    notification = await repository.notification_of(conn, first.id)
             if notification is None or notification.status != "PENDING":
                 break
             ok, error = await _send(runtime, phases, notification)
             if ok:
                 break
-            log.warning("simulator notification %s failed: %s", notification_id, error)
+            log.warning("simulator notification %s failed: %s", first.id, error)
 
 
 async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:

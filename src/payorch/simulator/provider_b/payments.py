@@ -14,6 +14,7 @@ from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.simulator.provider_b import notify, repository
 from payorch.simulator.provider_b.records import (
+    SimBNotification,
     SimBPayment,
     SimBPaymentWithRefunds,
     SimBRefund,
@@ -216,13 +217,13 @@ async def settle(
     owner: str,
     payment_intent_id: str,
     outcome: str,
-) -> tuple[list[int], list[str]]:
+) -> tuple[list[int], list[SimBNotification]]:
     """Move the intent's payments as ``outcome`` says (TRANSITIONS); their ids and the
     notifications written for them (to send once this transaction committed)."""
     now = clock.now()
     move = TRANSITIONS[outcome]
     settled: list[int] = []
-    notifications: list[str] = []
+    notifications: list[SimBNotification] = []
     for payment in await repository.payments_for_reference(
         conn, owner, payment_intent_id, move.before
     ):

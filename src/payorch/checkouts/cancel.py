@@ -163,8 +163,7 @@ async def _provider_wins(
         fresh = await intents.find_intent(conn, target.intent.id, for_update=True)
         current = await repository.get(conn, target.checkout.id)
         assert fresh is not None and current is not None
-        status = await apply_result(conn, runtime.clock, fresh, current, result)
-        await repository.release_lease(conn, current.id)
+        status = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
     return status.value
 
 
@@ -190,9 +189,13 @@ async def _finish(
         if active is not None:
             now = runtime.clock.now()
             await repository.record_result(
-                conn, active.id, payment_reference=None, first_check_at=None, closed_at=now
+                conn,
+                active.id,
+                payment_reference=None,
+                first_check_at=None,
+                closed_at=now,
+                release_lease=True,
             )
-            await repository.release_lease(conn, active.id)
         body = intent_body(await intents.read_intent(conn, caller, fresh.id))
         if scope is not None:
             await runtime.idempotency.complete(conn, scope, 200, dumps(body))

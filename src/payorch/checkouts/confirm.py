@@ -47,30 +47,32 @@ async def confirm_current_checkout(
     *,
     statuses: tuple[str, ...],
     provider: str | None = None,
-    connector_id: str | None = None,
-    application_id: str | None = None,
+    connector: Connector | None = None,
 ) -> PaymentIntentRow | None:
     """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
-    checkout matches ``provider`` / ``connector_id``); answer the intent as it is afterwards
-    (None if unknown). ProviderUnavailable propagates, with the lease released."""
+    checkout matches ``provider`` / is ``connector``'s, an intent of its application); answer
+    the intent as it is afterwards (None if unknown). ProviderUnavailable propagates, with the
+    lease released."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
         # Reads, then the lease's compare-and-set: each atomic alone, no transaction around them.
         async with phases.each_statement() as conn:
             intent = await intents.find_intent(conn, intent_id)
-            if intent is None or (application_id is not None and intent.application_id != application_id):
+            theirs = connector is None or intent is None or intent.application_id == connector.application_id
+            if intent is None or not theirs:
                 return None
             checkout = await repository.active_for_intent(conn, intent_id)
             if (
                 checkout is None
                 or intent.status not in statuses
                 or (provider is not None and checkout.provider != provider)
-                or (connector_id is not None and checkout.connector_id != connector_id)
+                or (connector is not None and checkout.connector_id != connector.id)
             ):
                 return intent
             now = runtime.clock.now()
             if await repository.take_lease(conn, checkout.id, now, now + lease_length(runtime)):
-                connector = await connectors.find_connector(conn, checkout.connector_id)
+                if connector is None:  # a notification's caller has it already
+                    connector = await connectors.find_connector(conn, checkout.connector_id)
                 break
         if time.monotonic() > deadline:
             return intent  # the holder is stuck; its lease will run out and someone else settles it
@@ -98,8 +100,7 @@ async def call_and_apply(
         fresh = await intents.find_intent(conn, intent.id, for_update=True)
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
-        status = await apply_result(conn, runtime.clock, fresh, current, result)
-        await repository.release_lease(conn, checkout.id)
+        status = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
         after = await intents.find_intent(conn, intent.id)
     assert after is not None
     if status != fresh.status and status in STOPPED_ENDS:

@@ -105,9 +105,9 @@ async def replace(conn: AsyncConnection, checkout_id: str, at: datetime) -> bool
 
 
 @cache
-def _record_result_statement(reference: bool, schedule: bool, close: bool) -> Update:
-    """record_result's update for the parts given (at most 7 statements, each built once)."""
-    values: dict[str, object] = {}
+def _record_result_statement(reference: bool, schedule: bool, close: bool, release: bool) -> Update:
+    """record_result's update for the parts given (at most 15 statements, each built once)."""
+    values: dict[str, object] = {"lease_until": None} if release else {}
     if reference:
         values["payment_reference"] = bindparam("payment_ref")
     if schedule:
@@ -126,12 +126,14 @@ async def record_result(
     payment_reference: str | None,
     first_check_at: datetime | None,
     closed_at: datetime | None,
+    release_lease: bool = False,
 ) -> None:
     """After a provider's answer, in one statement: remember the provider's payment reference
     (when given), schedule reconciliation from ``first_check_at`` (attempts start again), or
-    close the checkout at ``closed_at`` (the intent reached a final outcome)."""
+    close the checkout at ``closed_at`` (the intent reached a final outcome); and free the
+    lease when ``release_lease``."""
     reference, schedule, close = bool(payment_reference), first_check_at is not None, closed_at is not None
-    if not (reference or schedule or close):
+    if not (reference or schedule or close or release_lease):
         return
     params: dict[str, object] = {"checkout_id": checkout_id}
     if reference:
@@ -140,7 +142,7 @@ async def record_result(
         params["first_check_at"] = first_check_at
     if close:
         params["at"] = closed_at
-    await conn.execute(_record_result_statement(reference, schedule, close), params)
+    await conn.execute(_record_result_statement(reference, schedule, close, release_lease), params)
 
 
 _RESCHEDULE = (

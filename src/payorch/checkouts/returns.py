@@ -114,8 +114,7 @@ async def handle_notification(
             ref.payment_intent_id,
             read,
             statuses=NOTIFIED_STATUSES,
-            connector_id=connector.id,
-            application_id=connector.application_id,
+            connector=connector,
         )
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.

@@ -35,10 +35,15 @@ async def apply_result(
     intent: PaymentIntentRow,
     checkout: Checkout,
     result: PaymentResult,
+    *,
+    release_lease: bool = False,
 ) -> IntentStatus:
-    """Move ``intent`` as ``result`` says, if that move is allowed now; answer its status."""
+    """Move ``intent`` as ``result`` says, if that move is allowed now; answer its status.
+    ``release_lease``: also free the checkout's lease (in the statement recording the result)."""
     status = IntentStatus(intent.status)
     if checkout.status is not CheckoutStatus.ACTIVE or checkout.payment_intent_id != intent.id:
+        if release_lease:
+            await repository.release_lease(conn, checkout.id)
         return status
     now = clock.now()
     provider = checkout.provider
@@ -78,6 +83,7 @@ async def apply_result(
         payment_reference=result.provider_payment_reference,
         first_check_at=first_check_at,
         closed_at=now if final else None,
+        release_lease=release_lease,
     )
     return new
 

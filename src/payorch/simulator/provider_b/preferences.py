@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -18,8 +19,11 @@ async def create_preference(
 ) -> SimBPreference:
     checked = check_preference(data)
     preference_id = f"{collector_of(owner)}-{uuid.uuid4()}"
-    await repository.insert_preference(conn, preference_id, owner, checked, clock.now())
-    return await _owned(conn, owner, preference_id)
+    now = clock.now()
+    await repository.insert_preference(conn, preference_id, owner, checked, now)
+    # What was written, without reading it back.
+    written = {field.name: getattr(checked, field.name) for field in dataclasses.fields(checked)}
+    return SimBPreference(**written, id=preference_id, owner=owner, created_at=now)
 
 
 async def _owned(conn: AsyncConnection, owner: str, preference_id: str) -> SimBPreference:

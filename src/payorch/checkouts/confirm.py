@@ -61,10 +61,11 @@ async def confirm_current_checkout(
             theirs = connector is None or intent is None or intent.application_id == connector.application_id
             if intent is None or not theirs:
                 return None
+            if intent.status not in statuses:  # moved already (often by the return or notice)
+                return intent
             checkout = await repository.active_for_intent(conn, intent_id)
             if (
                 checkout is None
-                or intent.status not in statuses
                 or (provider is not None and checkout.provider != provider)
                 or (connector is not None and checkout.connector_id != connector.id)
             ):

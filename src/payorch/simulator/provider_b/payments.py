@@ -49,6 +49,10 @@ async def _owned(
 
 
 async def _with_refunds(conn: AsyncConnection, payment: SimBPayment) -> SimBPaymentWithRefunds:
+    if payment.refunded_hundredths == 0:
+        # Never refunded: each refund (a positive amount) adds to refunded_hundredths in the
+        # transaction that writes it (refund above), so there is no row to read.
+        return SimBPaymentWithRefunds(payment, [])
     return SimBPaymentWithRefunds(payment, await repository.refunds_of(conn, payment.id))
 
 

@@ -141,7 +141,11 @@ async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRe
         requested = body.provider or intent.requested_provider
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
         candidates = routing.candidates(merchant_connectors, requested, intent.currency)
-        current = await repository.active_for_intent(conn, intent.id)
+        current = None
+        # A CREATED intent has no checkout: its first one is written in the transaction that
+        # moves it to REQUIRES_ACTION (_record, which reads again under the intent's lock).
+        if intent.status != IntentStatus.CREATED.value:
+            current = await repository.active_for_intent(conn, intent.id)
         current_connector = None
         if current is not None:
             current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)

@@ -82,43 +82,29 @@ async def conn_update(conn: AsyncConnection, endpoint_id: str, values: dict[str,
     )
 
 
+# What another worker commits between this claim's list of due endpoints and its lock, and how
+# many attempts the claim may then start: none while a hold is set; the probe when nothing is
+# held (only the streak was counted again).
+RACES: dict[str, tuple[dict[str, object], int]] = {
+    "breaker": ({"breaker_until": timedelta(seconds=30)}, 0),
+    "backoff": ({"backoff_until": timedelta(seconds=30)}, 0),
+    "disabled": ({"enabled": False}, 0),
+    "nothing held": ({"failed_attempts": 101}, 1),
+}
+
+
 @pytest.mark.postgres
-@pytest.mark.parametrize("hold", ["breaker_until", "backoff_until"])
-async def test_a_hold_committed_before_the_claims_lock_stops_the_probe(
+@pytest.mark.parametrize("race", sorted(RACES))
+async def test_what_another_worker_committed_before_the_claims_lock_holds(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
-    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch, hold: str,
+    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch, race: str,
 ) -> None:  # fmt: skip
+    committed, attempts = RACES[race]
+    now = runtime.clock.now()
+    values = {k: now + v if isinstance(v, timedelta) else v for k, v in committed.items()}
     endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
-    until = runtime.clock.now() + timedelta(seconds=30)
-    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, **{hold: until})
-    assert await deliveries.run_once(runtime) == 0
+    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, **values)
+    assert await deliveries.run_once(runtime) == attempts
     await deliveries.settle()
     assert calls == [1]  # the endpoint was listed as due: the race happened
-    assert receiver.at(FAILING) == []
-
-
-@pytest.mark.postgres
-async def test_an_endpoint_disabled_before_the_claims_lock_gets_no_attempt(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
-    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
-    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
-    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, enabled=False)
-    assert await deliveries.run_once(runtime) == 0
-    await deliveries.settle()
-    assert calls == [1]
-    assert receiver.at(FAILING) == []
-
-
-@pytest.mark.postgres
-async def test_without_a_hold_the_probe_goes_out(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
-    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
-    # The same race with nothing held (only the streak counted again): one probe, as before.
-    endpoint_id = await probed_endpoint(client, sandbox, runtime, receiver.url(FAILING))
-    calls = committed_before_the_lock(monkeypatch, runtime, endpoint_id, failed_attempts=101)
-    assert await deliveries.run_once(runtime) == 1
-    await deliveries.settle()
-    assert calls == [1]
-    assert len(receiver.at(FAILING)) == 1
+    assert len(receiver.at(FAILING)) == attempts

@@ -106,5 +106,4 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     app.include_router(notifications_router)
     if runtime.settings.simulator_enabled:
         app.include_router(simulator_providers_router)
-        app.include_router(simulator_controls_router)
     return app

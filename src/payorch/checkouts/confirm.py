@@ -58,9 +58,10 @@ async def confirm_current_checkout(
         # Reads, then the lease's compare-and-set: each atomic alone, no transaction around them.
         async with phases.each_statement() as conn:
             intent = await intents.find_intent(conn, intent_id)
-            theirs = connector is None or intent is None or intent.application_id == connector.application_id
-            if intent is None or not theirs:
+            if intent is None:
                 return None
+            if connector is not None and intent.application_id != connector.application_id:
+                return None  # another application's intent: not this connector's to confirm
             if intent.status not in statuses:  # moved already (often by the return or notice)
                 return intent
             checkout = await repository.active_for_intent(conn, intent_id)

@@ -4,10 +4,18 @@ outcome, and never CANCELLED while the provider's books show a charge."""
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 import httpx
 import pytest
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.checkouts import repository
+from payorch.checkouts.confirm import confirm_current_checkout
+from payorch.checkouts.returns import RETURN_STATUSES
+from payorch.db.tables.providers import checkouts
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentOutcome, PaymentResult
 from payorch.runtime import Runtime
 from tests.checkouts.cancel_helpers import a_committed, b_statuses, cancel, try_to_pay
 from tests.checkouts.test_returns import payment_count
@@ -100,3 +108,42 @@ async def test_a_cancel_racing_a_replacement(client: httpx.AsyncClient, runtime:
             assert "approved" not in await b_statuses(client, runtime, sandbox, intent["id"])
         read_back = await read(client, sandbox, intent["id"])
         assert read_back["status"] == "CANCELLED" and await payment_count(runtime, intent["id"]) == 0
+
+
+
+async def test_a_checkout_closed_between_the_read_and_the_lease_gets_no_provider_call(
+    client: httpx.AsyncClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    """The race of a cancel against a return, made certain: the return has read the intent and
+    its ACTIVE checkout, then the cancel closes the checkout (and frees the lease) before the
+    return takes the lease. The lease is never taken, so the provider is not called (provider
+    A's token would be committed: a charge on a CANCELLED intent, seen once in CI)."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite: the confirm's reads and lease hold the one writer; nothing gets between")
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox, A)
+    real = repository.take_lease
+    tries: list[str] = []
+
+    async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
+        tries.append(checkout_id)
+        if len(tries) == 1:  # what the cancel's last transaction commits, just before
+            async with runtime.database.transaction() as other:
+                await other.execute(
+                    update(checkouts).where(checkouts.c.id == checkout_id).values(status="CLOSED")
+                )
+        return await real(conn, checkout_id, now, until)
+
+    called: list[str] = []
+
+    async def call(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
+        called.append(ref.checkout_id)
+        return PaymentResult(PaymentOutcome.AUTHORIZED)
+
+    monkeypatch.setattr(repository, "take_lease", take_lease)
+    after = await confirm_current_checkout(
+        runtime, runtime.phases, intent["id"], call, statuses=RETURN_STATUSES
+    )
+    assert tries and called == []
+    assert after is not None and after.status == "REQUIRES_ACTION"
+    assert await payment_count(runtime, intent["id"]) == 0

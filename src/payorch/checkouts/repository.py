@@ -168,13 +168,19 @@ async def stop_checking(conn: AsyncConnection, checkout_id: str) -> None:
 _NOW = bindparam("now", type_=UtcDateTime)
 _LEASE_FREE = or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= _NOW)
 
+# Only an ACTIVE checkout is leased: a cancel (or a replacement) that closed it between the
+# caller's read and this statement has won, and no provider call may follow (provider A's
+# token would be committed after the cancel).
 _TAKE_LEASE = (
-    update(checkouts).where(_THIS_CHECKOUT, _LEASE_FREE).values(lease_until=bindparam("until"))
+    update(checkouts)
+    .where(_THIS_CHECKOUT, checkouts.c.status == CheckoutStatus.ACTIVE.value, _LEASE_FREE)
+    .values(lease_until=bindparam("until"))
 )
 
 
 async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
-    """Claim the right to talk to the provider about this checkout (one actor at a time)."""
+    """Claim the right to talk to the provider about this checkout (one actor at a time), if it
+    is still ACTIVE."""
     result = await conn.execute(
         _TAKE_LEASE, {"checkout_id": checkout_id, "now": now, "until": until}
     )

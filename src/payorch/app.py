@@ -106,4 +106,5 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     app.include_router(notifications_router)
     if runtime.settings.simulator_enabled:
         app.include_router(simulator_providers_router)
+        app.include_router(simulator_controls_router)  # a MOCK client may set faults in process
     return app

@@ -26,7 +26,7 @@ import httpx
 from sqlalchemy import Connection, event
 
 from bench.compare import ADMIN_URL, fresh_database
-from bench.sandbox_payment import PROVIDERS, ROOT, one_payment, sandbox_application
+from bench.sandbox_payment import PROVIDERS, in_process_env, one_payment, sandbox_application
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import load_settings
@@ -38,14 +38,7 @@ ID = re.compile(r"/[A-Za-z0-9_-]*[0-9][A-Za-z0-9_-]{7,}")
 
 
 async def count(database_url: str, count_of: int) -> None:
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "src"),
-        "PAYORCH_DATABASE_URL": database_url,
-        "PAYORCH_PUBLIC_URL": PUBLIC_URL,
-        "PAYORCH_SECRET_KEY": "bench-secret-key-0123456789abcdef012345",
-        "PAYORCH_RATE_LIMIT": "1000000/second",
-    }
+    env = in_process_env(database_url)
     os.environ.update(env)
     upgrade_in_thread(database_url)
     key, merchant = sandbox_application(env)

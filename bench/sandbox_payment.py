@@ -160,6 +160,18 @@ def sandbox_application(env: dict[str, str]) -> tuple[str, str]:
     return created["api_key"], created["merchant_account_id"]
 
 
+def in_process_env(database_url: str) -> dict[str, str]:
+    """The environment of an app served in process (ASGI) on ``database_url`` for a benchmark."""
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "PAYORCH_DATABASE_URL": database_url,
+        "PAYORCH_PUBLIC_URL": "http://testserver",
+        "PAYORCH_SECRET_KEY": "bench-secret-key-0123456789abcdef012345",
+        "PAYORCH_RATE_LIMIT": "1000000/second",
+    }
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

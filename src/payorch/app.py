@@ -23,14 +23,14 @@ from payorch.http.context import RequestContextMiddleware
 from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
+from payorch.http.routing import mount
 from payorch.intents.endpoints import router as intents_router
 from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.runtime import Runtime
-from payorch.simulator.endpoints import controls as simulator_controls_router
-from payorch.simulator.endpoints import providers_router as simulator_providers_router
+from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
 from payorch.webhooks.endpoints import router as webhooks_router
 
 
@@ -63,8 +63,9 @@ def create_app(runtime: Runtime) -> FastAPI:
     # Routers are matched in this order, each route in turn: a payment's own requests first
     # (the buyer's pages at the simulator among them; no path of one router is another's). The
     # order of the API reference is that of the routers in it (the simulator's controls last).
-    simulated = [simulator_providers_router] if runtime.settings.simulator_enabled else []
-    for router in (
+    simulated = PROVIDER_ROUTERS if runtime.settings.simulator_enabled else ()
+    mount(
+        app,
         intents_router,
         cancel_router,
         checkouts_router,
@@ -78,10 +79,9 @@ def create_app(runtime: Runtime) -> FastAPI:
         merchant_accounts_router,
         observability_router,
         *DASHBOARD_ROUTERS,
-    ):
-        app.include_router(router)
+    )
     if runtime.settings.simulator_enabled:
-        app.include_router(simulator_controls_router)
+        mount(app, *CONTROLS_ROUTERS)
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
@@ -103,8 +103,8 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     )
     app.state.runtime = runtime
     install_error_handlers(app)
-    app.include_router(notifications_router)
+    mount(app, notifications_router)
     if runtime.settings.simulator_enabled:
-        app.include_router(simulator_providers_router)
-        app.include_router(simulator_controls_router)  # a MOCK client may set faults in process
+        mount(app, *PROVIDER_ROUTERS)
+        mount(app, *CONTROLS_ROUTERS)  # a MOCK client may set faults in process
     return app

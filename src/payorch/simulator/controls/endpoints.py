@@ -32,7 +32,7 @@ from payorch.simulator.controls.schemas import (
 from payorch.simulator.provider_b import notify
 from payorch.simulator.provider_b.records import SimBNotification
 
-router = APIRouter(tags=["Simulator controls"])
+router = APIRouter(tags=["Simulator", "Simulator controls"])
 # The answers besides success of the controls that move a simulated payment.
 MOVE_PROBLEMS = problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound)
 

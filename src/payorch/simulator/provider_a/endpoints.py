@@ -33,7 +33,6 @@ from payorch.simulator.public import public_write_refused
 API = page.BASE + "/rswebpaytransaction/api/webpay/v1.2/transactions"
 
 router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
-router.include_router(page.router)
 
 Operation = Callable[[str], Awaitable[JsonObject]]
 

@@ -18,7 +18,7 @@ from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER, application_of
 from payorch.simulator.faults import active_fault, timeout_answer
-from payorch.simulator.provider_b import page, payments, preferences
+from payorch.simulator.provider_b import payments, preferences
 from payorch.simulator.provider_b.render import (
     merchant_order_body,
     preference_body,
@@ -30,7 +30,6 @@ from payorch.simulator.provider_b.wire import BASE, SimBWireError, parse_body
 from payorch.simulator.public import public_write_refused
 
 router = APIRouter(tags=["Simulator: provider B"], include_in_schema=False)
-router.include_router(page.router)
 
 WireBody = JsonObject | list[JsonObject]
 Operation = Callable[[str], Awaitable[tuple[int, WireBody]]]

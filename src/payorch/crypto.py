@@ -23,11 +23,19 @@ class Cipher:
     def __init__(self, key_texts: list[str]) -> None:
         self._fernet = MultiFernet([Fernet(_derive(text)) for text in key_texts])
         self._first = key_texts[0]
+        # Derived once per purpose: the simulator checks MOCK credentials on every call (about 14
+        # derivations per sandbox payment), and a key derived from the one held here adds nothing
+        # to what this object already holds in memory.
+        self._derived: dict[str, bytes] = {}
 
     def derive(self, purpose: str) -> bytes:
         """A 32-byte key for one purpose (e.g. signing simulator credentials), from the first key."""
-        hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"payorch-derive", info=purpose.encode())
-        return hkdf.derive(self._first.encode())
+        derived = self._derived.get(purpose)
+        if derived is None:
+            info = purpose.encode()
+            hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"payorch-derive", info=info)
+            derived = self._derived[purpose] = hkdf.derive(self._first.encode())
+        return derived
 
     def encrypt(self, plaintext: str) -> str:
         return self._fernet.encrypt(plaintext.encode()).decode()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import datetime
 
 from sqlalchemy import Row, bindparam, delete, or_, select, update
@@ -10,6 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
+from payorch.db.records import column_values
 from payorch.db.tables import idempotency_records as records
 from payorch.idempotency.records import IdempotencyRecord, KeyState
 
@@ -32,7 +33,7 @@ def _pk(application_id: str, operation: str, key: str) -> dict[str, object]:
 
 
 def _row(row: KeyState) -> dict[str, object]:
-    return {f"row_{name}": value for name, value in asdict(row).items()}
+    return {f"row_{name}": value for name, value in column_values(row).items()}
 
 
 def claim_row(
@@ -76,7 +77,7 @@ async def insert_if_absent(
 ) -> bool:
     """Insert the key with ``row``; False if the key exists. On PostgreSQL this waits for a
     concurrent transaction holding the same key to end, then reports the conflict."""
-    values = {"application_id": application_id, "operation": operation, "key": key, **asdict(row)}
+    values = {"application_id": application_id, "operation": operation, "key": key, **column_values(row)}
     result = await conn.execute(_INSERT_IF_ABSENT[conn.dialect.name], values)
     return result.rowcount == 1
 

@@ -6,7 +6,6 @@ names are the SET clause's."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 from functools import cache
 
@@ -93,7 +92,7 @@ _INSERT_PAYMENT = insert(payments)
 
 
 async def insert_payment(conn: AsyncConnection, payment: SimBPayment) -> None:
-    await conn.execute(_INSERT_PAYMENT, asdict(payment))
+    await conn.execute(_INSERT_PAYMENT, column_values(payment))
 
 
 async def get_payment(
@@ -246,7 +245,7 @@ _INSERT_REFUND = insert(refunds)
 
 
 async def insert_refund(conn: AsyncConnection, refund: SimBRefund) -> None:
-    await conn.execute(_INSERT_REFUND, asdict(refund))
+    await conn.execute(_INSERT_REFUND, column_values(refund))
 
 
 _REFUND_BY_KEY = select(refunds).where(
@@ -273,7 +272,7 @@ _INSERT_NOTIFICATION = insert(notifications)
 
 
 async def insert_notification(conn: AsyncConnection, notification: SimBNotification) -> None:
-    await conn.execute(_INSERT_NOTIFICATION, asdict(notification))
+    await conn.execute(_INSERT_NOTIFICATION, column_values(notification))
 
 
 _DUE_NOTIFICATIONS = (

@@ -163,8 +163,8 @@ async def _provider_wins(
         fresh = await intents.find_intent(conn, target.intent.id, for_update=True)
         current = await repository.get(conn, target.checkout.id)
         assert fresh is not None and current is not None
-        status = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
-    return status.value
+        after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
+    return after.status
 
 
 async def _finish(

@@ -102,10 +102,8 @@ async def call_and_apply(
         fresh = await intents.find_intent(conn, intent.id, for_update=True)
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
-        status = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
-        after = await intents.find_intent(conn, intent.id)
-    assert after is not None
-    if status != fresh.status and status in STOPPED_ENDS:
+        after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
+    if after.status != fresh.status and after.status in STOPPED_ENDS:
         await _stop_at_provider(runtime, after, current, connector)
     return after
 

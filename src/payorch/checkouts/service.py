@@ -179,9 +179,9 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
         intent = await intents.find_intent(conn, plan.intent.id, for_update=True)
         checkout = await repository.get(conn, plan.current.id)
         assert intent is not None and checkout is not None
-        status = await apply_result(conn, runtime.clock, intent, checkout, result)
+        after = await apply_result(conn, runtime.clock, intent, checkout, result)
     raise InvalidState(
-        status.value, "The buyer already started paying with the current checkout.", allowed=REPLACEABLE
+        after.status, "The buyer already started paying with the current checkout.", allowed=REPLACEABLE
     )
 
 
@@ -284,7 +284,7 @@ async def _record(
         elif await repository.active_for_intent(conn, intent.id) is not None:
             raise InvalidState(intent.status, "Another checkout request won the race.", allowed=REPLACEABLE)
         provider = connector.provider
-        status = await apply_move(
+        moved = await apply_move(
             conn,
             clock,
             intent,
@@ -313,7 +313,7 @@ async def _record(
             lease_until=None,
         )
         await repository.insert_checkout(conn, checkout)
-        answer = CheckoutResponse.of(checkout, status.value)
+        answer = CheckoutResponse.of(checkout, moved.status)
         if scope is not None:
             await runtime.idempotency.complete(conn, scope, 200, dumps(answer.model_dump()))
     return answer

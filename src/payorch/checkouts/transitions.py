@@ -37,41 +37,43 @@ async def apply_result(
     result: PaymentResult,
     *,
     release_lease: bool = False,
-) -> IntentStatus:
-    """Move ``intent`` as ``result`` says, if that move is allowed now; answer its status.
-    ``release_lease``: also free the checkout's lease (in the statement recording the result)."""
+) -> PaymentIntentRow:
+    """Move ``intent`` as ``result`` says, if that move is allowed now; answer the intent as it
+    is afterwards. ``release_lease``: also free the checkout's lease (in the statement recording
+    the result)."""
     status = IntentStatus(intent.status)
     if checkout.status is not CheckoutStatus.ACTIVE or checkout.payment_intent_id != intent.id:
         if release_lease:
             await repository.release_lease(conn, checkout.id)
-        return status
+        return intent
     now = clock.now()
     provider = checkout.provider
     first_check_at = None
     outcome = result.outcome
-    new = status
+    after = intent
     if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
-        new = await _authorize(conn, clock, intent, checkout, result, now)
+        after = await _authorize(conn, clock, intent, checkout, result, now)
     elif outcome is PaymentOutcome.PROCESSING:
         if allowed(status, Move.PROCESS):
-            new = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
+            after = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
             first_check_at = now + reconcile_delay(0)
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
-        new = await apply_move(conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason})
+        data = {"provider": provider, "reason": reason}
+        after = await apply_move(conn, clock, intent, Move.FAIL, data=data)
     elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED):
         move = Move.CANCEL if outcome is PaymentOutcome.CANCELLED else Move.EXPIRE
         if allowed(status, move):
             data = (
                 {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
             )
-            new = await apply_move(conn, clock, intent, move, data=data)
+            after = await apply_move(conn, clock, intent, move, data=data)
         elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
             reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
-            new = await apply_move(
+            after = await apply_move(
                 conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
             )
-    final = new in (
+    final = IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
         IntentStatus.FAILED,
         IntentStatus.CANCELLED,
@@ -85,7 +87,7 @@ async def apply_result(
         closed_at=now if final else None,
         release_lease=release_lease,
     )
-    return new
+    return after
 
 
 async def _authorize(
@@ -95,9 +97,9 @@ async def _authorize(
     checkout: Checkout,
     result: PaymentResult,
     now: datetime,
-) -> IntentStatus:
+) -> PaymentIntentRow:
     payment_id = new_id("pay")
-    new = await apply_move(
+    after = await apply_move(
         conn,
         clock,
         intent,
@@ -125,4 +127,4 @@ async def _authorize(
         authorized_at=result.authorized_at or now,
         at=now,
     )
-    return new
+    return after

@@ -7,6 +7,7 @@ write stays in their transaction.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -120,8 +121,9 @@ async def apply_move(
     *,
     data: Mapping[str, object] | None = None,
     provider: str | None = None,
-) -> IntentStatus:
-    """Move the intent and write the move's event, both in ``conn``'s transaction.
+) -> PaymentIntent:
+    """Move the intent and write the move's event, both in ``conn``'s transaction; answer the
+    intent as moved (what the row now holds, so the caller need not read it again).
 
     ``provider``: also record the provider a checkout chose. Compare-and-set on the status read
     by the caller: if another transaction moved the intent meanwhile, nothing is written and
@@ -144,7 +146,7 @@ async def apply_move(
             data=data or {},
             at=now,
         )
-    return new
+    return replace(intent, status=new.value, updated_at=now, provider=provider or intent.provider)
 
 
 async def record_refund(
@@ -155,4 +157,4 @@ async def record_refund(
     intent = await repository.get_any(conn, intent_id, for_update=True)
     assert intent is not None  # a payment's intent always exists (foreign key)
     move = Move.REFUND_REST if everything_refunded else Move.REFUND_PART
-    return await apply_move(conn, clock, intent, move)
+    return IntentStatus((await apply_move(conn, clock, intent, move)).status)

@@ -6,6 +6,7 @@ from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from babel import Locale
 from babel.numbers import format_currency
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.background import BackgroundTask
@@ -16,25 +17,31 @@ _ENV = Environment(
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    auto_reload=False,  # the templates are package files: no stat of each one per page
 )
 
-# The locale whose conventions a buyer of that currency expects (fallback: English).
+# The locale whose conventions a buyer of that currency expects (fallback: English), parsed
+# once: babel parses a locale given by name on every call.
 _LOCALES = {
-    "CLP": "es_CL",
-    "ARS": "es_AR",
-    "BRL": "pt_BR",
-    "MXN": "es_MX",
-    "COP": "es_CO",
-    "PEN": "es_PE",
-    "UYU": "es_UY",
-    "USD": "en_US",
-    "EUR": "es_ES",
+    currency: Locale.parse(name)
+    for currency, name in {
+        "CLP": "es_CL",
+        "ARS": "es_AR",
+        "BRL": "pt_BR",
+        "MXN": "es_MX",
+        "COP": "es_CO",
+        "PEN": "es_PE",
+        "UYU": "es_UY",
+        "USD": "en_US",
+        "EUR": "es_ES",
+    }.items()
 }
+_FALLBACK = Locale.parse("en_US")
 
 
 def money(amount: Decimal | int, currency: str) -> str:
     """``1500`` CLP -> ``$1.500``; ``10.5`` USD -> ``$10.50`` (currency's own decimals)."""
-    locale = _LOCALES.get(currency, "en_US")
+    locale = _LOCALES.get(currency, _FALLBACK)
     return format_currency(Decimal(str(amount)), currency, locale=locale)
 
 

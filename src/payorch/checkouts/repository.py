@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 
-from sqlalchemy import Integer, Row, Update, bindparam, insert, or_, select, update
+from sqlalchemy import Integer, Update, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts.records import Checkout, CheckoutStatus
+from payorch.db.prepared import Prepared
+from payorch.db.records import Row as RowData
 from payorch.db.records import column_values, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import checkouts
@@ -24,18 +26,17 @@ def _texts(value: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()} if isinstance(value, Mapping) else {}
 
 
-def _checkout(row: Row[tuple[object, ...]]) -> Checkout:
-    data = row._mapping
+def _checkout(data: RowData) -> Checkout:
     return record_of(
         Checkout,
         data,
-        status=CheckoutStatus(data["status"]),
+        status=CheckoutStatus(str(data["status"])),
         fields=_texts(data["fields"]),
         provider_data=_texts(data["provider_data"]),
     )
 
 
-def _maybe(row: Row[tuple[object, ...]] | None) -> Checkout | None:
+def _maybe(row: RowData | None) -> Checkout | None:
     return _checkout(row) if row is not None else None
 
 
@@ -46,7 +47,7 @@ async def insert_checkout(conn: AsyncConnection, checkout: Checkout) -> None:
     await conn.execute(_INSERT, column_values(checkout))
 
 
-_ACTIVE_FOR_INTENT = (
+_ACTIVE_FOR_INTENT = Prepared(
     select(checkouts)
     .where(
         checkouts.c.payment_intent_id == bindparam("payment_intent_id"),
@@ -58,8 +59,7 @@ _ACTIVE_FOR_INTENT = (
 
 
 async def active_for_intent(conn: AsyncConnection, payment_intent_id: str) -> Checkout | None:
-    result = await conn.execute(_ACTIVE_FOR_INTENT, {"payment_intent_id": payment_intent_id})
-    return _maybe(result.first())
+    return _maybe(await _ACTIVE_FOR_INTENT.first(conn, {"payment_intent_id": payment_intent_id}))
 
 
 _FOR_INTENT = (
@@ -72,14 +72,14 @@ _FOR_INTENT = (
 async def for_intent(conn: AsyncConnection, payment_intent_id: str) -> list[Checkout]:
     """Every checkout of the intent, oldest first."""
     result = await conn.execute(_FOR_INTENT, {"payment_intent_id": payment_intent_id})
-    return [_checkout(row) for row in result.all()]
+    return [_checkout(row) for row in result.mappings().all()]
 
 
-_GET = select(checkouts).where(checkouts.c.id == bindparam("checkout_id"))
+_GET = Prepared(select(checkouts).where(checkouts.c.id == bindparam("checkout_id")))
 
 
 async def get(conn: AsyncConnection, checkout_id: str) -> Checkout | None:
-    return _maybe((await conn.execute(_GET, {"checkout_id": checkout_id})).first())
+    return _maybe(await _GET.first(conn, {"checkout_id": checkout_id}))
 
 
 # In the updates, no bind parameter is named after a column: SQLAlchemy keeps those names for
@@ -171,7 +171,7 @@ _LEASE_FREE = or_(checkouts.c.lease_until.is_(None), checkouts.c.lease_until <= 
 # Only an ACTIVE checkout is leased: a cancel (or a replacement) that closed it between the
 # caller's read and this statement has won, and no provider call may follow (provider A's
 # token would be committed after the cancel).
-_TAKE_LEASE = (
+_TAKE_LEASE = Prepared(
     update(checkouts)
     .where(_THIS_CHECKOUT, checkouts.c.status == CheckoutStatus.ACTIVE.value, _LEASE_FREE)
     .values(lease_until=bindparam("until"))
@@ -181,10 +181,8 @@ _TAKE_LEASE = (
 async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, until: datetime) -> bool:
     """Claim the right to talk to the provider about this checkout (one actor at a time), if it
     is still ACTIVE."""
-    result = await conn.execute(
-        _TAKE_LEASE, {"checkout_id": checkout_id, "now": now, "until": until}
-    )
-    return result.rowcount == 1
+    parameters = {"checkout_id": checkout_id, "now": now, "until": until}
+    return await _TAKE_LEASE.rowcount(conn, parameters) == 1
 
 
 _RELEASE_LEASE = update(checkouts).where(_THIS_CHECKOUT).values(lease_until=None)
@@ -239,4 +237,4 @@ async def claim_due(
         return []
     await conn.execute(_LEASE_CLAIMED, {"ids": ids, "until": lease_until})
     claimed = await conn.execute(_CLAIMED, {"ids": ids})
-    return [_checkout(row) for row in claimed]
+    return [_checkout(row) for row in claimed.mappings()]

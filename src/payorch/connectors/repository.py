@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Row, bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.connectors.records import Connector
 from payorch.db.one_statement import Fragment
+from payorch.db.prepared import Prepared
+from payorch.db.records import Row as RowData
 from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.providers import connectors
 from payorch.providers import AUTO
@@ -30,8 +32,8 @@ class DuplicateConnector(Exception):
 _RENAMED = {"encrypted_credentials": "credentials"}
 
 
-def _connector(row: Row[tuple[object, ...]]) -> Connector:
-    return record_of(Connector, row._mapping, renamed=_RENAMED, mode=Mode(row.mode))
+def _connector(row: RowData) -> Connector:
+    return record_of(Connector, row, renamed=_RENAMED, mode=Mode(str(row["mode"])))
 
 
 _INSERT = insert(connectors)  # executed with the record's column values
@@ -46,7 +48,7 @@ async def insert_connector(conn: AsyncConnection, connector: Connector) -> None:
         raise DuplicateConnector() from exc
 
 
-_FOR_MERCHANT = (
+_FOR_MERCHANT = Prepared(
     select(connectors)
     .where(connectors.c.merchant_account_id == bindparam("merchant_account_id"))
     .order_by(connectors.c.priority, connectors.c.created_at, connectors.c.id)
@@ -54,7 +56,7 @@ _FOR_MERCHANT = (
 
 
 async def for_merchant(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
-    rows = await conn.execute(_FOR_MERCHANT, {"merchant_account_id": merchant_account_id})
+    rows = await _FOR_MERCHANT.all(conn, {"merchant_account_id": merchant_account_id})
     return [_connector(row) for row in rows]
 
 
@@ -73,16 +75,16 @@ async def get(
         "application_id": application_id,
         "merchant_account_id": merchant_account_id,
     }
-    row = (await conn.execute(_GET, params)).first()
+    row = (await conn.execute(_GET, params)).mappings().first()
     return _connector(row) if row is not None else None
 
 
-_GET_ANY = select(connectors).where(connectors.c.id == bindparam("connector_id"))
+_GET_ANY = Prepared(select(connectors).where(connectors.c.id == bindparam("connector_id")))
 
 
 async def get_any(conn: AsyncConnection, connector_id: str) -> Connector | None:
     """By id alone: for provider notifications, which carry no API key."""
-    row = (await conn.execute(_GET_ANY, {"connector_id": connector_id})).first()
+    row = await _GET_ANY.first(conn, {"connector_id": connector_id})
     return _connector(row) if row is not None else None
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from payorch.db.prepared import statements_on_driver
 from payorch.db.statements import StatementConnection, StatementLane
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
@@ -96,9 +97,12 @@ class Database:
         transaction (a consistent snapshot there, and our BEGIN IMMEDIATE hook runs on every begin).
         """
         async with self.engine.connect() as conn:
-            if not self.is_sqlite:
+            if self.is_sqlite:
+                yield conn
+            else:
                 await conn.execution_options(isolation_level="AUTOCOMMIT")
-            yield conn
+                with statements_on_driver(conn):  # each statement its own: see db/prepared.py
+                    yield conn
             if conn.in_transaction():
                 await conn.commit()
 

@@ -7,14 +7,18 @@ from collections.abc import Mapping
 from dataclasses import fields
 from enum import Enum
 from functools import cache
-from typing import TYPE_CHECKING, TypeVar
-
-from sqlalchemy import RowMapping
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 Record = TypeVar("Record", bound="DataclassInstance")
+
+
+class Row(Protocol):
+    """A row by column name: the engine's RowMapping, or asyncpg's Record (db/prepared.py)."""
+
+    def __getitem__(self, key: str, /) -> object: ...
 
 
 @cache
@@ -24,7 +28,7 @@ def field_names(record_type: type[DataclassInstance]) -> tuple[str, ...]:
 
 def record_of(
     record_type: type[Record],
-    row: RowMapping,
+    row: Row,
     /,
     *,
     renamed: Mapping[str, str] | None = None,

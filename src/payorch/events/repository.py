@@ -10,6 +10,8 @@ from sqlalchemy import Row, Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
+from payorch.db.prepared import Prepared
+from payorch.db.records import record_of
 from payorch.db.tables import events
 from payorch.events.records import Event, StoredEvent, TimelineEntry
 
@@ -70,7 +72,7 @@ def _values(event: Event) -> dict[str, object]:
     return {name: getattr(event, name) for name in _FIELDS}
 
 
-_TIMELINE = (
+_TIMELINE = Prepared(
     select(events.c.type, events.c.created_at)
     .where(events.c.payment_intent_id == bindparam("payment_intent_id"))
     .order_by(events.c.seq)
@@ -78,8 +80,8 @@ _TIMELINE = (
 
 
 async def timeline(conn: AsyncConnection, payment_intent_id: str) -> list[TimelineEntry]:
-    result = await conn.execute(_TIMELINE, {"payment_intent_id": payment_intent_id})
-    return [TimelineEntry(type=row.type, at=row.created_at) for row in result]
+    rows = await _TIMELINE.all(conn, {"payment_intent_id": payment_intent_id})
+    return [record_of(TimelineEntry, row, renamed={"at": "created_at"}) for row in rows]
 
 
 async def list_events(

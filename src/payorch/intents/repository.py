@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 
 import orjson
-from sqlalchemy import RowMapping, bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
+from payorch.db.prepared import Prepared
+from payorch.db.records import Row, field_names, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import payments
 from payorch.intents.records import IntentPayment, PaymentIntent
@@ -26,10 +28,11 @@ async def insert_intent(conn: AsyncConnection, intent: PaymentIntent) -> None:
     await conn.execute(_INSERT, {name: getattr(intent, name) for name in _COLUMNS})
 
 
-_GET = select(intents).where(
+_SELECT_ONE = select(intents).where(
     intents.c.id == bindparam("intent_id"), intents.c.application_id == bindparam("application_id")
 )
-_GET_FOR_UPDATE = _GET.with_for_update()  # a no-op on SQLite, whose BEGIN IMMEDIATE serializes
+_GET = Prepared(_SELECT_ONE)
+_GET_FOR_UPDATE = Prepared(_SELECT_ONE.with_for_update())  # a no-op on SQLite (BEGIN IMMEDIATE)
 
 
 async def get(
@@ -37,13 +40,13 @@ async def get(
 ) -> PaymentIntent | None:
     query = _GET_FOR_UPDATE if for_update else _GET
     parameters = {"intent_id": intent_id, "application_id": application_id}
-    row = (await conn.execute(query, parameters)).mappings().first()
+    row = await query.first(conn, parameters)
     return _intent(row) if row is not None else None
 
 
 # The intent with its payment (at most one: payments.payment_intent_id is unique), in one read:
 # the one read of another domain's table here, because the join is the point (GET of an intent).
-_GET_WITH_PAYMENT = (
+_GET_WITH_PAYMENT = Prepared(
     select(
         intents,
         payments.c.id.label("payment_id"),
@@ -63,21 +66,17 @@ async def get_with_payment(
     conn: AsyncConnection, application_id: str, intent_id: str
 ) -> tuple[PaymentIntent, IntentPayment | None] | None:
     """The intent and its payment (None until a payment exists)."""
-    result = await conn.execute(
-        _GET_WITH_PAYMENT, {"intent_id": intent_id, "application_id": application_id}
-    )
-    row = result.mappings().first()
+    parameters = {"intent_id": intent_id, "application_id": application_id}
+    row = await _GET_WITH_PAYMENT.first(conn, parameters)
     if row is None:
         return None
     payment = None
     if row["payment_id"] is not None:
-        payment = IntentPayment(
-            id=row["payment_id"],
-            status=row["payment_status"],
-            authorization_code=row["payment_authorization_code"],
-            authorized_at=row["payment_authorized_at"],
-        )
+        payment = record_of(IntentPayment, row, renamed=_PAYMENT_COLUMNS)
     return _intent(row), payment
+
+
+_PAYMENT_COLUMNS = {name: f"payment_{name}" for name in field_names(IntentPayment)}
 
 
 async def get_any(
@@ -85,12 +84,13 @@ async def get_any(
 ) -> PaymentIntent | None:
     """By id alone: for provider returns and notifications, which carry no API key."""
     query = _GET_ANY_FOR_UPDATE if for_update else _GET_ANY
-    row = (await conn.execute(query, {"intent_id": intent_id})).mappings().first()
+    row = await query.first(conn, {"intent_id": intent_id})
     return _intent(row) if row is not None else None
 
 
-_GET_ANY = select(intents).where(intents.c.id == bindparam("intent_id"))
-_GET_ANY_FOR_UPDATE = _GET_ANY.with_for_update()
+_SELECT_ANY = select(intents).where(intents.c.id == bindparam("intent_id"))
+_GET_ANY = Prepared(_SELECT_ANY)
+_GET_ANY_FOR_UPDATE = Prepared(_SELECT_ANY.with_for_update())
 
 
 async def compare_and_set_status(
@@ -165,8 +165,8 @@ async def page(
     return found[:limit]
 
 
-def _intent(row: RowMapping) -> PaymentIntent:
-    return PaymentIntent(**{name: row[name] for name in _COLUMNS})  # rows may carry more columns
+def _intent(row: Row) -> PaymentIntent:
+    return record_of(PaymentIntent, row)  # rows may carry more columns (a join): left out
 
 
 # PostgreSQL, one statement (payorch.db.one_statement): insert the intent when the gate before it

@@ -1,0 +1,105 @@
+"""Statements built once, which a step without a transaction runs on the driver itself (PostgreSQL).
+
+Through the engine every statement pays for SQLAlchemy's execution (a greenlet crossing, the
+compiled cache's lookup, an execution context, a result object): about 55 us of CPU more than
+asyncpg's own ``fetch`` on the same connection (docs/performance.md, "Reads on the driver"). In
+a step that needs no transaction (``Database.reading()``: a GET, the reads and the lease of a
+confirm) a statement is atomic by itself, so nothing is lost by handing it to the driver: the
+step marks its connection, and a ``Prepared`` statement run on a marked connection goes to the
+connection's own asyncpg connection, compiled once. Anywhere else (a transaction, SQLite) it runs
+through the engine as any statement does, so a repository function serves both.
+
+asyncpg answers what the engine would: aware UTC datetimes (the engine's UtcDateTime gives the
+same) and JSON decoded (the engine's dialect installs that codec on every connection it opens);
+tests/test_prepared.py compares both answers for every prepared statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeAlias, TypeVar
+
+import asyncpg
+from sqlalchemy import Delete, Insert, Select, Update
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.db.records import Row
+
+# The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine.
+_ASYNCPG = make_url("postgresql+asyncpg://").get_dialect()()
+_STEP = "payorch.step_on_driver"  # in the pooled connection's info while a step is marked
+Statement: TypeAlias = "Select[*tuple[object, ...]] | Update | Insert | Delete"
+Answer = TypeVar("Answer")
+# The connection itself failed (PostgreSQL restarted, the socket closed): the engine would
+# invalidate it so that its pool never hands it out again, and so do we.
+_BROKEN = (asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.InterfaceError, OSError)
+
+
+@contextmanager
+def statements_on_driver(conn: AsyncConnection) -> Iterator[None]:
+    """Mark ``conn`` (PostgreSQL, autocommit, no transaction) for the block: its prepared
+    statements run on the driver."""
+    conn.info[_STEP] = True
+    try:
+        yield
+    finally:
+        if not conn.invalidated:  # an invalidated connection's info is gone with it
+            conn.info.pop(_STEP, None)
+
+
+def _driver(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:
+    if not conn.info.get(_STEP):
+        return None
+    sync = conn.sync_connection
+    driver = sync.connection.driver_connection if sync is not None else None
+    return driver if isinstance(driver, asyncpg.Connection) else None
+
+
+async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]]) -> Answer:
+    try:
+        return await call()
+    except _BROKEN:
+        conn.info.pop(_STEP, None)
+        await conn.invalidate()
+        raise
+
+
+class Prepared:
+    """A statement built once; on a marked connection, compiled once for asyncpg and run there."""
+
+    def __init__(self, statement: Statement) -> None:
+        self.statement = statement
+        self._compiled: tuple[str, tuple[str, ...], dict[str, object]] | None = None
+
+    def _arguments(self, parameters: Mapping[str, object]) -> tuple[str, list[object]]:
+        if self._compiled is None:
+            compiled = self.statement.compile(dialect=_ASYNCPG)
+            # Values the statement holds itself (a literal compared with, a LIMIT) are parameters too.
+            self._compiled = (str(compiled), tuple(compiled.positiontup or ()), dict(compiled.params))
+        sql, names, own = self._compiled
+        return sql, [parameters[name] if name in parameters else own[name] for name in names]
+
+    async def first(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> Row | None:
+        driver = _driver(conn)
+        if driver is None:
+            return (await conn.execute(self.statement, parameters)).mappings().first()
+        sql, arguments = self._arguments(parameters)
+        return await _guarded(conn, lambda: driver.fetchrow(sql, *arguments))
+
+    async def all(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> list[Row]:
+        driver = _driver(conn)
+        if driver is None:
+            return list((await conn.execute(self.statement, parameters)).mappings().all())
+        sql, arguments = self._arguments(parameters)
+        return list(await _guarded(conn, lambda: driver.fetch(sql, *arguments)))
+
+    async def rowcount(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> int:
+        """Rows a write changed (an UPDATE or DELETE without RETURNING)."""
+        driver = _driver(conn)
+        if driver is None:
+            return (await conn.execute(self.statement, parameters)).rowcount
+        sql, arguments = self._arguments(parameters)
+        status = await _guarded(conn, lambda: driver.execute(sql, *arguments))  # e.g. "UPDATE 1"
+        return int(status.rsplit(" ", 1)[-1])

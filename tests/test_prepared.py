@@ -1,0 +1,142 @@
+"""Statements on the driver (payorch.db.prepared): in a step without a transaction a prepared
+statement runs on asyncpg itself, and answers exactly what the engine answers in a transaction.
+Each repository read that is prepared is compared field for field, after a whole payment (so the
+intent has a checkout, a payment and a timeline). On SQLite both ways are the engine's."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import pkgutil
+from datetime import timedelta
+
+import asyncpg
+import httpx
+import pytest
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+import payorch
+from payorch.checkouts import repository as checkouts
+from payorch.connectors import repository as connectors
+from payorch.db.prepared import Prepared
+from payorch.events import repository as events
+from payorch.intents import repository as intents
+from payorch.runtime import Runtime
+from tests.providers.helpers import A, mock_sandbox, pay, start
+
+
+def every_prepared() -> list[Prepared]:
+    found = []
+    for module in pkgutil.walk_packages(payorch.__path__, "payorch."):
+        if module.name.startswith("payorch.db.migrations") or module.name.endswith("__main__"):
+            continue
+        loaded = importlib.import_module(module.name)
+        found += [value for value in vars(loaded).values() if isinstance(value, Prepared)]
+    return found
+
+
+def test_every_prepared_statement_compiles_for_the_driver() -> None:
+    prepared = every_prepared()
+    assert len(prepared) >= 10
+    for statement in prepared:
+        sql, _ = statement._arguments({name: None for name in _names(statement)})
+        assert "$1" in sql
+
+
+def _names(statement: Prepared) -> tuple[str, ...]:
+    from payorch.db.prepared import _ASYNCPG
+
+    return tuple(statement.statement.compile(dialect=_ASYNCPG).positiontup or ())
+
+
+async def test_the_driver_answers_what_the_engine_answers(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    paid, body = await start(client, sandbox, provider=A)
+    await pay(client, body, "approve")
+    open_intent, _ = await start(client, sandbox, provider=A)
+    app = sandbox.application_id
+    async with runtime.database.transaction() as conn:
+        connector_id = (await connectors.for_merchant(conn, sandbox.merchant_account_id))[0].id
+        open_checkout = await checkouts.active_for_intent(conn, open_intent["id"])
+    assert open_checkout is not None
+
+    async def reads(conn: AsyncConnection) -> list[object]:
+        answers: list[object] = []
+        for intent_id in (paid["id"], open_intent["id"], "payi_unknown"):
+            answers.append(await intents.get(conn, app, intent_id))
+            answers.append(await intents.get_any(conn, intent_id))
+            answers.append(await intents.get_with_payment(conn, app, intent_id))
+            answers.append(await events.timeline(conn, intent_id))
+            answers.append(await checkouts.active_for_intent(conn, intent_id))
+        answers.append(await checkouts.get(conn, open_checkout.id))
+        answers.append(await connectors.for_merchant(conn, sandbox.merchant_account_id))
+        answers.append(await connectors.get_any(conn, connector_id))
+        return answers
+
+    through_engine: list[str] = []
+
+    def seen(*args: object) -> None:
+        through_engine.append(str(args[2]))
+
+    engine = runtime.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        async with runtime.database.reading() as conn:
+            on_driver = await reads(conn)
+        driver_statements = len(through_engine)
+        async with runtime.database.transaction() as conn:
+            on_engine = await reads(conn)
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert on_driver == on_engine
+    if not runtime.database.is_sqlite:
+        assert driver_statements == 0, through_engine  # every read above went to the driver
+    assert on_driver[2] is not None and on_driver[2][1] is not None  # the paid intent's payment
+    assert on_driver[4] is None and on_driver[9] is not None  # closed and open checkouts
+
+
+@pytest.mark.parametrize("step", ["reading", "transaction"])
+async def test_the_lease_counts_the_rows_it_changed(
+    client: httpx.AsyncClient, runtime: Runtime, step: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    created, _ = await start(client, sandbox, provider=A)
+    async with runtime.database.transaction() as conn:
+        checkout = await checkouts.active_for_intent(conn, created["id"])
+    assert checkout is not None
+    now = runtime.clock.now()
+    until = now + timedelta(seconds=30)
+    opened = runtime.database.reading() if step == "reading" else runtime.database.transaction()
+    async with opened as conn:
+        assert await checkouts.take_lease(conn, checkout.id, now, until) is True
+        assert await checkouts.take_lease(conn, checkout.id, now, until) is False  # held
+        assert await checkouts.take_lease(conn, "chk_unknown", now, until) is False
+    async with runtime.database.reading() as conn:
+        leased = await checkouts.get(conn, checkout.id)
+    assert leased is not None and leased.lease_until == until
+
+
+async def test_a_connection_that_broke_on_the_driver_is_not_used_again(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    if runtime.database.is_sqlite:
+        pytest.skip("the driver path is PostgreSQL's")
+    sandbox = await mock_sandbox(runtime)
+    created, _ = await start(client, sandbox, provider=A)
+    admin = await asyncpg.connect(runtime.settings.database_url.replace("+asyncpg", ""))
+    pid = None
+    try:
+        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError, OSError)):
+            async with runtime.database.reading() as conn:
+                pid = await conn.scalar(text("SELECT pg_backend_pid()"))
+                assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+                await asyncio.sleep(0.3)  # the socket closes, as after a restart or failover
+                await intents.get_any(conn, created["id"])
+    finally:
+        await admin.close()
+    async with runtime.database.reading() as conn:  # the pool did not hand the dead one out again
+        assert await conn.scalar(text("SELECT pg_backend_pid()")) != pid
+        assert await intents.get_any(conn, created["id"]) is not None

@@ -23,7 +23,10 @@ from payorch.db.prepared import Prepared
 from payorch.events import repository as events
 from payorch.intents import repository as intents
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, mock_sandbox, pay, start
+from payorch.simulator import repository as simulator
+from payorch.simulator.provider_a import repository as simulator_a
+from payorch.simulator.provider_b import repository as simulator_b
+from tests.providers.helpers import A, B, mock_sandbox, pay, query_of, start
 
 
 def every_prepared() -> list[Prepared]:
@@ -96,6 +99,36 @@ async def test_the_driver_answers_what_the_engine_answers(
         assert driver_statements == 0, through_engine  # every read above went to the driver
     assert on_driver[2] is not None and on_driver[2][1] is not None  # the paid intent's payment
     assert on_driver[4] is None and on_driver[9] is not None  # closed and open checkouts
+
+
+async def test_the_simulator_reads_the_same_on_the_driver(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    _, a_body = await start(client, sandbox, provider=A)
+    _, b_body = await start(client, sandbox, provider=B)
+    await pay(client, b_body, "approve")
+    token = a_body["checkout"]["fields"]["token_ws"]
+    preference_id = query_of(b_body["checkout"]["url"])["pref_id"]
+    owner = sandbox.application_id
+
+    async def reads(conn: AsyncConnection) -> list[object]:
+        return [
+            await simulator.fault_mode(conn, owner, "provider_b"),
+            await simulator.merchant_name(conn, owner),
+            await simulator_a.get(conn, token),
+            await simulator_a.get(conn, token, owner=owner),
+            await simulator_a.get(conn, token, owner="someone-else"),
+            await simulator_b.get_preference(conn, preference_id),
+            await simulator_b.payments_of_preference(conn, preference_id),
+        ]
+
+    async with runtime.database.reading() as conn:
+        on_driver = await reads(conn)
+    async with runtime.database.transaction() as conn:
+        on_engine = await reads(conn)
+    assert on_driver == on_engine
+    assert on_driver[2] is not None and on_driver[4] is None and on_driver[6] != []
 
 
 @pytest.mark.parametrize("step", ["reading", "transaction"])

@@ -9,21 +9,24 @@ from __future__ import annotations
 from datetime import datetime
 from functools import cache
 
-from sqlalchemy import Select, Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.prepared import Prepared
 from payorch.db.records import Record, record_of
 from payorch.db.tables import merchant_accounts
 from payorch.db.tables.simulator import simulator_faults as faults
 
-_FAULT_MODE = select(faults.c.mode).where(
-    faults.c.owner == bindparam("owner"), faults.c.provider == bindparam("provider")
+_FAULT_MODE = Prepared(
+    select(faults.c.mode).where(
+        faults.c.owner == bindparam("owner"), faults.c.provider == bindparam("provider")
+    )
 )
 
 
 async def fault_mode(conn: AsyncConnection, owner: str, provider: str) -> str:
-    row = (await conn.execute(_FAULT_MODE, {"owner": owner, "provider": provider})).first()
-    return row.mode if row is not None else "ok"
+    row = await _FAULT_MODE.first(conn, {"owner": owner, "provider": provider})
+    return str(row["mode"]) if row is not None else "ok"
 
 
 _FAULT_MODES = select(faults.c.provider, faults.c.mode).where(faults.c.owner == bindparam("owner"))
@@ -58,7 +61,7 @@ async def set_fault_mode(
         )
 
 
-_MERCHANT_NAME = (
+_MERCHANT_NAME = Prepared(
     select(merchant_accounts.c.name)
     .where(merchant_accounts.c.application_id == bindparam("owner"))
     .order_by(merchant_accounts.c.created_at)
@@ -69,21 +72,21 @@ _MERCHANT_NAME = (
 async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
     """The owner's first merchant account's name, for the pages' header."""
     # A read across domains (applications own merchant_accounts): one column for display.
-    row = (await conn.execute(_MERCHANT_NAME, {"owner": owner})).first()
-    return row.name if row is not None else None
+    row = await _MERCHANT_NAME.first(conn, {"owner": owner})
+    return str(row["name"]) if row is not None else None
 
 
 @cache
 def _owned_statement(
     table: Table, key: str, *, by_owner: bool, for_update: bool
-) -> Select[*tuple[object, ...]]:
+) -> Prepared:
     """Built once per table, key column and variant."""
     query = select(table).where(table.c[key] == bindparam("key"))
     if by_owner:
         query = query.where(table.c.owner == bindparam("owner"))
     if for_update:
         query = query.with_for_update()
-    return query
+    return Prepared(query)
 
 
 async def owned(
@@ -101,5 +104,5 @@ async def owned(
     ``for_update``."""
     query = _owned_statement(table, key, by_owner=owner is not None, for_update=for_update)
     params = {"key": value} if owner is None else {"key": value, "owner": owner}
-    row = (await conn.execute(query, params)).mappings().first()
+    row = await query.first(conn, params)
     return record_of(record_type, row) if row is not None else None

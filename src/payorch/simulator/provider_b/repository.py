@@ -12,7 +12,8 @@ from functools import cache
 from sqlalchemy import Column, Integer, Row, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch.db.records import column_values
+from payorch.db.prepared import Prepared
+from payorch.db.records import column_values, record_of
 from payorch.db.tables.simulator import (
     simulator_b_notifications as notifications,
 )
@@ -103,7 +104,7 @@ async def get_payment(
     )
 
 
-_PAYMENTS_OF_PREFERENCE = (
+_PAYMENTS_OF_PREFERENCE = Prepared(
     select(payments)
     .where(payments.c.preference_id == bindparam("preference_id"))
     .order_by(payments.c.date_created)
@@ -111,8 +112,8 @@ _PAYMENTS_OF_PREFERENCE = (
 
 
 async def payments_of_preference(conn: AsyncConnection, preference_id: str) -> list[SimBPayment]:
-    rows = await conn.execute(_PAYMENTS_OF_PREFERENCE, {"preference_id": preference_id})
-    return [_payment(row) for row in rows]
+    rows = await _PAYMENTS_OF_PREFERENCE.all(conn, {"preference_id": preference_id})
+    return [record_of(SimBPayment, row) for row in rows]
 
 
 def _owner_payments_by(column: Column[str]) -> Select[*tuple[object, ...]]:

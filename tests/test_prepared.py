@@ -13,13 +13,14 @@ from datetime import timedelta
 import asyncpg
 import httpx
 import pytest
-from sqlalchemy import event, text
+from sqlalchemy import event, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import payorch
 from payorch.checkouts import repository as checkouts
 from payorch.connectors import repository as connectors
 from payorch.db.prepared import Prepared
+from payorch.db.tables import payment_intents
 from payorch.events import repository as events
 from payorch.intents import repository as intents
 from payorch.runtime import Runtime
@@ -90,7 +91,7 @@ async def test_the_driver_answers_what_the_engine_answers(
         async with runtime.database.reading() as conn:
             on_driver = await reads(conn)
         driver_statements = len(through_engine)
-        async with runtime.database.transaction() as conn:
+        async with runtime.database.engine.begin() as conn:  # the engine's own transaction
             on_engine = await reads(conn)
     finally:
         event.remove(engine, "before_cursor_execute", seen)
@@ -125,13 +126,13 @@ async def test_the_simulator_reads_the_same_on_the_driver(
 
     async with runtime.database.reading() as conn:
         on_driver = await reads(conn)
-    async with runtime.database.transaction() as conn:
+    async with runtime.database.engine.begin() as conn:  # the engine's own transaction
         on_engine = await reads(conn)
     assert on_driver == on_engine
     assert on_driver[2] is not None and on_driver[4] is None and on_driver[6] != []
 
 
-@pytest.mark.parametrize("step", ["reading", "transaction"])
+@pytest.mark.parametrize("step", ["reading", "transaction", "engine"])
 async def test_the_lease_counts_the_rows_it_changed(
     client: httpx.AsyncClient, runtime: Runtime, step: str
 ) -> None:
@@ -142,7 +143,11 @@ async def test_the_lease_counts_the_rows_it_changed(
     assert checkout is not None
     now = runtime.clock.now()
     until = now + timedelta(seconds=30)
-    opened = runtime.database.reading() if step == "reading" else runtime.database.transaction()
+    opened = {
+        "reading": runtime.database.reading,
+        "transaction": runtime.database.transaction,
+        "engine": runtime.database.engine.begin,
+    }[step]()
     async with opened as conn:
         assert await checkouts.take_lease(conn, checkout.id, now, until) is True
         assert await checkouts.take_lease(conn, checkout.id, now, until) is False  # held
@@ -173,3 +178,61 @@ async def test_a_connection_that_broke_on_the_driver_is_not_used_again(
     async with runtime.database.reading() as conn:  # the pool did not hand the dead one out again
         assert await conn.scalar(text("SELECT pg_backend_pid()")) != pid
         assert await intents.get_any(conn, created["id"]) is not None
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("ends", ["commit", "raise"])
+async def test_a_transaction_holds_the_driver_and_the_engine_statements_together(
+    client: httpx.AsyncClient, runtime: Runtime, ends: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    created, _ = await start(client, sandbox, provider=A)
+    intent_id = created["id"]
+    now = runtime.clock.now()
+    try:
+        async with runtime.database.transaction() as conn:
+            moved = await intents.compare_and_set_status(  # prepared: on the driver (PostgreSQL)
+                conn, intent_id, expected="REQUIRES_ACTION", new="PROCESSING", at=now
+            )
+            assert moved
+            await conn.execute(  # built here: through the engine, in the same transaction
+                update(payment_intents)
+                .where(payment_intents.c.id == intent_id)
+                .values(description="changed")
+            )
+            if ends == "raise":
+                raise _Stop
+    except _Stop:
+        pass
+    async with runtime.database.reading() as conn:
+        after = await intents.get_any(conn, intent_id)
+    assert after is not None
+    if ends == "commit":
+        assert (after.status, after.description) == ("PROCESSING", "changed")
+    else:
+        assert (after.status, after.description) == ("REQUIRES_ACTION", created["description"])
+
+
+async def test_a_cancelled_transaction_leaves_no_transaction_open_in_the_pool(runtime: Runtime) -> None:
+    if runtime.database.is_sqlite:
+        pytest.skip("the driver's transaction is PostgreSQL's")
+    entered = asyncio.Event()
+
+    async def hold() -> None:
+        async with runtime.database.transaction() as conn:
+            await conn.execute(text("SELECT 1"))
+            entered.set()
+            await asyncio.sleep(10)
+
+    task = asyncio.create_task(hold())
+    await entered.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(3):  # whichever pooled connection comes next is outside any transaction
+        async with runtime.database.reading() as conn:  # autocommit: a transaction per statement
+            first = await conn.scalar(text("SELECT txid_current()"))
+            assert await conn.scalar(text("SELECT txid_current()")) != first

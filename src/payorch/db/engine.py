@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-from payorch.db.prepared import statements_on_driver
+from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.statements import StatementConnection, StatementLane
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
@@ -84,9 +84,21 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncConnection]:
-        """One atomic unit: commits when the block ends, rolls back if it raises."""
-        async with self.engine.begin() as conn:
-            yield conn
+        """One atomic unit: commits when the block ends, rolls back if it raises.
+
+        PostgreSQL: the transaction is the driver's own (BEGIN and COMMIT by asyncpg on the
+        connection, the engine's side autocommit), so that prepared statements can run on the
+        driver inside it (db/prepared.py); every other statement goes through the engine, inside
+        the same transaction."""
+        if self.is_sqlite:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self.engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            async with driver_transaction(conn):
+                with statements_on_driver(conn):
+                    yield conn
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[AsyncConnection]:

@@ -16,8 +16,8 @@ tests/test_prepared.py compares both answers for every prepared statement.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from typing import TypeAlias, TypeVar
 
 import asyncpg
@@ -50,11 +50,39 @@ def statements_on_driver(conn: AsyncConnection) -> Iterator[None]:
 
 
 def _driver(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:
-    if not conn.info.get(_STEP):
-        return None
+    return _driver_of(conn) if conn.info.get(_STEP) else None
+
+
+def _driver_of(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:
     sync = conn.sync_connection
     driver = sync.connection.driver_connection if sync is not None else None
     return driver if isinstance(driver, asyncpg.Connection) else None
+
+
+@asynccontextmanager
+async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
+    """One transaction on ``conn``'s asyncpg connection (``conn`` itself autocommit, so the
+    engine sends no BEGIN of its own and its statements run inside this one): BEGIN, then
+    COMMIT when the block ends, ROLLBACK if it raises. A connection that could leave with its
+    transaction still open (a rollback cut short) is invalidated, never handed out again."""
+    driver = _driver_of(conn)
+    assert driver is not None, "a transaction on the driver needs asyncpg"
+    transaction = driver.transaction()
+    await _guarded(conn, transaction.start)
+    try:
+        yield
+    except BaseException:
+        try:
+            if not conn.invalidated:
+                await transaction.rollback()
+        except _BROKEN:
+            await conn.invalidate()
+        raise
+    else:
+        await _guarded(conn, transaction.commit)
+    finally:
+        if not conn.invalidated and driver.is_in_transaction():
+            await conn.invalidate()
 
 
 async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]]) -> Answer:

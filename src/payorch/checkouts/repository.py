@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 
-from sqlalchemy import Integer, Update, bindparam, insert, or_, select, update
+from sqlalchemy import Integer, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts.records import Checkout, CheckoutStatus
@@ -105,7 +105,7 @@ async def replace(conn: AsyncConnection, checkout_id: str, at: datetime) -> bool
 
 
 @cache
-def _record_result_statement(reference: bool, schedule: bool, close: bool, release: bool) -> Update:
+def _record_result_statement(reference: bool, schedule: bool, close: bool, release: bool) -> Prepared:
     """record_result's update for the parts given (at most 15 statements, each built once)."""
     values: dict[str, object] = {"lease_until": None} if release else {}
     if reference:
@@ -116,7 +116,7 @@ def _record_result_statement(reference: bool, schedule: bool, close: bool, relea
         values.update(
             status=CheckoutStatus.CLOSED.value, closed_at=bindparam("at"), next_check_at=None
         )
-    return update(checkouts).where(_THIS_CHECKOUT).values(values)
+    return Prepared(update(checkouts).where(_THIS_CHECKOUT).values(values))
 
 
 async def record_result(
@@ -142,7 +142,7 @@ async def record_result(
         params["first_check_at"] = first_check_at
     if close:
         params["at"] = closed_at
-    await conn.execute(_record_result_statement(reference, schedule, close, release_lease), params)
+    await _record_result_statement(reference, schedule, close, release_lease).rowcount(conn, params)
 
 
 _RESCHEDULE = (
@@ -185,11 +185,11 @@ async def take_lease(conn: AsyncConnection, checkout_id: str, now: datetime, unt
     return await _TAKE_LEASE.rowcount(conn, parameters) == 1
 
 
-_RELEASE_LEASE = update(checkouts).where(_THIS_CHECKOUT).values(lease_until=None)
+_RELEASE_LEASE = Prepared(update(checkouts).where(_THIS_CHECKOUT).values(lease_until=None))
 
 
 async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
-    await conn.execute(_RELEASE_LEASE, {"checkout_id": checkout_id})
+    await _RELEASE_LEASE.rowcount(conn, {"checkout_id": checkout_id})
 
 
 _DUE = (

@@ -105,18 +105,17 @@ async def compare_and_set_status(
     """Move the status if it still is ``expected``; ``provider``: also record the chosen one."""
     parameters = {"intent_id": intent_id, "expected": expected, "new": new, "at": at}
     if provider is None:
-        result = await conn.execute(_MOVE, parameters)
-    else:
-        result = await conn.execute(_MOVE_WITH_PROVIDER, {**parameters, "provider": provider})
-    return result.rowcount == 1
+        return await _MOVE.rowcount(conn, parameters) == 1
+    return await _MOVE_WITH_PROVIDER.rowcount(conn, {**parameters, "provider": provider}) == 1
 
 
-_MOVE = (
+_UPDATE_STATUS = (
     update(intents)
     .where(intents.c.id == bindparam("intent_id"), intents.c.status == bindparam("expected"))
     .values(status=bindparam("new"), updated_at=bindparam("at"))
 )
-_MOVE_WITH_PROVIDER = _MOVE.values(provider=bindparam("provider"))
+_MOVE = Prepared(_UPDATE_STATUS)
+_MOVE_WITH_PROVIDER = Prepared(_UPDATE_STATUS.values(provider=bindparam("provider")))
 _STATUS_OF = select(intents.c.status).where(intents.c.id == bindparam("intent_id"))
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
+from payorch.db.prepared import Prepared
 from payorch.db.records import column_values
 from payorch.db.tables import idempotency_records as records
 from payorch.idempotency.records import IdempotencyRecord, KeyState
@@ -67,7 +68,7 @@ def _record(row: Row[tuple[object, ...]]) -> IdempotencyRecord:
 
 
 _INSERT_IF_ABSENT = {
-    name: dialect.insert(records).on_conflict_do_nothing()
+    name: Prepared(dialect.insert(records).on_conflict_do_nothing())
     for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
 }  # built once per dialect: the create hot path runs it on every keyed request
 
@@ -78,8 +79,7 @@ async def insert_if_absent(
     """Insert the key with ``row``; False if the key exists. On PostgreSQL this waits for a
     concurrent transaction holding the same key to end, then reports the conflict."""
     values = {"application_id": application_id, "operation": operation, "key": key, **column_values(row)}
-    result = await conn.execute(_INSERT_IF_ABSENT[conn.dialect.name], values)
-    return result.rowcount == 1
+    return await _INSERT_IF_ABSENT[conn.dialect.name].rowcount(conn, values) == 1
 
 
 async def get(
@@ -146,7 +146,7 @@ _TAKE_OVER_STALE_LOCK = (
     .where(*_PK, records.c.state == IN_PROGRESS, records.c.locked_until <= bindparam("now"))
     .values(locked_until=bindparam("until"))
 )
-_COMPLETE = (
+_COMPLETE = Prepared(
     update(records)
     .where(*_PK, records.c.fingerprint == bindparam("expected_fingerprint"))
     .values(state=COMPLETED, response_status=bindparam("status"), response_body=bindparam("body"))
@@ -167,7 +167,7 @@ async def complete(
     body: bytes,
 ) -> None:
     parameters = {**_pk(application_id, operation, key), "expected_fingerprint": fingerprint}
-    await conn.execute(_COMPLETE, {**parameters, "status": status, "body": body.decode()})
+    await _COMPLETE.rowcount(conn, {**parameters, "status": status, "body": body.decode()})
 
 
 async def delete_claim(

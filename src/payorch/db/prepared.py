@@ -1,17 +1,19 @@
-"""Statements built once, which a step without a transaction runs on the driver itself (PostgreSQL).
+"""Statements built once that PostgreSQL runs on the driver itself, without the engine between.
 
 Through the engine every statement pays for SQLAlchemy's execution (a greenlet crossing, the
 compiled cache's lookup, an execution context, a result object): about 55 us of CPU more than
-asyncpg's own ``fetch`` on the same connection (docs/performance.md, "Reads on the driver"). In
-a step that needs no transaction (``Database.reading()``: a GET, the reads and the lease of a
-confirm) a statement is atomic by itself, so nothing is lost by handing it to the driver: the
-step marks its connection, and a ``Prepared`` statement run on a marked connection goes to the
-connection's own asyncpg connection, compiled once. Anywhere else (a transaction, SQLite) it runs
-through the engine as any statement does, so a repository function serves both.
+asyncpg's own ``fetch`` on the same connection (docs/performance.md, "Reads on the driver").
+``Database.reading()`` (autocommit: every statement atomic alone) and ``Database.transaction()``
+(on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their
+connection, and a ``Prepared`` statement run on a marked connection goes to that connection's
+asyncpg connection, compiled once; the engine's statements on the same connection run in the
+same transaction. Anywhere else (the request's own ``Conn``, SQLite) a ``Prepared`` statement
+runs through the engine as any statement does, so a repository function serves both.
 
 asyncpg answers what the engine would: aware UTC datetimes (the engine's UtcDateTime gives the
 same) and JSON decoded (the engine's dialect installs that codec on every connection it opens);
-tests/test_prepared.py compares both answers for every prepared statement.
+tests/test_prepared.py compares both answers, read by read. Parameters go to the driver as they
+are: prepared statements take no JSON and no naive datetimes.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ _BROKEN = (asyncpg.exceptions.ConnectionDoesNotExistError, asyncpg.InterfaceErro
 
 @contextmanager
 def statements_on_driver(conn: AsyncConnection) -> Iterator[None]:
-    """Mark ``conn`` (PostgreSQL, autocommit, no transaction) for the block: its prepared
+    """Mark ``conn`` (PostgreSQL, the engine's side autocommit) for the block: its prepared
     statements run on the driver."""
     conn.info[_STEP] = True
     try:

@@ -13,7 +13,7 @@ from datetime import timedelta
 import asyncpg
 import httpx
 import pytest
-from sqlalchemy import event, text, update
+from sqlalchemy import bindparam, event, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 import payorch
@@ -236,3 +236,15 @@ async def test_a_cancelled_transaction_leaves_no_transaction_open_in_the_pool(ru
         async with runtime.database.reading() as conn:  # autocommit: a transaction per statement
             first = await conn.scalar(text("SELECT txid_current()"))
             assert await conn.scalar(text("SELECT txid_current()")) != first
+
+
+def test_a_parameter_left_out_is_an_error_not_a_null() -> None:
+    statement = Prepared(
+        update(payment_intents)
+        .where(payment_intents.c.id == bindparam("intent_id"))
+        .values(description=bindparam("text"), provider=None)
+    )
+    with pytest.raises(KeyError, match="text"):
+        statement._arguments({"intent_id": "payi_x"})
+    sql, arguments = statement._arguments({"intent_id": "payi_x", "text": "t"})
+    assert len(arguments) == 3 and None in arguments  # the statement's own NULL goes with it

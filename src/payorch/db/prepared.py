@@ -106,8 +106,10 @@ class Prepared:
     def _arguments(self, parameters: Mapping[str, object]) -> tuple[str, list[object]]:
         if self._compiled is None:
             compiled = self.statement.compile(dialect=_ASYNCPG)
-            # Values the statement holds itself (a literal compared with, a LIMIT) are parameters too.
-            self._compiled = (str(compiled), tuple(compiled.positiontup or ()), dict(compiled.params))
+            # Values the statement holds itself (a literal compared with, a LIMIT) are parameters
+            # too; a parameter the caller must give and did not is a KeyError, never a NULL.
+            own = {name: bind.value for name, bind in compiled.binds.items() if not bind.required}
+            self._compiled = (str(compiled), tuple(compiled.positiontup or ()), own)
         sql, names, own = self._compiled
         return sql, [parameters[name] if name in parameters else own[name] for name in names]
 

@@ -7,6 +7,12 @@ with the process's CPU clock (user + system) and its page faults: the engine as 
 it before the lane (``Database.reading()``: checkout, AUTOCOMMIT, ``exec_driver_sql``, return),
 the statement lane (``Database.one_statement()``: asyncpg's pool, ``fetchrow``) and, as the floor,
 ``fetchrow`` on one asyncpg connection held throughout (no pool at all).
+
+Then a statement inside a transaction held open, as a payment's steps run them: ``SELECT
+$1::VARCHAR`` built once, through the engine (``AsyncConnection.execute`` in the engine's own
+transaction, ``engine_tx``) and as a ``Prepared`` statement in ``Database.transaction()``, which
+runs it on the driver (``driver_tx``, payorch.db.prepared); and a whole transaction of that one
+statement each way (``engine_one``, ``driver_one``).
 """
 
 from __future__ import annotations
@@ -18,11 +24,14 @@ import time
 from collections.abc import Awaitable, Callable
 
 import asyncpg
+from sqlalchemy import String, bindparam, select
 
 from bench.compare import ADMIN_URL
 from payorch.db import Database
+from payorch.db.prepared import Prepared
 
 SQL = "SELECT $1::text"
+PREPARED = Prepared(select(bindparam("x", type_=String).label("x")))
 
 
 async def timed(name: str, step: Callable[[], Awaitable[object]], statements: int) -> None:
@@ -53,10 +62,30 @@ async def main_async(url: str, statements: int, rounds: int) -> None:
     async def floor() -> object:
         return await held.fetchrow(SQL, "x")
 
+    async def engine_one() -> object:
+        async with database.engine.begin() as conn:
+            return (await conn.execute(PREPARED.statement, {"x": "x"})).first()
+
+    async def driver_one() -> object:
+        async with database.transaction() as conn:
+            return await PREPARED.first(conn, {"x": "x"})
+
     try:
         for _ in range(rounds):
             for name, step in (("engine", engine), ("lane", lane), ("floor", floor)):
                 await timed(name, step, statements)
+            async with database.engine.begin() as engine_tx, database.transaction() as driver_tx:
+
+                async def in_engine_tx() -> object:
+                    return (await engine_tx.execute(PREPARED.statement, {"x": "x"})).first()
+
+                async def in_driver_tx() -> object:
+                    return await PREPARED.first(driver_tx, {"x": "x"})
+
+                await timed("engine_tx", in_engine_tx, statements)
+                await timed("driver_tx", in_driver_tx, statements)
+            await timed("engine_one", engine_one, statements // 2)
+            await timed("driver_one", driver_one, statements // 2)
     finally:
         await held.close()
         await database.dispose()

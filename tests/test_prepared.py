@@ -20,6 +20,7 @@ import payorch
 from payorch.checkouts import repository as checkouts
 from payorch.connectors import repository as connectors
 from payorch.db.prepared import Prepared
+from payorch.db.statements import ASYNCPG_DIALECT
 from payorch.db.tables import payment_intents
 from payorch.events import repository as events
 from payorch.intents import repository as intents
@@ -49,9 +50,7 @@ def test_every_prepared_statement_compiles_for_the_driver() -> None:
 
 
 def _names(statement: Prepared) -> tuple[str, ...]:
-    from payorch.db.prepared import _ASYNCPG
-
-    return tuple(statement.statement.compile(dialect=_ASYNCPG).positiontup or ())
+    return tuple(statement.statement.compile(dialect=ASYNCPG_DIALECT).positiontup or ())
 
 
 async def test_the_driver_answers_what_the_engine_answers(

@@ -19,12 +19,8 @@ from dataclasses import dataclass
 
 import asyncpg
 from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
-from payorch.db.statements import StatementConnection
-
-# The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine.
-_ASYNCPG = make_url("postgresql+asyncpg://").get_dialect()()
+from payorch.db.statements import ASYNCPG_DIALECT, StatementConnection
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +37,7 @@ class OneStatement:
     def __init__(self, fragments: list[Fragment], final: str) -> None:
         """``WITH`` the fragments, in order, then the ``final`` SELECT (the answer's one row)."""
         ctes = ",\n".join(f"{fragment.name} AS (\n{fragment.sql}\n)" for fragment in fragments)
-        compiled = text(f"WITH {ctes}\n{final}").compile(dialect=_ASYNCPG)
+        compiled = text(f"WITH {ctes}\n{final}").compile(dialect=ASYNCPG_DIALECT)
         self.sql = str(compiled)
         self._names = tuple(compiled.positiontup or ())
 

@@ -1,8 +1,9 @@
 """Statements built once that PostgreSQL runs on the driver itself, without the engine between.
 
 Through the engine every statement pays for SQLAlchemy's execution (a greenlet crossing, the
-compiled cache's lookup, an execution context, a result object): about 55 us of CPU more than
-asyncpg's own ``fetch`` on the same connection (docs/performance.md, "Reads on the driver").
+compiled cache's lookup, an execution context, a result object): about 40-45 us of CPU more
+than asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance.md,
+"Reads on the driver").
 ``Database.reading()`` (autocommit: every statement atomic alone) and ``Database.transaction()``
 (on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their
 connection, and a ``Prepared`` statement run on a marked connection goes to that connection's
@@ -24,13 +25,11 @@ from typing import TypeAlias, TypeVar
 
 import asyncpg
 from sqlalchemy import Delete, Insert, Select, Update
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import Row
+from payorch.db.statements import ASYNCPG_DIALECT
 
-# The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine.
-_ASYNCPG = make_url("postgresql+asyncpg://").get_dialect()()
 _STEP = "payorch.step_on_driver"  # in the pooled connection's info while a step is marked
 Statement: TypeAlias = "Select[*tuple[object, ...]] | Update | Insert | Delete"
 Answer = TypeVar("Answer")
@@ -105,7 +104,7 @@ class Prepared:
 
     def _arguments(self, parameters: Mapping[str, object]) -> tuple[str, list[object]]:
         if self._compiled is None:
-            compiled = self.statement.compile(dialect=_ASYNCPG)
+            compiled = self.statement.compile(dialect=ASYNCPG_DIALECT)
             # Values the statement holds itself (a literal compared with, a LIMIT) are parameters
             # too; a parameter the caller must give and did not is a KeyError, never a NULL.
             own = {name: bind.value for name, bind in compiled.binds.items() if not bind.required}

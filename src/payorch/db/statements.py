@@ -24,6 +24,9 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 from sqlalchemy.engine import make_url
 
+# The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine: what
+# compiles the statements that run on asyncpg itself (one_statement.py, prepared.py).
+ASYNCPG_DIALECT = make_url("postgresql+asyncpg://").get_dialect()()
 # A string: asyncpg's classes are generic only in their type stubs.
 StatementConnection: TypeAlias = "PoolConnectionProxy[asyncpg.Record]"
 APPLICATION_NAME = "payorch statements"

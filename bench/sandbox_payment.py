@@ -204,14 +204,9 @@ def started_process(
         process.wait(timeout=30)
 
 
-@contextmanager
-def started_server(
-    database_url: str, workers: int
-) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
-    """``payorch serve`` (no worker, rate limit out of the way): its URL, env and process."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {
+def server_env(database_url: str, url: str) -> dict[str, str]:
+    """The environment of ``payorch serve`` for a benchmark at ``url`` (rate limit out of the way)."""
+    return {
         **os.environ,
         "PYTHONPATH": str(ROOT / "src"),
         "PAYORCH_DATABASE_URL": database_url,
@@ -219,6 +214,16 @@ def started_server(
         "PAYORCH_SECRET_KEY": os.environ.get("PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"),
         "PAYORCH_RATE_LIMIT": "1000000/second",
     }
+
+
+@contextmanager
+def started_server(
+    database_url: str, workers: int
+) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
+    """``payorch serve`` (no worker, rate limit out of the way): its URL, env and process."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = server_env(database_url, url)
     command = [sys.executable, "-m", "payorch", "serve", "--port", str(port)]
     command += ["--workers", str(workers), "--no-worker"]
     with started_process(command, env, url + "/openapi.json") as process:

@@ -16,7 +16,7 @@ from payorch.auth.schemas import (
     issued_body,
 )
 from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
-from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep, optional_body
+from payorch.http.deps import Conn, CurrentCaller, ReadConn, optional_body, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import json_response
@@ -33,12 +33,12 @@ router = APIRouter(tags=["API credentials"])
 )
 async def create_api_credential(
     caller: CurrentCaller,
-    runtime: RuntimeDep,
     conn: Conn,
     request: Request,
     body: CreateApiCredential | None = None,
 ) -> Response:
     # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
+    runtime = runtime_of(request)
     name = (await optional_body(request, body, CreateApiCredential, '{} or {"name": "checkout"}')).name
     issued = await credentials.create_credential(conn, runtime.clock, caller, name)
     return json_response(issued_body(issued), 201)
@@ -64,9 +64,11 @@ async def list_api_credentials(
     summary="Revoke an API key (refused at once)",
 )
 async def revoke_api_credential(
-    credential_id: str, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
+    credential_id: str, caller: CurrentCaller, request: Request
 ) -> Response:
     # Phases, not Conn: the key is forgotten from this process's cache after the commit.
+    runtime = runtime_of(request)
+    phases = runtime.phases
     await credentials.revoke_credential(
         phases, runtime.clock, runtime.authenticator, caller, credential_id
     )

@@ -14,12 +14,7 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import (
-    FlowCallDep,
-    PhasesDep,
-    RuntimeDep,
-    optional_body,
-)
+from payorch.http.deps import FlowCallDep, optional_body, runtime_of
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.responses import flow_response, json_response
 from payorch.intents.schemas import PaymentIntentResponse
@@ -78,8 +73,10 @@ async def cancel_payment_intent(
 
 
 async def _return(
-    provider: str, payment_intent_id: str, request: Request, runtime: RuntimeDep, phases: PhasesDep
+    provider: str, payment_intent_id: str, request: Request
 ) -> Response:
+    runtime = runtime_of(request)
+    phases = runtime.phases
     params = dict(request.query_params)
     if request.method == "POST":
         raw = await request.body()
@@ -114,8 +111,10 @@ for _method in ("GET", "POST"):
     responses=problem_responses(ValidationFailed, ResourceNotFound, ConnectorUnavailable),
 )
 async def provider_notification(
-    provider: str, connector_id: str, request: Request, runtime: RuntimeDep, phases: PhasesDep
+    provider: str, connector_id: str, request: Request
 ) -> Response:
+    runtime = runtime_of(request)
+    phases = runtime.phases
     raw = await request.body()
     notification = IncomingNotification(
         headers={k.lower(): v for k, v in request.headers.items()},

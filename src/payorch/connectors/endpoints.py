@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from payorch.connectors import service
@@ -21,7 +21,7 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import Conn, CurrentCaller, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.listing import NoQuery, list_route
 from payorch.http.responses import json_response
@@ -59,8 +59,9 @@ async def list_connectors(
     summary="Configure a provider for a merchant",
 )
 async def create_connector(
-    merchant_id: str, body: CreateConnector, caller: CurrentCaller, conn: Conn, runtime: RuntimeDep
+    merchant_id: str, body: CreateConnector, caller: CurrentCaller, conn: Conn, request: Request
 ) -> Response:
+    runtime = runtime_of(request)
     created = await service.create_connector(
         conn, runtime.clock, runtime.cipher, caller, merchant_id, body
     )
@@ -81,8 +82,9 @@ async def update_connector(
     body: UpdateConnector,
     caller: CurrentCaller,
     conn: Conn,
-    runtime: RuntimeDep,
+    request: Request,
 ) -> Response:
+    runtime = runtime_of(request)
     updated = await service.update_connector(
         conn, runtime.clock, runtime.cipher, caller, merchant_id, config_id, body
     )

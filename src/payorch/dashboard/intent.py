@@ -17,7 +17,7 @@ from payorch.checkouts import service as checkouts
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
 from payorch.errors import IdempotencyKeyInUse, ProviderError, ValidationFailed
 from payorch.events import service as events
-from payorch.http.deps import PhasesDep, ReadConn
+from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
 from payorch.jsontypes import JsonObject
 from payorch.money import exponent
@@ -103,8 +103,9 @@ def minor_units(text: str, currency: str) -> int | None:
 
 @router.post("/payments/{intent_id}/refunds")
 async def refund(
-    intent_id: str, request: Request, viewer: ViewerDep, form: FormDep, phases: PhasesDep
+    intent_id: str, request: Request, viewer: ViewerDep, form: FormDep
 ) -> Response:
+    phases = runtime_of(request).phases
     async with phases.reading() as conn:
         detail = await intents.read_intent(conn, viewer.caller, intent_id)
     if detail.payment is None:

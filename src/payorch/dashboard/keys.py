@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from payorch.auth import credentials
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
-from payorch.http.deps import Conn, PhasesDep, ReadConn
+from payorch.http.deps import Conn, ReadConn, runtime_of
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -29,8 +29,9 @@ async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn)
 
 @router.post("/api-keys/{credential_id}/revoke")
 async def revoke(
-    credential_id: str, request: Request, viewer: ViewerDep, form: FormDep, phases: PhasesDep
+    credential_id: str, request: Request, viewer: ViewerDep, form: FormDep
 ) -> Response:
+    phases = runtime_of(request).phases
     runtime = viewer.runtime
     await credentials.revoke_credential(
         phases, runtime.clock, runtime.authenticator, viewer.caller, credential_id

@@ -14,7 +14,7 @@ from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.dashboard.intent import minor_units
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import InternalError, ResourceNotFound
-from payorch.http.deps import PhasesDep, ReadConn
+from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.providers import AUTO, PROVIDER_IDS
@@ -37,7 +37,8 @@ async def sandbox(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respon
 
 
 @router.post("/sandbox")
-async def test_payment(request: Request, viewer: ViewerDep, form: FormDep, phases: PhasesDep) -> Response:
+async def test_payment(request: Request, viewer: ViewerDep, form: FormDep) -> Response:
+    phases = runtime_of(request).phases
     _sandbox_only(viewer)
     runtime = viewer.runtime
     currency = field(form, "currency") or "CLP"

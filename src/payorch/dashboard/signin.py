@@ -19,7 +19,7 @@ from payorch.dashboard.web import (
     render,
 )
 from payorch.errors import AuthenticationFailed
-from payorch.http.deps import Conn, RuntimeDep
+from payorch.http.deps import Conn, runtime_of
 from payorch.ratelimit.limiter import client_address
 from payorch.runtime import Runtime
 
@@ -47,12 +47,14 @@ def _form(request: Request, runtime: Runtime, status_code: int = 200, error: str
 
 
 @router.get("/sign-in")
-async def sign_in_form(request: Request, runtime: RuntimeDep) -> Response:
+async def sign_in_form(request: Request) -> Response:
+    runtime = runtime_of(request)
     return _form(request, runtime)
 
 
 @router.post("/sign-in")
-async def sign_in(request: Request, runtime: RuntimeDep, conn: Conn) -> Response:
+async def sign_in(request: Request, conn: Conn) -> Response:
+    runtime = runtime_of(request)
     form = await request.form()
     expected = request.cookies.get(SIGN_IN_COOKIE) or ""
     if not expected or not hmac.compare_digest(expected, field(form, "csrf")):

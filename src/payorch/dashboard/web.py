@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from payorch.auth.service import Caller
 from payorch.dashboard import sessions
 from payorch.errors import ApiError, ResourceNotFound
-from payorch.http.deps import PhasesDep, RuntimeDep
+from payorch.http.deps import runtime_of
 from payorch.money import exponent
 from payorch.runtime import Runtime
 
@@ -83,7 +83,9 @@ class Viewer:
         return sessions.csrf_of(self.token)
 
 
-async def current_viewer(request: Request, runtime: RuntimeDep, phases: PhasesDep) -> Viewer:
+async def current_viewer(request: Request) -> Viewer:
+    runtime = runtime_of(request)
+    phases = runtime.phases
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
         raise SignInRequired()

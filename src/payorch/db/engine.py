@@ -147,8 +147,8 @@ class Phases:
       service, which never commits.
     - A multi-phase flow (a checkout, a buyer's return, a refund, every worker job) must not hold a
       transaction open while it calls a provider or sends a webhook. It receives one ``Phases``
-      (``PhasesDep`` in an endpoint; the worker builds one per job) and opens each atomic phase
-      with ``transaction()`` (or ``reading()`` for a read-only step). Nothing else opens a
+      (``runtime_of(request).phases`` in an endpoint; the worker builds one per job) and opens
+      each atomic phase with ``transaction()`` (or ``reading()`` for a read-only step). Nothing else opens a
       connection: no service touches ``Database`` or its engine.
     - A write that is one statement (PostgreSQL's create of an intent, payorch.db.one_statement)
       runs on ``one_statement()``: a statement is its own transaction. A step whose statements

@@ -1,4 +1,12 @@
-"""FastAPI dependencies shared by every domain's endpoints."""
+"""FastAPI dependencies shared by every domain's endpoints.
+
+Each dependency takes the request and nothing FastAPI must resolve first, and endpoints reach the
+runtime by ``runtime_of(request)``, not through a dependency: FastAPI 0.165 solves every
+dependency, nested or cached, with its own pass over the request's parameters, about 60,000
+instructions a request each (docs/performance.md, "Dependencies"). The caller stays a
+dependency: FastAPI runs dependencies before it validates the body, so a request without a
+valid key is answered 401 whatever its body.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +25,10 @@ from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
 
 
-async def get_runtime(request: Request) -> Runtime:
-    # async on purpose: FastAPI runs plain-def dependencies in a thread pool, costly per request.
+def runtime_of(request: Request) -> Runtime:
+    """The runtime of the app serving ``request`` (payorch.app.create_app sets it)."""
     runtime: Runtime = request.app.state.runtime
     return runtime
-
-
-RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 
 
 # Set by RateLimitMiddleware in the request's state: (Authorization header, Caller) once the key
@@ -38,8 +43,7 @@ async def authenticate(request: Request) -> Caller:
     if checked is not None and checked[0] == authorization:
         caller: Caller = checked[1]  # the rate limiter checked this header for this request
     else:
-        runtime: Runtime = request.app.state.runtime
-        caller = await runtime.authenticator.authenticate(authorization)
+        caller = await runtime_of(request).authenticator.authenticate(authorization)
     request.state.caller = caller
     return caller
 
@@ -47,13 +51,13 @@ async def authenticate(request: Request) -> Caller:
 CurrentCaller = Annotated[Caller, Depends(authenticate)]
 
 
-async def request_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]:
+async def request_connection(request: Request) -> AsyncIterator[AsyncConnection]:
     """One transaction per request: commits when the endpoint returns, rolls back if it raises.
 
     scope="function" (below) makes the commit happen before the response is sent, so a client
     never sees success for a write that did not commit.
     """
-    async with runtime.database.engine.connect() as conn:
+    async with runtime_of(request).database.engine.connect() as conn:
         try:
             yield conn
         except BaseException:
@@ -67,21 +71,14 @@ Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]
 
 
 
-async def read_connection(runtime: RuntimeDep) -> AsyncIterator[AsyncConnection]:
+async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
     """For endpoints that only read: see Database.reading (no BEGIN/COMMIT on PostgreSQL)."""
-    async with runtime.database.reading() as conn:
+    async with runtime_of(request).database.reading() as conn:
         yield conn
 
 
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
 
-
-async def flow_phases(runtime: RuntimeDep) -> Phases:
-    """For multi-phase flows (checkout, return, refund): see payorch.db.Phases."""
-    return runtime.phases
-
-
-PhasesDep = Annotated[Phases, Depends(flow_phases)]
 
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"
 
@@ -135,14 +132,12 @@ class FlowCall:
         return idempotency_scope(self.runtime, self.caller, self.request, self.idempotency_key, fields)
 
 
-async def flow_call(
-    request: Request,
-    runtime: RuntimeDep,
-    caller: CurrentCaller,
-    phases: PhasesDep,
-    idempotency_key: IdempotencyKey = None,
-) -> FlowCall:
-    return FlowCall(runtime, caller, phases, request, idempotency_key)
+async def flow_call(request: Request, idempotency_key: IdempotencyKey = None) -> FlowCall:
+    # The caller checked here, not as a dependency of this one: one dependency to resolve, and
+    # still before the body is validated.
+    caller = await authenticate(request)
+    runtime = runtime_of(request)
+    return FlowCall(runtime, caller, runtime.phases, request, idempotency_key)
 
 
 FlowCallDep = Annotated[FlowCall, Depends(flow_call)]

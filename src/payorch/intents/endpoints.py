@@ -14,13 +14,7 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import (
-    CurrentCaller,
-    IdempotencyKey,
-    ReadConn,
-    RuntimeDep,
-    idempotency_scope,
-)
+from payorch.http.deps import CurrentCaller, IdempotencyKey, ReadConn, idempotency_scope, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import idempotent_response, json_response
@@ -54,9 +48,9 @@ async def create_payment_intent(
     body: CreatePaymentIntent,
     request: Request,
     caller: CurrentCaller,
-    runtime: RuntimeDep,
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
+    runtime = runtime_of(request)
     scope = idempotency_scope(
         runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
     )

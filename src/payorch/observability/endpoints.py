@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from payorch.http.deps import PhasesDep, RuntimeDep
+from payorch.http.deps import runtime_of
 from payorch.http.errors import problem_responses, request_id_of
 from payorch.http.responses import error_response, json_response
 from payorch.observability import backlog, metrics
@@ -45,7 +45,8 @@ async def healthz() -> Response:
     responses=problem_responses(NotReady),
     summary="Readiness: the database answers and its migrations are current",
 )
-async def readyz(request: Request, phases: PhasesDep) -> Response:
+async def readyz(request: Request) -> Response:
+    phases = runtime_of(request).phases
     readiness = await check_readiness(phases)
     if not readiness.ready:
         return error_response(NotReady(details=readiness.as_dict()), request_id_of(request))
@@ -58,7 +59,8 @@ async def readyz(request: Request, phases: PhasesDep) -> Response:
     response_class=Response,
     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
 )
-async def metrics_endpoint(runtime: RuntimeDep) -> Response:
+async def metrics_endpoint(request: Request) -> Response:
+    runtime = runtime_of(request)
     await metrics.run_scrape_hooks(runtime)
     body, content_type = metrics.render()
     return Response(body, media_type=content_type)

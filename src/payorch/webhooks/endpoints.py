@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from payorch.errors import (
@@ -14,7 +14,7 @@ from payorch.errors import (
     WebhookDeliveryAlreadySucceeded,
     WebhookEndpointUrlNotAllowed,
 )
-from payorch.http.deps import Conn, CurrentCaller, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import json_response
@@ -55,8 +55,9 @@ BASE = "/v1/admin/webhook-endpoints"
     summary="Create a webhook endpoint (its secret is shown only in this answer)",
 )
 async def create_webhook_endpoint(
-    body: CreateWebhookEndpoint, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+    body: CreateWebhookEndpoint, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     # Resolve before the first statement: no transaction is open while DNS answers.
     await service.check_url(
         body.url,
@@ -107,9 +108,10 @@ async def update_webhook_endpoint(
     endpoint_id: str,
     body: UpdateWebhookEndpoint,
     caller: CurrentCaller,
-    runtime: RuntimeDep,
+    request: Request,
     conn: Conn,
 ) -> Response:
+    runtime = runtime_of(request)
     if body.url is not None:
         await service.check_url(
             body.url,
@@ -190,8 +192,9 @@ async def get_webhook_delivery(
     summary="Attempt now, with a new 7-attempt schedule (history is kept)",
 )
 async def retry_webhook_delivery(
-    endpoint_id: str, delivery_id: str, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+    endpoint_id: str, delivery_id: str, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     retried = await service.retry_delivery(conn, runtime.clock, caller, endpoint_id, delivery_id)
     return json_response(delivery_body(retried), 202)
 
@@ -208,9 +211,10 @@ async def recover_webhook_deliveries(
     endpoint_id: str,
     body: RecoverDeliveries,
     caller: CurrentCaller,
-    runtime: RuntimeDep,
+    request: Request,
     conn: Conn,
 ) -> Response:
+    runtime = runtime_of(request)
     recovered = await recover_deliveries(
         conn,
         application_id=caller.application_id,

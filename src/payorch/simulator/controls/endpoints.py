@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.background import BackgroundTask
@@ -15,7 +15,7 @@ from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.errors import AuthenticationFailed, Forbidden, ResourceNotFound, ValidationFailed
-from payorch.http.deps import Conn, CurrentCaller, PhasesDep, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.runtime import Runtime
@@ -47,8 +47,9 @@ MOVE_PROBLEMS = problem_responses(ValidationFailed, AuthenticationFailed, Forbid
     "(`timeout`: nothing applied, a 504 after the timeout + 1 s), until set back to `ok`.",
 )
 async def set_fault(
-    body: FaultRequest, caller: CurrentCaller, runtime: RuntimeDep, conn: Conn
+    body: FaultRequest, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     fault = await service.set_fault(conn, runtime.clock, caller, body.provider, body.mode)
     return json_response(fault.model_dump())
 
@@ -76,8 +77,10 @@ async def list_faults(caller: CurrentCaller, conn: ReadConn) -> Response:
     "so `status` (and a commit) shows the result.",
 )
 async def settle(
-    body: SettleRequest, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
+    body: SettleRequest, caller: CurrentCaller, request: Request
 ) -> Response:
+    runtime = runtime_of(request)
+    phases = runtime.phases
     return await _moved(runtime, phases, service.settle, caller, body)
 
 
@@ -92,8 +95,10 @@ async def settle(
     "reader finds.",
 )
 async def notify_again(
-    body: NotifyRequest, caller: CurrentCaller, runtime: RuntimeDep, phases: PhasesDep
+    body: NotifyRequest, caller: CurrentCaller, request: Request
 ) -> Response:
+    runtime = runtime_of(request)
+    phases = runtime.phases
     return await _moved(runtime, phases, service.notify_again, caller, body)
 
 

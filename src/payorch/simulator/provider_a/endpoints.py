@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
-from payorch.http.deps import Conn, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
@@ -72,7 +72,8 @@ async def _api(
 
 @router.post(API)
 @router.post(API + "/")  # the official SDK posts to ".../transactions/"
-async def create_transaction(request: Request, runtime: RuntimeDep, conn: Conn) -> Response:
+async def create_transaction(request: Request, conn: Conn) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
     public_url = runtime.settings.public_url
 
@@ -85,8 +86,9 @@ async def create_transaction(request: Request, runtime: RuntimeDep, conn: Conn) 
 
 @router.put(API + "/{token}")
 async def commit_transaction(
-    token: str, request: Request, runtime: RuntimeDep, conn: Conn
+    token: str, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> JsonObject:
@@ -98,8 +100,9 @@ async def commit_transaction(
 
 @router.get(API + "/{token}")
 async def transaction_status(
-    token: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+    token: str, request: Request, conn: ReadConn
 ) -> Response:
+    runtime = runtime_of(request)
     async def run(owner: str) -> JsonObject:
         return transaction_body(await service.status(conn, runtime.clock, owner, token))
 
@@ -108,8 +111,9 @@ async def transaction_status(
 
 @router.post(API + "/{token}/refunds")
 async def refund_transaction(
-    token: str, request: Request, runtime: RuntimeDep, conn: Conn
+    token: str, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> JsonObject:

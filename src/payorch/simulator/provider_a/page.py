@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import RedirectResponse, Response
 
-from payorch.http.deps import Conn, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.pages import no_outcome_chosen, render, unknown_link, with_query
@@ -35,7 +35,8 @@ def _unknown() -> Response:
 
 
 @router.api_route(PAGE, methods=["GET", "POST"])
-async def payment_page(request: Request, runtime: RuntimeDep, conn: ReadConn) -> Response:
+async def payment_page(request: Request, conn: ReadConn) -> Response:
+    runtime = runtime_of(request)
     token = await _field(request, "token_ws")
     transaction = await service.page_transaction(conn, token) if token else None
     if transaction is None:
@@ -53,7 +54,8 @@ async def payment_page(request: Request, runtime: RuntimeDep, conn: ReadConn) ->
 
 
 @router.post(BASE + "/webpayserver/decide")
-async def decide(request: Request, runtime: RuntimeDep, conn: Conn) -> Response:
+async def decide(request: Request, conn: Conn) -> Response:
+    runtime = runtime_of(request)
     form = await request.form()
     token = str(form.get("token_ws", ""))
     outcome = str(form.get("outcome", ""))

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
-from payorch.http.deps import Conn, ReadConn, RuntimeDep
+from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
@@ -69,7 +69,8 @@ async def _api(
 
 @router.post(BASE + "/checkout/preferences")
 @router.post(BASE + "/checkout/preferences/")
-async def create_preference(request: Request, runtime: RuntimeDep, conn: Conn) -> Response:
+async def create_preference(request: Request, conn: Conn) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> tuple[int, WireBody]:
@@ -81,8 +82,9 @@ async def create_preference(request: Request, runtime: RuntimeDep, conn: Conn) -
 
 @router.get(BASE + "/checkout/preferences/{preference_id}")
 async def read_preference(
-    preference_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+    preference_id: str, request: Request, conn: ReadConn
 ) -> Response:
+    runtime = runtime_of(request)
     async def run(owner: str) -> tuple[int, WireBody]:
         found = await preferences.get_preference(conn, owner, preference_id)
         return 200, preference_body(found, runtime.settings.public_url)
@@ -92,8 +94,9 @@ async def read_preference(
 
 @router.put(BASE + "/checkout/preferences/{preference_id}")
 async def update_preference(
-    preference_id: str, request: Request, runtime: RuntimeDep, conn: Conn
+    preference_id: str, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> tuple[int, WireBody]:
@@ -104,7 +107,8 @@ async def update_preference(
 
 
 @router.get(BASE + "/v1/payments/search")
-async def search_payments(request: Request, runtime: RuntimeDep, conn: ReadConn) -> Response:
+async def search_payments(request: Request, conn: ReadConn) -> Response:
+    runtime = runtime_of(request)
     params = dict(request.query_params)
 
     async def run(owner: str) -> tuple[int, WireBody]:
@@ -115,8 +119,9 @@ async def search_payments(request: Request, runtime: RuntimeDep, conn: ReadConn)
 
 @router.get(BASE + "/v1/payments/{payment_id}")
 async def read_payment(
-    payment_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+    payment_id: str, request: Request, conn: ReadConn
 ) -> Response:
+    runtime = runtime_of(request)
     async def run(owner: str) -> tuple[int, WireBody]:
         return 200, with_refunds_body(await payments.get_payment(conn, owner, payment_id))
 
@@ -125,8 +130,9 @@ async def read_payment(
 
 @router.get(BASE + "/merchant_orders/{merchant_order_id}")
 async def read_merchant_order(
-    merchant_order_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+    merchant_order_id: str, request: Request, conn: ReadConn
 ) -> Response:
+    runtime = runtime_of(request)
     async def run(owner: str) -> tuple[int, WireBody]:
         number, found = await payments.merchant_order(conn, owner, merchant_order_id)
         return 200, merchant_order_body(number, found)
@@ -136,8 +142,9 @@ async def read_merchant_order(
 
 @router.put(BASE + "/v1/payments/{payment_id}")
 async def update_payment(
-    payment_id: str, request: Request, runtime: RuntimeDep, conn: Conn
+    payment_id: str, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> tuple[int, WireBody]:
@@ -151,8 +158,9 @@ async def update_payment(
 
 @router.post(BASE + "/v1/payments/{payment_id}/refunds")
 async def refund_payment(
-    payment_id: str, request: Request, runtime: RuntimeDep, conn: Conn
+    payment_id: str, request: Request, conn: Conn
 ) -> Response:
+    runtime = runtime_of(request)
     raw = await request.body()
     key = request.headers.get("x-idempotency-key")
 
@@ -165,8 +173,9 @@ async def refund_payment(
 
 @router.get(BASE + "/v1/payments/{payment_id}/refunds")
 async def list_refunds(
-    payment_id: str, request: Request, runtime: RuntimeDep, conn: ReadConn
+    payment_id: str, request: Request, conn: ReadConn
 ) -> Response:
+    runtime = runtime_of(request)
     async def run(owner: str) -> tuple[int, WireBody]:
         return 200, [refund_body(r) for r in await payments.list_refunds(conn, owner, payment_id)]
 

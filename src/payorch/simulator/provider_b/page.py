@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.background import BackgroundTask
 from starlette.responses import RedirectResponse, Response
 
-from payorch.http.deps import PhasesDep, ReadConn, RuntimeDep
+from payorch.http.deps import ReadConn, runtime_of
 from payorch.simulator import repository as shared
 from payorch.simulator.pages import no_outcome_chosen, render, unknown_link, with_query
 from payorch.simulator.provider_b import checkout, notify
@@ -26,7 +26,8 @@ def _unknown() -> Response:
 
 
 @router.get(PAGE_PATH)
-async def checkout_page(request: Request, runtime: RuntimeDep, conn: ReadConn) -> Response:
+async def checkout_page(request: Request, conn: ReadConn) -> Response:
+    runtime = runtime_of(request)
     state = await checkout.page_state(conn, request.query_params.get("pref_id", ""))
     if state is None:
         return _unknown()
@@ -47,8 +48,10 @@ async def checkout_page(request: Request, runtime: RuntimeDep, conn: ReadConn) -
 
 
 @router.post(PAGE_PATH)
-async def choose(request: Request, runtime: RuntimeDep, phases: PhasesDep) -> Response:
+async def choose(request: Request) -> Response:
     """Two phases: the choice (and its notification, outbox) commits, then it is sent."""
+    runtime = runtime_of(request)
+    phases = runtime.phases
     form = await request.form()
     outcome = str(form.get("outcome", ""))
     if outcome not in checkout.OUTCOMES:

@@ -12,17 +12,27 @@ _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
 _LENGTH = 29  # ceil(144 / 5)
 
 
-# Two characters per step (10 bits): half the Python loop of one per character, same string.
+# Two characters per 10 bits: a table lookup each instead of a divmod of the whole number.
 _PAIRS = tuple(high + low for high in _ALPHABET for low in _ALPHABET)
+_BITS_50 = (1 << 50) - 1
 
 
 def _encode(number: int) -> str:
-    chars = []
-    for _ in range(_LENGTH // 2):
-        number, rem = divmod(number, 1024)
-        chars.append(_PAIRS[rem])
-    chars.append(_ALPHABET[number % 32])  # _LENGTH is odd: the first character alone
-    return "".join(reversed(chars))
+    # Written out, no loop: the 144 bits are cut into three numbers of 50 bits or fewer (one
+    # machine word each, cheap to shift), and the first character holds the top 4 bits alone.
+    # Half the time of a loop of divmods; the most frequent call of a create (seven ids).
+    p = _PAIRS
+    high, middle, low = number >> 100, (number >> 50) & _BITS_50, number & _BITS_50
+    return "".join(
+        (
+            _ALPHABET[high >> 40], p[(high >> 30) & 1023], p[(high >> 20) & 1023],
+            p[(high >> 10) & 1023], p[high & 1023],
+            p[middle >> 40], p[(middle >> 30) & 1023], p[(middle >> 20) & 1023],
+            p[(middle >> 10) & 1023], p[middle & 1023],
+            p[low >> 40], p[(low >> 30) & 1023], p[(low >> 20) & 1023],
+            p[(low >> 10) & 1023], p[low & 1023],
+        )
+    )
 
 
 def new_id(prefix: str, at_ms: int | None = None) -> str:

@@ -73,7 +73,7 @@ def redact(text: str) -> str:
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": iso_millis(record.created),
             "level": record.levelname,
             "logger": record.name,
             "message": record.getMessage(),
@@ -89,6 +89,23 @@ class JsonFormatter(logging.Formatter):
         except TypeError:  # an int beyond 64 bits, a lone surrogate: the standard library copes
             return _redacted_line(entry, _stdlib_line)
         return _redacted_line(entry, _orjson_line) if may_hold_secret(line) else line.decode()
+
+
+_SECOND: list[tuple[int, str]] = [(-1, "")]  # the last whole second formatted, and its text
+
+
+def iso_millis(created: float) -> str:
+    """``created`` in ISO 8601 to the millisecond, UTC. The date and time of day are formatted once
+    a second (most lines of a busy second share them): a seventh of a line's formatting."""
+    second = int(created)
+    micro = round((created - second) * 1_000_000)  # as datetime.fromtimestamp rounds
+    if micro == 1_000_000:
+        second, micro = second + 1, 0
+    last, text = _SECOND[0]
+    if second != last:
+        text = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        _SECOND[0] = (second, text)
+    return f"{text}.{micro // 1000:03d}+00:00"
 
 
 def _orjson(entry: dict[str, Any]) -> bytes:

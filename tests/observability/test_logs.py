@@ -6,13 +6,16 @@ from __future__ import annotations
 import io
 import json
 import logging
+from datetime import UTC, datetime
 
 import httpx
 import pytest
 from fastapi import Request
+from hypothesis import given
+from hypothesis import strategies as st
 
 from payorch.app import create_app
-from payorch.logs import MASK, build_handler, redact
+from payorch.logs import MASK, build_handler, iso_millis, redact
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 from tests.observability.capture import Capture, logs
@@ -176,3 +179,10 @@ def test_extra_fields_become_json_fields_and_terminal_colours_do_not() -> None:
     line = json.loads(stream.getvalue())
     assert line["message"] == "delivery whd_1 failed" and line["attempt"] == 3
     assert "color_message" not in line and line["request_id"] == "-"
+
+
+@given(st.floats(min_value=0, max_value=2**33, allow_nan=False, allow_infinity=False))
+def test_a_line_s_time_is_iso_8601_to_the_millisecond(created: float) -> None:
+    # The formatter formats each second once (logs.iso_millis): the text must be the standard's.
+    assert iso_millis(created) == datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+    assert iso_millis(created) == iso_millis(created)  # again, from the remembered second

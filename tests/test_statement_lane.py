@@ -106,3 +106,34 @@ async def test_disposing_of_the_database_closes_the_lane(database_url: str) -> N
             break
         await asyncio.sleep(0.05)
     assert not set(await lane_backends(database_url)) & opened
+
+
+async def test_a_connection_is_reused_after_an_error_of_postgresql_and_closed_after_a_cancel(
+    database_url: str,
+) -> None:
+    database = Database(database_url)
+    try:
+        async with database.one_statement() as conn:
+            first = await conn.fetchval("SELECT pg_backend_pid()")
+        with pytest.raises(asyncpg.DivisionByZeroError):
+            async with database.one_statement() as conn:
+                assert await conn.fetchval("SELECT pg_backend_pid()") == first
+                await conn.fetchval("SELECT 1 / 0")
+        async with database.one_statement() as conn:  # PostgreSQL answered: the same connection
+            assert await conn.fetchval("SELECT pg_backend_pid()") == first
+
+        with pytest.raises(TimeoutError):
+            async with database.one_statement() as conn:
+                await asyncio.wait_for(conn.fetchval("SELECT pg_sleep(30)"), 0.2)
+        # Cancelled mid-statement: that connection is closed, never handed out again; the next
+        # turn opens another at once instead of waiting for the sleep.
+        async with database.one_statement() as conn:
+            second = await asyncio.wait_for(conn.fetchval("SELECT pg_backend_pid()"), 5)
+        assert second != first
+        for _ in range(50):  # the backend leaves pg_stat_activity once PostgreSQL sees the close
+            if first not in await lane_backends(database_url):
+                break
+            await asyncio.sleep(0.05)
+        assert first not in await lane_backends(database_url)
+    finally:
+        await database.dispose()

@@ -1,35 +1,47 @@
-"""PostgreSQL: the connections of one-statement writes (payorch.db.one_statement), on asyncpg's pool.
+"""PostgreSQL: the connections of one-statement writes (payorch.db.one_statement), on asyncpg.
 
 A write that is one statement needs nothing of the engine's: no transaction, no ORM, no
 compilation per request. Through the engine it still paid for the checkout, the AUTOCOMMIT
 option, the statement and the return, each crossing SQLAlchemy's greenlet bridge (a greenlet
 and a fresh 16 KiB frame stack, mapped and unmapped, per crossing): about 160 us of CPU and five
 page faults per statement against about 48 us on asyncpg's pool (bench/statement_lane.py,
-docs/performance.md). The create of a payment
-intent, the hottest write, runs here; everything else stays on the engine.
+docs/performance.md). The create of a payment intent, the hottest write, runs here; everything
+else stays on the engine.
 
-The pool is opened on first use (a worker, which creates no intent, never opens it) and holds at
-most ``size`` connections beside the engine's (docs/deployment.md counts both); PostgreSQL shows
-them as ``application_name`` "payorch statements" (pg_stat_activity).
+The lane holds its connections itself, not in asyncpg's pool: taking a connection from that pool
+and giving it back cost about 136,000 instructions, more than twice the statement itself (its
+release runs in a task of its own under ``asyncio.shield``, with a timeout and an idle timer
+re-armed each time; docs/performance.md, "The lane's own connections"). Here a turn is a place
+in a first-come-first-served queue (``asyncio.Semaphore``: asyncpg's pool hands a returned
+connection to whoever asks next, so under load a waiting request could lose it again and again
+to new arrivals) and an idle connection from a list. A connection goes back to the list only in a
+state known to be idle: the block ended, or PostgreSQL answered a statement with an error. After
+anything else (a cancellation, a timeout, a lost connection, an error of the block's own) a
+statement may still be running on it, so it is closed and the next turn opens a new one.
+
+Connections are opened on first use (a worker, which creates no intent, never opens one), at most
+``size`` beside the engine's (docs/deployment.md counts both); PostgreSQL shows them as
+``application_name`` "payorch statements" (pg_stat_activity).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TypeAlias
 
 import asyncpg
-from asyncpg.pool import PoolConnectionProxy
 from sqlalchemy.engine import make_url
 
 # The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine: what
 # compiles the statements that run on asyncpg itself (one_statement.py, prepared.py).
 ASYNCPG_DIALECT = make_url("postgresql+asyncpg://").get_dialect()()
 # A string: asyncpg's classes are generic only in their type stubs.
-StatementConnection: TypeAlias = "PoolConnectionProxy[asyncpg.Record]"
+StatementConnection: TypeAlias = "asyncpg.Connection[asyncpg.Record]"
 APPLICATION_NAME = "payorch statements"
+CLOSE_SECONDS = 5.0  # for a cancelled statement to stop, after which the connection is dropped
 
 
 def asyncpg_dsn(url: str) -> str:
@@ -37,44 +49,54 @@ def asyncpg_dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-async def _nothing_to_reset(_connection: asyncpg.Connection[asyncpg.Record]) -> None:
-    # A lane connection only ever runs single statements outside a transaction: no session state
-    # to undo, so no reset query (a round trip) on every return. asyncpg still rolls back a
-    # transaction left open and waits out a cancelled query before the connection is reused.
-    return None
-
-
 class StatementLane:
     def __init__(self, url: str, size: int) -> None:
         self._dsn = asyncpg_dsn(url)
-        self._size = size
-        self._pool: asyncpg.Pool[asyncpg.Record] | None = None
-        self._opening = asyncio.Lock()
-        # First come, first served: asyncpg's pool hands a returned connection to whoever asks
-        # next, so under load a waiting request could lose it again and again to new arrivals
-        # (asyncio.Queue lets them barge in). asyncio's Semaphore queues arrivals behind waiters.
-        self._turns = asyncio.Semaphore(size)
+        self._turns = asyncio.Semaphore(size)  # first come, first served (module docstring)
+        self._idle: list[StatementConnection] = []
+        self._closed = False
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[StatementConnection]:
         async with self._turns:
-            pool = self._pool or await self._open()
-            async with pool.acquire() as connection:
+            connection = await self._take()
+            try:
                 yield connection
+            except asyncpg.PostgresError:
+                self._give_back(connection)  # PostgreSQL answered: the statement is over
+                raise
+            except BaseException:
+                await _close(connection)  # a statement may still run on it (module docstring)
+                raise
+            self._give_back(connection)
 
-    async def _open(self) -> asyncpg.Pool[asyncpg.Record]:
-        async with self._opening:
-            if self._pool is None:
-                self._pool = await asyncpg.create_pool(
-                    self._dsn,
-                    min_size=0,
-                    max_size=self._size,
-                    reset=_nothing_to_reset,
-                    server_settings={"application_name": APPLICATION_NAME},
-                )
-            return self._pool
+    async def _take(self) -> StatementConnection:
+        while self._idle:
+            connection = self._idle.pop()
+            if not connection.is_closed():  # PostgreSQL may have closed it while idle
+                return connection
+        if self._closed:
+            raise RuntimeError("the statement lane is closed")
+        return await asyncpg.connect(self._dsn, server_settings={"application_name": APPLICATION_NAME})
+
+    def _give_back(self, connection: StatementConnection) -> None:
+        if self._closed or connection.is_closed() or connection.is_in_transaction():
+            connection.terminate()  # a lane statement never leaves a transaction open
+        else:
+            self._idle.append(connection)
 
     async def close(self) -> None:
-        if self._pool is not None:
-            await self._pool.close()
-            self._pool = None
+        """Close the idle connections; one in use is closed when its block ends."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await connection.close()
+
+
+async def _close(connection: StatementConnection) -> None:
+    """Close a connection a statement may still run on, within the lane's turn (so the lane never
+    holds more than its size). asyncpg first waits for the cancel request it sent when the
+    statement was cancelled, so PostgreSQL stops the statement instead of running it to its end
+    on a backend nobody reads; ``terminate`` alone would drop that request with the socket."""
+    with contextlib.suppress(Exception):  # close aborts the connection itself if it fails
+        await connection.close(timeout=CLOSE_SECONDS)

@@ -1,58 +1,146 @@
-"""A MOCK provider call reaches the simulator in process without passing through the service's
-edge a second time: no request line, no HTTP metric, no rate-limit count of its own; the client
-request that led to it pays for them once. SQLite and PostgreSQL."""
+"""A call of this service to itself (payorch.http.client.OutgoingClient) builds the ASGI scope
+directly instead of going through httpx's request building and ASGITransport. The app must see
+the same request and the caller the same answer as through httpx's own way, for every shape of
+call our code makes; any other call still goes httpx's way."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import httpx
+import pytest
+from starlette.types import Message, Receive, Scope, Send
 
-from payorch.runtime import Runtime
-from tests.observability.capture import Capture, lines_of, logs
-from tests.observability.scrape import scrape, value
-from tests.providers.helpers import A, checkout, create_intent, mock_sandbox
+from payorch.http.client import IN_PROCESS, LocalApp, OutgoingClient, _InProcess
+from payorch.http.context import request_id_var
 
-__all__ = ["logs"]  # the fixture
-
-REQUESTS = "payorch.requests"
-HTTP = "payorch_http_requests_total"
-CHECKOUT_ROUTE = "/v1/payment-intents/{payment_intent_id}/checkout"
-SIMULATOR_CREATE = "/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions"
+PUBLIC = "http://127.0.0.1:8000"
+SCOPE_KEYS = (
+    "type", "asgi", "http_version", "method", "scheme", "path", "raw_path", "query_string",
+    "server", "client", "root_path", IN_PROCESS,
+)
 
 
-async def test_a_mock_provider_call_does_not_pass_through_the_edge_again(
-    client: httpx.AsyncClient, runtime: Runtime, logs: Capture
+async def echo(scope: Scope, receive: Receive, send: Send) -> None:
+    """Answers with what it received; a path under /crash fails before or after answering."""
+    body = b""
+    while True:
+        message: Message = await receive()
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    if scope["path"] == "/crash/before":
+        raise RuntimeError("before the answer")
+    seen = {key: scope.get(key) for key in SCOPE_KEYS}
+    seen["headers"] = sorted([k.decode("latin-1"), v.decode("latin-1")] for k, v in scope["headers"])
+    seen["state"] = scope.get("state")
+    seen["body"] = body.decode("utf-8")
+    raw = json.dumps(seen, default=_plain).encode()
+    headers = [(b"content-type", b"application/json"), (b"set-cookie", b"a=1"), (b"set-cookie", b"b=2")]
+    await send({"type": "http.response.start", "status": 201, "headers": headers})
+    if scope["path"] == "/crash/after":
+        raise RuntimeError("after the answer began")
+    await send({"type": "http.response.body", "body": raw[:10], "more_body": True})
+    await send({"type": "http.response.body", "body": raw[10:]})
+
+
+def clients() -> tuple[OutgoingClient, httpx.AsyncClient]:
+    ours = OutgoingClient(PUBLIC, LocalApp(echo), timeout=5)
+    transport = httpx.ASGITransport(app=_InProcess(echo), raise_app_exceptions=False)
+    theirs = httpx.AsyncClient(transport=transport, timeout=5, follow_redirects=False)
+    return ours, theirs
+
+
+CALLS: list[tuple[str, str, dict[str, Any]]] = [
+    ("GET", "/simulator/b/v1/payments/search?a=1&b=x%20y", {}),
+    ("GET", "/simulator/b/v1/payments/search", {"params": {"q": "a b", "n": "1", "ñ": "ü/&"}}),
+    ("POST", "/simulator/b/checkout/preferences", {"json": {"a": 1, "ñ": "ü", "list": [1.5, None]}}),
+    (
+        "POST",
+        "/v1/provider-notifications/b/cfg_1?data.id=123&type=payment",
+        {"content": b'{"id": 1}', "headers": {"Content-Type": "application/json", "x-signature": "ts=1,v1=ab"}},
+    ),
+    ("PUT", "/simulator/a/rswebpay/transactions/tok%2Fen", {"json": {"x": "y"}, "headers": {"Tbk-Api-Key-Id": "k"}}),
+    ("POST", "/simulator/a/rswebpay/transactions/t/refunds", {}),
+    ("GET", "/simulator/b/v1/payments/1", {"headers": {"User-Agent": "mine", "Accept": "application/json"}}),
+    ("DELETE", "/v1/x", {"headers": {"Authorization": "Bearer pay_sb_x"}}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "options"), CALLS)
+async def test_a_direct_call_is_the_call_httpx_would_make(
+    method: str, path: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    intent = await create_intent(client, sandbox)
-    before = await scrape(client)
-    response = await checkout(client, sandbox, intent["id"], provider=A)
-    assert response.status_code == 200, response.text
-    assert response.json()["provider"] == A  # the simulator was called, in process
-    assert "ratelimit-limit" in response.headers  # the client request was limited, once
-    after = await scrape(client)
-
-    routes = [str(line["route"]) for line in lines_of(logs, REQUESTS)]
-    assert routes.count(CHECKOUT_ROUTE) == 1
-    assert [route for route in routes if route.startswith("/simulator/")] == []
-    checkout_count = value(after, HTTP, method="POST", route=CHECKOUT_ROUTE, status="200")
-    assert checkout_count - value(before, HTTP, method="POST", route=CHECKOUT_ROUTE, status="200") == 1
-    simulator = {
-        labels: count - before.get((name, labels), 0.0)
-        for (name, labels), count in after.items()
-        if name == HTTP and any(v.startswith("/simulator/") for _, v in labels)
-    }
-    assert all(delta == 0 for delta in simulator.values()), simulator
+    ours, theirs = clients()
+    token = request_id_var.set("req_calling")
+    try:
+        expected = await theirs.request(method, PUBLIC + path, **options)
+        # The direct way never reaches httpx's send.
+        monkeypatch.setattr(httpx.AsyncClient, "send", _refuse)
+        got = await ours.request(method, PUBLIC + path, **options)
+    finally:
+        request_id_var.reset(token)
+    assert got.status_code == expected.status_code == 201
+    assert got.json() == expected.json()
+    assert got.json()["state"] == {"request_id": "req_calling"}
+    assert got.headers.multi_items() == expected.headers.multi_items()
+    assert got.content == expected.content
+    assert got.request.method == method and str(got.request.url) == str(expected.request.url)
 
 
-async def test_the_simulator_is_still_served_at_the_edge_to_a_browser(
-    client: httpx.AsyncClient, runtime: Runtime, logs: Capture
-) -> None:
-    """What the buyer's browser asks of the simulator is a request like any other."""
-    sandbox = await mock_sandbox(runtime)
-    intent = await create_intent(client, sandbox)
-    response = await checkout(client, sandbox, intent["id"], provider=A)
-    page = await client.post(response.json()["checkout"]["url"], data=response.json()["checkout"]["fields"])
-    assert page.status_code == 200, page.text
-    assert "x-request-id" in page.headers
-    routes = [str(line["route"]) for line in lines_of(logs, REQUESTS)]
-    assert [route for route in routes if route.startswith("/simulator/provider_a")] != []
+async def test_get_and_post_take_the_direct_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    ours, _ = clients()
+    monkeypatch.setattr(httpx.AsyncClient, "send", _refuse)
+    assert (await ours.get(PUBLIC + "/v1/x", params={"a": "1"})).json()["query_string"] == "a=1"
+    assert (await ours.post(PUBLIC + "/v1/x", content=b"hi")).json()["body"] == "hi"
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+async def test_an_app_that_fails_answers_as_through_httpx(where: str) -> None:
+    ours, theirs = clients()
+    expected = await theirs.post(f"{PUBLIC}/crash/{where}", json={})
+    got = await ours.post(f"{PUBLIC}/crash/{where}", json={})
+    assert got.status_code == expected.status_code == (500 if where == "before" else 201)
+    assert got.content == expected.content == b""
+
+
+@pytest.mark.parametrize(
+    ("url", "options"),
+    [
+        (PUBLIC + "/v1/x", {"data": {"field": "value"}}),  # a form
+        (PUBLIC + "/v1/x?a=1", {"params": {"b": "2"}}),  # a query to merge
+        (PUBLIC.replace("127.0.0.1", "localhost") + "/v1/x", {}),  # another origin
+        (PUBLIC + "/v1/x", {"auth": ("user", "secret")}),
+    ],
+)
+async def test_other_calls_go_httpx_s_way(url: str, options: dict[str, Any]) -> None:
+    ours, _ = clients()
+    sent: list[httpx.Request] = []
+    original = httpx.AsyncClient.send
+
+    async def spy(self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+        sent.append(request)
+        return await original(self, request, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(httpx.AsyncClient, "send", spy)
+        with pytest.raises(httpx.ConnectError) if "localhost" in url else _nothing():
+            await ours.post(url, **options)
+    assert len(sent) == 1
+
+
+def _plain(value: object) -> object:
+    return value.decode("latin-1") if isinstance(value, bytes) else list(value)  # type: ignore[call-overload]
+
+
+async def _refuse(*_args: object, **_kwargs: object) -> httpx.Response:
+    raise AssertionError("went through httpx's send")
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        return None

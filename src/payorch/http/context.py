@@ -44,7 +44,7 @@ NON_JSON_PREFIXES = (
     "/dashboard/",
 )
 
-# Scope key of an in-process call, set only by http/client.py's SelfDispatchTransport (a server
+# Scope key of an in-process call, set only by http/client.py's in-process dispatch (a server
 # builds its scopes from the wire and cannot set it). The edge middlewares (metrics, request
 # context and log, rate limit with its key check) pass such a call straight through: the client
 # request that led to it already paid for them once.

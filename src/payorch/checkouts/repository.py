@@ -142,7 +142,7 @@ async def record_result(
         params["first_check_at"] = first_check_at
     if close:
         params["at"] = closed_at
-    await _record_result_statement(reference, schedule, close, release_lease).rowcount(conn, params)
+    await _record_result_statement(reference, schedule, close, release_lease).execute(conn, params)
 
 
 _RESCHEDULE = (
@@ -189,7 +189,7 @@ _RELEASE_LEASE = Prepared(update(checkouts).where(_THIS_CHECKOUT).values(lease_u
 
 
 async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
-    await _RELEASE_LEASE.rowcount(conn, {"checkout_id": checkout_id})
+    await _RELEASE_LEASE.execute(conn, {"checkout_id": checkout_id})
 
 
 _DUE = (

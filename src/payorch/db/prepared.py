@@ -134,3 +134,7 @@ class Prepared:
         sql, arguments = self._arguments(parameters)
         status = await _guarded(conn, lambda: driver.execute(sql, *arguments))  # e.g. "UPDATE 1"
         return int(status.rsplit(" ", 1)[-1])
+
+    async def execute(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> None:
+        """A write whose count of rows changed does not matter (recording, releasing, storing)."""
+        await self.rowcount(conn, parameters)

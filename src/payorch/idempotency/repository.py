@@ -167,7 +167,7 @@ async def complete(
     body: bytes,
 ) -> None:
     parameters = {**_pk(application_id, operation, key), "expected_fingerprint": fingerprint}
-    await _COMPLETE.rowcount(conn, {**parameters, "status": status, "body": body.decode()})
+    await _COMPLETE.execute(conn, {**parameters, "status": status, "body": body.decode()})
 
 
 async def delete_claim(

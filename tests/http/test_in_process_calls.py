@@ -12,8 +12,8 @@ import httpx
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-from payorch.http.client import IN_PROCESS, LocalApp, OutgoingClient, _InProcess
-from payorch.http.context import request_id_var
+from payorch.http.client import LocalApp, OutgoingClient, _InProcess
+from payorch.http.context import IN_PROCESS, request_id_var
 
 PUBLIC = "http://127.0.0.1:8000"
 SCOPE_KEYS = (
@@ -131,7 +131,12 @@ async def test_other_calls_go_httpx_s_way(url: str, options: dict[str, Any]) -> 
 
 
 def _plain(value: object) -> object:
-    return value.decode("latin-1") if isinstance(value, bytes) else list(value)  # type: ignore[call-overload]
+    """bytes and tuples of the scope, as JSON can hold them."""
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    if isinstance(value, tuple):
+        return list(value)
+    raise TypeError(f"not in a scope: {value!r}")
 
 
 async def _refuse(*_args: object, **_kwargs: object) -> httpx.Response:

@@ -4,7 +4,10 @@ checkout is stopped first, and a buyer who already paid wins."""
 from __future__ import annotations
 
 import httpx
+import pytest
 
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult, ProviderRejected
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from tests.checkouts.cancel_helpers import a_committed, b_statuses, cancel, try_to_pay
 from tests.checkouts.test_returns import payment_count
@@ -188,3 +191,34 @@ async def test_another_applications_intent_is_not_found(
     assert (await read(client, sandbox, intent["id"]))["status"] == "CREATED"
     unauthenticated = await client.post(f"/v1/payment-intents/{intent['id']}/cancel", json={})
     assert unauthenticated.status_code == 401
+
+
+async def test_the_provider_refusing_to_stop_the_checkout_is_a_502_that_changes_nothing(
+    client: httpx.AsyncClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, B)
+    adapter = get_adapter(B)
+    refusals: list[str] = []
+
+    async def refuse(_ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        # A definite refusal of the provider (a 4xx it means), not an outage.
+        refusals.append(checkout.checkout_id)
+        raise ProviderRejected("preference cannot be expired", provider=B)
+
+    monkeypatch.setattr(adapter, "cancel_checkout", refuse)
+    response = await cancel(client, sandbox, intent["id"], key="cancel-refused")
+    assert response.status_code == 502, response.text
+    assert response.json()["error"]["code"] == "PROVIDER_ERROR"
+    assert "refused to stop the checkout" in response.json()["error"]["message"]
+    assert len(refusals) == 1
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+    assert cancelled_reasons(await events_of(runtime, intent["id"])) == []
+    # The lease was freed and the key not spent on the refusal: the same key cancels once the
+    # provider stops the checkout, and the page no longer takes a payment.
+    monkeypatch.undo()
+    retried = await cancel(client, sandbox, intent["id"], key="cancel-refused")
+    assert retried.status_code == 200, retried.text
+    assert retried.json()["status"] == "CANCELLED"
+    await try_to_pay(client, body)
+    assert "approved" not in await b_statuses(client, runtime, sandbox, intent["id"])

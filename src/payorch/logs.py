@@ -95,8 +95,8 @@ _SECOND: list[tuple[int, str]] = [(-1, "")]  # the last whole second formatted, 
 
 
 def iso_millis(created: float) -> str:
-    """``created`` in ISO 8601 to the millisecond, UTC. The date and time of day are formatted once
-    a second (most lines of a busy second share them): a seventh of a line's formatting."""
+    """``created`` in ISO 8601 to the millisecond, UTC, as ``datetime.isoformat`` writes it. The
+    date and time of day are formatted once a second: the lines of a busy second share them."""
     second = int(created)
     micro = round((created - second) * 1_000_000)  # as datetime.fromtimestamp rounds
     if micro == 1_000_000:

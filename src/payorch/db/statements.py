@@ -9,9 +9,9 @@ docs/performance.md). The create of a payment intent, the hottest write, runs he
 else stays on the engine.
 
 The lane holds its connections itself, not in asyncpg's pool: taking a connection from that pool
-and giving it back cost about 136,000 instructions, more than twice the statement itself (its
-release runs in a task of its own under ``asyncio.shield``, with a timeout and an idle timer
-re-armed each time; docs/performance.md, "The lane's own connections"). Here a turn is a place
+and giving it back cost about as much as the statement itself (its release runs in a task of its
+own under ``asyncio.shield``, with a timeout and an idle timer re-armed each time): 110k fewer
+instructions per create without it (docs/performance.md, "The lane's own connections"). Here a turn is a place
 in a first-come-first-served queue (``asyncio.Semaphore``: asyncpg's pool hands a returned
 connection to whoever asks next, so under load a waiting request could lose it again and again
 to new arrivals) and an idle connection from a list. A connection goes back to the list only in a

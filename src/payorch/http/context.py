@@ -119,7 +119,7 @@ def _log_request(scope: Scope, status: int, seconds: float) -> None:
         "application_id": getattr(caller, "application_id", None),
     }
     # The record made and handled directly, as Logger.info does it less its look up the stack
-    # for the calling line (this line, always): a sixth of the line's cost (docs/performance.md).
+    # for the calling line (this line, always).
     record = request_log.makeRecord(
         request_log.name, logging.INFO, __file__, 0, "%s %s -> %s", (method, route, status), None, extra=extra
     )

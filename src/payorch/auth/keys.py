@@ -50,4 +50,4 @@ def hash_secret(secret: str) -> str:
 
 
 def secret_matches(secret: str, stored_hash: str) -> bool:
-    return hmac.compare_digest(hash_secret(secret), stored_hash)
+    return hmac.compare_digest(hash_secret(secret).encode(), stored_hash.encode())  # bytes: any text

@@ -35,7 +35,8 @@ def csrf_of(token: str) -> str:
 
 
 def csrf_matches(token: str, submitted: str | None) -> bool:
-    return submitted is not None and hmac.compare_digest(csrf_of(token), submitted)
+    # As bytes: compare_digest raises TypeError for a str holding a non-ASCII character.
+    return submitted is not None and hmac.compare_digest(csrf_of(token).encode(), submitted.encode())
 
 
 async def open_session(conn: AsyncConnection, clock: Clock, caller: Caller, lifetime_seconds: int) -> str:

@@ -57,7 +57,8 @@ async def sign_in(request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
     form = await request.form()
     expected = request.cookies.get(SIGN_IN_COOKIE) or ""
-    if not expected or not hmac.compare_digest(expected, field(form, "csrf")):
+    # As bytes: compare_digest raises TypeError for a str holding a non-ASCII character.
+    if not expected or not hmac.compare_digest(expected.encode(), field(form, "csrf").encode()):
         return _form(request, runtime, 403, "The form expired. Enter the key again.")
     decision = await runtime.rate_limiter.hit_sign_in(client_address(request.scope))
     if not decision.allowed:

@@ -48,9 +48,30 @@ class ApiError(Exception):
 class ValidationFailed(ApiError):
     status, code, default_message = 400, "VALIDATION_ERROR", "The request is not valid."
 
+    # At most this many problems are listed, and a field's path is cut to this many characters:
+    # the answer stays small however many problems the request holds (docs/api.md, Errors).
+    MAX_LISTED: ClassVar[int] = 10
+    MAX_FIELD_CHARS: ClassVar[int] = 100
+
     @classmethod
     def field(cls, field: str, message: str) -> ValidationFailed:
-        return cls(f"{field}: {message}", {"errors": [{"field": field, "message": message}]})
+        return cls.listing([(field, message)])
+
+    @classmethod
+    def listing(cls, problems: Sequence[tuple[str, str]]) -> ValidationFailed:
+        """Every (field, message) found: the first MAX_LISTED in ``errors``, the count of the rest
+        in ``more_errors``; the message is the first problem."""
+        listed = [
+            {"field": _cut(field, cls.MAX_FIELD_CHARS), "message": text}
+            for field, text in problems[: cls.MAX_LISTED]
+        ]
+        first = listed[0] if listed else {"field": "body", "message": "invalid"}
+        more = max(0, len(problems) - cls.MAX_LISTED)
+        return cls(f"{first['field']}: {first['message']}", {"errors": listed, "more_errors": more})
+
+
+def _cut(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 class MalformedRequest(ApiError):

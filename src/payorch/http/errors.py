@@ -36,7 +36,7 @@ def request_id_of(request: Request) -> str:
 
 
 def validation_error(exc: RequestValidationError) -> ValidationFailed:
-    errors: list[dict[str, str]] = []
+    problems: list[tuple[str, str]] = []
     for item in exc.errors():
         loc = [str(part) for part in item.get("loc", ())]
         if loc and loc[0] in ("body", "query", "path", "header"):
@@ -51,9 +51,8 @@ def validation_error(exc: RequestValidationError) -> ValidationFailed:
         message = validator_message(str(item.get("msg", "invalid")))
         if item.get("type") == "extra_forbidden":
             message = "Unknown query parameter." if source == "query" else "Unknown field."
-        errors.append({"field": field, "message": message})
-    first = errors[0] if errors else {"field": "body", "message": "invalid"}
-    return ValidationFailed(f"{first['field']}: {first['message']}", {"errors": errors})
+        problems.append((field, message))
+    return ValidationFailed.listing(problems)
 
 
 def allowed_methods(request: Request) -> list[str]:

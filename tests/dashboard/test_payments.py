@@ -118,12 +118,13 @@ async def test_the_providers_answer_is_shown(
 ) -> None:
     url, csrf = await refund_form(client, sandbox, runtime)
     gateway.mode = mode
-    sent = await client.post(url, data={"csrf": csrf, "refund_key": "k1", "amount": ""})
+    # All that is left (the whole 1000 CLP): more than half, so confirmed with its amount.
+    sent = await client.post(url, data={"csrf": csrf, "refund_key": "k1", "amount": "", "confirmed": "1000"})
     assert sent.headers["location"].endswith(f"?notice={notice}")
     page = await client.get(sent.headers["location"])
     assert all(text in page.text for text in shown), page.text
     bad = await client.post(url, data={"csrf": csrf, "refund_key": "k2", "amount": "1.5"})
-    assert bad.status_code == 400 and "at most 0 decimals for CLP" in bad.text
+    assert bad.status_code == 400 and "has 1 decimals and CLP has none" in bad.text
 
 
 async def test_a_concurrent_double_submit_is_one_refund(

@@ -7,20 +7,19 @@ import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 
 from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
+from payorch.amount_text import UnreadableAmount, read_amount, rule
 from payorch.checkouts import service as checkouts
-from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
+from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import IdempotencyKeyInUse, ProviderError, ValidationFailed
 from payorch.events import service as events
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
 from payorch.jsontypes import JsonObject
-from payorch.money import exponent
 from payorch.payments import refunds
 from payorch.payments import service as payments
 from payorch.payments.schemas import CreateRefund
@@ -31,6 +30,15 @@ from payorch.webhooks.schemas import DeliveryListQuery
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
 SHOWN = 100  # events and deliveries shown on an intent's page (an intent has a handful)
+
+
+@dataclass(frozen=True, slots=True)
+class RefundRefused:
+    """A refund form whose amount is not an amount: what was typed, and what to type instead."""
+
+    typed: str
+    reason: str
+    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +72,18 @@ async def _events(
 
 @router.get("/payments/{intent_id}")
 async def intent_page(intent_id: str, request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    return await _intent_page(request, viewer, conn, intent_id)
+
+
+async def _intent_page(
+    request: Request,
+    viewer: Viewer,
+    conn: AsyncConnection,
+    intent_id: str,
+    refused: RefundRefused | None = None,
+) -> Response:
+    """The intent's page; with ``refused``, answered 400 with the refund form as it was sent and
+    the reason beside its amount field."""
     detail = await intents.read_intent(conn, viewer.caller, intent_id)  # 404 page if not ours
     payment = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
     listed = await webhooks.list_deliveries(
@@ -81,24 +101,18 @@ async def intent_page(intent_id: str, request: Request, viewer: ViewerDep, conn:
         checkouts=await checkouts.intent_checkouts(conn, intent_id),
         events=await _events(conn, viewer.caller.application_id, intent_id, listed.items),
         refund_key=secrets.token_urlsafe(16),  # one per page: a double submit is one refund
+        amount_rule=rule(detail.intent.currency),
+        refused=refused,
+        status_code=400 if refused else 200,
     )
 
 
-def minor_units(text: str, currency: str) -> int | None:
-    """'10.50' USD -> 1050; '' -> None (all that is left). A 400 page says what to fix."""
-    if not text:
-        return None
-    places = exponent(currency) or 0
+def typed_amount(text: str, currency: str) -> int:
+    """An amount a person typed into a dashboard form, in minor units; a 400 page says what to type."""
     try:
-        value = Decimal(text.replace(",", ""))
-    except InvalidOperation:
-        raise ValidationFailed.field("amount", f"must be a number of {currency}, such as 10") from None
-    minor = value.scaleb(places)
-    if minor != minor.to_integral_value() or minor <= 0:
-        raise ValidationFailed.field(
-            "amount", f"must be positive with at most {places} decimals for {currency}"
-        )
-    return int(minor)
+        return read_amount(text, currency)
+    except UnreadableAmount as refused:
+        raise ValidationFailed.field("amount", str(refused)) from None
 
 
 @router.post("/payments/{intent_id}/refunds")
@@ -108,9 +122,34 @@ async def refund(
     phases = runtime_of(request).phases
     async with phases.reading() as conn:
         detail = await intents.read_intent(conn, viewer.caller, intent_id)
-    if detail.payment is None:
+        paid = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
+    if paid is None:
         raise ValidationFailed("This intent has no payment to refund.")
-    amount = minor_units(field(form, "amount"), detail.intent.currency)
+    text = field(form, "amount")
+    try:
+        amount = read_amount(text, paid.currency) if text else None
+    except UnreadableAmount as unreadable:
+        async with phases.reading() as conn:
+            sent = RefundRefused(text, field(form, "reason"), str(unreadable))
+            return await _intent_page(request, viewer, conn, intent_id, sent)
+    moving = paid.amount - paid.refunded_amount if amount is None else amount
+    if 2 * moving > paid.amount:
+        # More than half the payment: the person sees the amount in the currency's own format and
+        # confirms it; the confirmation carries the amount it showed, so nothing else can move.
+        if field(form, "confirmed") != str(moving):
+            return render(
+                request,
+                "refund_confirm.html",
+                viewer,
+                title="Confirm the refund",
+                intent=detail.intent,
+                payment=paid,
+                moving=moving,
+                typed=text,
+                reason=field(form, "reason"),
+                refund_key=field(form, "refund_key"),
+            )
+        amount = moving
     given = {"amount": amount, "reason": field(form, "reason") or None}
     fields = {name: value for name, value in given.items() if value is not None}
     body = CreateRefund.model_validate(fields)  # absent, not null: null is refused
@@ -120,7 +159,7 @@ async def refund(
     )
     page = f"/payments/{intent_id}?notice="
     try:
-        reply = await refunds.request_refund(phases, runtime, viewer.caller, detail.payment.id, body, scope)
+        reply = await refunds.request_refund(phases, runtime, viewer.caller, paid.id, body, scope)
     except IdempotencyKeyInUse:  # the first of a double submit is still running
         return back_to(request, page + "in-progress")
     except ProviderError:  # the FAILED refund is listed with the provider's reason

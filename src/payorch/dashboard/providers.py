@@ -41,7 +41,8 @@ def _change(form_action: str, provider: str, form: dict[str, str]) -> UpdateConn
             raise ValidationFailed.field("credentials", f"fill in {', '.join(missing)}")
         return UpdateConnector(credentials=given)
     priority = form.get("priority", "")
-    if not priority.isdigit():
+    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
+    if not (priority.isascii() and priority.isdigit()):
         raise ValidationFailed.field("priority", "must be a whole number such as 1")
     return UpdateConnector(priority=int(priority), enabled=form.get("enabled") == "on")
 

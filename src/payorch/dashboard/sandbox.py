@@ -11,12 +11,13 @@ from starlette.responses import Response
 from payorch.applications import service as applications
 from payorch.checkouts import service as checkouts
 from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
-from payorch.dashboard.intent import minor_units
+from payorch.dashboard.intent import typed_amount
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
-from payorch.errors import InternalError, ResourceNotFound
+from payorch.errors import InternalError, ResourceNotFound, ValidationFailed
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
 from payorch.intents.schemas import CreatePaymentIntent
+from payorch.money import currency_problem
 from payorch.providers import AUTO, PROVIDER_IDS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -42,11 +43,14 @@ async def test_payment(request: Request, viewer: ViewerDep, form: FormDep) -> Re
     _sandbox_only(viewer)
     runtime = viewer.runtime
     currency = field(form, "currency") or "CLP"
+    problem = currency_problem(currency)
+    if problem:  # before the amount: how many decimals it may have depends on the currency
+        raise ValidationFailed.field("currency", problem)
     body = CreatePaymentIntent.model_validate(
         {
             "merchant_account_id": field(form, "merchant_account_id"),
             "external_reference": "test-" + secrets.token_hex(6),
-            "amount": minor_units(field(form, "amount"), currency) or 0,
+            "amount": typed_amount(field(form, "amount"), currency),
             "currency": currency,
             "description": "Test payment from the dashboard",
             "provider": field(form, "provider") or AUTO,

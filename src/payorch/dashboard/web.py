@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated
 
-from babel.numbers import format_currency
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -19,11 +17,11 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from payorch.amount_text import written
 from payorch.auth.service import Caller
 from payorch.dashboard import sessions
 from payorch.errors import ApiError, ResourceNotFound
 from payorch.http.deps import runtime_of
-from payorch.money import exponent
 from payorch.runtime import Runtime
 
 SESSION_COOKIE = "payorch_session"
@@ -43,14 +41,8 @@ _ENV = Environment(
 
 
 def money(amount: int | None, currency: str) -> str:
-    """An amount in minor units in the currency's own units: 1500 CLP -> CLP 1,500, 1050 USD ->
-    $10.50 (English conventions, the same for every operator)."""
-    if amount is None:
-        return "—"
-    places = exponent(currency) or 0
-    shown = format_currency(Decimal(amount).scaleb(-places), currency, locale="en_US")
-    # A currency without an English symbol shows its code: "CLP 1,500", not "CLP1,500".
-    return currency + " " + shown[len(currency) :] if shown.startswith(currency) else shown
+    """An amount in minor units as people read it (payorch.amount_text): 1050 USD -> $10.50."""
+    return "—" if amount is None else written(amount, currency)
 
 
 def utc(moment: datetime | None) -> str:

@@ -24,6 +24,7 @@ from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.contexts import ConnectorContexts
 from payorch.providers.health import ProviderHealth, build_health
 from payorch.ratelimit.limiter import RateLimiter
+from payorch.redis_client import SharedRedis
 from payorch.runtime import Runtime
 from payorch.webhooks.urls import Resolver
 
@@ -53,6 +54,13 @@ def build_runtime(
         timeout_seconds=settings.provider_timeout_seconds,
     )
     phases = Phases(database)
+    redis = (
+        SharedRedis.from_url(
+            settings.redis_url, settings.redis_timeout_seconds, settings.redis_retry_seconds
+        )
+        if settings.redis_url
+        else None
+    )
     runtime = Runtime(
         settings=settings,
         clock=clock,
@@ -66,12 +74,10 @@ def build_runtime(
         connector_contexts=contexts,
         provider_health=provider_health
         or build_health(
-            clock,
-            settings.redis_url,
-            settings.provider_failure_threshold,
-            settings.provider_skip_seconds,
+            clock, redis, settings.provider_failure_threshold, settings.provider_skip_seconds
         ),
-        rate_limiter=RateLimiter(settings),
+        rate_limiter=RateLimiter(settings, redis),
+        redis=redis,
         refund_gateway=refund_gateway or ProviderRefundGateway(contexts),
         webhook_resolver=webhook_resolver,
         owns_database=owns_database,

@@ -15,6 +15,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from payorch.errors import validator_message
 
+# Also the defaults of a provider-health store made from a URL alone (providers/health.py).
+REDIS_TIMEOUT_SECONDS = 0.05
+REDIS_RETRY_SECONDS = 5.0
 RATE_LIMIT_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(second|minute)\s*$")
 
 
@@ -167,6 +170,22 @@ class Settings(BaseSettings):
             "A request's headers must be complete this long after the connection opened or the "
             "previous answer ended, however slowly bytes trickle in; then 408 (or a plain close "
             "when nothing was sent) and the connection is closed (http/server_protocol.py)."
+    redis_timeout_seconds: float = Field(
+        REDIS_TIMEOUT_SECONDS,
+        gt=0,
+        description=(
+            "Connect and read timeout of each Redis command (no retry): the most a hung Redis "
+            "costs a request before this process skips Redis (payorch/redis_client.py)."
+        ),
+    )
+    redis_retry_seconds: float = Field(
+        REDIS_RETRY_SECONDS,
+        gt=0,
+        description=(
+            "After a Redis failure every use skips Redis for this long (rate limits and provider "
+            "health kept per process); then one request probes it, and its success resumes sharing."
+        ),
+    )
         ),
     )
     body_timeout_seconds: float = Field(

@@ -22,6 +22,7 @@ from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.contexts import ConnectorContexts
 from payorch.providers.health import ProviderHealth
 from payorch.ratelimit.limiter import RateLimiter
+from payorch.redis_client import SharedRedis
 from payorch.webhooks.urls import Resolver
 
 
@@ -46,6 +47,9 @@ class Runtime:
     # Rate limits (ratelimit/limiter.py): one limiter and storage per process, for the API's
     # middleware and the simulator's public keys alike.
     rate_limiter: RateLimiter
+    # The one Redis client and circuit of the process (redis_client.py), used by the two above;
+    # None without PAYORCH_REDIS_URL.
+    redis: SharedRedis | None
     # Refunds reach the providers through this port (payments/refund_gateway.py).
     refund_gateway: RefundGateway
     # How host names of webhook URLs are resolved (None: the event loop's getaddrinfo).
@@ -54,6 +58,8 @@ class Runtime:
 
     async def close(self) -> None:
         await self.provider_health.aclose()
+        if self.redis is not None:
+            await self.redis.aclose()
         await self.http.aclose()
         if self.owns_database:
             await self.database.dispose()

@@ -16,6 +16,7 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
   "invalid_response")``. providers/http.py does all of this for every adapter.
 - Provider health (routing), when a provider starts or stops being skipped:
   ``set_provider_health(provider, HealthState.SKIPPED)`` / ``HealthState.AVAILABLE``.
+- The Redis circuit (redis_client.py), when it opens or closes: ``set_redis_circuit_open(bool)``.
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
   ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
@@ -88,6 +89,12 @@ PROVIDER_HEALTH = Gauge(
     "0 = available, 1 = being skipped after repeated failures (as seen by this process, or by "
     "all replicas when PAYORCH_REDIS_URL is set).",
     ["provider"],
+    multiprocess_mode="livemax",
+)
+REDIS_CIRCUIT = Gauge(
+    "payorch_redis_circuit_state",
+    "1 while this process skips Redis after a failure (rate limits and provider health kept per "
+    "process, payorch/redis_client.py), else 0.",
     multiprocess_mode="livemax",
 )
 WEBHOOK_DELIVERY_ATTEMPTS = Counter(
@@ -179,6 +186,10 @@ def _failure_kind(exc: BaseException) -> str:
 
 def set_provider_health(provider: str, state: HealthState) -> None:
     PROVIDER_HEALTH.labels(provider).set(int(state))
+
+
+def set_redis_circuit_open(is_open: bool) -> None:
+    REDIS_CIRCUIT.set(int(is_open))
 
 
 def record_delivery_attempt(outcome: str) -> None:

@@ -8,7 +8,11 @@ requests keep skipping while the trial is in flight (half-open); a success reset
 failure starts a new skip period.
 
 In-process by default; shared by every replica through Redis when PAYORCH_REDIS_URL is set.
-Both use the runtime clock (tests move it with FrozenClock).
+Both use the runtime clock (tests move it with FrozenClock). While Redis is skipped
+(redis_client.py: down, hung, or its circuit open) the Redis store keeps the state in this
+process instead, as without Redis: a provider failing meanwhile is still skipped here, and each
+replica finds that out by itself. Once Redis answers again its state is used (the local one is
+not copied over: health is an optimisation, a provider found failing is found again).
 
 /metrics shows ``payorch_provider_health_state{provider}``: 1 while any key of that provider is
 skipped as far as this process knows (its own calls, or Redis's answers to them), 0 once none
@@ -17,18 +21,17 @@ is. Only transitions touch the gauge; the common case costs one empty-dict check
 
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Protocol
 
-from redis.exceptions import RedisError
+from redis.asyncio import Redis
 
 from payorch.clock import Clock
+from payorch.config import REDIS_RETRY_SECONDS, REDIS_TIMEOUT_SECONDS
 from payorch.observability.metrics import HealthState, set_provider_health
-
-log = logging.getLogger("payorch.providers.health")
+from payorch.redis_client import RedisUnavailable, SharedRedis
 
 
 @dataclass(frozen=True)
@@ -95,12 +98,14 @@ class _SkippedKeys:
 
 
 class InProcessHealth:
-    def __init__(self, clock: Clock, threshold: int, skip_seconds: float) -> None:
+    def __init__(
+        self, clock: Clock, threshold: int, skip_seconds: float, skipped: _SkippedKeys | None = None
+    ) -> None:
         self._clock = clock
         self._threshold = threshold
         self._skip = skip_seconds
         self._state: dict[str, tuple[int, float]] = {}  # key -> (failures, skipped_until)
-        self._skipped = _SkippedKeys()
+        self._skipped = skipped or _SkippedKeys()
 
     def _now(self) -> float:
         return self._clock.now().timestamp()
@@ -165,45 +170,58 @@ return failures
 class RedisHealth:
     def __init__(
         self,
-        redis: Any,
+        redis: SharedRedis,
         clock: Clock,
         threshold: int,
         skip_seconds: float,
         prefix: str = "payorch:",
+        owns_redis: bool = False,
     ) -> None:
-        self._redis = redis
+        self._shared = redis
+        self._redis = redis.client
+        self._owns_redis = owns_redis
         self._clock = clock
         self._threshold = threshold
-        self._skip = skip_seconds
         self._prefix = prefix + "health:"
         # Forget a key well after its last failure (a day, or longer for long skip periods).
         self._ttl = int(max(86400, skip_seconds * 10))
         self._skip_ms = int(skip_seconds * 1000)
-        self._admit = redis.register_script(_ADMIT)
-        self._failed = redis.register_script(_FAILED)
+        self._admit = self._redis.register_script(_ADMIT)
+        self._failed = self._redis.register_script(_FAILED)
         self._skipped = _SkippedKeys()
+        # While Redis is skipped; one gauge for both, so a key skipped here is shown either way.
+        self._local = InProcessHealth(clock, threshold, skip_seconds, self._skipped)
 
     @classmethod
     def from_url(
-        cls, url: str, clock: Clock, threshold: int, skip_seconds: float, prefix: str = "payorch:"
+        cls,
+        url: str,
+        clock: Clock,
+        threshold: int,
+        skip_seconds: float,
+        prefix: str = "payorch:",
+        timeout_seconds: float = REDIS_TIMEOUT_SECONDS,
+        retry_seconds: float = REDIS_RETRY_SECONDS,
     ) -> RedisHealth:
-        import redis.asyncio as redis_asyncio
-
-        return cls(redis_asyncio.from_url(url), clock, threshold, skip_seconds, prefix)
+        """A store with a Redis client and circuit of its own (closed by ``aclose``)."""
+        redis = SharedRedis.from_url(url, timeout_seconds, retry_seconds)
+        return cls(redis, clock, threshold, skip_seconds, prefix, owns_redis=True)
 
     def _now_ms(self) -> int:
         return int(self._clock.now().timestamp() * 1000)
 
+    def _args(self) -> list[int]:
+        return [self._threshold, self._now_ms(), self._skip_ms, self._ttl]
+
     async def admit(self, key: str) -> Admission:
+        async def admit(client: Redis) -> list[int]:
+            answer: list[int] = await self._admit([self._prefix + key], self._args(), client)
+            return answer
+
         try:
-            allowed, trial, wait = await self._admit(
-                keys=[self._prefix + key],
-                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
-            )
-        except RedisError as exc:
-            # Health is an optimisation: without Redis, try the provider rather than fail.
-            log.warning("provider health unavailable (Redis): %s", exc)
-            return Admission(True)
+            allowed, trial, wait = await self._shared.run(admit)
+        except RedisUnavailable:
+            return await self._local.admit(key)
         if int(allowed):
             if int(trial):
                 self._skipped.skipped(key)  # perhaps tripped by another replica
@@ -214,41 +232,47 @@ class RedisHealth:
         return Admission(False, retry_after_seconds=_retry_after(int(wait) / 1000))
 
     async def succeeded(self, key: str) -> None:
+        async def forget(client: Redis) -> int:
+            return await client.delete(self._prefix + key)
+
         try:
-            await self._redis.delete(self._prefix + key)
-        except RedisError as exc:
-            log.warning("provider health unavailable (Redis): %s", exc)
+            await self._shared.run(forget)
+        except RedisUnavailable:
+            await self._local.succeeded(key)
             return
         self._skipped.available(key)
 
     async def failed(self, key: str) -> None:
+        async def count(client: Redis) -> int:
+            return int(await self._failed([self._prefix + key], self._args(), client))
+
         try:
-            failures = await self._failed(
-                keys=[self._prefix + key],
-                args=[self._threshold, self._now_ms(), self._skip_ms, self._ttl],
-            )
-        except RedisError as exc:
-            log.warning("provider health unavailable (Redis): %s", exc)
+            failures = await self._shared.run(count)
+        except RedisUnavailable:
+            await self._local.failed(key)
             return
-        if int(failures) >= self._threshold:
+        if failures >= self._threshold:
             self._skipped.skipped(key)
 
     async def skipped_until(self, key: str) -> datetime | None:
+        async def read(client: Redis) -> list[bytes | str | None]:
+            return await client.hmget(self._prefix + key, ["failures", "until"])
+
         try:
-            failures, until = await self._redis.hmget(self._prefix + key, "failures", "until")
-        except RedisError as exc:
-            log.warning("provider health unavailable (Redis): %s", exc)
-            return None
+            failures, until = await self._shared.run(read)
+        except RedisUnavailable:
+            return await self._local.skipped_until(key)
         skipped = int(failures or 0) >= self._threshold
         return _until(skipped, int(until or 0) / 1000, self._now_ms() / 1000)
 
     async def aclose(self) -> None:
-        await self._redis.aclose()
+        if self._owns_redis:
+            await self._shared.aclose()
 
 
 def build_health(
-    clock: Clock, redis_url: str | None, threshold: int, skip_seconds: float
+    clock: Clock, redis: SharedRedis | None, threshold: int, skip_seconds: float
 ) -> ProviderHealth:
-    if redis_url:
-        return RedisHealth.from_url(redis_url, clock, threshold, skip_seconds)
+    if redis is not None:
+        return RedisHealth(redis, clock, threshold, skip_seconds)
     return InProcessHealth(clock, threshold, skip_seconds)

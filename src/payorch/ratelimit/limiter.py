@@ -10,9 +10,13 @@
   PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT (default 30/minute), checked by the simulator itself.
 
 Fixed windows (the ``limits`` fixed-window rule: a counter per window, allowed while the count
-is within the limit). O(1) per request: one increment; the window's end is read once per window
-and remembered here, so with Redis a request costs one round trip. Memory storage per process
-by default; with PAYORCH_REDIS_URL the counters live in Redis and every replica shares them.
+is within the limit). O(1) per request: one increment, which also answers when the window ends.
+Memory storage per process by default; with PAYORCH_REDIS_URL the counters live in Redis (one
+round trip, in the key layout of the ``limits`` Redis storage) and every replica shares them.
+
+While Redis is skipped (redis_client.py: down, hung, or its circuit open) each process counts in
+its own memory, as without Redis: every limit still holds per replica, so N replicas allow up to
+N times the setting. Nothing is refused, and no request waits, because Redis is away.
 """
 
 from __future__ import annotations
@@ -24,14 +28,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
-from limits.aio.storage import MemoryStorage, Storage
-from limits.storage import storage_from_string
+from limits.aio.storage import MemoryStorage
+from redis.asyncio import Redis
 
 from payorch.config import Settings
+from payorch.redis_client import RedisUnavailable, SharedRedis
 
 ANONYMOUS_DIVISOR = 10
 NAMESPACE = "payorch"
-MAX_REMEMBERED_WINDOWS = 100_000
+# The prefix of the ``limits`` Redis storage, so replicas of an earlier release share the counters.
+REDIS_KEY_PREFIX = "LIMITS:"
+# The ``limits`` incr_expire script, answering the window's remaining milliseconds too.
+_INCR_EXPIRE = """
+local count = redis.call('INCRBY', KEYS[1], 1)
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return {count, redis.call('PTTL', KEYS[1])}
+"""
 
 
 @dataclass(frozen=True)
@@ -52,25 +64,31 @@ def _item(amount: int, unit: str) -> RateLimitItem:
     return RateLimitItemPerSecond(amount) if unit == "second" else RateLimitItemPerMinute(amount)
 
 
-def build_storage(settings: Settings) -> Storage:
-    if settings.redis_url:
-        # redis-py (also used for provider health) rather than the default coredis client.
-        storage = storage_from_string("async+" + settings.redis_url, implementation="redispy")
-        if not isinstance(storage, Storage):  # an "async+" URL always builds an async storage
-            raise TypeError(f"not an async rate-limit storage: {type(storage).__name__}")
-        return storage
-    return MemoryStorage()
+class _RedisWindows:
+    def __init__(self, redis: SharedRedis) -> None:
+        self._redis = redis
+        self._incr = redis.client.register_script(_INCR_EXPIRE)
+
+    async def hit(self, key: str, expiry: int) -> tuple[int, float]:
+        """The window's count after this hit, and when the window ends (epoch seconds)."""
+
+        async def incr(client: Redis) -> list[int]:
+            answer: list[int] = await self._incr([REDIS_KEY_PREFIX + key], [expiry], client)
+            return answer
+
+        count, ttl_ms = await self._redis.run(incr)
+        return int(count), time.time() + max(0, int(ttl_ms)) / 1000
 
 
 class RateLimiter:
-    def __init__(self, settings: Settings, storage: Storage | None = None) -> None:
+    def __init__(self, settings: Settings, redis: SharedRedis | None = None) -> None:
         amount, unit = settings.rate_limit_parts
         self.per_application = _item(amount, unit)
         self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
         self.per_public_simulator_address = _item(*settings.simulator_public_rate_limit_parts)
         self.per_sign_in_address = _item(*settings.dashboard_sign_in_rate_limit_parts)
-        self._storage = storage or build_storage(settings)
-        self._window_ends: dict[str, float] = {}  # key -> when its current window ends
+        self._shared = None if redis is None else _RedisWindows(redis)
+        self._local = MemoryStorage()  # without Redis, or while it is skipped
 
     async def hit_application(self, application_id: str) -> Decision:
         return await self._hit(self.per_application, "app", application_id)
@@ -86,14 +104,15 @@ class RateLimiter:
         return await self._hit(self.per_sign_in_address, "sign-in", address)
 
     async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
-        key = item.key_for(NAMESPACE, kind, who)
-        count = await self._storage.incr(key, item.get_expiry())
-        now = time.time()
-        ends = self._window_ends.get(key)
-        if ends is None or ends <= now or count == 1:  # a new window (ours or another replica's)
-            ends = await self._storage.get_expiry(key)
-            if len(self._window_ends) >= MAX_REMEMBERED_WINDOWS:
-                self._window_ends.clear()
-            self._window_ends[key] = ends
-        reset = max(1, math.ceil(ends - now))
+        count, ends = await self._count(item.key_for(NAMESPACE, kind, who), item.get_expiry())
+        reset = max(1, math.ceil(ends - time.time()))
         return Decision(count <= item.amount, item.amount, max(0, item.amount - count), reset)
+
+    async def _count(self, key: str, expiry: int) -> tuple[int, float]:
+        if self._shared is not None:
+            try:
+                return await self._shared.hit(key, expiry)
+            except RedisUnavailable:
+                pass  # counted in this process instead (see the module's docstring)
+        count = await self._local.incr(key, expiry)
+        return count, await self._local.get_expiry(key)

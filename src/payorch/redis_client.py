@@ -1,0 +1,111 @@
+"""The process's one Redis client (PAYORCH_REDIS_URL) and the circuit every use of it goes through.
+
+Redis only shares what each process could also keep by itself (rate-limit counters, provider
+health), so no request waits for it: every command has a short connect and read timeout
+(PAYORCH_REDIS_TIMEOUT_SECONDS) and no retry. The first failure (refused, timed out, an error
+answer) opens the circuit: every use then skips Redis at once and falls back to this process's own
+state (RedisUnavailable), without touching the network. After PAYORCH_REDIS_RETRY_SECONDS the
+next use is let through as a probe (the others keep skipping meanwhile); its success closes the
+circuit, its failure opens it for another period. What each use does while Redis is skipped is
+written at the use (ratelimit/limiter.py, providers/health.py) and in docs/deployment.md.
+
+/metrics shows ``payorch_redis_circuit_state``: 1 while Redis is being skipped, else 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+
+from payorch.observability.metrics import set_redis_circuit_open
+
+log = logging.getLogger("payorch.redis")
+
+T = TypeVar("T")
+
+
+class RedisUnavailable(Exception):
+    """Redis was skipped (the circuit is open) or failed this time: use the local fallback."""
+
+
+class Circuit:
+    """Closed: every use goes to Redis. Open: none does, until ``retry_seconds`` have passed since
+    the last failure; then one use probes. Single event loop: no lock needed."""
+
+    def __init__(self, retry_seconds: float, now: Callable[[], float] = time.monotonic) -> None:
+        self._retry = retry_seconds
+        self._now = now
+        self._open_until: float | None = None  # None: closed
+
+    @property
+    def is_open(self) -> bool:
+        return self._open_until is not None
+
+    def admit(self) -> bool:
+        if self._open_until is None:
+            return True
+        now = self._now()
+        if now < self._open_until:
+            return False
+        self._open_until = now + self._retry  # this use is the probe; the others keep skipping
+        return True
+
+    def succeeded(self) -> None:
+        if self._open_until is not None:
+            self._open_until = None
+            set_redis_circuit_open(False)
+            log.warning("Redis answers again: shared rate limits and provider health resumed")
+
+    def failed(self, error: BaseException) -> None:
+        if self._open_until is None:
+            set_redis_circuit_open(True)
+            log.warning(
+                "Redis unavailable (%s): rate limits and provider health are kept per process; "
+                "retrying every %ss",
+                error,
+                self._retry,
+            )
+        self._open_until = self._now() + self._retry
+
+
+class SharedRedis:
+    """The client and its circuit: ``run`` is the only way to send Redis a command."""
+
+    def __init__(self, client: Redis, circuit: Circuit) -> None:
+        self.client = client
+        self.circuit = circuit
+
+    @classmethod
+    def from_url(cls, url: str, timeout_seconds: float, retry_seconds: float) -> SharedRedis:
+        client = Redis.from_url(
+            url,
+            socket_timeout=timeout_seconds,
+            socket_connect_timeout=timeout_seconds,
+            # redis-py retries timeouts and refusals 10 times with backoff by default (seconds
+            # per request); the circuit decides when to try again instead.
+            retry=Retry(NoBackoff(), 0),
+        )
+        return cls(client, Circuit(retry_seconds))
+
+    async def run(self, command: Callable[[Redis], Awaitable[T]]) -> T:
+        """``command``'s answer, or RedisUnavailable at once while the circuit is open, or after at
+        most the timeout when Redis fails."""
+        if not self.circuit.admit():
+            raise RedisUnavailable("skipped: the Redis circuit is open")
+        try:
+            answer = await command(self.client)
+        except (RedisError, OSError) as exc:
+            self.circuit.failed(exc)
+            raise RedisUnavailable(str(exc)) from exc
+        self.circuit.succeeded()
+        return answer
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

@@ -1,0 +1,185 @@
+"""Redis hung (CLIENT PAUSE) or stopped (killed), through HTTP with PAYORCH_REDIS_URL set: every use
+of Redis (API rate limit, dashboard sign-in limit, simulator public limit, provider health) costs a
+request at most tens of milliseconds, never answers 500, and counts in this process until Redis
+is back; then the limits are shared by the replicas again. A Redis of the test's own
+(tests/ratelimit/own_redis.py), so pausing it stalls no other test."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable
+
+import httpx
+import pytest
+
+from payorch.app import create_app
+from payorch.clock import FrozenClock
+from payorch.composition import build_runtime
+from payorch.db import Database
+from payorch.runtime import Runtime
+from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from tests.conftest import Sandbox, make_settings, new_application
+from tests.dashboard.signing import sign_in
+from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.ratelimit.own_redis import OwnRedis
+from tests.simulator.conftest import A_API
+
+PAUSE_SECONDS = 3.0
+RETRY_SECONDS = 0.3  # PAYORCH_REDIS_RETRY_SECONDS here: one probe of Redis after this long
+# A request that reaches a hung Redis waits at most PAYORCH_REDIS_TIMEOUT_SECONDS (0.05 by
+# default); the others skip Redis. Generous bounds for a loaded test machine, far below the pause.
+ONE_REQUEST_SECONDS = 0.5
+BATCH = 20
+BATCH_SECONDS = 2.0
+PUBLIC_A = {"Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE, "Tbk-Api-Key-Secret": PUBLIC_A_API_KEY}
+PUBLIC_WRITE = {"buy_order": "o-1", "session_id": "s", "amount": 1000, "return_url": "https://x.example/r"}
+
+
+@pytest.fixture
+def settings_overrides(own_redis: OwnRedis) -> dict[str, object]:
+    return {
+        "redis_url": own_redis.url,
+        "redis_retry_seconds": RETRY_SECONDS,
+        "simulator_public_rate_limit": "3/minute",
+    }
+
+
+def break_redis(server: OwnRedis, how: str) -> None:
+    if how == "paused":
+        server.pause(PAUSE_SECONDS)
+    else:
+        server.stop()
+
+
+async def timed(request: Awaitable[httpx.Response]) -> tuple[httpx.Response, float]:
+    started = time.perf_counter()
+    response = await request
+    return response, time.perf_counter() - started
+
+
+@pytest.mark.parametrize("how", ["paused", "stopped"])
+async def test_creates_cost_tens_of_milliseconds_while_redis_is_down(
+    client: httpx.AsyncClient, sandbox: Sandbox, own_redis: OwnRedis, how: str
+) -> None:
+    body = {
+        "merchant_account_id": sandbox.merchant_account_id,
+        "amount": 1500,
+        "currency": "CLP",
+        "return_url": "https://shop.example/return",
+    }
+    assert (await client.get("/v1/payments", headers=sandbox.headers)).status_code == 200
+    break_redis(own_redis, how)
+    started = time.perf_counter()
+    slowest = 0.0
+    for n in range(BATCH):
+        created, seconds = await timed(
+            client.post(
+                "/v1/payment-intents",
+                json={**body, "external_reference": f"order-{n}"},
+                headers=sandbox.headers,
+            )
+        )
+        assert created.status_code == 201, created.text
+        assert "RateLimit-Limit" in created.headers  # still counted, in this process
+        slowest = max(slowest, seconds)
+    elapsed = time.perf_counter() - started
+    assert elapsed < BATCH_SECONDS and slowest < ONE_REQUEST_SECONDS, (elapsed, slowest)
+
+
+@pytest.mark.parametrize("how", ["paused", "stopped"])
+async def test_dashboard_sign_in_works_while_redis_is_down(
+    client: httpx.AsyncClient, sandbox: Sandbox, own_redis: OwnRedis, how: str
+) -> None:
+    break_redis(own_redis, how)
+    started = time.perf_counter()
+    await sign_in(client, sandbox)  # the form, its POST (303, not 500) and the overview
+    assert time.perf_counter() - started < 3 * ONE_REQUEST_SECONDS
+
+
+async def test_provider_health_counts_in_this_process_while_redis_is_stopped(
+    client: httpx.AsyncClient, runtime: Runtime, own_redis: OwnRedis
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    own_redis.stop()
+    await set_fault(client, sandbox, A, "error")
+    for _ in range(runtime.settings.provider_failure_threshold):
+        intent = await create_intent(client, sandbox)
+        started = time.perf_counter()
+        response = await checkout(client, sandbox, intent["id"])
+        assert response.status_code == 200 and response.json()["provider"] == B, response.text
+        assert time.perf_counter() - started < ONE_REQUEST_SECONDS
+    await set_fault(client, sandbox, A, "ok")
+    intent = await create_intent(client, sandbox)
+    response = await checkout(client, sandbox, intent["id"])
+    # A is skipped: this process remembered its failures while Redis could not.
+    assert response.status_code == 200 and response.json()["provider"] == B, response.text
+
+
+@pytest.mark.parametrize("how", ["paused", "stopped"])
+async def test_simulator_public_writes_are_limited_in_this_process_while_redis_is_down(
+    client: httpx.AsyncClient, own_redis: OwnRedis, how: str
+) -> None:
+    break_redis(own_redis, how)
+    started = time.perf_counter()
+    for _ in range(3):
+        written = await client.post(A_API, json=PUBLIC_WRITE, headers=PUBLIC_A)
+        assert written.status_code == 200, written.text
+    refused = await client.post(A_API, json=PUBLIC_WRITE, headers=PUBLIC_A)
+    assert refused.status_code == 429, refused.text
+    assert time.perf_counter() - started < 4 * ONE_REQUEST_SECONDS
+
+
+@pytest.fixture
+async def replicas(
+    database_url: str, database: Database, clock: FrozenClock, own_redis: OwnRedis
+) -> AsyncIterator[tuple[Runtime, list[httpx.AsyncClient]]]:
+    """Two API processes (replicas) sharing the test's Redis, 3 requests a minute per application."""
+    settings = make_settings(
+        database_url, redis_url=own_redis.url, rate_limit="3/minute", redis_retry_seconds=RETRY_SECONDS
+    )
+    runtimes = [build_runtime(settings, clock=clock, database=database) for _ in range(2)]
+    clients = [
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(runtime=rt)), base_url="http://t")
+        for rt in runtimes
+    ]
+    try:
+        yield runtimes[0], clients
+    finally:
+        for http in clients:
+            await http.aclose()
+        for rt in runtimes:
+            await rt.close()
+
+
+async def alternating(clients: list[httpx.AsyncClient], app: Sandbox, count: int) -> list[int]:
+    return [(await clients[n % 2].get("/v1/payments", headers=app.headers)).status_code for n in range(count)]
+
+
+async def circuit_state(http: httpx.AsyncClient) -> str:
+    metrics = (await http.get("/metrics")).text
+    return next(line for line in metrics.splitlines() if line.startswith("payorch_redis_circuit_state"))
+
+
+@pytest.mark.parametrize("how", ["paused", "stopped"])
+async def test_each_replica_counts_on_its_own_while_redis_is_down_and_they_share_again_after(
+    replicas: tuple[Runtime, list[httpx.AsyncClient]], own_redis: OwnRedis, how: str
+) -> None:
+    runtime, clients = replicas
+    before = await new_application(runtime)
+    assert await alternating(clients, before, 4) == [200, 200, 200, 429]  # one shared budget
+
+    break_redis(own_redis, how)
+    during = await new_application(runtime)
+    # Each replica enforces the 3 a minute by itself: twice the setting in all.
+    assert await alternating(clients, during, 8) == [200] * 6 + [429] * 2
+    assert await circuit_state(clients[0]) == "payorch_redis_circuit_state 1.0"
+
+    if how == "paused":
+        own_redis.unpause()
+    else:
+        own_redis.start()
+    await asyncio.sleep(RETRY_SECONDS + 0.1)
+    after = await new_application(runtime)
+    assert await alternating(clients, after, 5) == [200, 200, 200, 429, 429]
+    assert await circuit_state(clients[0]) == "payorch_redis_circuit_state 0.0"

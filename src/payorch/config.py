@@ -153,6 +153,22 @@ class Settings(BaseSettings):
     redis_url: str | None = Field(
         None, description="When set, rate limits and provider health are shared by all replicas."
     )
+    redis_timeout_seconds: float = Field(
+        REDIS_TIMEOUT_SECONDS,
+        gt=0,
+        description=(
+            "Connect and read timeout of each Redis command (no retry): the most a hung Redis "
+            "costs a request before this process skips Redis (payorch/redis_client.py)."
+        ),
+    )
+    redis_retry_seconds: float = Field(
+        REDIS_RETRY_SECONDS,
+        gt=0,
+        description=(
+            "After a Redis failure every use skips Redis for this long (rate limits and provider "
+            "health kept per process); then one request probes it, and its success resumes sharing."
+        ),
+    )
     worker_metrics_port: int | None = Field(
         None,
         gt=0,
@@ -170,22 +186,6 @@ class Settings(BaseSettings):
             "A request's headers must be complete this long after the connection opened or the "
             "previous answer ended, however slowly bytes trickle in; then 408 (or a plain close "
             "when nothing was sent) and the connection is closed (http/server_protocol.py)."
-    redis_timeout_seconds: float = Field(
-        REDIS_TIMEOUT_SECONDS,
-        gt=0,
-        description=(
-            "Connect and read timeout of each Redis command (no retry): the most a hung Redis "
-            "costs a request before this process skips Redis (payorch/redis_client.py)."
-        ),
-    )
-    redis_retry_seconds: float = Field(
-        REDIS_RETRY_SECONDS,
-        gt=0,
-        description=(
-            "After a Redis failure every use skips Redis for this long (rate limits and provider "
-            "health kept per process); then one request probes it, and its success resumes sharing."
-        ),
-    )
         ),
     )
     body_timeout_seconds: float = Field(

@@ -13,7 +13,7 @@ from payorch.intents import repository as intents
 from payorch.intents.records import PaymentIntent
 from payorch.payments import repository as payments
 from payorch.payments.records import Payment
-from payorch.providers import PROVIDER_A
+from payorch.providers.provider_a import PROVIDER_A
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.payments.fakes import FakeGateway

@@ -17,7 +17,6 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.ids import new_id
-from payorch.providers import PROVIDER_A
 from payorch.providers.base import (
     CheckoutRef,
     CheckoutRequest,
@@ -32,7 +31,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
     RefundRequest,
 )
-from payorch.providers.provider_a import wire
+from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.adapter import buy_order_for, session_id_for
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime

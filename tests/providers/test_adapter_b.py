@@ -20,7 +20,6 @@ from payorch.app import create_app
 from payorch.clock import FrozenClock
 from payorch.http.client import LocalApp
 from payorch.ids import new_id
-from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     CheckoutRef,
     CheckoutRequest,
@@ -35,7 +34,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
     RefundRequest,
 )
-from payorch.providers.provider_b import wire
+from payorch.providers.provider_b import PROVIDER_B, wire
 from payorch.providers.provider_b.signature import (
     NOTIFICATION_TOLERANCE_SECONDS as NOTIFICATION_TOLERANCE,
 )

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from payorch.checkouts.records import Checkout
 from payorch.clock import isoformat
 from payorch.intents.schemas import ProviderChoice
-from payorch.providers import AUTO, PROVIDER_IDS
+from payorch.providers import AUTO
+from payorch.providers.registry import PROVIDER_IDS
 
 
 class CheckoutRequestBody(BaseModel):

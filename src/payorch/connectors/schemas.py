@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from payorch.clock import isoformat
 from payorch.connectors.records import Connector
 from payorch.http.schemas import WHOLE_NUMBER
-from payorch.providers import PROVIDER_IDS
+from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
 
 MAX_PRIORITY = 1_000_000
 ModeName = Literal["MOCK", "SANDBOX", "PRODUCTION"]  # strict models take the text, not the enum
@@ -28,9 +28,9 @@ class CreateConnector(BaseModel):
     priority: Priority = 1
     credentials: Credentials | None = Field(
         None,
-        description="Write-only. provider_a_redirect_post: commerce_code, api_key; "
-        "provider_b_redirect_get: access_token, webhook_secret. Required for SANDBOX and "
-        "PRODUCTION; MOCK needs none.",
+        description="Write-only. "
+        + "; ".join(f"{r.provider_id}: {', '.join(r.credential_fields)}" for r in REGISTRATIONS)
+        + ". Required for SANDBOX and PRODUCTION; MOCK needs none.",
         json_schema_extra={"writeOnly": True},
     )
 

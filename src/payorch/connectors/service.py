@@ -11,7 +11,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 
-from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.applications import service as applications
@@ -34,17 +33,8 @@ from payorch.errors import (
     ValidationFailed,
 )
 from payorch.ids import new_id
-from payorch.providers import PROVIDER_A, PROVIDER_B, PROVIDER_IDS
 from payorch.providers.base import Mode
-from payorch.providers.provider_a.credentials import ProviderACredentials
-from payorch.providers.provider_b.credentials import ProviderBCredentials
-
-MOCK_PRIORITIES = ((PROVIDER_A, 1), (PROVIDER_B, 2))
-# The credential fields each provider needs, and nothing else.
-CREDENTIAL_MODELS: dict[str, type[BaseModel]] = {
-    PROVIDER_A: ProviderACredentials,
-    PROVIDER_B: ProviderBCredentials,
-}
+from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS, registration_of
 
 
 async def list_connectors(conn: AsyncConnection, caller: Caller, merchant_id: str) -> ConnectorList:
@@ -138,19 +128,20 @@ async def update_connector(
 async def add_mock_connectors(
     conn: AsyncConnection, clock: Clock, *, application_id: str, merchant_account_id: str
 ) -> None:
-    """MOCK configurations for both providers: A priority 1, B priority 2 (sandbox start)."""
+    """A MOCK configuration for every registered provider, at its registered priority (sandbox
+    start: A 1, B 2)."""
     now = clock.now()
-    for provider, priority in MOCK_PRIORITIES:
+    for registration in REGISTRATIONS:
         await repository.insert_connector(
             conn,
             Connector(
                 id=new_id("cfg"),
                 application_id=application_id,
                 merchant_account_id=merchant_account_id,
-                provider=provider,
+                provider=registration.provider_id,
                 mode=Mode.MOCK,
                 enabled=True,
-                priority=priority,
+                priority=registration.mock_priority,
                 encrypted_credentials=None,
                 created_at=now,
                 updated_at=now,
@@ -186,7 +177,8 @@ def check_mode_allowed(environment: str, mode: Mode) -> None:
 
 
 def check_credentials(provider: str, credentials: Mapping[str, str]) -> dict[str, str]:
-    expected = tuple(CREDENTIAL_MODELS[provider].model_fields)
+    # The credential fields the provider needs, and nothing else.
+    expected = registration_of(provider).credential_fields
     for name in credentials:
         if name not in expected:
             raise ValidationFailed.field(f"credentials.{name}", f"Unknown field for {provider}.")

@@ -12,13 +12,12 @@ from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
 from payorch.errors import ResourceNotFound, ValidationFailed
 from payorch.http.deps import Conn, ReadConn
+from payorch.providers.registry import REGISTRATIONS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
 # The credential fields of each provider, from its own model (never their values: write-only).
-CREDENTIAL_FIELDS = {
-    provider: tuple(model.model_fields) for provider, model in service.CREDENTIAL_MODELS.items()
-}
+CREDENTIAL_FIELDS = {r.provider_id: r.credential_fields for r in REGISTRATIONS}
 
 
 @router.get("/providers")

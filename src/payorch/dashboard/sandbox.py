@@ -18,7 +18,8 @@ from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.money import currency_problem
-from payorch.providers import AUTO, PROVIDER_IDS
+from payorch.providers import AUTO
+from payorch.providers.registry import PROVIDER_IDS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 

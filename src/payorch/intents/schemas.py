@@ -14,7 +14,8 @@ from payorch.http.schemas import HTTP_URL_PATTERN, WHOLE_NUMBER
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
-from payorch.providers import AUTO, PROVIDER_CHOICES, PROVIDER_IDS
+from payorch.providers import AUTO
+from payorch.providers.registry import PROVIDER_CHOICES, PROVIDER_IDS
 
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 40

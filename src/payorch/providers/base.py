@@ -139,7 +139,7 @@ class ConnectorContext:
     application_id: str
     provider: str
     mode: Mode
-    base_url: str  # the provider API's base (MOCK: {PUBLIC_URL}/simulator/provider_a|b)
+    base_url: str  # the provider API's base (MOCK: {PUBLIC_URL}/simulator/<simulator_name>)
     credentials: Credentials = field(repr=True)  # masked repr
     http: httpx.AsyncClient = field(repr=False, compare=False)
     clock: Clock = field(repr=False, compare=False)
@@ -295,7 +295,7 @@ class AdapterIdentity:
 
 class ProviderAdapter(Protocol):
     provider_id: str
-    simulator_name: str  # "provider_a" | "provider_b": the simulator's name for it
+    simulator_name: str  # the simulator's name for it: {PUBLIC_URL}/simulator/<name>
     supports_notifications: bool
     # Currencies it can charge in (routing skips the provider for others).
     supported_currencies: frozenset[str]

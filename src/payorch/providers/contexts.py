@@ -3,7 +3,8 @@ credentials to call it.
 
 The adapter contract (base.py) knows nothing of the simulator; this is where MOCK mode is
 resolved: the base URL is the simulator's under PAYORCH_PUBLIC_URL, and the credentials are the
-simulator's per-application MOCK credentials (simulator/credentials.py), never stored ones.
+simulator's per-application MOCK credentials (each provider's registration derives them),
+never stored ones.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import httpx
 from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.providers.base import ConnectorContext, Credentials, Mode
-from payorch.providers.registry import get_adapter
-from payorch.simulator.credentials import mock_credentials
+from payorch.providers.registry import registration_of
 
 
 class ConnectorContexts:
@@ -48,9 +48,10 @@ class ConnectorContexts:
     ) -> ConnectorContext:
         """A context for one connector. MOCK mode ignores ``credentials``."""
         mode = Mode(mode)
-        adapter = get_adapter(provider)
+        registration = registration_of(provider)
+        adapter = registration.adapter
         if mode is Mode.MOCK:
-            credentials = mock_credentials(self._cipher, adapter.simulator_name, application_id)
+            credentials = registration.mock_credentials(self._cipher, application_id)
         return ConnectorContext(
             connector_id=connector_id,
             application_id=application_id,

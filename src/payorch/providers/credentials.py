@@ -1,5 +1,5 @@
 """Typed connector credentials: each provider package declares its fields as a Pydantic model
-(provider_a/credentials.py, provider_b/credentials.py); adapters read that model, never a dict."""
+(<provider>/credentials.py); adapters read that model, never a dict."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The adapters this build speaks, by provider id.
+"""The providers this build speaks: one registration line each (docs/providers.md).
 
 Kept apart from the contract (base.py) so that the adapters import the contract and this module
 imports the adapters: no module imports back the one that imports it.
@@ -6,23 +6,36 @@ imports the adapters: no module imports back the one that imports it.
 
 from __future__ import annotations
 
+from payorch.providers import AUTO
 from payorch.providers.base import ProviderAdapter
-from payorch.providers.provider_a.adapter import ProviderAAdapter
-from payorch.providers.provider_b.adapter import ProviderBAdapter
+from payorch.providers.provider_a.registration import REGISTRATION as PROVIDER_A_REGISTRATION
+from payorch.providers.provider_b.registration import REGISTRATION as PROVIDER_B_REGISTRATION
+from payorch.providers.registration import ProviderRegistration
 
-# Adapters hold no state: one instance each for the whole process.
-_ADAPTERS: dict[str, ProviderAdapter] = {
-    adapter.provider_id: adapter for adapter in (ProviderAAdapter(), ProviderBAdapter())
-}
+# In the order the API documents them.
+REGISTRATIONS: tuple[ProviderRegistration, ...] = (
+    PROVIDER_A_REGISTRATION,
+    PROVIDER_B_REGISTRATION,
+)
+
+PROVIDER_IDS = tuple(r.provider_id for r in REGISTRATIONS)
+# What a request may name as its provider: documented as this enum, checked in the same words.
+PROVIDER_CHOICES = (AUTO, *PROVIDER_IDS)
+_BY_ID = {r.provider_id: r for r in REGISTRATIONS}
 
 
 class UnknownProvider(KeyError):
     pass
 
 
-def get_adapter(provider_id: str) -> ProviderAdapter:
-    """The adapter of ``provider_id``."""
+def registration_of(provider_id: str) -> ProviderRegistration:
+    """The registration of ``provider_id``; UnknownProvider when this build has none."""
     try:
-        return _ADAPTERS[provider_id]
+        return _BY_ID[provider_id]
     except KeyError:
         raise UnknownProvider(provider_id) from None
+
+
+def get_adapter(provider_id: str) -> ProviderAdapter:
+    """The adapter of ``provider_id`` (adapters hold no state: one instance each per process)."""
+    return registration_of(provider_id).adapter

@@ -8,10 +8,10 @@ publishes none, a fixed test access token documented in docs/simulator.md).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 from payorch.crypto import Cipher
+from payorch.providers.registry import REGISTRATIONS
 
 PUBLIC_OWNER = "public"
 # Webpay Plus integration credentials published by the provider (also the SDK's defaults).
@@ -23,26 +23,14 @@ PUBLIC_A_API_KEY = "579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A3
 PUBLIC_B_ACCESS_TOKEN = "TEST-0000000000000000-000000-payorchsandboxpublictesttoken-0"  # noqa: S105
 PUBLIC_B_WEBHOOK_SECRET = "payorch-sandbox-public-webhook-secret"  # noqa: S105
 
-PROVIDERS = ("provider_a", "provider_b")
-
-
-def _mac(cipher: Cipher, message: str) -> str:
-    return hmac.new(cipher.derive("simulator"), message.encode(), hashlib.sha256).hexdigest()
 
 
 def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict[str, str]:
-    """The credentials a MOCK connector of ``application_id`` presents to the simulator."""
-    if provider == "provider_a":
-        return {
-            "commerce_code": application_id,
-            "api_key": _mac(cipher, "provider_a:" + application_id),
-        }
-    if provider == "provider_b":
-        token_mac = _mac(cipher, "provider_b:" + application_id)
-        return {
-            "access_token": f"TEST-{application_id}-{token_mac[:32]}",
-            "webhook_secret": _mac(cipher, "provider_b-webhook:" + application_id),
-        }
+    """The credentials a MOCK connector of ``application_id`` presents to the simulated
+    ``provider`` (the simulator's name for it), as its registration derives them."""
+    for registration in REGISTRATIONS:
+        if registration.simulator_name == provider:
+            return registration.mock_credentials(cipher, application_id)
     raise ValueError(f"unknown provider {provider!r}")
 
 

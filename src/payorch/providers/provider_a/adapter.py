@@ -32,7 +32,6 @@ from datetime import timedelta
 
 import httpx
 
-from payorch.providers import PROVIDER_A
 from payorch.providers.base import (
     AdapterIdentity,
     CheckoutRef,
@@ -52,7 +51,7 @@ from payorch.providers.base import (
     RefundRequest,
 )
 from payorch.providers.http import json_or_none, parse, send
-from payorch.providers.provider_a import wire
+from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.credentials import ProviderACredentials
 from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from payorch.providers import PROVIDER_A
 from payorch.providers.credentials import ConnectorCredentials
+from payorch.providers.provider_a import PROVIDER_A
 
 
 class ProviderACredentials(ConnectorCredentials):
     provider = PROVIDER_A
-    commerce_code: str = Field(min_length=1)
-    api_key: SecretStr = Field(min_length=1)
+    commerce_code: str = Field(min_length=1, description="The store's commerce code (Tbk-Api-Key-Id).")
+    api_key: SecretStr = Field(min_length=1, description="Its API key secret (Tbk-Api-Key-Secret).")
 

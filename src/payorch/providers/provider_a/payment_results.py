@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from payorch.providers import PROVIDER_A
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -12,7 +11,7 @@ from payorch.providers.base import (
     PaymentResult,
     ProviderUnavailable,
 )
-from payorch.providers.provider_a import wire
+from payorch.providers.provider_a import PROVIDER_A, wire
 
 CURRENCY = "CLP"  # the only currency it charges
 

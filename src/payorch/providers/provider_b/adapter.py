@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from datetime import timedelta
 
 from payorch.clock import isoformat
-from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     AdapterIdentity,
     CheckoutRef,
@@ -45,7 +44,7 @@ from payorch.providers.base import (
     RefundRequest,
 )
 from payorch.providers.http import parse, send
-from payorch.providers.provider_b import notifications, wire
+from payorch.providers.provider_b import PROVIDER_B, notifications, wire
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.payment_results import (
     details_of,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     ConnectorContext,
     IncomingNotification,
@@ -21,7 +20,7 @@ from payorch.providers.base import (
     ProviderRejected,
 )
 from payorch.providers.http import parse, send
-from payorch.providers.provider_b import wire
+from payorch.providers.provider_b import PROVIDER_B, wire
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.payment_results import dispute_of
 from payorch.providers.provider_b.refusals import rejected

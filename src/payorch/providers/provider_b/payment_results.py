@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from payorch.providers import PROVIDER_B
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -17,7 +16,7 @@ from payorch.providers.base import (
     PaymentResult,
     ProviderUnavailable,
 )
-from payorch.providers.provider_b import wire
+from payorch.providers.provider_b import PROVIDER_B, wire
 
 OUTCOME_OF_STATUS = {
     wire.APPROVED: PaymentOutcome.AUTHORIZED,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import httpx
 
-from payorch.providers import PROVIDER_B
 from payorch.providers.base import ProviderRejected, ProviderUnavailable
 from payorch.providers.http import json_or_none
+from payorch.providers.provider_b import PROVIDER_B
 
 
 def rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:

@@ -1,0 +1,63 @@
+"""What payorch knows of one provider, declared once in the provider's own package
+(``providers/<name>/registration.py``) and listed in ``providers/registry.py``.
+
+Everything else (the API's provider enums, the connectors' credential description, MOCK
+connectors, the dashboard, routing) reads this record; docs/providers.md says how to add one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from payorch.crypto import Cipher
+from payorch.providers.base import ProviderAdapter
+from payorch.providers.credentials import ConnectorCredentials
+
+# How the buyer's browser goes to the provider's page: a form POST or a plain GET redirect.
+CheckoutMethod = Literal["GET", "POST"]
+# (cipher, application id) -> the credentials a MOCK connector presents to the simulator.
+MockCredentials = Callable[[Cipher, str], dict[str, str]]
+
+
+def mock_secret(cipher: Cipher, message: str) -> str:
+    """A secret only this deployment can derive (PAYORCH_SECRET_KEY): MOCK credentials are made
+    with it per application, so none are stored and the simulator can check them."""
+    return hmac.new(cipher.derive("simulator"), message.encode(), hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProviderRegistration:
+    """One provider. Its id, simulator name and currencies are the adapter's own attributes
+    (the adapter needs them at every call), read here rather than declared twice."""
+
+    adapter: ProviderAdapter
+    display_name: str  # what people read: "Provider A (card form)"
+    checkout_method: CheckoutMethod
+    credentials: type[ConnectorCredentials]  # the connector's fields, with their descriptions
+    mock_credentials: MockCredentials
+    mock_priority: int  # its priority among `--mock-connectors` (lower wins)
+
+    def __post_init__(self) -> None:
+        if self.credentials.provider != self.adapter.provider_id:
+            raise ValueError(f"{self.adapter.provider_id}: credentials model names another provider")
+
+    @property
+    def provider_id(self) -> str:
+        return self.adapter.provider_id
+
+    @property
+    def simulator_name(self) -> str:
+        """The simulator's name for it: the path segment of ``{PUBLIC_URL}/simulator/<name>``."""
+        return self.adapter.simulator_name
+
+    @property
+    def supported_currencies(self) -> frozenset[str]:
+        return self.adapter.supported_currencies
+
+    @property
+    def credential_fields(self) -> tuple[str, ...]:
+        return tuple(self.credentials.model_fields)

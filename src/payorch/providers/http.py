@@ -59,13 +59,20 @@ async def send(
     headers: Mapping[str, str],
     json: Any = None,
     params: Mapping[str, str] | None = None,
+    content: bytes | None = None,
 ) -> httpx.Response:
-    """Call ``ctx.base_url + path``; 2xx/3xx/4xx are returned, everything else raises."""
+    """Call ``ctx.base_url + path``; 2xx/3xx/4xx are returned, everything else raises.
+    ``content``: a body already encoded (a form), instead of ``json``."""
     started = time.monotonic()
     try:
         async with asyncio.timeout(ctx.timeout_seconds):
             response = await ctx.http.request(
-                method, ctx.base_url + path, headers=dict(headers), json=json, params=params
+                method,
+                ctx.base_url + path,
+                headers=dict(headers),
+                json=json,
+                params=params,
+                content=content,
             )
             await response.aread()
     except TimeoutError:

@@ -1,0 +1,315 @@
+"""provider_c_redirect_get: Stripe Checkout (a hosted page reached by a GET redirect).
+
+Quirks kept here:
+- A Checkout Session in ``mode=payment`` carries ``client_reference_id`` = the intent id and
+  ``metadata[checkout_id]``; every session read is checked against the checkout (reference,
+  amount, currency, checkout) before it is believed.
+- The buyer's return proves nothing: ``success_url`` brings ``session_id`` (the provider fills
+  in ``{CHECKOUT_SESSION_ID}``), which only says which session to read; ``cancel_url`` brings our
+  unguessable checkout id. A cancel return stops the session (expire) and reads it again before
+  anything moves: the buyer may have paid in another tab.
+- Lifetime: the provider wants ``expires_at`` 30 minutes to 24 hours ahead. A shorter checkout
+  keeps its own (shorter) expiry: the session is asked for 30 minutes and a little more, and our
+  expiry job stops it (expire) when our time is up. A longer one is cut to 24 hours.
+- Events are verified (``Stripe-Signature``, signature.py), then the session is read from the
+  API: the body only names it.
+- Every POST sends ``Idempotency-Key``: the checkout id for a session, ``<checkout>-expire`` to
+  stop it, our refund id for a refund, so a retried refund never refunds twice.
+- In MOCK mode the simulator delivers a session's events to ``metadata[payorch_notification_url]``
+  (the real provider: to the endpoint registered with it, which is that same URL).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hmac
+import re
+from collections.abc import Mapping
+from datetime import timedelta
+
+import httpx
+
+from payorch.providers.base import (
+    AdapterIdentity,
+    CheckoutRef,
+    CheckoutRequest,
+    CheckoutSession,
+    ConnectorContext,
+    IncomingNotification,
+    InvalidNotification,
+    Mode,
+    NotificationRef,
+    PaymentOutcome,
+    PaymentResult,
+    ProviderRefundOutcome,
+    ProviderRefundResult,
+    ProviderRejected,
+    RefundRequest,
+)
+from payorch.providers.http import parse, send
+from payorch.providers.provider_c import PROVIDER_C, signature, wire
+from payorch.providers.provider_c.credentials import ProviderCCredentials
+from payorch.providers.provider_c.payment_results import ignored, mismatch, result_of
+from payorch.providers.provider_c.refusals import rejected
+
+BASE_URL = "https://api.stripe.com"  # SANDBOX (sk_test_) and PRODUCTION (sk_live_)
+CURRENCIES = frozenset({"CLP", "USD", "EUR", "GBP", "MXN", "BRL", "PEN", "JPY", "KRW"})
+SHORTEST = timedelta(minutes=30, seconds=60)  # the provider's minimum, with a minute to travel
+LONGEST = timedelta(hours=24)
+# The literal the provider replaces with the session id on the way back.
+SESSION_ID_TEMPLATE = "{CHECKOUT_SESSION_ID}"
+_ID = re.compile(r"^[A-Za-z0-9_]{1,255}$")
+
+
+def _same(presented: str | None, expected: str) -> bool:
+    return bool(presented) and hmac.compare_digest(str(presented).encode(), expected.encode())
+
+
+def _path_id(value: str) -> str:
+    if not _ID.match(value):
+        raise ValueError("not a provider id")
+    return value
+
+
+class ProviderCAdapter(AdapterIdentity):
+    provider_id = PROVIDER_C
+    simulator_name = "provider_c"
+    supports_notifications = True
+    supported_currencies = CURRENCIES
+    adds_status_to_return = False
+    provider_urls = {Mode.SANDBOX: BASE_URL, Mode.PRODUCTION: BASE_URL}
+
+    # -- create -------------------------------------------------------------------------------
+
+    async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
+        if not self.supports_currency(request.currency):
+            raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_C)
+        now = ctx.clock.now()
+        expires_at = min(request.expires_at, now + LONGEST)
+        asked = max(expires_at, now + SHORTEST)
+        metadata: dict[str, wire.FormValue] = {
+            "payment_intent_id": request.payment_intent_id,
+            "checkout_id": request.checkout_id,
+            "connector_id": ctx.connector_id,
+        }
+        if request.notification_url:
+            metadata["payorch_notification_url"] = request.notification_url
+        name = request.description or (
+            f"Order {request.external_reference}"
+            if request.external_reference
+            else f"Payment {request.payment_intent_id}"
+        )
+        separator = "&" if "?" in request.return_url else "?"
+        body = wire.form_of(
+            {
+                "mode": "payment",
+                "line_items": [
+                    {
+                        "price_data": {
+                            "currency": request.currency.lower(),
+                            "unit_amount": wire.wire_amount(request.amount, request.currency),
+                            "product_data": {"name": name[:250]},
+                        },
+                        "quantity": 1,
+                    }
+                ],
+                "success_url": f"{request.return_url}{separator}session_id={SESSION_ID_TEMPLATE}",
+                "cancel_url": f"{request.return_url}{separator}cancelled={request.checkout_id}",
+                "client_reference_id": request.payment_intent_id,
+                "expires_at": int(asked.timestamp()),
+                "metadata": metadata,
+                "payment_intent_data": {
+                    "metadata": {
+                        "payment_intent_id": request.payment_intent_id,
+                        "checkout_id": request.checkout_id,
+                    }
+                },
+            }
+        )
+        response = await self._post(ctx, "create", wire.SESSIONS, body, request.checkout_id)
+        if response.status_code != 200:
+            raise rejected("create", response)
+        session = parse(wire.CheckoutSession, response, "create", PROVIDER_C)
+        if not session.url:
+            raise rejected("create", response)
+        return CheckoutSession(
+            url=session.url,
+            method="GET",
+            fields={},
+            provider_reference=session.id,
+            expires_at=expires_at,
+            provider_data={"session_id": session.id},
+        )
+
+    # -- the buyer's return ---------------------------------------------------------------------
+
+    async def confirm_return(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
+    ) -> PaymentResult:
+        session_id = params.get("session_id")
+        if session_id is not None:
+            if not _same(session_id, checkout.provider_reference):
+                return ignored("the return names another checkout's session")
+            return await self.read_status(ctx, checkout)
+        if not _same(params.get("cancelled"), checkout.checkout_id):
+            return ignored("a return must name this checkout's session or checkout")
+        # The buyer says they gave up: stop the session, then believe only what it shows.
+        stopped = await self.cancel_checkout(ctx, checkout)
+        if stopped.outcome in (PaymentOutcome.NOT_PAID, PaymentOutcome.EXPIRED):
+            return PaymentResult(
+                PaymentOutcome.CANCELLED, reason="the buyer came back without paying", details=stopped.details
+            )
+        return stopped
+
+    # -- status, cancel ---------------------------------------------------------------------------
+
+    async def read_status(
+        self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
+    ) -> PaymentResult:
+        session = await self._read_session(ctx, checkout.provider_reference)
+        if session is None:
+            return ignored("the provider knows no such session")
+        return _checked(ctx, session, checkout)
+
+    def status_lifetime(self) -> timedelta | None:
+        return None  # sessions and their payments can be read at any time
+
+    async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        """Expire the session (only an open one can be: a 400 means it already ended), then read
+        it: NOT_PAID when it ended without a payment."""
+        session_id = _path_id(checkout.provider_reference)
+        response = await self._post(
+            ctx, "expire", f"{wire.SESSIONS}/{session_id}/expire", b"", f"{checkout.checkout_id}-expire"
+        )
+        if response.status_code not in (200, 400):
+            raise rejected("expire", response)
+        result = await self.read_status(ctx, checkout)
+        if result.outcome is PaymentOutcome.EXPIRED:
+            return dataclasses.replace(
+                result, outcome=PaymentOutcome.NOT_PAID, reason="session expired unpaid"
+            )
+        return result
+
+    # -- refunds ----------------------------------------------------------------------------------
+
+    async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
+        body = wire.form_of(
+            {
+                "payment_intent": request.provider_payment_reference,
+                "amount": wire.wire_amount(request.amount, request.currency),
+                "metadata": {"payorch_refund_id": request.refund_id},
+            }
+        )
+        response = await self._post(ctx, "refund", wire.REFUNDS, body, request.refund_id)
+        if response.status_code != 200:
+            raise rejected("refund", response)
+        return _refund_result(parse(wire.Refund, response, "refund", PROVIDER_C), request)
+
+    async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
+        """The payment's refunds, searched for ours (``metadata[payorch_refund_id]``)."""
+        response = await send(
+            ctx,
+            "list refunds",
+            "GET",
+            wire.REFUNDS,
+            headers=_headers(ctx),
+            params={"payment_intent": request.provider_payment_reference, "limit": "100"},
+        )
+        if response.status_code != 200:
+            raise rejected("list refunds", response)
+        found = parse(wire.RefundList, response, "list refunds", PROVIDER_C)
+        for refund in found.data:
+            if refund.metadata.get("payorch_refund_id") == request.refund_id:
+                try:
+                    return _refund_result(refund, request)
+                except ProviderRejected:
+                    break  # failed or canceled: nothing was refunded, safe to try again
+        return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount)
+
+    # -- notifications ----------------------------------------------------------------------------
+
+    async def parse_notification(
+        self, ctx: ConnectorContext, notification: IncomingNotification
+    ) -> NotificationRef:
+        try:
+            secret = ProviderCCredentials.of(ctx).webhook_secret.get_secret_value()
+        except ProviderRejected:
+            raise InvalidNotification("the connector has no webhook_secret") from None
+        signature.verify(secret, notification.headers, notification.body, now=ctx.clock.now())
+        event = wire.event_of(notification.body)
+        if event is None:
+            raise InvalidNotification("not an event")
+        if event.type not in wire.SESSION_EVENTS:
+            return NotificationRef(provider_payment_reference=None, topic=event.type)
+        named = event.data.object.get("id")
+        if not isinstance(named, str) or not _ID.match(named):
+            raise InvalidNotification(f"a {event.type} event without a usable session id")
+        session = await self._read_session(ctx, named)  # the body proves nothing
+        if session is None:
+            return NotificationRef(provider_payment_reference=None, topic=event.type)
+        read = session
+        intent = session.payment_intent
+
+        async def confirm(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+            if read.id != checkout.provider_reference:
+                return await self.read_status(ctx, checkout)
+            return _checked(ctx, read, checkout)
+
+        return NotificationRef(
+            provider_payment_reference=intent.id if isinstance(intent, wire.PaymentIntent) else intent,
+            payment_intent_id=session.client_reference_id,
+            topic=event.type,
+            confirm=confirm,
+        )
+
+    # -- calls ------------------------------------------------------------------------------------
+
+    async def _read_session(self, ctx: ConnectorContext, session_id: str) -> wire.CheckoutSession | None:
+        response = await send(
+            ctx,
+            "read session",
+            "GET",
+            f"{wire.SESSIONS}/{_path_id(session_id)}",
+            headers=_headers(ctx),
+            params={"expand[]": "payment_intent"},
+        )
+        if response.status_code == 404:
+            return None
+        if response.status_code != 200:
+            raise rejected("read session", response)
+        return parse(wire.CheckoutSession, response, "read session", PROVIDER_C)
+
+    async def _post(
+        self, ctx: ConnectorContext, operation: str, path: str, body: bytes, key: str
+    ) -> httpx.Response:
+        headers = _headers(ctx)
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        headers["Idempotency-Key"] = key
+        return await send(ctx, operation, "POST", path, headers=headers, content=body)
+
+
+def _checked(ctx: ConnectorContext, session: wire.CheckoutSession, checkout: CheckoutRef) -> PaymentResult:
+    distrust = mismatch(session, checkout)
+    if distrust:
+        return ignored(f"session {session.id} not trusted: {distrust}")
+    return result_of(ctx, session)
+
+
+def _refund_result(refund: wire.Refund, request: RefundRequest) -> ProviderRefundResult:
+    details = {"status": refund.status}
+    if refund.status == wire.REFUND_SUCCEEDED:
+        return ProviderRefundResult(
+            ProviderRefundOutcome.SUCCEEDED, request.amount, refund.id, details=details
+        )
+    if refund.status in (wire.REFUND_FAILED, wire.REFUND_CANCELED):
+        raise ProviderRejected(
+            f"refund {refund.status}" + (f": {refund.failure_reason}" if refund.failure_reason else ""),
+            provider=PROVIDER_C,
+            code=refund.status,
+        )
+    return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, refund.id, details=details)
+
+
+def _headers(ctx: ConnectorContext) -> dict[str, str]:
+    key = ProviderCCredentials.of(ctx).secret_key.get_secret_value()
+    return {"Authorization": "Bearer " + key, "Stripe-Version": wire.API_VERSION}

@@ -1,0 +1,30 @@
+"""Provider C as payorch knows it: its one registration (listed in providers/registry.py)."""
+
+from __future__ import annotations
+
+from payorch.crypto import Cipher
+from payorch.providers.provider_c.adapter import ProviderCAdapter
+from payorch.providers.provider_c.credentials import ProviderCCredentials
+from payorch.providers.registration import ProviderRegistration, mock_secret
+
+MOCK_KEY_PREFIX = "sk_test_"
+
+
+def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
+    """A test secret key that names the application (``sk_test_<application>_<mac>``), and an
+    events signing secret derived from it."""
+    key_mac = mock_secret(cipher, "provider_c:" + application_id)[:32]
+    return {
+        "secret_key": f"{MOCK_KEY_PREFIX}{application_id}_{key_mac}",
+        "webhook_secret": "whsec_" + mock_secret(cipher, "provider_c-webhook:" + application_id)[:40],
+    }
+
+
+REGISTRATION = ProviderRegistration(
+    adapter=ProviderCAdapter(),
+    display_name="Provider C (Stripe Checkout)",
+    checkout_method="GET",
+    credentials=ProviderCCredentials,
+    mock_credentials=mock_credentials,
+    mock_priority=3,
+)

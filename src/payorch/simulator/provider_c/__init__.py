@@ -1,0 +1,1 @@
+"""Simulated provider C: Stripe's Checkout Sessions, PaymentIntents, Refunds and signed events."""

@@ -1,0 +1,99 @@
+"""HTTP of simulated provider C's hosted checkout page: what the buyer sees, the buyer's
+button, the redirect back to the shop. The page carries no credentials: the session id (long
+and random) is its key."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
+from starlette.background import BackgroundTask
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from payorch.http.deps import ReadConn, runtime_of
+from payorch.money import exponent
+from payorch.simulator import pages
+from payorch.simulator import repository as shared
+from payorch.simulator.provider_c import events, repository, sessions
+from payorch.simulator.provider_c.records import SimCSession
+from payorch.simulator.provider_c.wire import PAGE_PATH
+
+BRAND = "Provider C"
+router = APIRouter(tags=["Simulator: provider C"], include_in_schema=False)
+
+# Its own page beside the simulator's shared base template and filters.
+_ENV = Environment(
+    loader=ChoiceLoader(
+        [
+            FileSystemLoader(Path(__file__).parent / "templates"),
+            FileSystemLoader(Path(pages.__file__).parent / "templates"),
+        ]
+    ),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    auto_reload=False,
+)
+_ENV.filters["money"] = pages.money
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action *; "
+    "frame-ancestors 'none'",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _page(request: Request, session: SimCSession, merchant: str, *, declined: bool) -> HTMLResponse:
+    now = runtime_of(request).clock.now()
+    status = session.status_at(now)
+    currency = session.currency.upper()
+    total = Decimal(session.amount_total).scaleb(-(exponent(currency) or 0))
+    ended = {
+        "complete": "This checkout is complete. Nothing left to pay.",
+        "expired": "This checkout has expired. Nothing was charged.",
+    }.get(status, "")
+    html = _ENV.get_template("provider_c.html").render(
+        session=session,
+        merchant=merchant,
+        total=total,
+        currency=currency,
+        open=status == "open",
+        ended=ended,
+        declined=declined,
+    )
+    return HTMLResponse(html, status_code=200 if status == "open" else 409, headers=_HEADERS)
+
+
+@router.get(PAGE_PATH)
+async def checkout_page(session_id: str, request: Request, conn: ReadConn) -> Response:
+    session = await repository.session_of(conn, session_id, owner=None)
+    if session is None:
+        return pages.unknown_link("Unknown checkout", BRAND)
+    merchant = await shared.merchant_name(conn, session.owner) or "Sandbox shop"
+    return _page(request, session, merchant, declined=False)
+
+
+@router.post(PAGE_PATH)
+async def choose(session_id: str, request: Request) -> Response:
+    """Two phases: the choice (and its events, outbox) commits, then they are sent."""
+    runtime = runtime_of(request)
+    outcome = str((await request.form()).get("outcome", ""))
+    if outcome not in sessions.OUTCOMES:
+        return pages.no_outcome_chosen(BRAND)
+    async with runtime.phases.transaction() as conn:
+        changed = await sessions.choose(conn, runtime.clock, runtime.settings.public_url, session_id, outcome)
+        merchant = await shared.merchant_name(conn, changed.session.owner) if changed else None
+    if changed is None:
+        return pages.unknown_link("Unknown checkout", BRAND)
+    session = changed.session
+    task = BackgroundTask(events.deliver_now, runtime, runtime.phases, changed.sent) if changed.sent else None
+    if outcome == "cancel" and session.status_at(runtime.clock.now()) == "open" and session.cancel_url:
+        return RedirectResponse(session.cancel_url, status_code=303)
+    if changed.intent is None or session.status == "open":
+        # Declined (try again here), or nothing more to choose on an ended session.
+        page = _page(request, session, merchant or "Sandbox shop", declined=changed.intent is not None)
+        page.background = task
+        return page
+    return RedirectResponse(sessions.success_url(session), status_code=303, background=task)

@@ -1,0 +1,86 @@
+"""Simulated provider C's objects, as its repository returns them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from payorch.jsontypes import JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class SimCSession:
+    id: str
+    owner: str
+    status: str
+    payment_status: str
+    amount_total: int
+    currency: str
+    client_reference_id: str | None
+    payment_intent_id: str | None
+    success_url: str
+    cancel_url: str | None
+    product_name: str
+    metadata: JsonObject
+    intent_metadata: JsonObject
+    expires_at: datetime
+    created_at: datetime
+
+    def status_at(self, now: datetime) -> str:
+        """An open session past its time reads as expired."""
+        return "expired" if self.status == "open" and now >= self.expires_at else self.status
+
+
+@dataclass(frozen=True, slots=True)
+class SimCPaymentIntent:
+    id: str
+    owner: str
+    session_id: str
+    status: str
+    amount: int
+    amount_received: int
+    amount_refunded: int
+    currency: str
+    latest_charge: str | None
+    decline_code: str | None
+    metadata: JsonObject
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimCRefund:
+    id: str
+    owner: str
+    payment_intent_id: str
+    charge: str
+    amount: int
+    currency: str
+    status: str
+    reason: str | None
+    metadata: JsonObject
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimCEvent:
+    """One delivery of a signed event (events.py)."""
+
+    id: str
+    owner: str
+    session_id: str
+    url: str
+    body: JsonObject
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimCAnswer:
+    """A stored first answer of an Idempotency-Key."""
+
+    fingerprint: str
+    status_code: int
+    body: JsonObject

@@ -1,0 +1,96 @@
+"""Simulated provider C's JSON answers, in the provider's object shapes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from payorch.jsontypes import JsonObject
+from payorch.simulator.provider_c.records import SimCPaymentIntent, SimCRefund, SimCSession
+from payorch.simulator.provider_c.wire import BASE, PAGE_PATH
+
+
+def unix(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def session_body(
+    session: SimCSession, now: datetime, public_url: str, intent: SimCPaymentIntent | None = None
+) -> JsonObject:
+    """``intent``: the expanded PaymentIntent (None: its id, as unexpanded)."""
+    status = session.status_at(now)
+    return {
+        "id": session.id,
+        "object": "checkout.session",
+        "after_expiration": None,
+        "allow_promotion_codes": None,
+        "amount_subtotal": session.amount_total,
+        "amount_total": session.amount_total,
+        "automatic_tax": {"enabled": False, "liability": None, "status": None},
+        "billing_address_collection": None,
+        "cancel_url": session.cancel_url,
+        "client_reference_id": session.client_reference_id,
+        "created": unix(session.created_at),
+        "currency": session.currency,
+        "customer": None,
+        "customer_email": None,
+        "expires_at": unix(session.expires_at),
+        "livemode": False,
+        "locale": None,
+        "metadata": session.metadata,
+        "mode": "payment",
+        "payment_intent": intent_body(intent) if intent is not None else session.payment_intent_id,
+        "payment_method_types": ["card"],
+        "payment_status": session.payment_status,
+        "status": status,
+        "success_url": session.success_url,
+        "ui_mode": "hosted",
+        "url": public_url + PAGE_PATH.format(session_id=session.id) if status == "open" else None,
+    }
+
+
+def intent_body(intent: SimCPaymentIntent) -> JsonObject:
+    declined = intent.decline_code is not None and intent.status == "requires_payment_method"
+    return {
+        "id": intent.id,
+        "object": "payment_intent",
+        "amount": intent.amount,
+        "amount_capturable": 0,
+        "amount_received": intent.amount_received,
+        "canceled_at": None,
+        "cancellation_reason": None,
+        "capture_method": "automatic",
+        "client_secret": f"{intent.id}_secret_simulated",
+        "confirmation_method": "automatic",
+        "created": unix(intent.created_at),
+        "currency": intent.currency,
+        "latest_charge": intent.latest_charge,
+        "last_payment_error": (
+            {"type": "card_error", "code": "card_declined", "decline_code": intent.decline_code}
+            if declined
+            else None
+        ),
+        "livemode": False,
+        "metadata": intent.metadata,
+        "payment_method_types": ["card"],
+        "status": intent.status,
+    }
+
+
+def refund_body(refund: SimCRefund) -> JsonObject:
+    return {
+        "id": refund.id,
+        "object": "refund",
+        "amount": refund.amount,
+        "balance_transaction": None,
+        "charge": refund.charge,
+        "created": unix(refund.created_at),
+        "currency": refund.currency,
+        "metadata": refund.metadata,
+        "payment_intent": refund.payment_intent_id,
+        "reason": refund.reason,
+        "status": refund.status,
+    }
+
+
+def list_body(path: str, data: list[JsonObject], has_more: bool) -> JsonObject:
+    return {"object": "list", "data": data, "has_more": has_more, "url": path.removeprefix(BASE)}

@@ -1,0 +1,240 @@
+"""All SQL of simulated provider C. Every read by the API is scoped to the key's owner."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from datetime import datetime
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.db.records import record_of
+from payorch.jsontypes import JsonObject
+from payorch.simulator.provider_c.records import (
+    SimCAnswer,
+    SimCEvent,
+    SimCPaymentIntent,
+    SimCRefund,
+    SimCSession,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_events as events,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_idempotency as answers,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_payment_intents as intents,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_refunds as refunds,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_sessions as sessions,
+)
+
+
+def _fields(record: SimCSession | SimCPaymentIntent | SimCRefund | SimCEvent) -> JsonObject:
+    return {field.name: getattr(record, field.name) for field in fields(record)}
+
+
+# -- sessions ---------------------------------------------------------------------------------
+
+
+async def insert_session(conn: AsyncConnection, session: SimCSession) -> None:
+    await conn.execute(insert(sessions).values(**_fields(session)))
+
+
+async def session_of(
+    conn: AsyncConnection, session_id: str, *, owner: str | None, for_update: bool = False
+) -> SimCSession | None:
+    """``owner``'s session (None: anyone's, only for the buyer's page)."""
+    query = select(sessions).where(sessions.c.id == session_id)
+    if owner is not None:
+        query = query.where(sessions.c.owner == owner)
+    if for_update:
+        query = query.with_for_update()
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCSession, row) if row is not None else None
+
+
+async def list_sessions(
+    conn: AsyncConnection,
+    owner: str,
+    *,
+    payment_intent: str | None,
+    client_reference_id: str | None,
+    limit: int,
+    starting_after: SimCSession | None,
+) -> list[SimCSession]:
+    """Newest first, as the provider lists them."""
+    query = select(sessions).where(sessions.c.owner == owner)
+    if payment_intent is not None:
+        query = query.where(sessions.c.payment_intent_id == payment_intent)
+    if client_reference_id is not None:
+        query = query.where(sessions.c.client_reference_id == client_reference_id)
+    if starting_after is not None:
+        query = query.where(
+            (sessions.c.created_at < starting_after.created_at)
+            | ((sessions.c.created_at == starting_after.created_at) & (sessions.c.id < starting_after.id))
+        )
+    query = query.order_by(sessions.c.created_at.desc(), sessions.c.id.desc()).limit(limit)
+    return [record_of(SimCSession, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def update_session(
+    conn: AsyncConnection, session_id: str, *, status: str, payment_status: str, payment_intent_id: str | None
+) -> None:
+    await conn.execute(
+        update(sessions)
+        .where(sessions.c.id == session_id)
+        .values(status=status, payment_status=payment_status, payment_intent_id=payment_intent_id)
+    )
+
+
+# -- payment intents --------------------------------------------------------------------------
+
+
+async def upsert_intent(conn: AsyncConnection, intent: SimCPaymentIntent, *, new: bool) -> None:
+    values = _fields(intent)
+    if new:
+        await conn.execute(insert(intents).values(**values))
+        return
+    del values["id"]
+    await conn.execute(update(intents).where(intents.c.id == intent.id).values(**values))
+
+
+async def intent_of(
+    conn: AsyncConnection, intent_id: str, *, owner: str | None, for_update: bool = False
+) -> SimCPaymentIntent | None:
+    query = select(intents).where(intents.c.id == intent_id)
+    if owner is not None:
+        query = query.where(intents.c.owner == owner)
+    if for_update:
+        query = query.with_for_update()
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCPaymentIntent, row) if row is not None else None
+
+
+# -- refunds ----------------------------------------------------------------------------------
+
+
+async def insert_refund(conn: AsyncConnection, refund: SimCRefund) -> None:
+    await conn.execute(insert(refunds).values(**_fields(refund)))
+
+
+async def refund_of(conn: AsyncConnection, owner: str, refund_id: str) -> SimCRefund | None:
+    query = select(refunds).where(refunds.c.id == refund_id, refunds.c.owner == owner)
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCRefund, row) if row is not None else None
+
+
+async def refunds_of(
+    conn: AsyncConnection, owner: str, payment_intent_id: str, limit: int
+) -> list[SimCRefund]:
+    query = (
+        select(refunds)
+        .where(refunds.c.owner == owner, refunds.c.payment_intent_id == payment_intent_id)
+        .order_by(refunds.c.created_at.desc(), refunds.c.id.desc())
+        .limit(limit)
+    )
+    return [record_of(SimCRefund, row) for row in (await conn.execute(query)).mappings()]
+
+
+# -- idempotency ------------------------------------------------------------------------------
+
+
+async def answer_of(conn: AsyncConnection, owner: str, key: str) -> SimCAnswer | None:
+    query = select(answers.c.fingerprint, answers.c.status_code, answers.c.body).where(
+        answers.c.owner == owner, answers.c.key == key
+    )
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCAnswer, row) if row is not None else None
+
+
+async def keep_answer(conn: AsyncConnection, owner: str, key: str, answer: SimCAnswer, now: datetime) -> None:
+    await conn.execute(
+        insert(answers).values(
+            owner=owner,
+            key=key,
+            fingerprint=answer.fingerprint,
+            status_code=answer.status_code,
+            body=answer.body,
+            created_at=now,
+        )
+    )
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+async def insert_event(conn: AsyncConnection, event: SimCEvent) -> None:
+    await conn.execute(insert(events).values(**_fields(event)))
+
+
+async def event_of(conn: AsyncConnection, event_id: str) -> SimCEvent | None:
+    row = (await conn.execute(select(events).where(events.c.id == event_id))).mappings().first()
+    return record_of(SimCEvent, row) if row is not None else None
+
+
+async def events_of_session(conn: AsyncConnection, session_id: str) -> list[SimCEvent]:
+    query = select(events).where(events.c.session_id == session_id).order_by(events.c.created_at)
+    return [record_of(SimCEvent, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def record_attempt(
+    conn: AsyncConnection,
+    event_id: str,
+    *,
+    attempts: int,
+    status: str,
+    next_attempt_at: datetime,
+    last_error: str | None,
+) -> None:
+    await conn.execute(
+        update(events)
+        .where(events.c.id == event_id)
+        .values(attempts=attempts, status=status, next_attempt_at=next_attempt_at, last_error=last_error)
+    )
+
+
+async def due_events(conn: AsyncConnection, now: datetime, limit: int) -> list[SimCEvent]:
+    query = (
+        select(events)
+        .where(events.c.status == "PENDING", events.c.next_attempt_at <= now)
+        .order_by(events.c.next_attempt_at)
+        .limit(limit)
+    )
+    return [record_of(SimCEvent, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def claim_event(conn: AsyncConnection, event: SimCEvent, until: datetime) -> bool:
+    """Compare-and-set on ``next_attempt_at``: False when another worker took it first."""
+    changed = await conn.execute(
+        update(events)
+        .where(
+            events.c.id == event.id,
+            events.c.status == "PENDING",
+            events.c.next_attempt_at == event.next_attempt_at,
+        )
+        .values(next_attempt_at=until)
+    )
+    return changed.rowcount == 1
+
+
+# -- the public owner's purge -----------------------------------------------------------------
+
+
+async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
+    """Delete ``owner``'s objects made before ``before``; how many rows went."""
+    gone = 0
+    for table, column in (
+        (sessions, sessions.c.created_at),
+        (intents, intents.c.created_at),
+        (refunds, refunds.c.created_at),
+        (answers, answers.c.created_at),
+        (events, events.c.created_at),
+    ):
+        result = await conn.execute(delete(table).where(table.c.owner == owner, column < before))
+        gone += result.rowcount
+    return gone

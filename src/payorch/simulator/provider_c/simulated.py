@@ -1,0 +1,51 @@
+"""Simulated provider C as the simulator serves it: its one registration (simulator/registry.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.db import Phases
+from payorch.providers.provider_c.registration import REGISTRATION
+from payorch.runtime import Runtime
+from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.provider_c import endpoints, events, page, repository, sessions
+from payorch.simulator.provider_c.credentials import owner_of
+from payorch.simulator.provider_c.records import SimCEvent
+from payorch.simulator.simulated import AfterCommit, Settlement, SimulatedProvider
+
+
+def sender(written: list[SimCEvent]) -> AfterCommit:
+    async def send(runtime: Runtime, phases: Phases) -> None:
+        await events.deliver_now(runtime, phases, written)
+
+    return send
+
+
+async def settle(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, payment_intent_id: str, outcome: str
+) -> Settlement | None:
+    """The processing payment of the intent's session succeeds (approve) or fails (reject);
+    its signed event is sent once the move committed."""
+    if outcome not in ("approve", "reject"):
+        return None
+    changed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
+    if changed is None or changed.intent is None:
+        return None
+    return Settlement(references=[changed.intent.id], after_commit=sender(changed.sent))
+
+
+async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
+    return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
+
+
+SIMULATED = SimulatedProvider(
+    registration=REGISTRATION,
+    routers=(page.router, endpoints.router),
+    owner_of=owner_of,
+    settle=settle,
+    purge_public=purge_public,
+    resend_due=events.deliver_due,
+)

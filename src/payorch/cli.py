@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import signal
@@ -104,6 +105,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     from payorch.bootstrap import bootstrap_sandbox
     from payorch.http import server_protocol
 
+    if not _package_files_load():
+        return 1
     _migrate(settings, args)
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
     # cap is derived from this limit (http/server_protocol.py).
@@ -145,6 +148,18 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _package_files_load() -> bool:
+    """Load the app's modules, which read the package's own files (the dashboard's script and
+    styles) as they load: an install missing one stops here, before a first start creates the
+    database and its key file and prints a sandbox key for a service that never starts."""
+    try:
+        importlib.import_module("payorch.composition")
+    except FileNotFoundError as exc:
+        print(f"payorch: the installed package lacks {exc.filename}; reinstall payorch", file=sys.stderr)
+        return False
+    return True
+
+
 def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
@@ -154,6 +169,8 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
     if args.parent_pid is not None:
         signal_on_parent_death()  # first: the imports below take a while
+    if not _package_files_load():
+        return 1
 
     from payorch.composition import build_runtime
     from payorch.logs import configure_logging

@@ -22,6 +22,7 @@ from payorch.connectors import repository as connectors
 from payorch.db.prepared import Prepared
 from payorch.db.statements import ASYNCPG_DIALECT
 from payorch.db.tables import payment_intents
+from payorch.errors import DatabaseUnavailable
 from payorch.events import repository as events
 from payorch.intents import repository as intents
 from payorch.runtime import Runtime
@@ -166,7 +167,7 @@ async def test_a_connection_that_broke_on_the_driver_is_not_used_again(
     admin = await asyncpg.connect(runtime.settings.database_url.replace("+asyncpg", ""))
     pid = None
     try:
-        with pytest.raises((asyncpg.PostgresError, asyncpg.InterfaceError, OSError)):
+        with pytest.raises(DatabaseUnavailable):  # 503 at the edge (tests/http/test_database_loss.py)
             async with runtime.database.reading() as conn:
                 pid = await conn.scalar(text("SELECT pg_backend_pid()"))
                 assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)

@@ -23,6 +23,7 @@ from payorch.http.context import RequestContextMiddleware
 from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
+from payorch.http.read_retry import RetryReadsOnLostConnection
 from payorch.http.routing import mount
 from payorch.intents.endpoints import router as intents_router
 from payorch.observability.endpoints import router as observability_router
@@ -82,6 +83,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     )
     if runtime.settings.simulator_enabled:
         mount(app, *CONTROLS_ROUTERS)
+    app.add_middleware(RetryReadsOnLostConnection)  # innermost: a retried read is counted once
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections

@@ -23,6 +23,7 @@
      ├── ProviderError               502 PROVIDER_ERROR
      ├── ConnectorUnavailable        503 CONNECTOR_UNAVAILABLE
      └── ServiceUnavailable          503 SERVICE_UNAVAILABLE (answered by the HTTP server protocol)
+          └── DatabaseUnavailable    503 SERVICE_UNAVAILABLE (the database unreachable, a connection lost)
 """
 
 from __future__ import annotations
@@ -220,6 +221,14 @@ class ServiceUnavailable(ApiError):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    """Raised by payorch.db when the database cannot be reached or a connection was lost."""
+
+    default_message = (
+        "The database is unavailable at the moment; retry later (a write with the same Idempotency-Key)."
+    )
 
 
 # Pydantic prefixes the text of a validator's ValueError/AssertionError; the reader needs only

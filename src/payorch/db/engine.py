@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.statements import StatementConnection, StatementLane
+from payorch.db.unavailable import may_write, raise_if_lost
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
 STATEMENT_LANE_SIZE = 10
@@ -77,6 +79,8 @@ class Database:
             if path is not None:
                 create_private(path)
             _configure_sqlite(self.engine)
+        else:
+            _skip_closed_connections(self.engine)
 
     @property
     def dialect(self) -> str:
@@ -89,16 +93,24 @@ class Database:
         PostgreSQL: the transaction is the driver's own (BEGIN and COMMIT by asyncpg on the
         connection, the engine's side autocommit), so that prepared statements can run on the
         driver inside it (db/prepared.py); every other statement goes through the engine, inside
-        the same transaction."""
-        if self.is_sqlite:
-            async with self.engine.begin() as conn:
-                yield conn
-            return
-        async with self.engine.connect() as conn:
-            await conn.execution_options(isolation_level="AUTOCOMMIT")
-            async with driver_transaction(conn):
-                with statements_on_driver(conn):
+        the same transaction.
+
+        A lost connection is DatabaseUnavailable (payorch.db.unavailable), never retried."""
+        may_write()
+        conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
+        try:
+            if self.is_sqlite:
+                async with self.engine.begin() as conn:
                     yield conn
+                return
+            async with self.engine.connect() as conn:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+                async with driver_transaction(conn):
+                    with statements_on_driver(conn):
+                        yield conn
+        except Exception as exc:
+            raise_if_lost(exc, connected=conn is not None)
+            raise
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[AsyncConnection]:
@@ -107,28 +119,37 @@ class Database:
         Under READ COMMITTED each statement takes its own snapshot even inside a transaction, so
         BEGIN and COMMIT would buy a reader nothing but two round trips. SQLite keeps its usual
         transaction (a consistent snapshot there, and our BEGIN IMMEDIATE hook runs on every begin).
+        A lost connection is DatabaseUnavailable; a read may be retried (payorch.db.unavailable).
         """
-        async with self.engine.connect() as conn:
-            if self.is_sqlite:
-                yield conn
-            else:
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-                with statements_on_driver(conn):  # each statement its own: see db/prepared.py
+        conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
+        try:
+            async with self.engine.connect() as conn:
+                if self.is_sqlite:
                     yield conn
-            if conn.in_transaction():
-                await conn.commit()
+                else:
+                    await conn.execution_options(isolation_level="AUTOCOMMIT")
+                    with statements_on_driver(conn):  # each statement its own: see db/prepared.py
+                        yield conn
+                if conn.in_transaction():
+                    await conn.commit()
+        except Exception as exc:
+            raise_if_lost(exc, connected=conn is not None)
+            raise
 
     def one_statement(self) -> AbstractAsyncContextManager[StatementConnection]:
         """PostgreSQL: a connection without a transaction, for a write that is a single statement
         (payorch.db.one_statement: atomic by itself, no BEGIN/COMMIT round trips), from the
         statement lane (payorch.db.statements), not the engine."""
         assert self._statements is not None, "one-statement writes are PostgreSQL's"
+        may_write()
         return self._statements.connection()
 
     def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """Statements that need no transaction together: reads and single-statement writes such
         as a compare-and-set, each atomic by itself. PostgreSQL: autocommit, no BEGIN/COMMIT;
-        SQLite: one transaction, as every connection there (BEGIN IMMEDIATE)."""
+        SQLite: one transaction, as every connection there (BEGIN IMMEDIATE). A compare-and-set
+        writes: the request is not retried after a lost connection (payorch.db.unavailable)."""
+        may_write()
         return self.reading()
 
     async def dispose(self) -> None:
@@ -178,6 +199,17 @@ class Phases:
     def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A step of reads and single-statement writes, each atomic alone (Database.each_statement)."""
         return self._database.each_statement()
+
+
+def _skip_closed_connections(engine: AsyncEngine) -> None:
+    """A pooled connection PostgreSQL closed while it sat idle (a restart, a terminated backend)
+    is replaced as it is taken, before anything is sent on it: asyncpg noticed the close already,
+    so this costs no round trip (``pool_pre_ping`` would cost one per checkout)."""
+
+    @event.listens_for(engine.sync_engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        if dbapi_connection.driver_connection.is_closed():
+            raise DisconnectionError("PostgreSQL closed the connection while it was idle")
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

@@ -35,6 +35,8 @@ from typing import TypeAlias
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from payorch.db.unavailable import raise_if_lost
+
 # The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine: what
 # compiles the statements that run on asyncpg itself (one_statement.py, prepared.py).
 ASYNCPG_DIALECT = make_url("postgresql+asyncpg://").get_dialect()()
@@ -58,17 +60,23 @@ class StatementLane:
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[StatementConnection]:
-        async with self._turns:
-            connection = await self._take()
-            try:
-                yield connection
-            except asyncpg.PostgresError:
-                self._give_back(connection)  # PostgreSQL answered: the statement is over
-                raise
-            except BaseException:
-                await _close(connection)  # a statement may still run on it (module docstring)
-                raise
-            self._give_back(connection)
+        """A connection of the lane; a lost one is DatabaseUnavailable (payorch.db.unavailable)."""
+        connection: StatementConnection | None = None  # until connected, a timeout is the connect's
+        try:
+            async with self._turns:
+                connection = await self._take()
+                try:
+                    yield connection
+                except asyncpg.PostgresError:
+                    self._give_back(connection)  # PostgreSQL answered (or closed it: then dropped)
+                    raise
+                except BaseException:
+                    await _close(connection)  # a statement may still run on it (module docstring)
+                    raise
+                self._give_back(connection)
+        except Exception as exc:
+            raise_if_lost(exc, connected=connection is not None)
+            raise
 
     async def _take(self) -> StatementConnection:
         while self._idle:

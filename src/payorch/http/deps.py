@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.db import Phases
+from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.errors import ValidationFailed
 from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
@@ -55,16 +56,23 @@ async def request_connection(request: Request) -> AsyncIterator[AsyncConnection]
     """One transaction per request: commits when the endpoint returns, rolls back if it raises.
 
     scope="function" (below) makes the commit happen before the response is sent, so a client
-    never sees success for a write that did not commit.
+    never sees success for a write that did not commit. A lost connection is 503, never retried
+    (payorch.db.unavailable).
     """
-    async with runtime_of(request).database.engine.connect() as conn:
-        try:
-            yield conn
-        except BaseException:
-            await conn.rollback()
-            raise
-        if conn.in_transaction():
-            await conn.commit()
+    may_write()
+    conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
+    try:
+        async with runtime_of(request).database.engine.connect() as conn:
+            try:
+                yield conn
+            except BaseException:
+                await conn.rollback()
+                raise
+            if conn.in_transaction():
+                await conn.commit()
+    except Exception as exc:
+        raise_if_lost(exc, connected=conn is not None)
+        raise
 
 
 Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]

@@ -1,0 +1,96 @@
+"""A database that cannot be reached, or a connection lost under a request: 503, retried once
+where that is safe.
+
+Every way into the database (``Database.transaction``, ``reading``, ``each_statement``,
+``one_statement`` and the request's own connection) turns a lost connection into
+``DatabaseUnavailable`` (503 ``SERVICE_UNAVAILABLE`` with ``Retry-After``): PostgreSQL
+restarting or terminating the backend (57P01 and the other 57P0x), the socket closed under a
+statement, a refused or timed-out connect, PostgreSQL's ``too many connections``. A statement
+PostgreSQL answered with an error of its own (a constraint, a timeout) is not a lost connection.
+
+Which requests are retried (payorch.http.read_retry), and why only those: a GET or HEAD whose
+every step so far was a read (``Database.reading``). Anything that can write marks the request
+(``may_write``) as it opens: a transaction may have committed when its COMMIT's answer was lost,
+a multi-phase flow may have committed an earlier phase, and a provider is only ever called after
+such a step (the lease of a checkout is a write), so the server cannot know what a retry would
+repeat. Those answer 503 and the client retries with the same Idempotency-Key, which replays
+what committed or does it once. A pooled connection PostgreSQL closed while it sat idle is not
+a lost request at all: the engine never hands it out (payorch.db.engine), nothing is sent on it.
+"""
+
+from __future__ import annotations
+
+import logging
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import asyncpg
+from sqlalchemy.exc import DBAPIError
+
+from payorch.errors import ApiError, DatabaseUnavailable
+
+RETRY_AFTER_SECONDS = 1
+log = logging.getLogger("payorch.db")
+
+# Errors PostgreSQL or asyncpg give when the connection is gone or cannot be made; OSError covers
+# a refused or reset socket, and a connect that timed out (TimeoutError is one).
+_LOST = (
+    asyncpg.PostgresConnectionError,  # 08xxx: the connection does not exist, failed, was refused
+    asyncpg.exceptions.OperatorInterventionError,  # 57xxx less 57014, below: shut down, restarting
+    asyncpg.exceptions.TooManyConnectionsError,  # 53300: no connection to be had now
+    OSError,
+)
+_NOT_LOST = (asyncpg.exceptions.QueryCanceledError,)  # 57014: a statement timeout, not a loss
+
+
+@dataclass(slots=True)
+class Attempt:
+    """One try at a request (payorch.http.read_retry): what its database steps were."""
+
+    may_write: bool = False  # it opened something that can write
+    lost: bool = False  # a connection was lost or could not be made
+
+
+attempt_var: ContextVar[Attempt | None] = ContextVar("payorch_db_attempt", default=None)
+
+
+def may_write() -> None:
+    """Called as a step that can write opens: the request is not to be retried."""
+    attempt = attempt_var.get()
+    if attempt is not None:
+        attempt.may_write = True
+
+
+def raise_if_lost(exc: BaseException, *, connected: bool = True) -> None:
+    """Raise DatabaseUnavailable (from ``exc``) if ``exc`` says the connection is gone.
+
+    ``connected``: the connection was made and handed out. Before that a timeout is the connect
+    timing out; after it, a timeout is the caller's own (``asyncio.wait_for`` around a
+    statement), not a loss."""
+    if isinstance(exc, ApiError) or not connection_lost(exc, connected=connected):
+        return
+    log.warning("database connection lost or refused: %s", type(exc).__name__)
+    attempt = attempt_var.get()
+    if attempt is not None:
+        attempt.lost = True
+    raise DatabaseUnavailable(RETRY_AFTER_SECONDS) from exc
+
+
+def connection_lost(exc: BaseException, *, connected: bool = True) -> bool:
+    """``exc``, or an error it was raised from, says the connection is gone or cannot be made
+    (``connected``: see raise_if_lost)."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 8:  # a chain is short; the bound guards a cycle
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True  # SQLAlchemy's own judgment: it dropped the connection from its pool
+        if isinstance(current, TimeoutError):
+            return not connected
+        if isinstance(current, _LOST) and not isinstance(current, _NOT_LOST):
+            return True
+        # asyncpg says "connection is closed" with InterfaceError, which also covers misuse.
+        if isinstance(current, asyncpg.InterfaceError) and "closed" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return False

@@ -62,7 +62,13 @@ def add_commands(
 
     keys = command(commands, "keys", "create and revoke applications' API keys")
     actions = keys.add_subparsers(required=True, metavar="ACTION")
-    create = command(actions, "create", "create an API key for an application (printed once)")
+    create = command(
+        actions,
+        "create",
+        "create an API key for an application (printed once)",
+        settings=DATABASE_SETTINGS
+        + "\n  PAYORCH_MAX_API_KEYS  the most active (unrevoked) keys an application may hold",
+    )
     create.add_argument(
         "--application", metavar="ID", help="app_... (required)", required=True, default=argparse.SUPPRESS
     )
@@ -133,7 +139,9 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
 
     async def step(phases: Phases) -> IssuedCredential:
         async with phases.transaction() as conn:
-            return await create_application_credential(conn, SystemClock(), args.application, args.name)
+            return await create_application_credential(
+                conn, SystemClock(), args.application, args.name, limit=settings.max_api_keys
+            )
 
     issued = _run(settings, step)
     out = {**issued_body(issued), "application_id": issued.credential.application_id}

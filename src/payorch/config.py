@@ -102,6 +102,23 @@ class Settings(BaseSettings):
     webhook_disable_after_attempts: int = Field(
         10, ge=1, description="The failed attempts that automatic disabling needs at least."
     )
+    max_webhook_endpoints: int = Field(
+        16,
+        ge=1,
+        description=(
+            "Webhook endpoints per application (enabled or not; Stripe allows 16): one more is "
+            "refused 409 LIMIT_EXCEEDED. One event queues at most this many deliveries, in the "
+            "transaction of the request that caused it."
+        ),
+    )
+    max_api_keys: int = Field(
+        20,
+        ge=1,
+        description=(
+            "Active (unrevoked) API keys per application: one more is refused 409 "
+            "LIMIT_EXCEEDED (revoke one first). Revoked keys do not count."
+        ),
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     dashboard_session_seconds: int = Field(
         28800,

@@ -14,6 +14,7 @@
      ├── IdempotencyKeyInUse         409 IDEMPOTENCY_KEY_IN_USE
      ├── ConnectorConfigAlreadyExists 409 CONNECTOR_CONFIG_ALREADY_EXISTS
      ├── WebhookDeliveryAlreadySucceeded 409 WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
+     ├── LimitExceeded               409 LIMIT_EXCEEDED
      ├── PayloadTooLarge             413 PAYLOAD_TOO_LARGE
      ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
      ├── ConnectorNotConfigured      422 CONNECTOR_NOT_CONFIGURED
@@ -165,6 +166,18 @@ class WebhookDeliveryAlreadySucceeded(ApiError):
 
 class PayloadTooLarge(ApiError):
     status, code, default_message = 413, "PAYLOAD_TOO_LARGE", "The body exceeds 64 KiB."
+class LimitExceeded(ApiError):
+    status, code = 409, "LIMIT_EXCEEDED"
+    default_message = "The application already has as many of these as it may."
+
+    def __init__(self, what: str, *, limit: int, current: int, remedy: str) -> None:
+        """``what``: the things counted ("webhook endpoints"); ``remedy``: what frees one."""
+        super().__init__(
+            f"The application has {current} {what}; at most {limit} are allowed. {remedy}",
+            {"limit": limit, "current": current},
+        )
+
+
 
 
 class UnsupportedMediaType(ApiError):

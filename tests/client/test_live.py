@@ -226,8 +226,11 @@ async def test_async_payments_iterate(async_client: AsyncPayorchClient) -> None:
 async def test_async_api_credentials(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
     created = await async_client.create_api_credential(name="ci")
     assert created.api_key is not None and created.api_key.get_secret_value().startswith("pay_sb_")
-    listed = await async_client.list_api_credentials()
-    assert created.id in [c.id for c in listed] and all(c.api_key is None for c in listed)
+    page = await async_client.list_api_credentials(limit=1)
+    assert [c.id for c in page.items] == [created.id] and page.next_cursor == created.id
+    listed = [c async for c in async_client.iter_api_credentials(limit=1)]
+    assert len(listed) == 2 and listed[0].id == created.id  # the sandbox's first key follows
+    assert all(c.api_key is None for c in listed)
     await async_client.revoke_api_credential(created.id)
 
 

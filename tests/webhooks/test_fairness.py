@@ -39,9 +39,9 @@ async def test_dead_endpoints_of_one_application_do_not_delay_another(
     client: httpx.AsyncClient, runtime: Runtime, receiver: Receiver
 ) -> None:
     b = await new_application(runtime)
-    for _ in range(20):
+    for _ in range(16):  # PAYORCH_MAX_WEBHOOK_ENDPOINTS' default, the most B may have
         await create_endpoint(client, b, receiver.url(DEAD))
-    for n in range(60):  # 1,200 deliveries queued for B before the worker starts
+    for n in range(60):  # 960 deliveries queued for B before the worker starts
         await create_intent(client, b, f"b-{n}")
     a = await new_application(runtime)
     healthy, _ = await create_endpoint(client, a, receiver.url("/a"))

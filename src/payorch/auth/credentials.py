@@ -18,34 +18,56 @@ from payorch.auth.service import Authenticator, Caller
 from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.errors import InvalidState, ResourceNotFound
+from payorch.limits import refuse_at_cap
+from payorch.pagination import Page, page_of
 
 
 async def create_credential(
-    conn: AsyncConnection, clock: Clock, caller: Caller, name: str | None
+    conn: AsyncConnection, clock: Clock, caller: Caller, name: str | None, *, limit: int
 ) -> IssuedCredential:
-    return await _issue(conn, clock, caller.application_id, caller.environment, name)
+    """``limit``: the most active keys an application may hold (PAYORCH_MAX_API_KEYS)."""
+    return await _issue(conn, clock, caller.application_id, caller.environment, name, limit)
 
 
 async def create_application_credential(
-    conn: AsyncConnection, clock: Clock, application_id: str, name: str | None
+    conn: AsyncConnection, clock: Clock, application_id: str, name: str | None, *, limit: int
 ) -> IssuedCredential:
-    """A new key for any application (the operator's command line)."""
+    """A new key for any application (the operator's command line), within the same cap."""
     application = await applications.find_application(conn, application_id)
     if application is None:
         raise ResourceNotFound(f"No application {application_id}.")
-    return await _issue(conn, clock, application.id, application.environment, name)
+    return await _issue(conn, clock, application.id, application.environment, name, limit)
 
 
 async def _issue(
-    conn: AsyncConnection, clock: Clock, application_id: str, environment: str, name: str | None
+    conn: AsyncConnection,
+    clock: Clock,
+    application_id: str,
+    environment: str,
+    name: str | None,
+    limit: int,
 ) -> IssuedCredential:
+    await refuse_at_cap(
+        conn,
+        application_id,
+        repository.count_active,
+        limit=limit,
+        what="active API keys",
+        remedy="Revoke a key it no longer uses, then create this one.",
+    )
     return await issue_credential(
         conn, application_id=application_id, environment=environment, name=name, at=clock.now()
     )
 
 
-async def list_credentials(conn: AsyncConnection, caller: Caller) -> list[ApiCredential]:
-    return await repository.list_credentials(conn, caller.application_id)
+async def list_credentials(
+    conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
+) -> Page[ApiCredential]:
+    """The application's keys, newest first, revoked ones included."""
+    found = await repository.list_credentials(
+        conn, caller.application_id, before=cursor, limit=limit + 1
+    )
+    return page_of(found, limit, lambda item: item.id)
 
 
 async def revoke_credential(

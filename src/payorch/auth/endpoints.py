@@ -12,13 +12,20 @@ from payorch.auth.schemas import (
     ApiCredentialList,
     CreateApiCredential,
     CreatedApiCredential,
-    credential_body,
+    CredentialListQuery,
+    credential_page_body,
     issued_body,
 )
-from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
+from payorch.errors import (
+    AuthenticationFailed,
+    InvalidState,
+    LimitExceeded,
+    ResourceNotFound,
+    ValidationFailed,
+)
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, optional_body, runtime_of
 from payorch.http.errors import problem_responses
-from payorch.http.listing import NoQuery, list_route
+from payorch.http.listing import list_route
 from payorch.http.responses import json_response
 
 router = APIRouter(tags=["API credentials"])
@@ -28,8 +35,10 @@ router = APIRouter(tags=["API credentials"])
     "/v1/admin/api-credentials",
     status_code=201,
     response_model=CreatedApiCredential,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, LimitExceeded),
     summary="Create an additional API key (shown only in this answer)",
+    description="At most PAYORCH_MAX_API_KEYS active (unrevoked) keys per application: one "
+    "more is 409 LIMIT_EXCEEDED (details: limit, current).",
 )
 async def create_api_credential(
     caller: CurrentCaller,
@@ -40,7 +49,9 @@ async def create_api_credential(
     # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
     runtime = runtime_of(request)
     name = (await optional_body(request, body, CreateApiCredential, '{} or {"name": "checkout"}')).name
-    issued = await credentials.create_credential(conn, runtime.clock, caller, name)
+    issued = await credentials.create_credential(
+        conn, runtime.clock, caller, name, limit=runtime.settings.max_api_keys
+    )
     return json_response(issued_body(issued), 201)
 
 
@@ -48,13 +59,13 @@ async def create_api_credential(
     router,
     "/v1/admin/api-credentials",
     model=ApiCredentialList,
-    summary="List the application's API keys (never the keys themselves)",
+    summary="List the application's API keys, newest first (never the keys themselves)",
 )
 async def list_api_credentials(
-    caller: CurrentCaller, conn: ReadConn, query: Annotated[NoQuery, Query()]
+    caller: CurrentCaller, conn: ReadConn, query: Annotated[CredentialListQuery, Query()]
 ) -> Response:
-    listed = await credentials.list_credentials(conn, caller)
-    return json_response({"items": [credential_body(c, caller.environment) for c in listed]})
+    page = await credentials.list_credentials(conn, caller, query.cursor, query.limit)
+    return json_response(credential_page_body(page, caller.environment))
 
 
 @router.delete(

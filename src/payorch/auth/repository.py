@@ -60,11 +60,21 @@ _LIST = (
     select(api_credentials)
     .where(api_credentials.c.application_id == bindparam("application_id"))
     .order_by(api_credentials.c.id.desc())
+    .limit(bindparam("limit"))
 )
+_LIST_BEFORE = _LIST.where(api_credentials.c.id < bindparam("before"))
 
 
-async def list_credentials(conn: AsyncConnection, application_id: str) -> list[ApiCredential]:
-    result = await conn.execute(_LIST, {"application_id": application_id})
+async def list_credentials(
+    conn: AsyncConnection, application_id: str, *, before: str | None, limit: int
+) -> list[ApiCredential]:
+    """Newest first (ids are time-ordered), keyset on the id: up to ``limit`` keys older than
+    the key ``before`` (None: from the newest)."""
+    params: dict[str, object] = {"application_id": application_id, "limit": limit}
+    if before is None:
+        result = await conn.execute(_LIST, params)
+    else:
+        result = await conn.execute(_LIST_BEFORE, {**params, "before": before})
     return [_credential(row) for row in result.mappings()]
 
 

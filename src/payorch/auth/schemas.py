@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from payorch.auth.records import ApiCredential, IssuedCredential
 from payorch.clock import isoformat
+from payorch.http.listing import PageQuery, id_cursor
+from payorch.pagination import Page
 
 
 class CreateApiCredential(BaseModel):
@@ -38,6 +40,11 @@ class CreatedApiCredential(BaseModel):
 
 class ApiCredentialList(BaseModel):
     items: list[ApiCredentialResponse]
+    next_cursor: str | None
+
+
+class CredentialListQuery(PageQuery):
+    cursor: Annotated[str | None, id_cursor("key")] = None
 
 
 def credential_body(credential: ApiCredential, environment: str) -> dict[str, object]:
@@ -50,6 +57,13 @@ def credential_body(credential: ApiCredential, environment: str) -> dict[str, ob
         "revoked_at": (
             isoformat(credential.revoked_at) if credential.revoked_at is not None else None
         ),
+    }
+
+
+def credential_page_body(page: Page[ApiCredential], environment: str) -> dict[str, object]:
+    return {
+        "items": [credential_body(c, environment) for c in page.items],
+        "next_cursor": page.next_cursor,
     }
 
 

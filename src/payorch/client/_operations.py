@@ -237,8 +237,8 @@ def create_api_credential(*, name: str | None, idempotency_key: str | None) -> C
     return post(API_CREDENTIALS, clean({"name": name}), idempotency_key=idempotency_key)
 
 
-def list_api_credentials() -> Call:
-    return Call("GET", API_CREDENTIALS)
+def list_api_credentials(*, cursor: str | None, limit: int | None) -> Call:
+    return Call("GET", API_CREDENTIALS, params=clean({"cursor": cursor, "limit": limit}))
 
 
 def revoke_api_credential(credential_id: str) -> Call:

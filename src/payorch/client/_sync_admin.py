@@ -136,8 +136,15 @@ class SyncAdministration:
         call = ops.create_api_credential(name=name, idempotency_key=idempotency_key)
         return parse(ApiCredential, self.request(call))
 
-    def list_api_credentials(self) -> list[ApiCredential]:
-        return parse_list(ApiCredential, self.request(ops.list_api_credentials()))
+    def list_api_credentials(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[ApiCredential]:
+        """A page of the application's keys, newest first, revoked ones included."""
+        call = ops.list_api_credentials(cursor=cursor, limit=limit)
+        return parse_page(ApiCredential, self.request(call))
+
+    def iter_api_credentials(self, *, limit: int | None = None) -> Iterator[ApiCredential]:
+        return each_item(lambda cursor: self.list_api_credentials(cursor=cursor, limit=limit))
 
     def revoke_api_credential(self, credential_id: str) -> None:
         self.request(ops.revoke_api_credential(credential_id))

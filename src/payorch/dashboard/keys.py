@@ -6,6 +6,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from payorch.auth import credentials
+from payorch.auth.schemas import CredentialListQuery
+from payorch.dashboard.paging import page_values
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
 from payorch.http.deps import Conn, ReadConn, runtime_of
 
@@ -14,14 +16,31 @@ router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_s
 
 @router.get("/api-keys")
 async def keys(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
-    listed = await credentials.list_credentials(conn, viewer.caller)
-    return render(request, "keys.html", viewer, title="API keys", keys=listed)
+    """A page of the API's list: ``cursor`` and ``limit`` as GET /v1/admin/api-credentials."""
+    values = page_values(request)
+    query = CredentialListQuery.model_validate(values)  # a 400 page names what to fix
+    page = await credentials.list_credentials(conn, viewer.caller, query.cursor, query.limit)
+    return render(
+        request,
+        "keys.html",
+        viewer,
+        title="API keys",
+        page=page,
+        first=query.cursor is None,
+        limit=values.get("limit", ""),
+        max_keys=viewer.runtime.settings.max_api_keys,
+    )
 
 
 @router.post("/api-keys")
 async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
+    runtime = viewer.runtime
     issued = await credentials.create_credential(
-        conn, viewer.runtime.clock, viewer.caller, field(form, "name")[:200] or None
+        conn,
+        runtime.clock,
+        viewer.caller,
+        field(form, "name")[:200] or None,
+        limit=runtime.settings.max_api_keys,
     )
     # Rendered, not redirected: the key is in this answer only (Cache-Control: no-store).
     return render(request, "key_created.html", viewer, title="API key created", issued=issued)

@@ -7,12 +7,18 @@ from fastapi import APIRouter, Request
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from payorch.dashboard.paging import page_values
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.events.types import EventType
 from payorch.http.deps import Conn, ReadConn
 from payorch.webhooks import service
 from payorch.webhooks.recover import recover_deliveries
-from payorch.webhooks.schemas import CreateWebhookEndpoint, RecoverDeliveries, UpdateWebhookEndpoint
+from payorch.webhooks.schemas import (
+    CreateWebhookEndpoint,
+    EndpointListQuery,
+    RecoverDeliveries,
+    UpdateWebhookEndpoint,
+)
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -37,9 +43,22 @@ async def _check_url(viewer: Viewer, url: str) -> None:
 
 @router.get("/webhooks")
 async def endpoints(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
-    page = await service.list_endpoints(conn, viewer.caller, None, ENDPOINTS_SHOWN)
+    """A page of the API's list: ``cursor`` and ``limit`` as GET /v1/admin/webhook-endpoints
+    (an application has at most PAYORCH_MAX_WEBHOOK_ENDPOINTS, ENDPOINTS_SHOWN a page by default)."""
+    values = page_values(request)
+    query = EndpointListQuery.model_validate({"limit": ENDPOINTS_SHOWN, **values})
+    page = await service.list_endpoints(conn, viewer.caller, query.cursor, query.limit)
     return render(
-        request, "webhooks.html", viewer, title="Webhooks", endpoints=page.items, event_types=EVENT_TYPES
+        request,
+        "webhooks.html",
+        viewer,
+        title="Webhooks",
+        endpoints=page.items,
+        next_cursor=page.next_cursor,
+        first=query.cursor is None,
+        limit=values.get("limit", ""),
+        max_endpoints=viewer.runtime.settings.max_webhook_endpoints,
+        event_types=EVENT_TYPES,
     )
 
 
@@ -48,7 +67,14 @@ async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn)
     body = CreateWebhookEndpoint.model_validate({"url": field(form, "url"), "events": _events(form)})
     await _check_url(viewer, body.url)
     runtime = viewer.runtime
-    created, secret = await service.create_endpoint(conn, runtime.clock, runtime.cipher, viewer.caller, body)
+    created, secret = await service.create_endpoint(
+        conn,
+        runtime.clock,
+        runtime.cipher,
+        viewer.caller,
+        body,
+        limit=runtime.settings.max_webhook_endpoints,
+    )
     # Rendered, not redirected: the secret is in this answer only (Cache-Control: no-store).
     return render(
         request, "webhook_created.html", viewer, title="Endpoint created", endpoint=created, secret=secret

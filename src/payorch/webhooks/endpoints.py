@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from payorch.errors import (
     AuthenticationFailed,
+    LimitExceeded,
     ResourceNotFound,
     ValidationFailed,
     WebhookDeliveryAlreadySucceeded,
@@ -50,9 +51,11 @@ BASE = "/v1/admin/webhook-endpoints"
     status_code=201,
     response_model=CreatedWebhookEndpoint,
     responses=problem_responses(
-        ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed
+        ValidationFailed, WebhookEndpointUrlNotAllowed, AuthenticationFailed, LimitExceeded
     ),
     summary="Create a webhook endpoint (its secret is shown only in this answer)",
+    description="At most PAYORCH_MAX_WEBHOOK_ENDPOINTS per application, enabled or not: one "
+    "more is 409 LIMIT_EXCEEDED (details: limit, current).",
 )
 async def create_webhook_endpoint(
     body: CreateWebhookEndpoint, caller: CurrentCaller, request: Request, conn: Conn
@@ -66,7 +69,12 @@ async def create_webhook_endpoint(
         sandbox_private=runtime.settings.sandbox_webhooks_private_allowed,
     )
     created, secret = await service.create_endpoint(
-        conn, runtime.clock, runtime.cipher, caller, body
+        conn,
+        runtime.clock,
+        runtime.cipher,
+        caller,
+        body,
+        limit=runtime.settings.max_webhook_endpoints,
     )
     return json_response(created_endpoint_body(created, secret), 201)
 

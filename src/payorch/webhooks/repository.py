@@ -14,6 +14,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
+    func,
     insert,
     or_,
     select,
@@ -47,6 +48,17 @@ def _endpoint(row: RowMapping) -> WebhookEndpoint:
 
 async def insert_endpoint(conn: AsyncConnection, endpoint: WebhookEndpoint) -> None:
     await conn.execute(insert(endpoints).values(column_values(endpoint)))
+
+
+_COUNT_ENDPOINTS = select(func.count()).where(
+    endpoints.c.application_id == bindparam("application_id")
+)
+
+
+async def count_endpoints(conn: AsyncConnection, application_id: str) -> int:
+    """The application's endpoints, enabled or not."""
+    found = await conn.execute(_COUNT_ENDPOINTS, {"application_id": application_id})
+    return int(found.scalar_one())
 
 
 async def get_endpoint(

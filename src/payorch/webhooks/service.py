@@ -12,6 +12,7 @@ from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
+from payorch.limits import refuse_at_cap
 from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
 from payorch.webhooks.records import (
@@ -47,8 +48,22 @@ async def create_endpoint(
     cipher: Cipher,
     caller: Caller,
     request: CreateWebhookEndpoint,
+    *,
+    limit: int,
 ) -> tuple[WebhookEndpoint, str]:
-    """The new endpoint and its secret (shown only in the creation's answer)."""
+    """The new endpoint and its secret (shown only in the creation's answer).
+
+    At most ``limit`` endpoints per application (PAYORCH_MAX_WEBHOOK_ENDPOINTS), enabled or
+    not: every event queues one delivery per endpoint in its request's transaction, so the cap
+    bounds what one event costs."""
+    await refuse_at_cap(
+        conn,
+        caller.application_id,
+        repository.count_endpoints,
+        limit=limit,
+        what="webhook endpoints",
+        remedy="Delete an endpoint it no longer needs, then create this one.",
+    )
     now = clock.now()
     secret = new_secret()
     endpoint = WebhookEndpoint(

@@ -222,6 +222,28 @@ class Settings(BaseSettings):
             "tenth of it (at least 100) kept for the database, logs and provider calls."
         ),
     )
+    max_header_bytes: int = Field(
+        16384,
+        ge=1024,
+        description=(
+            "A request's request line and headers together, in bytes; one byte more and the "
+            "server answers 431 REQUEST_HEADER_FIELDS_TOO_LARGE and closes the connection, "
+            "without reading the rest (http/server_protocol.py)."
+        ),
+    )
+    max_header_count: int = Field(
+        100,
+        ge=10,
+        description="Headers in one request; one more is answered 431 and the connection closed.",
+    )
+    max_url_bytes: int = Field(
+        8192,
+        ge=256,
+        description=(
+            "The request line's URL (path and query), in bytes; a longer one is answered 414 "
+            "URI_TOO_LONG and the connection closed."
+        ),
+    )
 
     @field_validator("worker_metrics_port", "max_connections", mode="before")
     @classmethod

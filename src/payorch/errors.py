@@ -16,10 +16,12 @@
      ├── WebhookDeliveryAlreadySucceeded 409 WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
      ├── LimitExceeded               409 LIMIT_EXCEEDED
      ├── PayloadTooLarge             413 PAYLOAD_TOO_LARGE
+     ├── UriTooLong                  414 URI_TOO_LONG (answered by the HTTP server protocol)
      ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
      ├── ConnectorNotConfigured      422 CONNECTOR_NOT_CONFIGURED
      ├── RefundAmountExceeded        422 REFUND_AMOUNT_EXCEEDED
      ├── RateLimitExceeded           429 RATE_LIMIT_EXCEEDED
+     ├── RequestHeaderFieldsTooLarge 431 REQUEST_HEADER_FIELDS_TOO_LARGE (answered by the HTTP server)
      ├── InternalError               500 INTERNAL_ERROR
      ├── ProviderError               502 PROVIDER_ERROR
      ├── ConnectorUnavailable        503 CONNECTOR_UNAVAILABLE
@@ -164,8 +166,6 @@ class WebhookDeliveryAlreadySucceeded(ApiError):
     default_message = "This delivery already succeeded."
 
 
-class PayloadTooLarge(ApiError):
-    status, code, default_message = 413, "PAYLOAD_TOO_LARGE", "The body exceeds 64 KiB."
 class LimitExceeded(ApiError):
     status, code = 409, "LIMIT_EXCEEDED"
     default_message = "The application already has as many of these as it may."
@@ -178,6 +178,18 @@ class LimitExceeded(ApiError):
         )
 
 
+class PayloadTooLarge(ApiError):
+    status, code, default_message = 413, "PAYLOAD_TOO_LARGE", "The body exceeds 64 KiB."
+
+
+class UriTooLong(ApiError):
+    status, code = 414, "URI_TOO_LONG"
+
+    def __init__(self, max_url_bytes: int) -> None:
+        super().__init__(
+            f"The URL is longer than {max_url_bytes} bytes; the request was refused before reaching the API.",
+            {"max_url_bytes": max_url_bytes},
+        )
 
 
 class UnsupportedMediaType(ApiError):
@@ -203,6 +215,26 @@ class RateLimitExceeded(ApiError):
 
     def headers(self) -> dict[str, str]:
         return {"Retry-After": str(self.details["retry_after_seconds"])}
+
+
+class RequestHeaderFieldsTooLarge(ApiError):
+    status, code = 431, "REQUEST_HEADER_FIELDS_TOO_LARGE"
+    default_message = "The request's headers are too large."
+
+    @classmethod
+    def size(cls, max_header_bytes: int) -> RequestHeaderFieldsTooLarge:
+        return cls(
+            f"The request line and headers exceed {max_header_bytes} bytes; the request was refused "
+            "before reaching the API.",
+            {"max_header_bytes": max_header_bytes},
+        )
+
+    @classmethod
+    def count(cls, max_header_count: int) -> RequestHeaderFieldsTooLarge:
+        return cls(
+            f"The request has more than {max_header_count} headers; it was refused before reaching the API.",
+            {"max_header_count": max_header_count},
+        )
 
 
 class InternalError(ApiError):

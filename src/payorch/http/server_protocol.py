@@ -13,7 +13,14 @@ class to uvicorn as its HTTP protocol (by import string, so `--workers N` proces
 - one connection over `PAYORCH_MAX_CONNECTIONS` (per process) gets 503 SERVICE_UNAVAILABLE with
   Retry-After and is closed at once, before the fd limit is reached;
 - what the parser refuses (conflicting Content-Length, a bad chunk size, a garbage request line)
-  gets 400 MALFORMED_REQUEST instead of uvicorn's text.
+  gets 400 MALFORMED_REQUEST instead of uvicorn's text;
+- a request's head is limited (uvicorn and httptools read headers of any size, and httptools
+  joins a long header's pieces by copying them, so one client sending a 64 MiB header costs the
+  process its memory and the other clients their latency): the request line and headers to
+  `PAYORCH_MAX_HEADER_BYTES`, the headers to `PAYORCH_MAX_HEADER_COUNT`, both 431
+  REQUEST_HEADER_FIELDS_TOO_LARGE; the URL to `PAYORCH_MAX_URL_BYTES`, 414 URI_TOO_LONG. The bytes
+  of a head are counted as they arrive and the parser is never given more than the limit allows,
+  so an oversized head costs at most the limit before the connection is refused and closed.
 """
 
 from __future__ import annotations
@@ -31,7 +38,14 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
 from payorch.config import Settings, load_settings
-from payorch.errors import ApiError, MalformedRequest, RequestTimeout, ServiceUnavailable
+from payorch.errors import (
+    ApiError,
+    MalformedRequest,
+    RequestHeaderFieldsTooLarge,
+    RequestTimeout,
+    ServiceUnavailable,
+    UriTooLong,
+)
 from payorch.http.responses import dumps, error_body
 from payorch.ids import new_id
 
@@ -45,6 +59,9 @@ class ConnectionLimits:
     header_timeout: float
     body_timeout: float
     max_connections: int
+    max_header_bytes: int
+    max_header_count: int
+    max_url_bytes: int
 
 
 def raise_fd_limit() -> int:
@@ -63,7 +80,14 @@ def connection_limits(settings: Settings) -> ConnectionLimits:
         fds = 1 << 20 if fds == resource.RLIM_INFINITY else fds
         # A reserve for the database pool, logs, Redis and provider/webhook calls.
         cap = max(1, fds - max(100, fds // 10))
-    return ConnectionLimits(settings.header_timeout_seconds, settings.body_timeout_seconds, cap)
+    return ConnectionLimits(
+        settings.header_timeout_seconds,
+        settings.body_timeout_seconds,
+        cap,
+        settings.max_header_bytes,
+        settings.max_header_count,
+        settings.max_url_bytes,
+    )
 
 
 @cache
@@ -85,6 +109,9 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         self._header_deadline: asyncio.TimerHandle | None = None
         self._body_deadline: asyncio.TimerHandle | None = None
         self._request_begun = False  # bytes of a request whose headers are not complete
+        # Bytes received for the head being read; None from its end to the end of its body.
+        self._head_bytes: int | None = 0
+        self._header_count = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
@@ -100,11 +127,43 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         self._body_deadline = self._disarm(self._body_deadline)
         super().connection_lost(exc)
 
+    def data_received(self, data: bytes) -> None:
+        while data and not self.transport.is_closing():
+            if self._head_bytes is None:  # a body: uvicorn's own flow control bounds it
+                piece, data = data, b""
+            else:
+                room = self.limits.max_header_bytes - self._head_bytes
+                if room <= 0:
+                    self._refuse_head(RequestHeaderFieldsTooLarge.size(self.limits.max_header_bytes))
+                    return
+                # A pipelined request that begins inside `piece`, after the previous one ended,
+                # is counted from the next piece: its head may pass the limit by one piece.
+                piece, data = data[:room], data[room:]
+                self._head_bytes += len(piece)
+            super().data_received(piece)
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._request_begun = True
+        self._header_count = 0
+
+    def on_url(self, url: bytes) -> None:
+        if len(self.url) + len(url) > self.limits.max_url_bytes:
+            self._refuse_head(UriTooLong(self.limits.max_url_bytes))
+        elif not self.transport.is_closing():
+            super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._header_count += 1
+        if self._header_count > self.limits.max_header_count:
+            self._refuse_head(RequestHeaderFieldsTooLarge.count(self.limits.max_header_count))
+        elif not self.transport.is_closing():
+            super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
+        if self.transport.is_closing():  # refused: the parser finishes its piece, the app sees nothing
+            return
+        self._head_bytes = None
         self._request_begun = False
         self._header_deadline = self._disarm(self._header_deadline)
         before = self.cycle
@@ -112,7 +171,14 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         if self.cycle is not before:  # a new request (disarmed at once if it has no body)
             self._body_deadline = self._arm(self.limits.body_timeout, self._body_late)
 
+    def on_body(self, body: bytes) -> None:
+        if not self.transport.is_closing():
+            super().on_body(body)
+
     def on_message_complete(self) -> None:
+        if self.transport.is_closing():
+            return
+        self._head_bytes = 0
         self._body_deadline = self._disarm(self._body_deadline)
         super().on_message_complete()
 
@@ -127,6 +193,11 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         # uvicorn has already logged its warning; this line carries the id the client was given.
         request_id = self._refuse(MalformedRequest())
         log.info("malformed HTTP refused with 400", extra={"request_id": request_id})
+
+    def _refuse_head(self, error: ApiError) -> None:
+        if not self.transport.is_closing():
+            request_id = self._refuse(error)
+            log.info("oversized request head refused with %s", error.status, extra={"request_id": request_id})
 
     def _unsupported_upgrade_warning(self) -> None:
         # serve runs with ws="none": an Upgrade header is answered as plain HTTP, and uvicorn's

@@ -226,3 +226,11 @@ async def test_an_unreachable_database_is_503_with_retry_after(unreachable: http
     key = {"Authorization": "Bearer pay_sb_000000000000_" + "0" * 48}
     assert_unavailable(await unreachable.get("/v1/payment-intents", headers=key))
     assert_unavailable(await unreachable.post("/v1/admin/webhook-endpoints", json={"url": "http://a.example"}, headers=key))
+
+
+async def test_a_dashboard_page_without_its_database_is_503_with_retry_after(
+    unreachable: httpx.AsyncClient,
+) -> None:
+    page = await unreachable.get("/dashboard/overview", cookies={"payorch_session": "s" * 43})
+    assert page.status_code == 503 and page.headers["retry-after"] == RETRY_AFTER
+    assert "text/html" in page.headers["content-type"] and "Not done" in page.text

@@ -183,7 +183,10 @@ def _error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, RequestValidationError | ValidationError):
         return _message(request, 400, "Check what you entered", _problems(exc.errors()))
     if isinstance(exc, ApiError):
-        return _message(request, exc.status, "Not done", exc.message)
+        page = _message(request, exc.status, "Not done", exc.message)
+        if "Retry-After" in exc.headers():  # 429, 503: the browser (or a person) knows when
+            page.headers["Retry-After"] = exc.headers()["Retry-After"]
+        return page
     raise exc
 
 

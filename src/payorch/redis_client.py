@@ -88,8 +88,8 @@ class SharedRedis:
             url,
             socket_timeout=timeout_seconds,
             socket_connect_timeout=timeout_seconds,
-            # redis-py retries timeouts and refusals 10 times with backoff by default (seconds
-            # per request); the circuit decides when to try again instead.
+            # No retry (said explicitly: redis-py's Redis() default retries 10 times with
+            # backoff): the circuit decides when Redis is tried again.
             retry=Retry(NoBackoff(), 0),
         )
         return cls(client, Circuit(retry_seconds))

@@ -1,6 +1,6 @@
-"""A redis-server of the test's own on a free port, which the test may pause (CLIENT PAUSE: it
-accepts connections and commands but answers nothing), stop (killed: connections are refused)
-and start again on the same port. Pausing the machine's shared Redis would stall other tests."""
+"""A redis-server of the test's own on a free port, which the test may pause for a while (CLIENT
+PAUSE: it accepts connections and commands but answers nothing), stop (killed: connections are
+refused) and start again on the same port. Pausing the machine's shared Redis would stall other tests."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class OwnRedis:
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self._process: subprocess.Popen[bytes] | None = None
+        self._paused_until = 0.0
 
     def start(self) -> None:
         self._process = subprocess.Popen(
@@ -42,13 +43,15 @@ class OwnRedis:
                 time.sleep(0.02)
 
     def pause(self, seconds: float) -> None:
-        """Every client's commands wait ``seconds`` unanswered (the server stays up)."""
+        """Every client's commands wait ``seconds`` unanswered (the server stays up). Redis
+        postpones every command meanwhile, CLIENT UNPAUSE from a new connection too: a pause ends
+        when its time is up."""
         with redis.Redis(port=self.port, socket_timeout=1) as control:
             control.execute_command("CLIENT", "PAUSE", int(seconds * 1000), "ALL")
+        self._paused_until = time.monotonic() + seconds
 
-    def unpause(self) -> None:
-        with redis.Redis(port=self.port, socket_timeout=1) as control:
-            control.execute_command("CLIENT", "UNPAUSE")
+    def pause_left(self) -> float:
+        return max(0.0, self._paused_until - time.monotonic())
 
     def stop(self) -> None:
         if self._process is not None:

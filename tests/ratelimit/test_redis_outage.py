@@ -18,7 +18,7 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from tests.conftest import Sandbox, make_settings, new_application
 from tests.dashboard.signing import sign_in
 from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
@@ -32,6 +32,8 @@ RETRY_SECONDS = 0.3  # PAYORCH_REDIS_RETRY_SECONDS here: one probe of Redis afte
 ONE_REQUEST_SECONDS = 0.5
 BATCH = 20
 BATCH_SECONDS = 2.0
+REPLICA_TIMEOUT_SECONDS = 0.3
+REPLICA_RETRY_SECONDS = 1.0  # longer than the outage below takes: no probe in the middle
 PUBLIC_A = {"Tbk-Api-Key-Id": PUBLIC_A_COMMERCE_CODE, "Tbk-Api-Key-Secret": PUBLIC_A_API_KEY}
 PUBLIC_WRITE = {"buy_order": "o-1", "session_id": "s", "amount": 1000, "return_url": "https://x.example/r"}
 
@@ -134,9 +136,14 @@ async def test_simulator_public_writes_are_limited_in_this_process_while_redis_i
 async def replicas(
     database_url: str, database: Database, clock: FrozenClock, own_redis: OwnRedis
 ) -> AsyncIterator[tuple[Runtime, list[httpx.AsyncClient]]]:
-    """Two API processes (replicas) sharing the test's Redis, 3 requests a minute per application."""
+    """Two API processes (replicas) sharing the test's Redis, 3 requests a minute per application.
+    A longer timeout than the default, so that skipping Redis shows in the time taken."""
     settings = make_settings(
-        database_url, redis_url=own_redis.url, rate_limit="3/minute", redis_retry_seconds=RETRY_SECONDS
+        database_url,
+        redis_url=own_redis.url,
+        rate_limit="3/minute",
+        redis_retry_seconds=REPLICA_RETRY_SECONDS,
+        redis_timeout_seconds=REPLICA_TIMEOUT_SECONDS,
     )
     runtimes = [build_runtime(settings, clock=clock, database=database) for _ in range(2)]
     clients = [
@@ -171,15 +178,18 @@ async def test_each_replica_counts_on_its_own_while_redis_is_down_and_they_share
 
     break_redis(own_redis, how)
     during = await new_application(runtime)
+    started = time.perf_counter()
     # Each replica enforces the 3 a minute by itself: twice the setting in all.
-    assert await alternating(clients, during, 8) == [200] * 6 + [429] * 2
+    assert await alternating(clients, during, 12) == [200] * 6 + [429] * 6
+    # Only each replica's first request waited for Redis (12 waits would take 3.6 s).
+    assert time.perf_counter() - started < 2.0
     assert await circuit_state(clients[0]) == "payorch_redis_circuit_state 1.0"
 
     if how == "paused":
-        own_redis.unpause()
+        await asyncio.sleep(own_redis.pause_left())
     else:
         own_redis.start()
-    await asyncio.sleep(RETRY_SECONDS + 0.1)
+    await asyncio.sleep(REPLICA_RETRY_SECONDS + 0.1)
     after = await new_application(runtime)
     assert await alternating(clients, after, 5) == [200, 200, 200, 429, 429]
     assert await circuit_state(clients[0]) == "payorch_redis_circuit_state 0.0"

@@ -4,12 +4,16 @@
   ``TYPE_CHECKING`` blocks, counts);
 - the transaction rule of docs/architecture.md: only the database package, the request
   dependencies, the command line, the bootstrap, the composition root and the worker runner open
-  a connection or build a Database; everything else receives a connection or ``Phases``.
+  a connection or build a Database; everything else receives a connection or ``Phases``;
+- one registration per provider (docs/providers.md): a provider is named only in its packages,
+  its migration and the registries' lines (the last test imports the registries, to check that
+  the names searched are theirs).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,3 +165,93 @@ def test_only_the_edges_open_connections() -> None:
     assert not violations, "opens a connection outside the edges:\n" + "\n".join(
         f"  {v}" for v in violations
     )
+
+
+# One registration per provider (docs/providers.md): a provider's id, the constant that holds it
+# and the simulator's name for it (its packages' name) appear only in its own packages, its
+# migration, the registries' lines, docs and tests. Everything else reads the registries.
+REPO = SRC.parent
+REGISTRIES = ("payorch/providers/registry.py", "payorch/simulator/registry.py")
+REGISTRY_LISTS = ("REGISTRATIONS", "SIMULATED")
+SCANNED = (".py", ".html", ".js", ".css", ".ini", ".mako", ".json", ".txt")
+
+
+def _provider_names(src: Path) -> dict[str, tuple[str, ...]]:
+    """Per provider package (``providers/<name>/__init__.py`` with ``PROVIDER_X = "<id>"``): its
+    name (also the simulator's name for it), its constant and its id."""
+    names: dict[str, tuple[str, ...]] = {}
+    for init in sorted((src / "payorch" / "providers").glob("*/__init__.py")):
+        for node in ast.parse(init.read_text(), str(init)).body:
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id.startswith("PROVIDER_")
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
+                names[init.parent.name] = (init.parent.name, node.targets[0].id, node.value.value)
+    return names
+
+
+def _registry_lines(path: Path) -> set[int]:
+    """The lines of a registry that may name providers: its imports and its list."""
+    lines: set[int] = set()
+    for node in ast.parse(path.read_text(), str(path)).body:
+        listed = isinstance(node, ast.AnnAssign | ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in REGISTRY_LISTS
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+        if isinstance(node, ast.ImportFrom) or listed:
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+def _provider_mentions(src: Path, examples: Path) -> list[str]:
+    names = _provider_names(src)
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for ns in names.values() for n in ns) + r")\b")
+    owner = {name: package for package, ns in names.items() for name in ns}
+    files = [p for root in (src / "payorch", examples) for p in sorted(root.rglob("*"))]
+    found: list[str] = []
+    for path in files:
+        if path.suffix not in SCANNED or "__pycache__" in path.parts or not path.is_file():
+            continue
+        relative = path.relative_to(src) if path.is_relative_to(src) else path.relative_to(examples.parent)
+        where = relative.as_posix()
+        if where.startswith("payorch/db/migrations/"):
+            continue  # each provider's migration (history: never rewritten)
+        allowed = _registry_lines(path) if where in REGISTRIES else set()
+        for number, line in enumerate([where, *path.read_text().splitlines()]):
+            for match in pattern.finditer(line):
+                package = owner[match.group(1)]
+                own = (f"payorch/providers/{package}/", f"payorch/simulator/{package}/")
+                if where.startswith(own) or number in allowed:
+                    continue
+                found.append(f"{where}:{number or 'path'}: {match.group(1)}")
+    return found
+
+
+def test_a_provider_is_named_only_by_its_packages_and_the_registries() -> None:
+    mentions = _provider_mentions(SRC, REPO / "examples")
+    assert not mentions, "a provider named outside its packages (register it instead):\n" + "\n".join(
+        f"  {m}" for m in mentions
+    )
+
+
+def test_the_provider_names_searched_are_the_registered_ones() -> None:
+    # The search above reads the names from the packages' text: they must be the registries'.
+    from payorch.providers.registry import REGISTRATIONS
+    from payorch.simulator.registry import SIMULATED
+
+    names = _provider_names(SRC)
+    assert sorted(names) == sorted(r.simulator_name for r in REGISTRATIONS)
+    for registration in REGISTRATIONS:
+        package, _, provider_id = names[registration.simulator_name]
+        assert registration.provider_id == provider_id
+        assert type(registration.adapter).__module__.startswith(f"payorch.providers.{package}.")
+    assert [s.registration for s in SIMULATED] == list(REGISTRATIONS)
+    for simulated in SIMULATED:
+        own = f"payorch.simulator.{simulated.name}."
+        endpoints = [getattr(route, "endpoint", None) for r in simulated.routers for route in r.routes]
+        assert endpoints and all(e is not None and e.__module__.startswith(own) for e in endpoints)
+        assert simulated.settle.__module__.startswith(own)

@@ -16,7 +16,7 @@ from starlette.templating import Jinja2Templates
 from payorch.client import AsyncPayorchClient, PayorchError, ServiceUnavailableError
 
 from . import webhooks
-from .catalog import PRODUCTS, PROVIDERS, clp
+from .catalog import AUTO, AUTO_LABEL, PRODUCTS, clp
 from .config import ShopConfig
 from .payments import refresh_from_intent, start_checkout
 from .store import Order, Store
@@ -31,18 +31,31 @@ def _state(request: Request) -> tuple[ShopConfig, Store, AsyncPayorchClient]:
     return state.config, state.store, state.client
 
 
+async def payment_methods(config: ShopConfig, client: AsyncPayorchClient) -> dict[str, str]:
+    """``auto`` and every provider this merchant has enabled in payorch, best priority first
+    (value: label). Only ``auto`` while payorch cannot be asked."""
+    try:
+        connectors = await client.list_connectors(config.merchant_id)
+    except PayorchError:
+        log.warning("payorch unavailable: offering only %s", AUTO)
+        connectors = []
+    return {AUTO: AUTO_LABEL, **{c.provider: c.provider for c in connectors if c.enabled}}
+
+
 async def products(request: Request) -> Response:
+    config, _, client = _state(request)
+    methods = await payment_methods(config, client)
     return templates.TemplateResponse(
-        request, "products.html", {"products": PRODUCTS.values(), "providers": PROVIDERS}
+        request, "products.html", {"products": PRODUCTS.values(), "providers": methods}
     )
 
 
 async def create_order(request: Request) -> Response:
-    _, store, _ = _state(request)
+    config, store, client = _state(request)
     form = await request.form()
     product = PRODUCTS.get(str(form.get("product_id", "")))
-    provider = str(form.get("provider", "auto"))
-    if product is None or provider not in PROVIDERS:
+    provider = str(form.get("provider", AUTO))
+    if product is None or provider not in await payment_methods(config, client):
         return templates.TemplateResponse(
             request, "error.html", {"message": "Unknown product or payment method."}, status_code=400
         )

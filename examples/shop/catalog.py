@@ -22,11 +22,10 @@ PRODUCTS = {
     )
 }
 
-PROVIDERS = {
-    "auto": "Best available",
-    "provider_a_redirect_post": "Provider A (card form)",
-    "provider_b_redirect_get": "Provider B (wallet)",
-}
+# payorch chooses the provider (its routing). The others are asked of payorch at each page
+# (app.py): the shop keeps no list of providers.
+AUTO = "auto"
+AUTO_LABEL = "Best available"
 
 
 def clp(amount: int) -> str:

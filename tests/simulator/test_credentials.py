@@ -6,15 +6,20 @@ import hashlib
 import hmac
 
 from payorch.crypto import Cipher
-from payorch.simulator.credentials import (
-    PUBLIC_A_API_KEY,
-    PUBLIC_A_COMMERCE_CODE,
-    PUBLIC_OWNER,
-    application_of,
-    mock_credentials,
-)
+from payorch.simulator.credentials import PUBLIC_OWNER, mock_credentials
+from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from payorch.simulator.registry import BY_NAME
 
 CIPHER = Cipher(["credentials-test-key"])
+
+
+def application_of(cipher: Cipher, provider: str, presented: dict[str, str]) -> str | None:
+    """Who the simulated ``provider`` takes ``presented`` for (its registered owner check);
+    None for a provider the simulator does not serve."""
+    simulated = BY_NAME.get(provider)
+    return simulated.owner_of(cipher, presented) if simulated is not None else None
+
+
 APP = "app_01abcdefghjkmnpqrstvwxyz012"
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
 from tests.conftest import Sandbox, new_application
 from tests.simulator.conftest import A_API, RETURN_A, a_headers, create_a, decide_a

@@ -13,7 +13,7 @@ import httpx
 from payorch.clock import FrozenClock
 from payorch.db import Phases
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import webhook_secret
+from payorch.simulator.provider_b.credentials import webhook_secret
 from payorch.simulator.provider_b.notify import deliver_due
 from tests.conftest import Sandbox
 from tests.databases import own_database

@@ -15,12 +15,9 @@ from payorch.app import create_app
 from payorch.clock import FrozenClock
 from payorch.db.tables.simulator import simulator_a_transactions
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import (
-    PUBLIC_A_API_KEY,
-    PUBLIC_A_COMMERCE_CODE,
-    PUBLIC_B_ACCESS_TOKEN,
-    PUBLIC_OWNER,
-)
+from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
+from payorch.simulator.provider_b.credentials import PUBLIC_B_ACCESS_TOKEN
 from payorch.worker.jobs import default_jobs
 from tests.conftest import Sandbox
 from tests.databases import own_database

@@ -12,6 +12,7 @@ from payorch.http.deps import ReadConn
 from payorch.intents import listing
 from payorch.intents.schemas import IntentListQuery
 from payorch.intents.states import IntentStatus
+from payorch.providers.registry import PROVIDER_IDS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -46,5 +47,6 @@ async def payments(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respo
         statuses=[s.value for s in IntentStatus],
         chosen=set(statuses),
         merchants=await applications.list_merchants(conn, viewer.caller.application_id),
+        providers=PROVIDER_IDS,
         filtered=bool(values.keys() - {"cursor"}),
     )

@@ -1,21 +1,16 @@
-"""HTTP of the simulator domain: both simulated providers and the controls, under /simulator."""
+"""HTTP of the simulator domain: every simulated provider and the controls, under /simulator."""
 
 from fastapi import APIRouter
 
 from payorch.simulator.controls.endpoints import router as controls_router
-from payorch.simulator.provider_a import page as provider_a_page
-from payorch.simulator.provider_a.endpoints import router as provider_a_router
-from payorch.simulator.provider_b import page as provider_b_page
-from payorch.simulator.provider_b.endpoints import router as provider_b_router
+from payorch.simulator.registry import SIMULATED
 
 # Two groups, each mounted flat (payorch.http.routing): the providers' wire APIs and the buyer's
 # pages (none in the API reference), a payment's own requests, which the API app matches early
 # and the in-process app serves; and the controls (in the reference, after the API's own
-# operations).
-PROVIDER_ROUTERS: tuple[APIRouter, ...] = (
-    provider_a_page.router,
-    provider_a_router,
-    provider_b_page.router,
-    provider_b_router,
+# operations), the shared ones first, then each provider's own.
+PROVIDER_ROUTERS: tuple[APIRouter, ...] = tuple(r for s in SIMULATED for r in s.routers)
+CONTROLS_ROUTERS: tuple[APIRouter, ...] = (
+    controls_router,
+    *(r for s in SIMULATED for r in s.controls_routers),
 )
-CONTROLS_ROUTERS: tuple[APIRouter, ...] = (controls_router,)

@@ -1,15 +1,12 @@
-"""The simulator's background jobs: resend provider B notifications that were not delivered;
-forget what was made with the published (public) test credentials after a while."""
+"""The simulator's background jobs: resend the notifications simulated providers could not
+deliver; forget what was made with the published (public) test credentials after a while."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.provider_a import repository as provider_a
-from payorch.simulator.provider_b import repository as provider_b
-from payorch.simulator.provider_b.notify import deliver_due
+from payorch.simulator.registry import SIMULATED
 
 
 class DeliverSimulatorNotifications:
@@ -19,13 +16,17 @@ class DeliverSimulatorNotifications:
     async def run_once(self, runtime: Runtime) -> int:
         if not runtime.settings.simulator_enabled:
             return 0
-        return await deliver_due(runtime, runtime.phases)
+        sent = 0
+        for simulated in SIMULATED:
+            if simulated.resend_due is not None:
+                sent += await simulated.resend_due(runtime, runtime.phases)
+        return sent
 
 
 class PurgePublicSimulatorRows:
-    """Delete the public owner's provider A transactions and provider B preferences, payments,
-    refunds and notifications older than
-    PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
+    """Delete what each simulated provider keeps for the public owner (SimulatedProvider.
+    purge_public: A's transactions; B's preferences, payments, refunds and notifications) older
+    than PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
     Applications' own (MOCK) rows are never touched. Runs even with the simulator disabled, so
     rows left from when it was on still go."""
 
@@ -37,5 +38,7 @@ class PurgePublicSimulatorRows:
         retention = timedelta(seconds=runtime.settings.simulator_public_retention_seconds)
         before = runtime.clock.now() - retention
         async with runtime.phases.transaction() as conn:
-            gone = await provider_a.delete_older_than(conn, PUBLIC_OWNER, before, self.batch)
-            return gone + await provider_b.delete_older_than(conn, PUBLIC_OWNER, before)
+            gone = 0
+            for simulated in SIMULATED:
+                gone += await simulated.purge_public(conn, before, self.batch)
+            return gone

@@ -12,8 +12,11 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse
 
+_HERE = Path(__file__).parent
 _ENV = Environment(
-    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    # The shared templates by their name ("message.html"); a provider's own page in its package,
+    # by its path from here ("provider_x/page.html").
+    loader=FileSystemLoader([_HERE / "templates", _HERE]),
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,

@@ -14,7 +14,7 @@ simulator_faults = Table(
     "simulator_faults",
     metadata,
     Column("owner", String(40), primary_key=True),
-    Column("provider", String(40), primary_key=True),  # provider_a | provider_b
+    Column("provider", String(40), primary_key=True),  # the simulator's name (SimulatedProvider.name)
     Column("mode", String(8), nullable=False),  # ok | error | timeout
     timestamp("updated_at"),
 )

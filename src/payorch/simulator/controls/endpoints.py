@@ -1,40 +1,20 @@
-"""HTTP of the simulator controls (docs/simulator.md, "Controls"): SANDBOX bearer keys."""
+"""HTTP of the simulator controls (docs/simulator.md, "Controls"): SANDBOX bearer keys. A
+provider's own controls are its simulator package's (SimulatedProvider.controls_routers)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
 from fastapi import APIRouter, Request
-from pydantic import BaseModel
-from sqlalchemy.ext.asyncio import AsyncConnection
-from starlette.background import BackgroundTask
 from starlette.responses import Response
 
-from payorch.auth.service import Caller
-from payorch.clock import Clock
-from payorch.db import Phases
-from payorch.errors import AuthenticationFailed, Forbidden, ResourceNotFound, ValidationFailed
+from payorch.errors import AuthenticationFailed, Forbidden, ValidationFailed
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
-from payorch.runtime import Runtime
 from payorch.simulator.controls import service
-from payorch.simulator.controls.schemas import (
-    Fault,
-    FaultList,
-    FaultRequest,
-    Notified,
-    NotifyRequest,
-    Settled,
-    SettleRequest,
-)
-from payorch.simulator.provider_b import notify
-from payorch.simulator.provider_b.records import SimBNotification
+from payorch.simulator.controls.moves import MOVE_PROBLEMS, moved
+from payorch.simulator.controls.schemas import Fault, FaultList, FaultRequest, Settled, SettleRequest
 
 router = APIRouter(tags=["Simulator", "Simulator controls"])
-# The answers besides success of the controls that move a simulated payment.
-MOVE_PROBLEMS = problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound)
 
 
 @router.post(
@@ -79,45 +59,4 @@ async def list_faults(caller: CurrentCaller, conn: ReadConn) -> Response:
 async def settle(
     body: SettleRequest, caller: CurrentCaller, request: Request
 ) -> Response:
-    runtime = runtime_of(request)
-    phases = runtime.phases
-    return await _moved(runtime, phases, service.settle, caller, body)
-
-
-@router.post(
-    "/simulator/controls/notifications",
-    response_model=Notified,
-    responses=MOVE_PROBLEMS,
-    summary="Send provider B's notices for an intent's payments again",
-    description="Late, duplicated (`copies`), out of order (`newest_first`), in the older IPN "
-    "style (`?topic=..&id=..`) or on the `merchant_order` topic: what real integrations "
-    "receive. Each names a payment (or its merchant order); its current state is what a "
-    "reader finds.",
-)
-async def notify_again(
-    body: NotifyRequest, caller: CurrentCaller, request: Request
-) -> Response:
-    runtime = runtime_of(request)
-    phases = runtime.phases
-    return await _moved(runtime, phases, service.notify_again, caller, body)
-
-
-R = TypeVar("R", bound=BaseModel)
-Move = Callable[[AsyncConnection, Clock, str, Caller, R], Awaitable[tuple[BaseModel, list[SimBNotification]]]]
-
-
-async def _moved(runtime: Runtime, phases: Phases, move: Move[R], caller: Caller, body: R) -> Response:
-    """Two phases: the move (and its notifications, outbox) commits, then they are sent."""
-    async with phases.transaction() as conn:
-        answer, notifications = await move(conn, runtime.clock, runtime.settings.public_url, caller, body)
-    return _then_send(answer, notifications, runtime, phases)
-
-
-def _then_send(
-    answer: BaseModel, notifications: list[SimBNotification], runtime: Runtime, phases: Phases
-) -> Response:
-    """The answer; the notifications written with it are sent once it has gone."""
-    response = json_response(answer.model_dump())
-    if notifications:
-        response.background = BackgroundTask(notify.deliver_now, runtime, phases, notifications)
-    return response
+    return await moved(runtime_of(request), service.settle, caller, body)

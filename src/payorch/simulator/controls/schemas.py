@@ -4,26 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from payorch.http.schemas import WHOLE_NUMBER
+from payorch.simulator.registry import BY_NAME
 
-# Provider identifiers of the API, and the simulator's short names (both accepted).
-PROVIDERS = {
-    "provider_a_redirect_post": "provider_a",
-    "provider_b_redirect_get": "provider_b",
-    "provider_a": "provider_a",
-    "provider_b": "provider_b",
-}
-ProviderId = Literal[
-    "provider_a_redirect_post", "provider_b_redirect_get", "provider_a", "provider_b"
-]
-LONG_NAMES = {"provider_a": "provider_a_redirect_post", "provider_b": "provider_b_redirect_get"}
+_NAMES = list(BY_NAME)
+
+
+def _known(value: object) -> object:
+    """A registered provider's id or simulator name, refused in the words pydantic uses for an
+    enum of them (the document lists the same names)."""
+    if isinstance(value, str) and value in BY_NAME:
+        return value
+    listed = ", ".join(repr(name) for name in _NAMES[:-1]) + f" or {_NAMES[-1]!r}"
+    raise ValueError(f"Input should be {listed}")
+
+
+# A provider's id of the API or the simulator's name for it (both accepted).
+ProviderName = Annotated[str, BeforeValidator(_known), Field(json_schema_extra={"enum": _NAMES})]
 
 
 class FaultRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    provider: ProviderId
+    provider: ProviderName
     mode: Literal["ok", "error", "timeout"]
 
 
@@ -57,7 +60,7 @@ class SettleRequest(BaseModel):
         "only: cancel (a pending or in-process payment), mediation, mediation_won, "
         "mediation_lost, chargeback, chargeback_won, chargeback_lost (after the payment)."
     )
-    provider: ProviderId | None = Field(
+    provider: ProviderName | None = Field(
         None, description="Only this provider's payments (default: both)."
     )
 
@@ -69,26 +72,3 @@ class Settled(BaseModel):
     references: list[str] = Field(
         description="Provider A tokens or provider B payment ids settled."
     )
-
-
-class NotifyRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    payment_intent_id: str = Field(min_length=1, max_length=64)
-    style: Literal["webhook", "ipn"] = Field(
-        "webhook",
-        description="webhook: `?data.id=..&type=..`, signed (x-signature); ipn: the older "
-        "`?topic=..&id=..`, unsigned.",
-    )
-    topic: Literal["payment", "merchant_order"] = "payment"
-    copies: Annotated[
-        int, Field(ge=1, le=5, description="Each notice this many times (duplicates)."), WHOLE_NUMBER
-    ] = 1
-    order: Literal["oldest_first", "newest_first"] = Field(
-        "oldest_first", description="newest_first sends the latest payment's notice first."
-    )
-
-
-class Notified(BaseModel):
-    payment_intent_id: str
-    notifications: int = Field(description="How many notices were sent, in order.")
-    payment_ids: list[str] = Field(description="The provider B payments they name, in order.")

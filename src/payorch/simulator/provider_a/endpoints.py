@@ -18,9 +18,10 @@ from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_OWNER, application_of
+from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_a import page, service
+from payorch.simulator.provider_a.credentials import owner_of
 from payorch.simulator.provider_a.render import refund_body, transaction_body
 from payorch.simulator.provider_a.wire import (
     SimAWireError,
@@ -41,9 +42,8 @@ async def _api(
     request: Request, runtime: Runtime, conn: AsyncConnection, operation: Operation
 ) -> Response:
     """Authenticate by the Tbk-Api-Key headers, apply the owner's fault mode, run, answer."""
-    owner = application_of(
+    owner = owner_of(
         runtime.cipher,
-        "provider_a",
         {
             "commerce_code": request.headers.get("tbk-api-key-id", ""),
             "api_key": request.headers.get("tbk-api-key-secret", ""),

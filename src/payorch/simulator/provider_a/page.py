@@ -44,7 +44,7 @@ async def payment_page(request: Request, conn: ReadConn) -> Response:
     if transaction.outcome is not None:
         return _finished_page(transaction)
     return render(
-        "provider_a.html",
+        "provider_a/page.html",
         merchant=await _merchant(conn, transaction.owner),
         transaction=transaction,
         currency="CLP",

@@ -16,9 +16,10 @@ from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_OWNER, application_of
+from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_b import payments, preferences
+from payorch.simulator.provider_b.credentials import owner_of
 from payorch.simulator.provider_b.render import (
     merchant_order_body,
     preference_body,
@@ -41,7 +42,7 @@ async def _api(
     """Authenticate the Bearer access token, apply the owner's fault mode, run, answer."""
     authorization = request.headers.get("authorization", "")
     token = authorization[7:].strip() if authorization.lower().startswith("bearer ") else ""
-    owner = application_of(runtime.cipher, "provider_b", {"access_token": token})
+    owner = owner_of(runtime.cipher, {"access_token": token})
     if owner is None:
         return json_response(
             SimBWireError(401, "invalid access token", "unauthorized").body(), 401

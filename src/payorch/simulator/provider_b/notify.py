@@ -29,9 +29,10 @@ from payorch.db import Phases
 from payorch.ids import new_id
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import webhook_secret
 from payorch.simulator.provider_b import repository
+from payorch.simulator.provider_b.credentials import webhook_secret
 from payorch.simulator.provider_b.records import SimBAttempt, SimBNotification, SimBPayment
+from payorch.simulator.simulated import AfterCommit
 
 log = logging.getLogger("payorch.simulator")
 
@@ -171,6 +172,17 @@ async def deliver_now(
             if ok:
                 break
             log.warning("simulator notification %s failed: %s", first.id, error)
+
+
+def sender(written: list[SimBNotification]) -> AfterCommit | None:
+    """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
+    if not written:
+        return None
+
+    async def send(runtime: Runtime, phases: Phases) -> None:
+        await deliver_now(runtime, phases, written)
+
+    return send
 
 
 async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:

@@ -36,7 +36,7 @@ async def checkout_page(request: Request, conn: ReadConn) -> Response:
     if state.settled is not None:
         return _settled_page(preference, state.settled)
     return render(
-        "provider_b.html",
+        "provider_b/page.html",
         merchant=merchant,
         preference=preference,
         items=preference.body.get("items", []),

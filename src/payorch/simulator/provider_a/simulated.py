@@ -1,0 +1,42 @@
+"""Simulated provider A as the simulator serves it: its one registration (simulator/registry.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.providers.provider_a.registration import REGISTRATION
+from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.provider_a import endpoints, page, repository, service
+from payorch.simulator.provider_a.credentials import owner_of
+from payorch.simulator.simulated import Settlement, SimulatedProvider
+
+
+async def settle(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    owner: str,
+    payment_intent_id: str,
+    outcome: str,
+) -> Settlement | None:
+    """approve / reject only: decide the intent's transaction still waiting for the buyer."""
+    if outcome not in ("approve", "reject"):
+        return None
+    token = await service.settle(conn, clock, owner, payment_intent_id, outcome)
+    return Settlement(references=[token]) if token else None
+
+
+async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
+    return await repository.delete_older_than(conn, PUBLIC_OWNER, before, limit)
+
+
+SIMULATED = SimulatedProvider(
+    registration=REGISTRATION,
+    routers=(page.router, endpoints.router),
+    owner_of=owner_of,
+    settle=settle,
+    purge_public=purge_public,
+)

@@ -1,0 +1,46 @@
+"""Simulated provider B as the simulator serves it: its one registration (simulator/registry.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.providers.provider_b.registration import REGISTRATION
+from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.provider_b import controls, endpoints, notify, page, payments, repository
+from payorch.simulator.provider_b.credentials import owner_of
+from payorch.simulator.simulated import Settlement, SimulatedProvider
+
+
+async def settle(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    owner: str,
+    payment_intent_id: str,
+    outcome: str,
+) -> Settlement | None:
+    """Move the intent's payments as ``outcome`` says (payments.TRANSITIONS); a signed
+    notification for each is sent once the move committed."""
+    ids, written = await payments.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
+    if not ids:
+        return None
+    return Settlement(references=[str(i) for i in ids], after_commit=notify.sender(written))
+
+
+async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
+    # Preferences, payments, refunds and notifications together (few rows per payment).
+    return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
+
+
+SIMULATED = SimulatedProvider(
+    registration=REGISTRATION,
+    routers=(page.router, endpoints.router),
+    owner_of=owner_of,
+    settle=settle,
+    purge_public=purge_public,
+    resend_due=notify.deliver_due,
+    controls_routers=(controls.router,),
+)

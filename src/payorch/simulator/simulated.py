@@ -1,0 +1,62 @@
+"""What the simulator serves for one provider, declared once in its simulator package
+(``simulator/<name>/simulated.py``) and listed in ``simulator/registry.py``.
+
+The routes, the controls, the background jobs and the public purge read this record; nothing
+else in the simulator names a provider (docs/providers.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from fastapi import APIRouter
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.crypto import Cipher
+from payorch.db import Phases
+from payorch.providers.registration import ProviderRegistration
+from payorch.runtime import Runtime
+
+# Work to do once the move's transaction committed (e.g. send the notifications it wrote).
+AfterCommit = Callable[[Runtime, Phases], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What a settle control moved: the provider's references, and what to send after."""
+
+    references: list[str]
+    after_commit: AfterCommit | None = None
+
+
+# (conn, clock, public_url, owner, payment_intent_id, outcome) -> what moved, None: nothing to move.
+Settle = Callable[[AsyncConnection, Clock, str, str, str, str], Awaitable[Settlement | None]]
+# (cipher, presented credentials) -> their owner: an application id, PUBLIC_OWNER, or None.
+OwnerOf = Callable[[Cipher, Mapping[str, str]], str | None]
+# (conn, before, limit) -> how many of the public owner's rows made before ``before`` went.
+PurgePublic = Callable[[AsyncConnection, datetime, int], Awaitable[int]]
+# (runtime, phases) -> how many due notifications the worker's pass sent.
+ResendDue = Callable[[Runtime, Phases], Awaitable[int]]
+
+
+@dataclass(frozen=True)
+class SimulatedProvider:
+    registration: ProviderRegistration  # its id and its name under /simulator
+    routers: tuple[APIRouter, ...]  # its wire API and the buyer's page (none in the API reference)
+    owner_of: OwnerOf  # the MOCK credentials its registration derives, and its public ones
+    settle: Settle  # the settle control (docs/simulator.md, "Controls")
+    purge_public: PurgePublic  # what the public test credentials wrote (simulator/jobs.py)
+    resend_due: ResendDue | None = None  # notifications the worker sends again
+    controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
+
+    @property
+    def provider_id(self) -> str:
+        return self.registration.provider_id
+
+    @property
+    def name(self) -> str:
+        """The simulator's name for it: ``{PUBLIC_URL}/simulator/<name>``, fault rows."""
+        return self.registration.simulator_name

@@ -42,8 +42,8 @@ class RateLimitMiddleware:
             return
         try:
             decision = await self._decide(scope)
-        except Exception:  # the limiter's storage is down: serve rather than fail every request
-            log.exception("rate limiter unavailable; request not counted")
+        except Exception:  # a bug, not Redis (the limiter counts here while Redis is away): serve
+            log.exception("rate limiter failed; request not counted")
             await self.app(scope, receive, send)
             return
         headers = _headers(decision)

@@ -1,0 +1,104 @@
+"""What the conformance kit (tests/conformance) must know of one simulated provider beyond its
+registration: the shapes of its returns and notifications, which buttons its page has, how to
+read its own books. Each simulator package declares it once, as ``DRIVER`` in
+``simulator/<name>/conformance.py``; the kit runs every case for every registered provider
+with it (docs/providers.md).
+
+A driver forges: it writes what a browser or a caller holding the buyer's page could send, and
+reads the provider's state through the simulator's own API with the MOCK credentials. It
+asserts nothing; the kit does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+import httpx
+
+from payorch.crypto import Cipher
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+
+# The buttons (``name="outcome"``) a simulated checkout page may offer, in the kit's words.
+PageOutcome = Literal["approve", "reject", "pending", "cancel"]
+PAGE_OUTCOMES: tuple[PageOutcome, ...] = ("approve", "reject", "pending", "cancel")
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One checkout as the kit drove it, for the driver to forge from."""
+
+    application_id: str
+    payment_intent_id: str
+    checkout_url: str  # the checkout's ``checkout.url``
+    checkout_fields: Mapping[str, str]  # its ``checkout.fields`` (POST checkouts)
+    # Where the provider sent the buyer back (the genuine return address), when it did.
+    returned_to: str | None = None
+
+
+@dataclass(frozen=True)
+class ForgedReturn:
+    label: str  # names the shape in a failing assertion
+    method: Literal["GET", "POST"]
+    params: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ForgedNotification:
+    label: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+    signed: bool  # False: a shape the provider sends unsigned (only a hint of what to read)
+
+
+@dataclass(frozen=True)
+class StatusCase:
+    """One status (or combination) the provider's wire names, and its meaning for a checkout:
+    ``read`` runs the provider's payment_results mapping on it (ProviderUnavailable: ask again)."""
+
+    label: str
+    read: Callable[[], PaymentResult]
+
+
+class ConformanceDriver(Protocol):
+    # The PAGE_OUTCOMES its page offers (the kit checks the page against it).
+    page_outcomes: frozenset[PageOutcome]
+    # After a decline the buyer stays on the provider's page and may pay there again.
+    decline_retries_on_page: bool
+
+    async def returns(
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
+    ) -> list[ForgedReturn]:
+        """Every return shape the provider's browser trip can bring, filled in for ``visit``,
+        each saying the buyer paid (``claims_paid``) or did not."""
+        ...
+
+    async def notifications(
+        self,
+        http: httpx.AsyncClient,
+        cipher: Cipher,
+        visit: Visit,
+        *,
+        claims_paid: bool,
+        secret: str | None,
+        now: datetime,
+    ) -> list[ForgedNotification]:
+        """Every notification shape naming ``visit``'s objects at the provider, claiming paid or
+        not, signed at ``now`` with ``secret`` (None: the connector's own). [] when the
+        provider sends none."""
+        ...
+
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+        """What the provider's own books say was refunded of ``visit``'s payment (minor units)."""
+        ...
+
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+        """Every payment status its wire names (with what changes its meaning), for ``checkout``."""
+        ...
+
+    def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        """The mapping run on a status its wire does not name (must be "ask again")."""
+        ...

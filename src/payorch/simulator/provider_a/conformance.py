@@ -1,0 +1,122 @@
+"""Provider A for the conformance kit (simulator/conformance.py): its return shapes, its books,
+its statuses. It sends no notifications, and its page has no "in process" outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Literal
+
+import httpx
+
+from payorch.crypto import Cipher
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.provider_a import wire
+from payorch.providers.provider_a.payment_results import result_of
+from payorch.providers.provider_a.registration import REGISTRATION
+from payorch.simulator.conformance import (
+    ForgedNotification,
+    ForgedReturn,
+    PageOutcome,
+    StatusCase,
+    Visit,
+)
+
+# The browser's return shapes besides the normal end (token_ws alone): each says "not paid".
+_UNPAID_SHAPES = {
+    "abort_token_only": (wire.TBK_TOKEN,),
+    "abort": (wire.TBK_TOKEN, wire.TBK_ORDEN_COMPRA, wire.TBK_ID_SESION),
+    "timeout": (wire.TBK_ORDEN_COMPRA, wire.TBK_ID_SESION),
+    "error_page": (wire.TOKEN_WS, wire.TBK_TOKEN),
+}
+_STATUSES = (
+    wire.INITIALIZED,
+    wire.AUTHORIZED,
+    wire.REVERSED,
+    wire.FAILED,
+    wire.NULLIFIED,
+    wire.PARTIALLY_NULLIFIED,
+    wire.CAPTURED,
+)
+_METHODS: tuple[Literal["GET", "POST"], ...] = ("GET", "POST")
+
+
+async def _transaction(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[str, object]:
+    """The provider's status of the visit's token, read as the MOCK connector would."""
+    keys = REGISTRATION.mock_credentials(cipher, visit.application_id)
+    token = visit.checkout_fields[wire.TOKEN_WS]
+    response = await http.get(
+        f"/simulator/{REGISTRATION.simulator_name}{wire.TRANSACTIONS}/{token}",
+        headers={"Tbk-Api-Key-Id": keys["commerce_code"], "Tbk-Api-Key-Secret": keys["api_key"]},
+    )
+    response.raise_for_status()
+    return dict(response.json())
+
+
+class ProviderADriver:
+    page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "cancel"})
+    decline_retries_on_page = False
+
+    async def returns(
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
+    ) -> list[ForgedReturn]:
+        token = visit.checkout_fields[wire.TOKEN_WS]
+        if claims_paid:  # the normal end: "commit me"
+            return [ForgedReturn(f"normal/{m}", m, {wire.TOKEN_WS: token}) for m in _METHODS]
+        transaction = await _transaction(http, cipher, visit)
+        values = {
+            wire.TOKEN_WS: token,
+            wire.TBK_TOKEN: token,
+            wire.TBK_ORDEN_COMPRA: str(transaction["buy_order"]),
+            wire.TBK_ID_SESION: str(transaction["session_id"]),
+        }
+        return [
+            ForgedReturn(f"{shape}/{method}", method, {name: values[name] for name in names})
+            for shape, names in _UNPAID_SHAPES.items()
+            for method in _METHODS
+        ]
+
+    async def notifications(
+        self,
+        http: httpx.AsyncClient,
+        cipher: Cipher,
+        visit: Visit,
+        *,
+        claims_paid: bool,
+        secret: str | None,
+        now: datetime,
+    ) -> list[ForgedNotification]:
+        return []
+
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+        transaction = await _transaction(http, cipher, visit)
+        balance, amount = transaction["balance"], transaction["amount"]
+        # No balance until a decided, authorized transaction: nothing refunded.
+        return amount - balance if isinstance(amount, int) and isinstance(balance, int) else 0
+
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+        # Its meaning depends on the response code too: 0 approves, anything else refuses.
+        return [
+            StatusCase(f"{status}/response_code={code}", _reader(ctx, checkout, status, code))
+            for status in _STATUSES
+            for code in (0, -1)
+        ]
+
+    def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        return _reader(ctx, checkout, "PAYORCH_UNKNOWN", 0)()
+
+
+def _reader(
+    ctx: ConnectorContext, checkout: CheckoutRef, status: str, code: int
+) -> Callable[[], PaymentResult]:
+    answer = wire.TransactionStatus(
+        status=status,
+        amount=checkout.amount,
+        buy_order=checkout.provider_data.get("buy_order"),
+        response_code=code,
+        authorization_code="1213" if code == 0 else None,
+    )
+    return lambda: result_of(ctx, checkout, answer)
+
+
+DRIVER = ProviderADriver()

@@ -1,0 +1,185 @@
+"""Provider B for the conformance kit (simulator/conformance.py): its return shapes (the browser
+controls every field), its notices (signed webhook and unsigned IPN, on the payment and the
+merchant-order topics), its books, its statuses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
+from typing import Literal
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+
+from payorch.crypto import Cipher
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.provider_b import wire
+from payorch.providers.provider_b.payment_results import result_of
+from payorch.providers.provider_b.registration import REGISTRATION
+from payorch.providers.provider_b.signature import sign_notification
+from payorch.simulator.conformance import (
+    ForgedNotification,
+    ForgedReturn,
+    PageOutcome,
+    StatusCase,
+    Visit,
+)
+
+_BASE = f"/simulator/{REGISTRATION.simulator_name}"
+_METHODS: tuple[Literal["GET", "POST"], ...] = ("GET", "POST")
+_UNKNOWN_PAYMENT = "12345678901"  # an id the provider never gave
+# What a return can say about an unpaid payment, field by field.
+_SAYS_UNPAID = {
+    "rejected": {"status": "rejected", "collection_status": "rejected"},
+    "pending": {"status": "pending", "collection_status": "pending"},
+    "in_process": {"status": "in_process", "collection_status": "in_process"},
+    "null": {"status": wire.NULL, "collection_status": wire.NULL},
+    "null_payment": {"status": wire.NULL, "payment_id": wire.NULL, "collection_id": wire.NULL},
+    "rejected_null_payment": {"status": "rejected", "payment_id": wire.NULL, "collection_id": wire.NULL},
+}
+_STATUSES = (
+    wire.APPROVED,
+    wire.PENDING,
+    wire.IN_PROCESS,
+    wire.AUTHORIZED,
+    wire.IN_MEDIATION,
+    wire.REJECTED,
+    wire.CANCELLED,
+    wire.REFUNDED,
+    wire.CHARGED_BACK,
+)
+
+
+def _query(url: str) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+
+
+def _genuine(visit: Visit) -> dict[str, str]:
+    """The return's fields the provider gave the buyer, or (no trip back yet) the page's own."""
+    if visit.returned_to is not None:
+        return {k: v for k, v in _query(visit.returned_to).items() if k != "payment_intent_id"}
+    preference = _query(visit.checkout_url)["pref_id"]
+    return {"preference_id": preference, "external_reference": visit.payment_intent_id}
+
+
+async def _payments(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> list[dict[str, object]]:
+    token = REGISTRATION.mock_credentials(cipher, visit.application_id)["access_token"]
+    response = await http.get(
+        f"{_BASE}{wire.PAYMENTS_SEARCH}",
+        params={"external_reference": visit.payment_intent_id},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    response.raise_for_status()
+    return list(response.json()["results"])
+
+
+class ProviderBDriver:
+    page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "pending", "cancel"})
+    decline_retries_on_page = False  # the return says rejected: FAILED is final
+
+    async def returns(
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
+    ) -> list[ForgedReturn]:
+        genuine = _genuine(visit)
+        if claims_paid:
+            approved = {"status": wire.APPROVED, "collection_status": wire.APPROVED}
+            says = {
+                "approved": approved,
+                "approved_unknown_payment": {
+                    **approved,
+                    "payment_id": _UNKNOWN_PAYMENT,
+                    "collection_id": _UNKNOWN_PAYMENT,
+                },
+                "approved_null_payment": {**approved, "payment_id": wire.NULL, "collection_id": wire.NULL},
+            }
+        else:
+            says = _SAYS_UNPAID
+        return [
+            ForgedReturn(f"{label}/{method}", method, {**genuine, **changes})
+            for label, changes in says.items()
+            for method in _METHODS
+        ]
+
+    async def notifications(
+        self,
+        http: httpx.AsyncClient,
+        cipher: Cipher,
+        visit: Visit,
+        *,
+        claims_paid: bool,
+        secret: str | None,
+        now: datetime,
+    ) -> list[ForgedNotification]:
+        key = secret or REGISTRATION.mock_credentials(cipher, visit.application_id)["webhook_secret"]
+        claim = wire.APPROVED if claims_paid else wire.REJECTED
+        ts = int(now.timestamp())
+        payments = await _payments(http, cipher, visit)
+        named = [(str(p["id"]), str(p.get("merchant_order_id") or "")) for p in payments]
+        forged: list[ForgedNotification] = []
+        for payment_id, order_id in named or [(_UNKNOWN_PAYMENT, "")]:
+            data = {"id": payment_id, "status": claim}
+            body = {"type": wire.TOPIC_PAYMENT, "action": "payment.updated", "data": data}
+            forged.append(
+                ForgedNotification(
+                    f"webhook/payment/{claim}",
+                    {"data.id": payment_id, "type": wire.TOPIC_PAYMENT},
+                    _signed(key, payment_id, ts),
+                    json.dumps(body).encode(),
+                    signed=True,
+                )
+            )
+            forged.append(
+                ForgedNotification(
+                    "ipn/payment", {"topic": wire.TOPIC_PAYMENT, "id": payment_id}, {}, b"", signed=False
+                )
+            )
+            if order_id:
+                order_body = {"type": wire.WEBHOOK_MERCHANT_ORDER, "data": {"id": order_id, "status": claim}}
+                forged.append(
+                    ForgedNotification(
+                        "webhook/merchant_order",
+                        {"data.id": order_id, "type": wire.WEBHOOK_MERCHANT_ORDER},
+                        _signed(key, order_id, ts),
+                        json.dumps(order_body).encode(),
+                        signed=True,
+                    )
+                )
+        return forged
+
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+        currency = REGISTRATION.adapter.supported_currencies
+        total = 0
+        for payment in await _payments(http, cipher, visit):
+            refunded = Decimal(str(payment.get("transaction_amount_refunded") or 0))
+            code = str(payment.get("currency_id"))
+            minor = wire.to_minor(refunded, code) if code in currency else None
+            total += minor or 0
+        return total
+
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+        return [StatusCase(status, _reader(ctx, checkout, status)) for status in _STATUSES]
+
+    def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        return _reader(ctx, checkout, "payorch_unknown")()
+
+
+def _signed(secret: str, data_id: str, ts: int) -> dict[str, str]:
+    request_id = f"req-{data_id}"
+    signature = sign_notification(secret, data_id=data_id, request_id=request_id, ts=ts)
+    return {"x-signature": signature, "x-request-id": request_id}
+
+
+def _reader(ctx: ConnectorContext, checkout: CheckoutRef, status: str) -> Callable[[], PaymentResult]:
+    payment = wire.ProviderBPayment(
+        id="1",
+        status=status,
+        external_reference=checkout.payment_intent_id,
+        transaction_amount=Decimal(wire.to_major(checkout.amount, checkout.currency)),
+        currency_id=checkout.currency,
+    )
+    return lambda: result_of(ctx, payment, checkout.currency)
+
+
+DRIVER = ProviderBDriver()

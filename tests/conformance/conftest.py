@@ -1,0 +1,53 @@
+"""The conformance kit: every case runs for every registered provider (providers/registry.py),
+against its simulator, on SQLite and PostgreSQL. A new provider gets them all by being
+registered and declaring its driver (payorch.simulator.<name>.conformance)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.http.client import LocalApp
+from payorch.providers.registration import ProviderRegistration
+from payorch.providers.registry import PROVIDER_IDS, registration_of
+from payorch.runtime import Runtime
+from tests.conformance.kit import Shop, driver_of
+from tests.conformance.network import Network
+from tests.providers.helpers import mock_sandbox
+
+
+@pytest.fixture(params=PROVIDER_IDS)
+def provider(request: pytest.FixtureRequest) -> ProviderRegistration:
+    return registration_of(str(request.param))
+
+
+@pytest.fixture
+def network() -> Network:
+    return Network()
+
+
+@pytest.fixture
+def local_app(network: Network) -> LocalApp:
+    return network
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    # A `timeout` fault or a lost answer costs this much real time (asyncio.timeout in
+    # providers/http.py); an ordinary in-process call on a loaded two-core machine stays well
+    # under it (tests/checkouts/test_failover.py found 0.3 s too short, 1.5 s enough).
+    return {"provider_timeout_seconds": 2.0}
+
+
+@pytest.fixture
+async def shop(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    clock: FrozenClock,
+    network: Network,
+    provider: ProviderRegistration,
+) -> Shop:
+    """A sandbox application with a MOCK connector for every registered provider."""
+    sandbox = await mock_sandbox(runtime)
+    return Shop(client, runtime, clock, network, sandbox, provider, driver_of(provider))

@@ -1,0 +1,237 @@
+"""One registered provider driven through payorch's public API: the steps every conformance case
+is written in. Nothing here names a provider: what differs comes from its registration and its
+driver (payorch.simulator.<name>.conformance, docs/providers.md)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, cast
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+
+from payorch.clock import FrozenClock
+from payorch.providers.registration import ProviderRegistration
+from payorch.runtime import Runtime
+from payorch.simulator.conformance import ConformanceDriver, ForgedNotification, ForgedReturn, Visit
+from tests.checkouts.test_returns import payment_count
+from tests.conformance.network import HeldNotification, Network
+from tests.conftest import Sandbox
+from tests.providers.browser import Browser, Trip
+from tests.providers.helpers import RETURN_URL, events_of, open_checkout, query_of
+
+AMOUNT = 1500
+CURRENCY = "CLP"  # every registered provider must charge it (test_checkout checks)
+
+
+def driver_of(registration: ProviderRegistration) -> ConformanceDriver:
+    """The provider's driver: ``DRIVER`` in ``payorch.simulator.<simulator name>.conformance``."""
+    name = f"payorch.simulator.{registration.simulator_name}.conformance"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError:
+        pytest.fail(f"{registration.provider_id} has no conformance driver: write {name} (docs/providers.md)")
+    return cast(ConformanceDriver, module.DRIVER)
+
+
+def instant(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@dataclass
+class Checkout:
+    """An intent with a checkout, and what the buyer did at the provider's page so far."""
+
+    intent_id: str
+    body: dict[str, Any]
+    returned_to: str | None = None  # the genuine return address the provider gave the buyer
+
+
+@dataclass
+class Shop:
+    client: httpx.AsyncClient
+    runtime: Runtime
+    clock: FrozenClock
+    network: Network
+    sandbox: Sandbox
+    provider: ProviderRegistration
+    driver: ConformanceDriver
+    _connectors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return self.provider.provider_id
+
+    # -- intents and checkouts --------------------------------------------------------------------
+
+    async def intent(self, amount: int = AMOUNT) -> str:
+        body = {
+            "merchant_account_id": self.sandbox.merchant_account_id,
+            "external_reference": "order-1",
+            "amount": amount,
+            "currency": CURRENCY,
+            "return_url": RETURN_URL,
+        }
+        response = await self.client.post("/v1/payment-intents", json=body, headers=self.sandbox.headers)
+        assert response.status_code == 201, response.text
+        return str(response.json()["id"])
+
+    async def request_checkout(self, intent_id: str, provider: str | None = None) -> httpx.Response:
+        body = {"provider": provider or self.id}
+        return await self.client.post(
+            f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=self.sandbox.headers
+        )
+
+    async def start(self, amount: int = AMOUNT) -> Checkout:
+        intent_id = await self.intent(amount)
+        response = await self.request_checkout(intent_id)
+        assert response.status_code == 200, response.text
+        return Checkout(intent_id, response.json())
+
+    # -- the buyer at the provider's page ---------------------------------------------------------
+
+    async def open_page(self, checkout: Checkout) -> Trip:
+        return await open_checkout(self.client, checkout.body)
+
+    async def pay(self, checkout: Checkout, outcome: str, trip: Trip | None = None) -> Trip:
+        """Press ``outcome`` on the page (``trip``'s, or a fresh visit) and follow where it goes."""
+        trip = trip or await self.open_page(checkout)
+        assert trip.page is not None and trip.page.response.status_code == 200, trip
+        return await Browser(self.client).press(trip.page, "outcome", outcome)
+
+    async def press_only(self, checkout: Checkout, outcome: str, trip: Trip | None = None) -> Trip:
+        """Press ``outcome`` without going back: the provider's redirect is kept in
+        ``checkout.returned_to`` (a page that stays, a decline, is answered as the trip)."""
+        trip = trip or await self.open_page(checkout)
+        assert trip.page is not None and trip.page.response.status_code == 200, trip
+        form = trip.page.form_with_button("outcome", outcome)
+        url = urljoin(trip.page.url, form.action)
+        fields = {**form.fields, "outcome": outcome}
+        if form.method == "POST":
+            response = await self.client.post(url, data=fields)
+        else:
+            response = await self.client.get(url, params=fields)
+        if response.status_code in (302, 303):
+            checkout.returned_to = urljoin(url, response.headers["location"])
+            return Trip(None, checkout.returned_to, [url])
+        from tests.providers.browser import parse
+
+        return Trip(parse(str(response.url), response), None, [url])
+
+    async def paid_silently(self, checkout: Checkout) -> None:
+        """The buyer pays and never comes back, and the provider's notifications are lost."""
+        self.network.hold_notifications()
+        try:
+            await self.press_only(checkout, "approve")
+        finally:
+            self.network.release()
+        assert checkout.returned_to is not None, "approving must send the buyer back"
+
+    def visit(self, checkout: Checkout) -> Visit:
+        action = checkout.body["checkout"]
+        return Visit(
+            application_id=self.sandbox.application_id,
+            payment_intent_id=checkout.intent_id,
+            checkout_url=action["url"],
+            checkout_fields=dict(action["fields"] or {}),
+            returned_to=checkout.returned_to,
+        )
+
+    # -- returns and notifications ----------------------------------------------------------------
+
+    async def send_return(self, intent_id: str, forged: ForgedReturn) -> None:
+        url = f"/v1/checkout-returns/{self.id}/{intent_id}"
+        if forged.method == "GET":
+            response = await self.client.get(url, params=forged.params)
+        else:
+            response = await self.client.post(url, data=forged.params)
+        assert response.status_code == 303, (forged.label, response.text)
+        assert query_of(response.headers["location"])["payment_intent_id"] == intent_id, forged.label
+
+    async def follow_return(self, checkout: Checkout) -> httpx.Response:
+        assert checkout.returned_to is not None
+        response = await self.client.get(checkout.returned_to)
+        assert response.status_code == 303, response.text
+        return response
+
+    async def connector_id(self) -> str:
+        if self.id not in self._connectors:
+            listed = await self.client.get(
+                f"/v1/admin/merchant-accounts/{self.sandbox.merchant_account_id}/connectors",
+                headers=self.sandbox.headers,
+            )
+            assert listed.status_code == 200, listed.text
+            self._connectors = {c["provider"]: c["id"] for c in listed.json()["items"]}
+        return self._connectors[self.id]
+
+    async def notify(self, forged: ForgedNotification) -> httpx.Response:
+        headers = {"content-type": "application/json", **forged.headers} if forged.body else forged.headers
+        return await self.client.post(
+            f"/v1/provider-notifications/{self.id}/{await self.connector_id()}",
+            params=forged.query,
+            headers=headers,
+            content=forged.body,
+        )
+
+    async def deliver(self, held: HeldNotification) -> httpx.Response:
+        """A notification the network held, delivered now as the provider sent it."""
+        headers = {k: v for k, v in held.headers.items() if k not in ("host", "content-length")}
+        url = held.path + (f"?{held.query}" if held.query else "")
+        return await self.client.post(url, headers=headers, content=held.body)
+
+    async def forged_notifications(
+        self, checkout: Checkout, *, claims_paid: bool, secret: str | None = None
+    ) -> list[ForgedNotification]:
+        return await self.driver.notifications(
+            self.client,
+            self.runtime.cipher,
+            self.visit(checkout),
+            claims_paid=claims_paid,
+            secret=secret,
+            now=self.clock.now(),
+        )
+
+    # -- reading back -----------------------------------------------------------------------------
+
+    async def read(self, intent_id: str) -> dict[str, Any]:
+        response = await self.client.get(f"/v1/payment-intents/{intent_id}", headers=self.sandbox.headers)
+        assert response.status_code == 200, response.text
+        return dict(response.json())
+
+    async def status(self, intent_id: str) -> str:
+        return str((await self.read(intent_id))["status"])
+
+    async def event_types(self, intent_id: str) -> list[str]:
+        return [e["type"] for e in await events_of(self.runtime, intent_id)]
+
+    async def assert_authorized_once(self, intent_id: str, label: str = "") -> None:
+        assert await self.status(intent_id) == "AUTHORIZED", label
+        assert await payment_count(self.runtime, intent_id) == 1, label
+        assert (await self.event_types(intent_id)).count("payment.authorized") == 1, label
+
+    async def assert_not_paid(self, intent_id: str, label: str = "") -> None:
+        assert await self.status(intent_id) != "AUTHORIZED", label
+        assert await payment_count(self.runtime, intent_id) == 0, label
+        assert "payment.authorized" not in await self.event_types(intent_id), label
+
+    # -- simulator controls -----------------------------------------------------------------------
+
+    async def set_fault(self, mode: str, provider: str | None = None) -> None:
+        response = await self.client.post(
+            "/simulator/controls/faults",
+            json={"provider": provider or self.id, "mode": mode},
+            headers=self.sandbox.headers,
+        )
+        assert response.status_code == 200, response.text
+
+    async def settle(self, intent_id: str, outcome: str) -> None:
+        response = await self.client.post(
+            "/simulator/controls/settle",
+            json={"payment_intent_id": intent_id, "outcome": outcome, "provider": self.id},
+            headers=self.sandbox.headers,
+        )
+        assert response.status_code == 200, response.text
+

@@ -73,7 +73,8 @@ async def test_a_stale_decline_after_the_retry_that_paid(shop: Shop) -> None:
         await shop.press_only(checkout, "approve", declined if declined.page is not None else None)
     finally:
         held = shop.network.release()
-    assert len(held) >= 2, f"{shop.id} notifies the decline and the payment: {held}"
+    # Whatever the provider said of the decline (provider C: no session event) comes first.
+    assert held, f"{shop.id} notifies: the payment must send a notification"
     await _deliver_all(shop, list(reversed(held)))
     await shop.assert_authorized_once(checkout.intent_id)
     await _deliver_all(shop, held)

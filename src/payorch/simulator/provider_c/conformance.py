@@ -1,0 +1,152 @@
+"""Provider C for the conformance kit (simulator/conformance.py): its two ways back (success_url
+with the session id, cancel_url with our checkout id), its signed session events, its books,
+its session and PaymentIntent statuses. A decline keeps the buyer on its page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Literal
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+
+from payorch.crypto import Cipher
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.provider_c import wire
+from payorch.providers.provider_c.payment_results import result_of
+from payorch.providers.provider_c.registration import REGISTRATION
+from payorch.providers.provider_c.signature import sign
+from payorch.simulator.conformance import (
+    ForgedNotification,
+    ForgedReturn,
+    PageOutcome,
+    StatusCase,
+    Visit,
+)
+
+_BASE = f"/simulator/{REGISTRATION.simulator_name}"
+_METHODS: tuple[Literal["GET", "POST"], ...] = ("GET", "POST")
+_PAID_EVENTS = ("checkout.session.completed", "checkout.session.async_payment_succeeded")
+_UNPAID_EVENTS = ("checkout.session.expired", "checkout.session.async_payment_failed")
+_INTENT_STATUSES: tuple[str | None, ...] = (
+    None,
+    wire.REQUIRES_PAYMENT_METHOD,
+    wire.REQUIRES_CONFIRMATION,
+    wire.REQUIRES_ACTION,
+    wire.PROCESSING,
+    wire.REQUIRES_CAPTURE,
+    wire.SUCCEEDED,
+    wire.CANCELED,
+)
+
+
+def _session_id(visit: Visit) -> str:
+    return urlsplit(visit.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
+
+
+async def _get(http: httpx.AsyncClient, cipher: Cipher, visit: Visit, path: str, **params: str) -> object:
+    key = REGISTRATION.mock_credentials(cipher, visit.application_id)["secret_key"]
+    response = await http.get(_BASE + path, params=params, headers={"Authorization": f"Bearer {key}"})
+    response.raise_for_status()
+    return response.json()
+
+
+async def _session(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[str, object]:
+    path = f"{wire.SESSIONS}/{_session_id(visit)}"
+    found = await _get(http, cipher, visit, path, **{"expand[]": "payment_intent"})
+    assert isinstance(found, dict)
+    return found
+
+
+class ProviderCDriver:
+    page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "pending", "cancel"})
+    decline_retries_on_page = True
+
+    async def returns(
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
+    ) -> list[ForgedReturn]:
+        if claims_paid:  # success_url: "I finished"
+            params = {"session_id": _session_id(visit)}
+            return [ForgedReturn(f"success/{m}", m, params) for m in _METHODS]
+        cancel_url = str((await _session(http, cipher, visit))["cancel_url"])
+        params = dict(parse_qsl(urlsplit(cancel_url).query))
+        params.pop("payment_intent_id", None)
+        return [ForgedReturn(f"cancel/{m}", m, params) for m in _METHODS]
+
+    async def notifications(
+        self,
+        http: httpx.AsyncClient,
+        cipher: Cipher,
+        visit: Visit,
+        *,
+        claims_paid: bool,
+        secret: str | None,
+        now: datetime,
+    ) -> list[ForgedNotification]:
+        key = secret or REGISTRATION.mock_credentials(cipher, visit.application_id)["webhook_secret"]
+        claimed = {
+            "id": _session_id(visit),
+            "object": "checkout.session",
+            "status": wire.COMPLETE if claims_paid else wire.EXPIRED,
+            "payment_status": wire.PAID if claims_paid else wire.UNPAID,
+            "client_reference_id": visit.payment_intent_id,
+        }
+        forged = []
+        for number, kind in enumerate(_PAID_EVENTS if claims_paid else _UNPAID_EVENTS):
+            event = {"id": f"evt_conformance{number}", "object": "event", "type": kind}
+            body = json.dumps({**event, "data": {"object": claimed}}).encode()
+            headers = {"Stripe-Signature": sign(key, body, int(now.timestamp()))}
+            forged.append(ForgedNotification(kind, {}, headers, body, signed=True))
+        return forged
+
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+        intent = (await _session(http, cipher, visit)).get("payment_intent")
+        if not isinstance(intent, dict):
+            return 0
+        listed = await _get(http, cipher, visit, wire.REFUNDS, payment_intent=str(intent["id"]), limit="100")
+        assert isinstance(listed, dict)
+        done = (wire.REFUND_SUCCEEDED, wire.REFUND_PENDING)
+        return sum(int(r["amount"]) for r in listed["data"] if r.get("status") in done)
+
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+        return [
+            StatusCase(f"{session}/{intent}", _reader(ctx, checkout, session, intent))
+            for session in (wire.OPEN, wire.COMPLETE, wire.EXPIRED)
+            for intent in _INTENT_STATUSES
+        ]
+
+    def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        return _reader(ctx, checkout, "payorch_unknown", wire.SUCCEEDED)()
+
+
+def _reader(
+    ctx: ConnectorContext, checkout: CheckoutRef, status: str, intent_status: str | None
+) -> Callable[[], PaymentResult]:
+    paid = intent_status == wire.SUCCEEDED
+    intent = (
+        wire.PaymentIntent(
+            id="pi_conformance",
+            status=intent_status,
+            amount=checkout.amount,
+            amount_received=checkout.amount if paid else 0,
+            currency=checkout.currency.lower(),
+        )
+        if intent_status is not None
+        else None
+    )
+    session = wire.CheckoutSession(
+        id=checkout.provider_reference,
+        status=status,
+        payment_status=wire.PAID if paid else wire.UNPAID,
+        payment_intent=intent,
+        amount_total=checkout.amount,
+        currency=checkout.currency.lower(),
+        client_reference_id=checkout.payment_intent_id,
+        metadata={"checkout_id": checkout.checkout_id},
+    )
+    return lambda: result_of(ctx, session)
+
+
+DRIVER = ProviderCDriver()

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from payorch.http.schemas import HTTP_URL_PATTERN
+from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
 from tests.conftest import Sandbox
 from tests.test_errors import assert_error
 
@@ -97,11 +98,9 @@ async def test_the_document_states_the_enums_the_service_checks(client: httpx.As
     schemas = (await client.get("/openapi.json")).json()["components"]["schemas"]
     create = schemas["CreatePaymentIntent"]["properties"]
     assert "CLP" in create["currency"]["enum"] and "XAU" not in create["currency"]["enum"]
-    assert create["provider"]["enum"] == [
-        "auto",
-        "provider_a_redirect_post",
-        "provider_b_redirect_get",
-    ]
+    # Every registered provider, in the registry's order (A and B first, as they always were).
+    assert create["provider"]["enum"] == ["auto", *PROVIDER_IDS]
+    assert create["provider"]["enum"][1:3] == ["provider_a_redirect_post", "provider_b_redirect_get"]
     names = create["metadata"]["propertyNames"]
     assert (names["minLength"], names["maxLength"], names["pattern"]) == (1, 40, "^[^\\x00]*$")
     events = schemas["CreateWebhookEndpoint"]["properties"]["events"]["anyOf"][0]["items"]
@@ -116,3 +115,17 @@ async def test_an_endpoint_id_longer_than_any_id_is_a_404_not_a_500(
         f"/v1/admin/webhook-endpoints/{'x' * 100}/deliveries", headers=sandbox.headers
     )
     assert_error(response, 404, "RESOURCE_NOT_FOUND")
+
+
+async def test_the_settle_control_is_described_for_every_registered_provider(
+    client: httpx.AsyncClient,
+) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operation = document["paths"]["/simulator/controls/settle"]["post"]
+    schemas = document["components"]["schemas"]
+    references = schemas["Settled"]["properties"]["references"]["description"]
+    for registration in REGISTRATIONS:
+        assert registration.display_name in operation["description"]
+        assert registration.display_name in references
+    # No count of providers written into the text.
+    assert "both" not in schemas["SettleRequest"]["properties"]["provider"]["description"]

@@ -7,7 +7,9 @@ import httpx
 import pytest
 
 from payorch.clock import FrozenClock
+from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
+from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.providers.helpers import (
     A,
@@ -32,6 +34,13 @@ def settings_overrides() -> dict[str, object]:
         "provider_failure_threshold": 3,
         "provider_skip_seconds": 10,
     }
+
+
+async def others_down(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    """Every registered provider but A and B fails: "none available" means none of them."""
+    for registration in REGISTRATIONS:
+        if registration.provider_id not in (A, B):
+            await set_fault(client, sandbox, registration.provider_id, "error")
 
 
 async def provider_of_new_checkout(
@@ -65,6 +74,7 @@ async def test_503_when_none_is_available_then_retry_with_the_same_key(
     sandbox = await mock_sandbox(runtime)
     await set_fault(client, sandbox, A, "error")
     await set_fault(client, sandbox, B, "error")
+    await others_down(client, sandbox)
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"], key="retry-me")
     assert response.status_code == 503
@@ -131,6 +141,7 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
     for _ in range(3):
         await provider_of_new_checkout(client, sandbox)
     await set_fault(client, sandbox, B, "error")
+    await others_down(client, sandbox)
     clock.advance(4)
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"])

@@ -13,10 +13,13 @@ import httpx
 from payorch.bootstrap import bootstrap_sandbox
 from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
+from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from tests.conftest import TEST_SECRET_KEY, make_settings
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+# The connectors are listed by priority.
+MOCK_ORDER = sorted(REGISTRATIONS, key=lambda r: r.mock_priority)
 
 
 def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -57,7 +60,10 @@ async def test_applications_create_with_mock_connectors(
     )
     assert listed.status_code == 200, listed.text
     items = listed.json()["items"]
-    assert [(i["provider"], i["mode"], i["priority"], i["enabled"]) for i in items] == [
+    listed_rows = [(i["provider"], i["mode"], i["priority"], i["enabled"]) for i in items]
+    # One MOCK connector per registered provider at its registered priority; A and B as always.
+    assert listed_rows == [(r.provider_id, "MOCK", r.mock_priority, True) for r in MOCK_ORDER]
+    assert listed_rows[:2] == [
         ("provider_a_redirect_post", "MOCK", 1, True),
         ("provider_b_redirect_get", "MOCK", 2, True),
     ]
@@ -98,10 +104,7 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
                 f"/v1/admin/merchant-accounts/{merchant}/connectors",
                 headers={"Authorization": f"Bearer {api_key}"},
             )
-        assert [i["provider"] for i in listed.json()["items"]] == [
-            "provider_a_redirect_post",
-            "provider_b_redirect_get",
-        ]
+        assert [i["provider"] for i in listed.json()["items"]] == [r.provider_id for r in MOCK_ORDER]
         # A second start creates nothing more: no new key is printed (only where the service is).
         await bootstrap_sandbox(settings, "http://127.0.0.1:8000")
         again = capsys.readouterr().out

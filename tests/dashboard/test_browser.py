@@ -195,8 +195,11 @@ async def test_every_page_and_action_in_a_browser(
             await page.get_by_label("Priority of provider_b_redirect_get").fill("5")
             await submit(page, page.get_by_role("button", name="Save provider_b_redirect_get"))
             assert await page.get_by_label("Priority of provider_b_redirect_get").input_value() == "5"
-            await page.get_by_label("access_token").fill("test-token")
-            await page.get_by_label("webhook_secret").fill("test-webhook-secret")
+            # Credential fields are named as the provider names them (several may have a
+            # webhook_secret): filled within provider B's card.
+            card_b = page.locator(".card", has=page.get_by_role("heading", name="provider_b_redirect_get"))
+            await card_b.get_by_label("access_token").fill("test-token")
+            await card_b.get_by_label("webhook_secret").fill("test-webhook-secret")
             await submit(
                 page, page.get_by_role("button", name="Save credentials for provider_b_redirect_get")
             )

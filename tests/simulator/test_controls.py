@@ -7,6 +7,7 @@ import time
 import httpx
 import pytest
 
+from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 from tests.simulator.conftest import (
@@ -97,18 +98,19 @@ async def test_timeout_mode_answers_after_the_adapter_timeout(
 async def test_list_faults(sim: httpx.AsyncClient, sandbox: Sandbox) -> None:
     await _fault(sim, sandbox, "provider_b_redirect_get", "error")
     answer = await sim.get(FAULTS, headers=sandbox.headers)
-    assert answer.json() == {
-        "items": [
-            {"provider": "provider_a_redirect_post", "mode": "ok"},
-            {"provider": "provider_b_redirect_get", "mode": "error"},
-        ]
-    }
+    items = answer.json()["items"]
+    # Every registered provider, in the registry's order; only B's mode was changed.
+    assert items == [
+        {"provider": r.provider_id, "mode": "error" if r.provider_id == "provider_b_redirect_get" else "ok"}
+        for r in REGISTRATIONS
+    ]
+    assert [i["provider"] for i in items][:2] == ["provider_a_redirect_post", "provider_b_redirect_get"]
 
 
 @pytest.mark.parametrize(
     "body",
     [
-        {"provider": "provider_c", "mode": "ok"},
+        {"provider": "provider_z", "mode": "ok"},
         {"provider": "provider_a", "mode": "slow"},
         {"provider": "provider_a"},
         {"provider": "provider_a", "mode": "ok", "extra": 1},

@@ -49,6 +49,10 @@ class SimulatedProvider:
     owner_of: OwnerOf  # the MOCK credentials its registration derives, and its public ones
     settle: Settle  # the settle control (docs/simulator.md, "Controls")
     purge_public: PurgePublic  # what the public test credentials wrote (simulator/jobs.py)
+    # The settle control in the API reference: what it moves for this provider, and what the
+    # answer's ``references`` are (the operation's and the field's descriptions list each).
+    settles: str
+    settle_references: str
     resend_due: ResendDue | None = None  # notifications the worker sends again
     controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
 

@@ -12,7 +12,14 @@ from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.simulator.controls import service
 from payorch.simulator.controls.moves import MOVE_PROBLEMS, moved
-from payorch.simulator.controls.schemas import Fault, FaultList, FaultRequest, Settled, SettleRequest
+from payorch.simulator.controls.schemas import (
+    SETTLES,
+    Fault,
+    FaultList,
+    FaultRequest,
+    Settled,
+    SettleRequest,
+)
 
 router = APIRouter(tags=["Simulator", "Simulator controls"])
 
@@ -50,11 +57,7 @@ async def list_faults(caller: CurrentCaller, conn: ReadConn) -> Response:
     response_model=Settled,
     responses=MOVE_PROBLEMS,
     summary="Move a simulated payment: settle one left in process, or dispute one that was paid",
-    description="Provider B: its payments for the intent (external_reference) move as the "
-    "outcome says (approve, reject, cancel while pending or in process; mediation, chargeback "
-    "and their ends after the payment) and a signed notification is sent for each. Provider A "
-    "(approve / reject only): the intent's transaction still waiting for the buyer is decided, "
-    "so `status` (and a commit) shows the result.",
+    description=SETTLES,
 )
 async def settle(
     body: SettleRequest, caller: CurrentCaller, request: Request

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from payorch.simulator.registry import BY_NAME
+from payorch.simulator.registry import BY_NAME, SIMULATED
 
 _NAMES = list(BY_NAME)
 
@@ -19,6 +19,10 @@ def _known(value: object) -> object:
     listed = ", ".join(repr(name) for name in _NAMES[:-1]) + f" or {_NAMES[-1]!r}"
     raise ValueError(f"Input should be {listed}")
 
+
+# What the settle control moves, and the references it answers, per registered provider.
+SETTLES = " ".join(f"{s.registration.display_name}: {s.settles}." for s in SIMULATED)
+SETTLE_REFERENCES = "; ".join(f"{s.registration.display_name}: {s.settle_references}" for s in SIMULATED)
 
 # A provider's id of the API or the simulator's name for it (both accepted).
 ProviderName = Annotated[str, BeforeValidator(_known), Field(json_schema_extra={"enum": _NAMES})]
@@ -56,12 +60,13 @@ class SettleRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     payment_intent_id: str = Field(min_length=1, max_length=64)
     outcome: SettleOutcome = Field(
-        description="approve / reject: a payment left in process (both providers). Provider B "
-        "only: cancel (a pending or in-process payment), mediation, mediation_won, "
-        "mediation_lost, chargeback, chargeback_won, chargeback_lost (after the payment)."
+        description="approve / reject: a payment left in process; cancel: a pending or "
+        "in-process payment; mediation, chargeback and their ends (_won, _lost): after the "
+        "payment. Which of them each provider takes is in the operation's description; a "
+        "provider with nothing to move answers 404."
     )
     provider: ProviderName | None = Field(
-        None, description="Only this provider's payments (default: both)."
+        None, description="Only this provider's payments (default: every provider's)."
     )
 
 
@@ -69,6 +74,4 @@ class Settled(BaseModel):
     payment_intent_id: str
     provider: str
     outcome: str
-    references: list[str] = Field(
-        description="Provider A tokens or provider B payment ids settled."
-    )
+    references: list[str] = Field(description=f"What moved, in the provider's words: {SETTLE_REFERENCES}.")

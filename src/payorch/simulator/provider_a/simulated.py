@@ -39,4 +39,7 @@ SIMULATED = SimulatedProvider(
     owner_of=owner_of,
     settle=settle,
     purge_public=purge_public,
+    settles="approve and reject only; the intent's transaction still waiting for the buyer is "
+    "decided, so `status` (and a commit) shows the result",
+    settle_references="tokens",
 )

@@ -41,6 +41,10 @@ SIMULATED = SimulatedProvider(
     owner_of=owner_of,
     settle=settle,
     purge_public=purge_public,
+    settles="its payments for the intent (external_reference) move as the outcome says "
+    "(approve, reject, cancel while pending or in process; mediation, chargeback and their ends "
+    "after the payment) and a signed notification is sent for each",
+    settle_references="payment ids",
     resend_due=notify.deliver_due,
     controls_routers=(controls.router,),
 )

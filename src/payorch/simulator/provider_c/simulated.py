@@ -47,5 +47,8 @@ SIMULATED = SimulatedProvider(
     owner_of=owner_of,
     settle=settle,
     purge_public=purge_public,
+    settles="approve / reject: the PaymentIntent the buyer left `processing` on the intent's "
+    "session succeeds or fails, and its signed event is sent",
+    settle_references="PaymentIntent ids",
     resend_due=events.deliver_due,
 )

@@ -20,7 +20,7 @@ LISTS: dict[str, set[str]] = {
     "/v1/admin/webhook-endpoints/whe_x/deliveries": DATED | {"event_type", "payment_intent_id"},
     "/v1/admin/webhook-deliveries": DATED | {"endpoint_id", "event_type", "payment_intent_id"},
     "/v1/admin/merchant-accounts/mrc_x/connectors": set(),
-    "/v1/admin/api-credentials": set(),
+    "/v1/admin/api-credentials": PAGED,
     "/v1/admin/merchant-accounts": set(),
 }
 BAD_VALUES = {
@@ -111,6 +111,7 @@ CURSORS = {
     "/v1/admin/webhook-endpoints": ("whe_", "whd_"),
     "/v1/admin/webhook-endpoints/whe_x/deliveries": ("whd_", "whe_"),
     "/v1/admin/webhook-deliveries": ("whd_", "payi_"),
+    "/v1/admin/api-credentials": ("key_", "whe_"),
 }
 SOME_ID = "0" * 28 + "z"
 

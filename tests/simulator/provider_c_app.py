@@ -12,10 +12,8 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from payorch.app import create_app
-from payorch.http.routing import mount
 from payorch.providers.provider_c.registration import mock_credentials
 from payorch.runtime import Runtime
-from payorch.simulator.provider_c.simulated import SIMULATED
 
 C = "/simulator/provider_c"
 HOOK_PATH = "/test-hooks/provider-c"
@@ -33,19 +31,12 @@ def c_headers(runtime: Runtime, application_id: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-def _serves_c(app: FastAPI) -> bool:
-    return any(getattr(route, "path", "").startswith(C) for route in app.router.routes)
-
-
 @pytest.fixture
 async def c_app(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient, Events]]:
     events = Events()
     app = create_app(runtime=runtime)
     in_process = runtime.local_app.get()
     assert isinstance(in_process, FastAPI)
-    for served in (app, in_process):
-        if not _serves_c(served):  # until the simulator registry lists provider C
-            mount(served, *SIMULATED.routers)
 
     async def hook(request: Request) -> Response:
         events.received.append((dict(request.headers), await request.body()))

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.statements import StatementConnection, StatementLane
 from payorch.db.unavailable import may_write, raise_if_lost
+from payorch.observability.db_pool import MeasuredPool
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
 STATEMENT_LANE_SIZE = 10
@@ -71,7 +72,9 @@ class Database:
             # returned while pool_size others are idle, and under load that meant a new connection
             # every few requests (TCP, TLS probe, startup, cold prepared-statement cache). Beyond
             # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
-            kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False)
+            kwargs.update(
+                pool_size=pool_size, max_overflow=0, pool_pre_ping=False, poolclass=MeasuredPool
+            )
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE)
         if self.is_sqlite:

@@ -21,6 +21,9 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
   ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
   ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
+- Worker runner, after each run of a job: ``record_job_run(name, succeeded=...)``.
+- Database pool waits: timed by the pool itself (observability/db_pool.py, outside this module
+  because the database package imports it).
 - Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
   (observability/backlog.py, registered with ``on_scrape``), so any API replica reports the
   backlog shared by all workers. ``on_scrape(hook)`` takes more such ``async def hook(runtime)``.
@@ -120,6 +123,19 @@ WEBHOOK_DELIVERY_BACKLOG = Gauge(
     "Deliveries due and not yet attempted.",
     multiprocess_mode="mostrecent",
 )
+# Labelled worker_job, not job: Prometheus gives every series its scrape job's own "job" label.
+WORKER_JOB_LAST_SUCCESS = Gauge(
+    "payorch_worker_job_last_success_timestamp_seconds",
+    "Unix time at which a worker job's run last ended without an error, by job (the latest of "
+    "this host's workers in multiprocess mode).",
+    ["worker_job"],
+    multiprocess_mode="max",
+)
+WORKER_JOB_FAILURES = Counter(
+    "payorch_worker_job_failures",
+    "Runs of a worker job that raised (logged by payorch.worker; the job tries again shortly).",
+    ["worker_job"],
+)
 
 
 class HealthState(IntEnum):
@@ -197,6 +213,14 @@ def record_delivery_attempt(outcome: str) -> None:
         log.warning("unknown webhook delivery outcome %r counted as network_error", outcome)
         outcome = "network_error"
     WEBHOOK_DELIVERY_ATTEMPTS.labels(outcome).inc()
+
+
+def record_job_run(job: str, *, succeeded: bool) -> None:
+    """After each run of a worker job (payorch/worker/runner.py)."""
+    if succeeded:
+        WORKER_JOB_LAST_SUCCESS.labels(job).set_to_current_time()
+    else:
+        WORKER_JOB_FAILURES.labels(job).inc()
 
 
 def set_delivery_backlog(age_seconds: float, count: int) -> None:

@@ -9,6 +9,7 @@ import signal
 from collections.abc import Sequence
 
 from payorch import heap
+from payorch.observability.metrics import record_job_run
 from payorch.runtime import Runtime
 from payorch.worker.jobs import Job, default_jobs
 from payorch.worker.parent import stop_when_orphaned
@@ -59,9 +60,11 @@ class Worker:
                 done = await job.run_once(self.runtime)
             except Exception:
                 log.exception("job %s failed; trying again shortly", job.name)
+                record_job_run(job.name, succeeded=False)
                 done = 0
                 await _wait(wake, ERROR_BACKOFF_SECONDS)
                 continue
+            record_job_run(job.name, succeeded=True)
             if done == 0 and not self.stopping.is_set():
                 await _wait(wake, job.interval)
 

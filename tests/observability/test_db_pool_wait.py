@@ -1,0 +1,55 @@
+"""payorch_db_pool_wait_seconds: a request that finds every pooled PostgreSQL connection taken
+waits, and /metrics shows how long (observability/db_pool.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from payorch.db import Database
+from tests.conftest import Sandbox
+from tests.observability.scrape import Samples, scrape, value
+
+HELD_SECONDS = 0.4
+
+
+@pytest.fixture
+async def database(database_url: str) -> AsyncIterator[Database]:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("the pool is PostgreSQL's: SQLite's file needs no connection pool")
+    db = Database(database_url, pool_size=1)  # one connection: the test can take it all
+    yield db
+    await db.dispose()
+
+
+def slow_checkouts(samples: Samples) -> float:
+    """Checkouts that took longer than 0.25 s."""
+    return value(samples, "payorch_db_pool_wait_seconds_count") - value(
+        samples, "payorch_db_pool_wait_seconds_bucket", le="0.25"
+    )
+
+
+async def test_a_request_waiting_for_the_pool_is_measured(
+    client: httpx.AsyncClient, sandbox: Sandbox, database: Database
+) -> None:
+    before = await scrape(client)
+    assert value(before, "payorch_db_pool_wait_seconds_count") > 0  # sandbox and scrape checked out
+    assert slow_checkouts(before) == 0
+
+    async with database.reading():  # the pool's only connection, taken
+        waiting = asyncio.create_task(
+            client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers)
+        )
+        await asyncio.sleep(HELD_SECONDS)
+        assert not waiting.done()
+    assert (await waiting).status_code == 404
+
+    after = await scrape(client)
+    assert slow_checkouts(after) == 1
+    waited = value(after, "payorch_db_pool_wait_seconds_sum") - value(
+        before, "payorch_db_pool_wait_seconds_sum"
+    )
+    assert HELD_SECONDS <= waited < HELD_SECONDS + 1

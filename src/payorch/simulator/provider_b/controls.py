@@ -3,7 +3,7 @@ intent's payments again, late, duplicated, out of order or in the older IPN styl
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,9 +14,9 @@ from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.errors import ResourceNotFound
 from payorch.http.deps import CurrentCaller, runtime_of
-from payorch.http.schemas import WHOLE_NUMBER
 from payorch.simulator.controls.access import require_sandbox
 from payorch.simulator.controls.moves import MOVE_PROBLEMS, moved
+from payorch.simulator.controls.resend import Copies, SendOrder
 from payorch.simulator.provider_b import notify
 from payorch.simulator.provider_b import repository as provider_b_repository
 from payorch.simulator.provider_b.records import SimBNotification
@@ -34,10 +34,8 @@ class NotifyRequest(BaseModel):
         "`?topic=..&id=..`, unsigned.",
     )
     topic: Literal["payment", "merchant_order"] = "payment"
-    copies: Annotated[
-        int, Field(ge=1, le=5, description="Each notice this many times (duplicates)."), WHOLE_NUMBER
-    ] = 1
-    order: Literal["oldest_first", "newest_first"] = Field(
+    copies: Copies = 1
+    order: SendOrder = Field(
         "oldest_first", description="newest_first sends the latest payment's notice first."
     )
 

@@ -288,12 +288,17 @@ async def send_again(
     conn: AsyncConnection, clock: Clock, owner: str, client_reference_id: str, copies: int
 ) -> list[SimCEvent]:
     """Every event already sent about ``owner``'s sessions for ``client_reference_id``, ``copies``
-    times more (duplicates, as the provider's retries deliver them)."""
+    times more (duplicates, as the provider's retries deliver them). An event is one event
+    however many deliveries it had (the rows of earlier sends again)."""
     now = clock.now()
     found = await _sessions_for(conn, owner, client_reference_id)
     sent: list[SimCEvent] = []
+    seen: set[object] = set()
     for session in found:
         for event in await repository.events_of_session(conn, session.id):
+            if event.body.get("id") in seen:
+                continue
+            seen.add(event.body.get("id"))
             for _ in range(copies):
                 sent.append(await events.again(conn, event, now))
     return sent

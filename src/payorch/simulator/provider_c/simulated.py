@@ -11,7 +11,7 @@ from payorch.db import Phases
 from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.provider_c import endpoints, events, page, repository, sessions
+from payorch.simulator.provider_c import controls, endpoints, events, page, repository, sessions
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.records import SimCEvent
 from payorch.simulator.simulated import AfterCommit, Settlement, SimulatedProvider
@@ -51,4 +51,5 @@ SIMULATED = SimulatedProvider(
     "session succeeds or fails, and its signed event is sent",
     settle_references="PaymentIntent ids",
     resend_due=events.deliver_due,
+    controls_routers=(controls.router,),
 )

@@ -232,7 +232,9 @@ async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
             await browser.close()
 
 
-@pytest.mark.parametrize("provider", ["provider_a_redirect_post", "provider_b_redirect_get", "auto"])
+@pytest.mark.parametrize(
+    "provider", ["provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get", "auto"]
+)
 async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) -> None:
     order_id = await buy(shop, provider, "approve", shots)
     order = (await shop_order(shop, order_id))["order"]

@@ -7,8 +7,8 @@ Both servers run on fresh PostgreSQL databases with two processes each (payorch:
 uvicorn). The same clients drive both, one server at a time, alternating:
 
 - creates: wrk, 64 connections, bench/create_intents.lua (a fresh Idempotency-Key per request);
-- whole sandbox payments: 16 buyers (bench/sandbox_payment.py), provider A through `auto` and
-  provider B; on the bare app a "payment" is six creates in a row (the six client requests);
+- whole sandbox payments: 16 buyers (bench/sandbox_payment.py), provider A through `auto`,
+  provider B and provider C; on the bare app a "payment" is six creates in a row (the six client requests);
 - memory: one payorch process alone, RSS after 50,000 and 100,000 creates;
 - SQLite: the payment run against one payorch process on a SQLite file.
 
@@ -193,7 +193,7 @@ def main() -> int:
             ours = creates("payorch", url, key, merchant, args.seconds)
             floor = creates("bare", bare_url, key, merchant, args.seconds)
             print(f"  ratio creates: {ours / floor:.2f}", flush=True)
-        for provider in ("auto", "b"):
+        for provider in ("auto", "b", "c"):
             for _ in range(args.rounds):
                 figures = asyncio.run(
                     run(url, key, merchant, PROVIDERS[provider], args.payments, args.buyers)

@@ -1,4 +1,4 @@
-"""What a test needs from the machine (PostgreSQL, Redis, Chromium, nginx): skipped on a
+"""What a test needs from the machine (PostgreSQL, Redis, Chromium, nginx, promtool): skipped on a
 developer's machine without it, a failure with `CI` set, so CI never passes by skipping."""
 
 from __future__ import annotations

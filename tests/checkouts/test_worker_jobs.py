@@ -16,6 +16,7 @@ from payorch.worker.expiry import ExpireCheckouts
 from payorch.worker.reconciliation import ReconcileProcessing
 from tests.conftest import make_settings
 from tests.databases import own_database
+from tests.observability.scrape import scrape, value
 from tests.providers.browser import Browser
 from tests.providers.helpers import (
     A,
@@ -345,7 +346,11 @@ async def test_reconciliation_stops_asking_after_seven_days(
     await set_fault(client, sandbox, A, "ok")
     gone = await simulated_a_status(client, runtime, sandbox, token)
     assert gone.status_code == 422 and "7 days" in gone.json()["error_message"]
+    left_open = value(await scrape(client), "payorch_reconciliation_left_open_total", provider=A)
     assert await ReconcileProcessing().run_once(runtime) == 1  # claimed once, not asked
     clock.advance(86400)
     assert await ReconcileProcessing().run_once(runtime) == 0
     assert (await read(client, sandbox, intent["id"]))["status"] == "PROCESSING"
+    # Counted once for the operator's alert (deploy/prometheus, PayorchReconciliationLeftOpen).
+    counted = value(await scrape(client), "payorch_reconciliation_left_open_total", provider=A)
+    assert counted == left_open + 1

@@ -22,6 +22,8 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
   ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
 - Worker runner, after each run of a job: ``record_job_run(name, succeeded=...)``.
+- Reconciliation, when it gives a checkout up to an operator:
+  ``record_reconciliation_left_open(provider)``.
 - Database pool waits: timed by the pool itself (observability/db_pool.py, outside this module
   because the database package imports it).
 - Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
@@ -136,6 +138,12 @@ WORKER_JOB_FAILURES = Counter(
     "Runs of a worker job that raised (logged by payorch.worker; the job tries again shortly).",
     ["worker_job"],
 )
+RECONCILIATION_LEFT_OPEN = Counter(
+    "payorch_reconciliation_left_open",
+    "Checkouts reconciliation stopped asking about because the provider no longer answers about "
+    "them, their intent left as it is (PROCESSING) for an operator (worker/expiry.py).",
+    ["provider"],
+)
 
 
 class HealthState(IntEnum):
@@ -221,6 +229,10 @@ def record_job_run(job: str, *, succeeded: bool) -> None:
         WORKER_JOB_LAST_SUCCESS.labels(job).set_to_current_time()
     else:
         WORKER_JOB_FAILURES.labels(job).inc()
+
+
+def record_reconciliation_left_open(provider: str) -> None:
+    RECONCILIATION_LEFT_OPEN.labels(provider).inc()
 
 
 def set_delivery_backlog(age_seconds: float, count: int) -> None:

@@ -19,6 +19,7 @@ from payorch.connectors import service as connectors
 from payorch.db import Phases
 from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
+from payorch.observability.metrics import record_reconciliation_left_open
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -72,6 +73,7 @@ async def check_due(
             )
             async with phases.transaction() as conn:
                 await repository.stop_checking(conn, checkout.id)
+            record_reconciliation_left_open(checkout.provider)
             continue
         try:
             await call_and_apply(runtime, phases, intent, checkout, connector, decide)

@@ -26,8 +26,10 @@ from payorch.http.openapi import install_openapi
 from payorch.http.read_retry import RetryReadsOnLostConnection
 from payorch.http.routing import mount
 from payorch.intents.endpoints import router as intents_router
+from payorch.observability import tracing
 from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
+from payorch.observability.tracing_middleware import TracingMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.runtime import Runtime
@@ -86,7 +88,9 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.add_middleware(RetryReadsOnLostConnection)  # innermost: a retried read is counted once
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
-    app.add_middleware(MetricsMiddleware)  # outermost: also counts 413/415 rejections
+    app.add_middleware(MetricsMiddleware)  # also counts 413/415 rejections
+    if tracing.enabled:  # outermost: the request's span covers everything (tracing.py)
+        app.add_middleware(TracingMiddleware)
     return app
 
 

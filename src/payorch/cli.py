@@ -105,7 +105,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     from payorch.bootstrap import bootstrap_sandbox
     from payorch.http import server_protocol
 
-    if not _package_files_load():
+    if not _package_files_load() or not _tracing_configured_well():
         return 1
     _migrate(settings, args)
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
@@ -160,6 +160,17 @@ def _package_files_load() -> bool:
     return True
 
 
+def _tracing_configured_well() -> bool:
+    """The OTEL_ variables, checked before a start (observability/tracing.py)."""
+    from payorch.observability.tracing import configuration_error
+
+    error = configuration_error()
+    if error is not None:
+        print(f"payorch: {error}", file=sys.stderr)
+        return False
+    return True
+
+
 def _exit_cleanly(_signum: int, _frame: object) -> None:
     raise SystemExit(0)
 
@@ -174,10 +185,14 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
 
     from payorch.composition import build_runtime
     from payorch.logs import configure_logging
+    from payorch.observability import tracing
     from payorch.observability.exporter import start_worker_exporter
     from payorch.worker.runner import run_until_signalled
 
     configure_logging()
+    if not _tracing_configured_well():
+        return 1
+    tracing.configure()
     if settings.worker_metrics_port is not None:
         # Validated by Settings (a bad value already stopped the start); the exporter reads
         # the same variable. Started before any work so a port in use fails the start.

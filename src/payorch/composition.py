@@ -19,6 +19,8 @@ from payorch.db import Database, Phases
 from payorch.http.client import LocalApp, build_client
 from payorch.idempotency.service import Idempotency
 from payorch.logs import configure_logging
+from payorch.observability import tracing
+from payorch.observability.traced_phases import TracedPhases
 from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
 from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.contexts import ConnectorContexts
@@ -53,7 +55,8 @@ def build_runtime(
         public_url=settings.public_url,
         timeout_seconds=settings.provider_timeout_seconds,
     )
-    phases = Phases(database)
+    # While tracing is on, each phase is a span; off, the phases are the plain ones (no check).
+    phases = TracedPhases(database) if tracing.enabled else Phases(database)
     redis = (
         SharedRedis.from_url(
             settings.redis_url, settings.redis_timeout_seconds, settings.redis_retry_seconds
@@ -91,6 +94,7 @@ def build_runtime(
 def serve_app() -> FastAPI:
     """uvicorn's factory (``payorch serve``): settings from the environment."""
     configure_logging()
+    tracing.configure()  # here, in each API process uvicorn started (docs/deployment.md, "Traces")
     app = create_app(build_runtime(load_settings()))
     heap.settle()
     return app

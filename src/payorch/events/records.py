@@ -14,6 +14,9 @@ class Event:
     payment_intent_id: str | None  # None: an event about a webhook endpoint
     payload: str  # the exact JSON body a webhook delivery signs and sends
     created_at: datetime
+    # The trace context of the span that wrote it (W3C traceparent), None while tracing is off:
+    # its webhook attempts' spans continue that trace (observability/tracing.py).
+    traceparent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,6 +28,7 @@ _INSERT_CTE = (
         payment_intent_id=bindparam("payment_intent_id"),
         payload=bindparam("payload"),
         created_at=bindparam("created_at", type_=events.c.created_at.type),
+        traceparent=bindparam("event_traceparent"),
     )
     .cte("inserted_event")
 )
@@ -56,6 +57,7 @@ async def insert_event_then(
         "payment_intent_id": event.payment_intent_id,
         "payload": event.payload,
         "created_at": event.created_at,
+        "event_traceparent": event.traceparent,
         **then_parameters,
     }
     if conn.dialect.name != "postgresql":
@@ -110,10 +112,11 @@ async def list_events(
 # (event_parameters).
 INTENT_EVENT_FRAGMENT = Fragment(
     "inserted_event",
-    "INSERT INTO events (id, application_id, type, payment_intent_id, payload, created_at)"
+    "INSERT INTO events (id, application_id, type, payment_intent_id, payload, created_at, traceparent)"
     " SELECT CAST(:event_id AS TEXT), CAST(:application_id AS TEXT),"
     " CAST(:event_type AS TEXT), CAST(:event_payment_intent_id AS TEXT),"
-    " CAST(:event_payload AS TEXT), CAST(:event_created_at AS TIMESTAMPTZ)"
+    " CAST(:event_payload AS TEXT), CAST(:event_created_at AS TIMESTAMPTZ),"
+    " CAST(:event_traceparent AS TEXT)"
     " WHERE EXISTS (SELECT 1 FROM inserted_intent) RETURNING id",
 )
 
@@ -126,4 +129,5 @@ def event_parameters(event: Event) -> dict[str, object]:
         "event_payment_intent_id": event.payment_intent_id,
         "event_payload": event.payload,
         "event_created_at": event.created_at,
+        "event_traceparent": event.traceparent,
     }

@@ -18,6 +18,7 @@ from payorch.events.records import Event, StoredEvent, TimelineEntry
 from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.http.responses import dumps
 from payorch.ids import new_id
+from payorch.observability import tracing
 from payorch.pagination import Page, page_of
 from payorch.webhooks.fanout import SUBSCRIPTIONS, fan_out
 
@@ -44,7 +45,13 @@ def new_event(**fields: Unpack[EventFields]) -> Event:
         "data": {**of_intent, **fields["data"]},
     }
     return Event(
-        event_id, fields["application_id"], type.value, payment_intent_id, dumps(body).decode(), at
+        event_id,
+        fields["application_id"],
+        type.value,
+        payment_intent_id,
+        dumps(body).decode(),
+        at,
+        tracing.current_traceparent(),
     )
 
 

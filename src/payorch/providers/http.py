@@ -10,7 +10,8 @@ operation and the status, never the URL (it can carry a token) nor any header (c
 Every call is also timed into /metrics by provider and operation, a failure counted by kind
 (observability/metrics.py): ``timeout``, ``network``, ``http_5xx`` (unavailable), ``http_4xx``
 (the provider refused; the adapter decides whether that is definite), ``error`` (crashed
-in-process) and, from ``parse``, ``invalid_response``.
+in-process) and, from ``parse``, ``invalid_response``. While tracing is on, each call is also a
+span with the same outcome and the HTTP status (observability/tracing.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from payorch.observability import tracing
 from payorch.observability.metrics import observe_provider_call, record_provider_error
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
 
@@ -63,6 +65,23 @@ async def send(
 ) -> httpx.Response:
     """Call ``ctx.base_url + path``; 2xx/3xx/4xx are returned, everything else raises.
     ``content``: a body already encoded (a form), instead of ``json``."""
+    if not tracing.enabled:
+        return await _send(ctx, operation, method, path, headers, json, params, content)
+    # A span per call, beside its metrics; _done notes the outcome on it.
+    with tracing.provider_call(ctx.provider, operation, ctx.mode.value, ctx.connector_id):
+        return await _send(ctx, operation, method, path, headers, json, params, content)
+
+
+async def _send(
+    ctx: ConnectorContext,
+    operation: str,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    json: Any,
+    params: Mapping[str, str] | None,
+    content: bytes | None,
+) -> httpx.Response:
     started = time.monotonic()
     try:
         async with asyncio.timeout(ctx.timeout_seconds):
@@ -154,9 +173,11 @@ def _done(
 ) -> None:
     seconds = time.monotonic() - started
     observe_provider_call(ctx.provider, operation, seconds, error_kind)
+    failed = error_kind in _FAILURES  # no answer, 5xx, crash; a 4xx is an answer the adapter judges
+    if tracing.enabled:
+        status = int(result) if result.isdigit() else None
+        tracing.provider_outcome(error_kind or "ok", status, failed)
     if log:
-        # A failure (no answer, 5xx, crash) at WARNING; a 4xx is an answer the adapter judges.
-        failed = error_kind in _FAILURES
         logger.log(
             logging.WARNING if failed else logging.INFO,
             "provider call %s %s -> %s in %.0f ms (connector %s, %s)",

@@ -2,7 +2,7 @@
 deliveries, check leases and apply results (worker/deliveries.py runs them).
 
 The claim's join reads two other domains' tables (the application's environment, the event's
-payload): the exception to "reads go through the owning service", because one round trip per
+payload and trace context): the exception to "reads go through the owning service", because one round trip per
 claim is the point of the join.
 """
 
@@ -217,6 +217,7 @@ _CLAIMED_COLUMNS = (
     (endpoints.c.failed_attempts > 0).label("streak_open"),
     applications.c.environment,
     events.c.payload,
+    events.c.traceparent,
 )
 
 

@@ -78,7 +78,7 @@ class DueEndpoint:
 @dataclass(frozen=True, slots=True)
 class DueDelivery:
     """A claimed delivery with what its attempt needs: the endpoint's URL and secret, the
-    application's environment and the event's signed body."""
+    application's environment, the event's signed body and its trace context."""
 
     id: str
     application_id: str
@@ -91,6 +91,7 @@ class DueDelivery:
     environment: str
     payload: str
     streak_open: bool = False  # its endpoint's failure streak, at the claim
+    traceparent: str | None = None  # the event's: its attempt's span continues that trace
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,8 +64,17 @@ class Sender:
         }
 
     async def attempt(
-        self, *, url: str, environment: str, secret: str, event_id: str, body: bytes, timestamp: int
+        self,
+        *,
+        url: str,
+        environment: str,
+        secret: str,
+        event_id: str,
+        body: bytes,
+        timestamp: int,
+        traceparent: str | None = None,
     ) -> AttemptOutcome:
+        """``traceparent``: the attempt's span (tracing on), sent for the receiver to continue."""
         start = time.monotonic()
         client = self._clients[urls.SANDBOX if environment == urls.SANDBOX else urls.PRODUCTION]
         try:
@@ -89,6 +98,7 @@ class Sender:
                         "webhook-id": event_id,
                         "webhook-timestamp": str(timestamp),
                         "webhook-signature": standard_signature(secret, event_id, timestamp, body),
+                        **({"traceparent": traceparent} if traceparent else {}),
                     },
                     body=body,
                 )

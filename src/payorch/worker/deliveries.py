@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from payorch.db import Phases
+from payorch.observability import tracing
 from payorch.observability.metrics import record_delivery_attempt
 from payorch.runtime import Runtime
 from payorch.webhooks import queue, wakeups
@@ -265,14 +266,10 @@ class WebhookDeliveries:
         delivery = claim.delivery
         started_at = process.runtime.clock.now()
         try:
-            outcome = await sender.attempt(
-                url=delivery.url,
-                environment=delivery.environment,
-                secret=self._secret(process.runtime, delivery.secret_encrypted),
-                event_id=delivery.event_id,
-                body=delivery.payload.encode(),
-                timestamp=int(started_at.timestamp()),  # fresh for every attempt
-            )
+            if tracing.enabled:
+                outcome = await self._traced_attempt(process, sender, delivery, started_at)
+            else:
+                outcome = await self._attempt(process, sender, delivery, started_at, None)
         except Exception:
             log.exception("delivery %s: attempt crashed", delivery.id)
             outcome = AttemptOutcome(False, 0, None, None, NETWORK_ERROR)
@@ -289,6 +286,47 @@ class WebhookDeliveries:
         self._results.append(AttemptResult(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()
+
+    async def _attempt(
+        self,
+        process: _Process,
+        sender: Sender,
+        delivery: DueDelivery,
+        started_at: datetime,
+        traceparent: str | None,
+    ) -> AttemptOutcome:
+        return await sender.attempt(
+            url=delivery.url,
+            environment=delivery.environment,
+            secret=self._secret(process.runtime, delivery.secret_encrypted),
+            event_id=delivery.event_id,
+            body=delivery.payload.encode(),
+            timestamp=int(started_at.timestamp()),  # fresh for every attempt
+            traceparent=traceparent,
+        )
+
+    async def _traced_attempt(
+        self, process: _Process, sender: Sender, delivery: DueDelivery, started_at: datetime
+    ) -> AttemptOutcome:
+        """The attempt as a span under its event's trace; the receiver gets that span's
+        ``traceparent`` (observability/tracing.py)."""
+        with tracing.webhook_attempt(
+            traceparent=delivery.traceparent,
+            endpoint_id=delivery.endpoint_id,
+            delivery_id=delivery.id,
+            event_id=delivery.event_id,
+            number=delivery.attempts + 1,
+        ) as span:
+            outcome = await self._attempt(
+                process, sender, delivery, started_at, tracing.traceparent_of(span)
+            )
+            span.set_attribute("payorch.webhook.outcome", metric_outcome(outcome))
+            span.set_attribute("payorch.webhook.duration_ms", outcome.duration_ms)
+            if outcome.response_status is not None:
+                span.set_attribute("http.response.status_code", outcome.response_status)
+            if not outcome.succeeded:
+                tracing.failed(span, metric_outcome(outcome))
+            return outcome
 
     def _secret(self, runtime: Runtime, encrypted: str) -> str:
         secret = self._secrets.get(encrypted)

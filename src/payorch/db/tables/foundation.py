@@ -84,6 +84,9 @@ events = Table(
     Column("payment_intent_id", String(40), nullable=True),  # null: webhook_endpoint.disabled
     Column("payload", Text, nullable=False),
     timestamp("created_at"),
+    # W3C traceparent of the span that wrote the event (null while tracing is off): its webhook
+    # attempts continue that trace (observability/tracing.py).
+    Column("traceparent", String(55), nullable=True),
     Index("ix_events_application_id_seq", "application_id", "seq"),
     Index("ix_events_payment_intent_id_seq", "payment_intent_id", "seq"),
 )

@@ -16,10 +16,12 @@ from payorch.clock import Clock, SystemClock
 from payorch.config import Settings, load_settings
 from payorch.crypto import load_cipher
 from payorch.db import Database, Phases
+from payorch.db.replica import ReplicaSettings
 from payorch.http.client import LocalApp, build_client
 from payorch.idempotency.service import Idempotency
 from payorch.logs import configure_logging
 from payorch.observability import tracing
+from payorch.observability.metrics import record_replica_fallback, set_replica_lag
 from payorch.observability.traced_phases import TracedPhases
 from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
 from payorch.payments.refund_gateway import RefundGateway
@@ -44,7 +46,7 @@ def build_runtime(
     """A process's Runtime. ``database`` given: the caller owns (and disposes of) it."""
     clock = clock or SystemClock()
     owns_database = database is None
-    database = database or Database(settings.database_url)
+    database = database or Database(settings.database_url, replica=replica_settings(settings))
     cipher = load_cipher(settings)
     local_app = local_app or LocalApp()
     http = build_client(settings.public_url, local_app, settings.provider_timeout_seconds)
@@ -89,6 +91,19 @@ def build_runtime(
     # mode: it gets an app of its own on first use, unless create_app bound one before.
     local_app.fallback(lambda: create_in_process_app(runtime))
     return runtime
+
+
+def replica_settings(settings: Settings) -> ReplicaSettings | None:
+    """The read replica of PAYORCH_DATABASE_REPLICA_URL, its fallbacks and lag counted."""
+    if settings.database_replica_url is None:
+        return None
+    return ReplicaSettings(
+        url=settings.database_replica_url,
+        max_lag_seconds=settings.replica_max_lag_seconds,
+        check_seconds=settings.replica_check_seconds,
+        on_fallback=record_replica_fallback,
+        on_lag=set_replica_lag,
+    )
 
 
 def serve_app() -> FastAPI:

@@ -10,7 +10,7 @@ import re
 from functools import cached_property
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from payorch.errors import validator_message
@@ -31,6 +31,28 @@ class Settings(BaseSettings):
     database_url: str = Field(
         "sqlite:///./payorch.db",
         description="Embedded SQLite by default; postgresql://user@host:port/db in production.",
+    )
+    database_replica_url: str | None = Field(
+        None,
+        description=(
+            "A streaming replica of the PostgreSQL primary (postgresql://...). When set, the "
+            "application-wide lists and the dashboard's lists and overview read it while it is "
+            "reachable and within PAYORCH_REPLICA_MAX_LAG_SECONDS; everything else reads the "
+            "primary (payorch/db/replica.py)."
+        ),
+    )
+    replica_max_lag_seconds: float = Field(
+        5,
+        gt=0,
+        description="Lists read the primary while the replica is this far behind or more.",
+    )
+    replica_check_seconds: float = Field(
+        1,
+        ge=0,
+        description=(
+            "Each process measures the replica's lag at most this often (0: before every list); "
+            "an unreachable replica is tried again after this long."
+        ),
     )
     public_url: str = Field(
         "http://127.0.0.1:8000",
@@ -245,7 +267,7 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("worker_metrics_port", "max_connections", mode="before")
+    @field_validator("worker_metrics_port", "max_connections", "database_replica_url", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         # Empty means unset (as for the exporter that reads PAYORCH_WORKER_METRICS_PORT too).
@@ -261,6 +283,17 @@ class Settings(BaseSettings):
     def _database_url(cls, value: str) -> str:
         if not value.startswith(("sqlite", "postgresql", "postgres://")):
             raise ValueError("must be a sqlite:/// or postgresql:// URL")
+        return value
+
+    @field_validator("database_replica_url")
+    @classmethod
+    def _database_replica_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        if not value.startswith(("postgresql", "postgres://")):
+            raise ValueError("must be a postgresql:// URL")
+        if str(info.data.get("database_url", "")).startswith("sqlite"):
+            raise ValueError("needs PAYORCH_DATABASE_URL to be PostgreSQL (its primary)")
         return value
 
     @field_validator("public_url")

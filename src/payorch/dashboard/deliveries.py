@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, render
 from payorch.dashboard.webhooks import ENDPOINTS_SHOWN, EVENT_TYPES
-from payorch.http.deps import Conn, ReadConn
+from payorch.http.deps import Conn, ListConn, ReadConn
 from payorch.webhooks import service
 from payorch.webhooks.schemas import DeliveryListQuery
 
@@ -18,7 +18,7 @@ STATUSES = ("PENDING", "SUCCEEDED", "EXHAUSTED")
 
 
 @router.get("/webhooks/deliveries")
-async def deliveries(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+async def deliveries(request: Request, viewer: ViewerDep, conn: ListConn) -> Response:
     params = request.query_params
     values: dict[str, object] = {
         name: params[name].strip() for name in FILTERS if params.get(name, "").strip()

@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, ViewerDep, render
-from payorch.http.deps import ReadConn
+from payorch.http.deps import ListConn
 from payorch.intents import stats as intent_stats
 from payorch.payments import stats as payment_stats
 from payorch.webhooks import stats as webhook_stats
@@ -73,7 +73,7 @@ def chart(now: datetime, rows: list[tuple[str, str, int]]) -> tuple[list[Bar], i
 
 
 @router.get("/overview")
-async def overview(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+async def overview(request: Request, viewer: ViewerDep, conn: ListConn) -> Response:
     app_id = viewer.caller.application_id
     now = viewer.runtime.clock.now()
     windows = [

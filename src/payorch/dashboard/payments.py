@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from payorch.applications import service as applications
 from payorch.dashboard.web import DashboardRoute, ViewerDep, back_to, render
-from payorch.http.deps import ReadConn
+from payorch.http.deps import ListConn
 from payorch.intents import listing
 from payorch.intents.schemas import IntentListQuery
 from payorch.intents.states import IntentStatus
@@ -20,7 +20,7 @@ FILTERS = ("provider", "merchant_account_id", "external_reference", "from", "to"
 
 
 @router.get("/payments")
-async def payments(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+async def payments(request: Request, viewer: ViewerDep, conn: ListConn) -> Response:
     params = request.query_params
     search = params.get("q", "").strip()
     if search.startswith("payi_"):  # an intent id: its page (a 404 page if not this app's)

@@ -24,6 +24,7 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from payorch.db.prepared import driver_transaction, statements_on_driver
+from payorch.db.replica import CONNECT_TIMEOUT_SECONDS, Replica, ReplicaSettings
 from payorch.db.statements import StatementConnection, StatementLane
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.observability.db_pool import MeasuredPool
@@ -63,7 +64,14 @@ def create_private(path: Path) -> None:
 
 
 class Database:
-    def __init__(self, url: str, *, pool_size: int = 20, echo: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        pool_size: int = 20,
+        echo: bool = False,
+        replica: ReplicaSettings | None = None,
+    ) -> None:
         self.url = async_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
         kwargs: dict[str, Any] = {"echo": echo}
@@ -84,6 +92,7 @@ class Database:
             _configure_sqlite(self.engine)
         else:
             _skip_closed_connections(self.engine)
+        self._replica = None if replica is None else _replica(replica, pool_size)
 
     @property
     def dialect(self) -> str:
@@ -139,6 +148,13 @@ class Database:
             raise_if_lost(exc, connected=conn is not None)
             raise
 
+    def listing(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A read for a list (http/deps.py ListConn): on the replica when one is configured and
+        caught up, else as ``reading()`` (payorch.db.replica)."""
+        if self._replica is None:
+            return self.reading()
+        return self._replica.reading(self.reading)
+
     def one_statement(self) -> AbstractAsyncContextManager[StatementConnection]:
         """PostgreSQL: a connection without a transaction, for a write that is a single statement
         (payorch.db.one_statement: atomic by itself, no BEGIN/COMMIT round trips), from the
@@ -156,6 +172,8 @@ class Database:
         return self.reading()
 
     async def dispose(self) -> None:
+        if self._replica is not None:
+            await self._replica.dispose()
         if self._statements is not None:
             await self._statements.close()
         await self.engine.dispose()
@@ -202,6 +220,19 @@ class Phases:
     def each_statement(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A step of reads and single-statement writes, each atomic alone (Database.each_statement)."""
         return self._database.each_statement()
+
+
+def _replica(settings: ReplicaSettings, pool_size: int) -> Replica:
+    """The replica's engine: as the primary's, with a short connect timeout."""
+    engine = create_async_engine(
+        async_url(settings.url),
+        pool_size=pool_size,
+        max_overflow=0,
+        pool_pre_ping=False,
+        connect_args={"timeout": CONNECT_TIMEOUT_SECONDS},
+    )
+    _skip_closed_connections(engine)
+    return Replica(engine, settings)
 
 
 def _skip_closed_connections(engine: AsyncEngine) -> None:

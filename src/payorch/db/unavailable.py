@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import NoReturn
 
 import asyncpg
 from sqlalchemy.exc import DBAPIError
@@ -70,6 +71,12 @@ def raise_if_lost(exc: BaseException, *, connected: bool = True) -> None:
     if isinstance(exc, ApiError) or not connection_lost(exc, connected=connected):
         return
     log.warning("database connection lost or refused: %s", type(exc).__name__)
+    raise_unavailable(exc)
+
+
+def raise_unavailable(exc: BaseException) -> NoReturn:
+    """Raise DatabaseUnavailable (from ``exc``), the try marked lost: a read is run once more.
+    Also for a read the replica failed (payorch.db.replica), which the retry reads on the primary."""
     attempt = attempt_var.get()
     if attempt is not None:
         attempt.lost = True

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from payorch.events import service
 from payorch.events.types import EventType
-from payorch.http.deps import Conn, CurrentCaller
+from payorch.http.deps import CurrentCaller, ListConn
 from payorch.http.listing import CURSOR_HELP, PageQuery, list_route
 from payorch.jsontypes import JsonObject
 
@@ -40,7 +40,7 @@ class EventList(BaseModel):
     description="Each item is the exact body that webhook deliveries of that event send.",
 )
 async def list_events(
-    caller: CurrentCaller, conn: Conn, query: Annotated[EventListQuery, Query()]
+    caller: CurrentCaller, conn: ListConn, query: Annotated[EventListQuery, Query()]
 ) -> Response:
     page = await service.list_events(
         conn,

@@ -88,6 +88,19 @@ async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
 ReadConn = Annotated[AsyncConnection, Depends(read_connection, scope="function")]
 
 
+async def list_connection(request: Request) -> AsyncIterator[AsyncConnection]:
+    """For the application-wide lists and the dashboard's lists and overview: the read replica
+    while it is reachable and caught up, else the primary (Database.listing, db/replica.py).
+    A list may then miss what was written less than PAYORCH_REPLICA_MAX_LAG_SECONDS ago; reads
+    of one object, lists under one object and configuration lists take ``ReadConn`` (the
+    primary: a caller reads them right after writing them)."""
+    async with runtime_of(request).database.listing() as conn:
+        yield conn
+
+
+ListConn = Annotated[AsyncConnection, Depends(list_connection, scope="function")]
+
+
 IDEMPOTENCY_KEY_PATTERN = r"^[!-~]([ -~]{0,253}[!-~])?$"
 
 IdempotencyKey = Annotated[

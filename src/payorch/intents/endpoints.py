@@ -14,7 +14,14 @@ from payorch.errors import (
     ResourceNotFound,
     ValidationFailed,
 )
-from payorch.http.deps import CurrentCaller, IdempotencyKey, ReadConn, idempotency_scope, runtime_of
+from payorch.http.deps import (
+    CurrentCaller,
+    IdempotencyKey,
+    ListConn,
+    ReadConn,
+    idempotency_scope,
+    runtime_of,
+)
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import idempotent_response, json_response
@@ -69,7 +76,7 @@ async def create_payment_intent(
     description="Each item is the intent without its timeline and payment: read the intent for those.",
 )
 async def list_payment_intents(
-    caller: CurrentCaller, conn: ReadConn, query: Annotated[IntentListQuery, Query()]
+    caller: CurrentCaller, conn: ListConn, query: Annotated[IntentListQuery, Query()]
 ) -> Response:
     page = await listing.list_intents(conn, caller, query)
     return json_response(

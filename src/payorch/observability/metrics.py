@@ -17,6 +17,8 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
 - Provider health (routing), when a provider starts or stops being skipped:
   ``set_provider_health(provider, HealthState.SKIPPED)`` / ``HealthState.AVAILABLE``.
 - The Redis circuit (redis_client.py), when it opens or closes: ``set_redis_circuit_open(bool)``.
+- The read replica (db/replica.py, wired by composition.py): ``record_replica_fallback(reason)``
+  for each list read from the primary instead, ``set_replica_lag(seconds or None)`` per measure.
 - Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
   ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
@@ -43,6 +45,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -103,6 +106,19 @@ REDIS_CIRCUIT = Gauge(
     multiprocess_mode="livemax",
 )
 WEBHOOK_DELIVERY_ATTEMPTS = Counter(
+REPLICA_FALLBACKS = Counter(
+    "payorch_replica_fallback",
+    "Lists read from the primary although PAYORCH_DATABASE_REPLICA_URL is set, by reason: lag "
+    "(beyond PAYORCH_REPLICA_MAX_LAG_SECONDS) or down (unreachable, unmeasurable, or it failed a "
+    "read).",
+    ["reason"],
+)
+REPLICA_LAG = Gauge(
+    "payorch_replica_lag_seconds",
+    "The replica's lag at this process's last measure (payorch/db/replica.py); NaN when it "
+    "could not be measured.",
+    multiprocess_mode="livemax",
+)
     "payorch_webhook_delivery_attempts",
     "Webhook delivery attempts by outcome: succeeded, http_error, timeout, network_error, "
     "url_not_allowed; "
@@ -224,6 +240,14 @@ def record_delivery_attempt(outcome: str) -> None:
 
 
 def record_job_run(job: str, *, succeeded: bool) -> None:
+def record_replica_fallback(reason: str) -> None:
+    REPLICA_FALLBACKS.labels(reason).inc()
+
+
+def set_replica_lag(seconds: float | None) -> None:
+    REPLICA_LAG.set(math.nan if seconds is None else seconds)
+
+
     """After each run of a worker job (payorch/worker/runner.py)."""
     if succeeded:
         WORKER_JOB_LAST_SUCCESS.labels(job).set_to_current_time()

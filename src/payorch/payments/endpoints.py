@@ -17,6 +17,7 @@ from payorch.http.deps import (
     Conn,
     CurrentCaller,
     FlowCallDep,
+    ListConn,
     optional_body,
 )
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
@@ -45,7 +46,7 @@ router = APIRouter(tags=["Payments and refunds"])
     summary="List payments, newest first",
 )
 async def list_payments(
-    caller: CurrentCaller, conn: Conn, query: Annotated[PaymentListQuery, Query()]
+    caller: CurrentCaller, conn: ListConn, query: Annotated[PaymentListQuery, Query()]
 ) -> Response:
     page = await service.list_payments(conn, caller, query)
     return json_response(

@@ -15,7 +15,7 @@ from payorch.errors import (
     WebhookDeliveryAlreadySucceeded,
     WebhookEndpointUrlNotAllowed,
 )
-from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
+from payorch.http.deps import Conn, CurrentCaller, ListConn, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import json_response
@@ -172,7 +172,7 @@ async def list_webhook_deliveries(
     also=(ResourceNotFound,),
 )
 async def list_all_webhook_deliveries(
-    caller: CurrentCaller, conn: ReadConn, query: Annotated[DeliveryListQuery, Query()]
+    caller: CurrentCaller, conn: ListConn, query: Annotated[DeliveryListQuery, Query()]
 ) -> Response:
     return json_response(delivery_page_body(await service.list_deliveries(conn, caller, query)))
 

@@ -1,0 +1,228 @@
+"""PAYORCH_DATABASE_REPLICA_URL against a real streaming replica (tests/replica_clusters.py).
+
+Lists read the replica (counted there with pg_stat_statements, and shown by a list that lacks
+what the paused replica has not applied); an intent read right after its create comes from the
+primary; a replica paused beyond PAYORCH_REPLICA_MAX_LAG_SECONDS or stopped changes nothing a
+client sees: lists answer 200 with the new rows, read from the primary, and
+payorch_replica_fallback_total says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import asyncpg
+import httpx
+import pytest
+
+from payorch.app import create_app
+from payorch.composition import build_runtime
+from payorch.db.migrate import upgrade_in_thread
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox, make_settings, new_application
+from tests.dashboard.signing import sign_in
+from tests.observability.scrape import scrape, value
+from tests.replica_clusters import Clusters, primary_and_replica, run
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+CATCH_UP_SECONDS = 15
+FALLBACKS = "payorch_replica_fallback_total"
+# The statement of the intents list (keyset page, newest first), as pg_stat_statements shows it.
+INTENT_LIST = "%FROM payment_intents%ORDER BY%"
+
+
+@pytest.fixture(scope="module")
+def clusters() -> Iterator[Clusters]:
+    with primary_and_replica() as made:
+        upgrade_in_thread(made.primary_url)  # the replica follows
+        run(made.bin / "psql", "-h", "127.0.0.1", "-p", str(made.primary_port), "-U", "postgres",
+            "-c", "CREATE EXTENSION pg_stat_statements")
+        yield made
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    client: httpx.AsyncClient
+    runtime: Runtime
+    app: Sandbox
+
+
+@asynccontextmanager
+async def serving(clusters: Clusters, *, max_lag: float, check: float) -> AsyncIterator[Served]:
+    settings = make_settings(
+        clusters.primary_url,
+        database_replica_url=clusters.replica_url,
+        replica_max_lag_seconds=max_lag,
+        replica_check_seconds=check,
+    )
+    runtime = build_runtime(settings)  # builds (and owns) its Database from the settings
+    try:
+        transport = httpx.ASGITransport(app=create_app(runtime=runtime))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield Served(client, runtime, await new_application(runtime))
+    finally:
+        await runtime.close()
+
+
+async def fetch_value(url: str, query: str, *args: object) -> object:
+    conn = await asyncpg.connect(url, timeout=5)
+    try:
+        return await asyncio.wait_for(conn.fetchval(query, *args), 10)
+    finally:
+        await conn.close()
+
+
+async def list_statements(url: str) -> int:
+    """How many times the server ran the intents list's statement."""
+    calls = await fetch_value(
+        url,
+        "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements WHERE query ILIKE $1",
+        INTENT_LIST,
+    )
+    assert isinstance(calls, int)
+    return calls
+
+
+async def caught_up(clusters: Clusters) -> None:
+    written = await fetch_value(clusters.primary_url, "SELECT pg_current_wal_lsn()::text")
+    for _ in range(CATCH_UP_SECONDS * 20):
+        if await fetch_value(
+            clusters.replica_url, "SELECT pg_last_wal_replay_lsn() >= $1::text::pg_lsn", written
+        ):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the replica did not catch up")
+
+
+async def set_replay(clusters: Clusters, paused: bool) -> None:
+    call = "pg_wal_replay_pause()" if paused else "pg_wal_replay_resume()"
+    await fetch_value(clusters.replica_url, f"SELECT {call}::text")
+
+
+async def create_intent(served: Served, reference: str) -> dict[str, object]:
+    created = await served.client.post(
+        "/v1/payment-intents",
+        headers=served.app.headers,
+        json={
+            "merchant_account_id": served.app.merchant_account_id,
+            "external_reference": reference,
+            "amount": 1500,
+            "currency": "CLP",
+            "return_url": "https://shop.example/return",
+        },
+    )
+    assert created.status_code == 201, created.text
+    body: dict[str, object] = created.json()
+    return body
+
+
+async def listed_ids(served: Served) -> list[str]:
+    listed = await served.client.get("/v1/payment-intents", headers=served.app.headers)
+    assert listed.status_code == 200, listed.text
+    return [item["id"] for item in listed.json()["items"]]
+
+
+async def fallbacks(served: Served, reason: str) -> float:
+    return value(await scrape(served.client), FALLBACKS, reason=reason)
+
+
+async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_primary(
+    clusters: Clusters,
+) -> None:
+    async with serving(clusters, max_lag=3600, check=0) as served:
+        first = await create_intent(served, "order-1")
+        await caught_up(clusters)
+        on_replica, on_primary = (
+            await list_statements(clusters.replica_url),
+            await list_statements(clusters.primary_url),
+        )
+        for _ in range(3):
+            assert await listed_ids(served) == [first["id"]]
+        assert await list_statements(clusters.replica_url) == on_replica + 3
+        assert await list_statements(clusters.primary_url) == on_primary
+
+        await set_replay(clusters, paused=True)  # the replica stops applying what it receives
+        try:
+            second = await create_intent(served, "order-2")
+            read = await served.client.get(
+                f"/v1/payment-intents/{second['id']}", headers=served.app.headers
+            )
+            assert read.status_code == 200, read.text
+            assert {k: read.json()[k] for k in second} == second  # the primary's: all of it
+            # Within the tolerated hour of lag, the list is still the replica's: without it.
+            assert await listed_ids(served) == [first["id"]]
+        finally:
+            await set_replay(clusters, paused=False)
+        await caught_up(clusters)
+        assert await listed_ids(served) == [second["id"], first["id"]]
+
+
+async def test_a_replica_lagging_beyond_the_setting_is_not_read(clusters: Clusters) -> None:
+    async with serving(clusters, max_lag=1, check=0) as served:
+        first = await create_intent(served, "order-1")
+        await caught_up(clusters)
+        on_replica = await list_statements(clusters.replica_url)
+        assert await listed_ids(served) == [first["id"]]
+        assert await list_statements(clusters.replica_url) == on_replica + 1
+        lag = value(await scrape(served.client), "payorch_replica_lag_seconds")
+        assert 0 <= lag < 1
+
+        await set_replay(clusters, paused=True)
+        try:
+            second = await create_intent(served, "order-2")
+            await asyncio.sleep(1.5)  # the replica's last applied transaction ages past 1 s
+            counted = await fallbacks(served, "lag")
+            on_replica, on_primary = (
+                await list_statements(clusters.replica_url),
+                await list_statements(clusters.primary_url),
+            )
+            assert await listed_ids(served) == [second["id"], first["id"]]
+            assert await list_statements(clusters.replica_url) == on_replica
+            assert await list_statements(clusters.primary_url) == on_primary + 1
+            samples = await scrape(served.client)
+            assert value(samples, FALLBACKS, reason="lag") == counted + 1
+            assert value(samples, "payorch_replica_lag_seconds") > 1
+        finally:
+            await set_replay(clusters, paused=False)
+
+        await caught_up(clusters)  # back in use once a measure finds it caught up
+        on_replica = await list_statements(clusters.replica_url)
+        assert await listed_ids(served) == [second["id"], first["id"]]
+        assert await list_statements(clusters.replica_url) == on_replica + 1
+
+
+LISTS = ("/v1/payment-intents", "/v1/payments", "/v1/events", "/v1/admin/webhook-deliveries")
+PAGES = ("/dashboard/payments", "/dashboard/overview")
+
+
+async def test_a_stopped_replica_changes_nothing_a_client_sees(clusters: Clusters) -> None:
+    # check=60: the verdict "in use" is cached when the replica stops; the connect tells.
+    async with serving(clusters, max_lag=5, check=60) as served:
+        await sign_in(served.client, served.app)
+        first = await create_intent(served, "order-1")
+        await caught_up(clusters)
+        on_replica = await list_statements(clusters.replica_url)
+        assert await listed_ids(served) == [first["id"]]
+        assert await list_statements(clusters.replica_url) == on_replica + 1
+
+        await asyncio.to_thread(clusters.stop_replica)
+        second = await create_intent(served, "order-2")
+        counted = await fallbacks(served, "down")
+        for path in LISTS:
+            answer = await served.client.get(path, headers=served.app.headers)
+            assert answer.status_code == 200, (path, answer.text)
+        assert await listed_ids(served) == [second["id"], first["id"]]
+        events = await served.client.get("/v1/events", headers=served.app.headers)
+        assert second["id"] in events.text
+        for page in PAGES:
+            answer = await served.client.get(page)
+            assert answer.status_code == 200, (page, answer.text)
+        assert str(second["id"]) in (await served.client.get("/dashboard/payments")).text
+        samples = await scrape(served.client)
+        assert value(samples, FALLBACKS, reason="down") == counted + len(LISTS) + 3 + len(PAGES)
+        assert math.isnan(value(samples, "payorch_replica_lag_seconds"))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -194,6 +196,32 @@ async def test_a_replica_lagging_beyond_the_setting_is_not_read(clusters: Cluste
         on_replica = await list_statements(clusters.replica_url)
         assert await listed_ids(served) == [second["id"], first["id"]]
         assert await list_statements(clusters.replica_url) == on_replica + 1
+
+
+async def test_a_list_whose_replica_connection_dies_under_it_is_answered_from_the_primary(
+    clusters: Clusters,
+) -> None:
+    async with serving(clusters, max_lag=5, check=60) as served:
+        first = await create_intent(served, "order-1")
+        await caught_up(clusters)
+        assert await listed_ids(served) == [first["id"]]  # one pooled connection on the replica
+        backend = await fetch_value(
+            clusters.replica_url,
+            "SELECT pid FROM pg_stat_activity"
+            " WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()",
+        )
+        assert isinstance(backend, int)
+        counted = await fallbacks(served, "down")
+        os.kill(backend, signal.SIGSTOP)  # the next list's statement hangs on it...
+        try:
+            listing = asyncio.create_task(listed_ids(served))
+            await asyncio.sleep(0.5)
+            assert not listing.done()
+            os.kill(backend, signal.SIGTERM)  # ...until its backend ends under it
+        finally:
+            os.kill(backend, signal.SIGCONT)
+        assert await asyncio.wait_for(listing, 10) == [first["id"]]
+        assert await fallbacks(served, "down") == counted + 1  # the retry read the primary
 
 
 LISTS = ("/v1/payment-intents", "/v1/payments", "/v1/events", "/v1/admin/webhook-deliveries")

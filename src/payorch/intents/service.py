@@ -24,6 +24,7 @@ from payorch.intents import repository
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
+from payorch.observability.metrics import record_intent_status
 from payorch.providers import AUTO
 
 
@@ -146,6 +147,7 @@ async def apply_move(
             data=data or {},
             at=now,
         )
+    record_intent_status(provider or intent.provider, new.value)
     return replace(intent, status=new.value, updated_at=now, provider=provider or intent.provider)
 
 

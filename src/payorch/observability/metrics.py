@@ -19,10 +19,11 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
 - The Redis circuit (redis_client.py), when it opens or closes: ``set_redis_circuit_open(bool)``.
 - The read replica (db/replica.py, wired by composition.py): ``record_replica_fallback(reason)``
   for each list read from the primary instead, ``set_replica_lag(seconds or None)`` per measure.
-- Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome)`` with
+- Webhook delivery worker, after each attempt: ``record_delivery_attempt(outcome, seconds)`` with
   ``succeeded``, ``http_error`` (answered, not 2xx), ``timeout``, ``network_error`` or
   ``url_not_allowed`` (the address failed the URL rules at delivery time); and
   ``record_delivery_attempt("exhausted")`` in addition when the last attempt failed.
+- Intents, as each move is written: ``record_intent_status(provider, status)``.
 - Worker runner, after each run of a job: ``record_job_run(name, succeeded=...)``.
 - Reconciliation, when it gives a checkout up to an operator:
   ``record_reconciliation_left_open(provider)``.
@@ -44,8 +45,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import math
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -105,7 +106,6 @@ REDIS_CIRCUIT = Gauge(
     "process, payorch/redis_client.py), else 0.",
     multiprocess_mode="livemax",
 )
-WEBHOOK_DELIVERY_ATTEMPTS = Counter(
 REPLICA_FALLBACKS = Counter(
     "payorch_replica_fallback",
     "Lists read from the primary although PAYORCH_DATABASE_REPLICA_URL is set, by reason: lag "
@@ -119,11 +119,18 @@ REPLICA_LAG = Gauge(
     "could not be measured.",
     multiprocess_mode="livemax",
 )
+WEBHOOK_DELIVERY_ATTEMPTS = Counter(
     "payorch_webhook_delivery_attempts",
     "Webhook delivery attempts by outcome: succeeded, http_error, timeout, network_error, "
     "url_not_allowed; "
     "exhausted counts deliveries whose last attempt failed.",
     ["outcome"],
+)
+WEBHOOK_DELIVERY_DURATION = Histogram(
+    "payorch_webhook_delivery_attempt_duration_seconds",
+    "Time from sending a webhook delivery attempt to its outcome, by outcome.",
+    ["outcome"],
+    buckets=LATENCY_BUCKETS,
 )
 GC_FROZEN_OBJECTS = Gauge(
     "payorch_gc_frozen_objects",
@@ -153,6 +160,13 @@ WORKER_JOB_FAILURES = Counter(
     "payorch_worker_job_failures",
     "Runs of a worker job that raised (logged by payorch.worker; the job tries again shortly).",
     ["worker_job"],
+)
+PAYMENT_INTENT_STATUS = Counter(
+    "payorch_payment_intent_status_changes",
+    "Payment intents moved into a status (REQUIRES_ACTION, PROCESSING, AUTHORIZED, FAILED, "
+    "CANCELLED, EXPIRED, PARTIALLY_REFUNDED, REFUNDED), by the provider of their checkout "
+    "(none before one).",
+    ["provider", "status"],
 )
 RECONCILIATION_LEFT_OPEN = Counter(
     "payorch_reconciliation_left_open",
@@ -232,14 +246,6 @@ def set_redis_circuit_open(is_open: bool) -> None:
     REDIS_CIRCUIT.set(int(is_open))
 
 
-def record_delivery_attempt(outcome: str) -> None:
-    if outcome not in DELIVERY_OUTCOMES:
-        log.warning("unknown webhook delivery outcome %r counted as network_error", outcome)
-        outcome = "network_error"
-    WEBHOOK_DELIVERY_ATTEMPTS.labels(outcome).inc()
-
-
-def record_job_run(job: str, *, succeeded: bool) -> None:
 def record_replica_fallback(reason: str) -> None:
     REPLICA_FALLBACKS.labels(reason).inc()
 
@@ -248,11 +254,28 @@ def set_replica_lag(seconds: float | None) -> None:
     REPLICA_LAG.set(math.nan if seconds is None else seconds)
 
 
+def record_delivery_attempt(outcome: str, seconds: float | None = None) -> None:
+    """``seconds``: how long the attempt took (not given for ``exhausted``, not an attempt)."""
+    if outcome not in DELIVERY_OUTCOMES:
+        log.warning("unknown webhook delivery outcome %r counted as network_error", outcome)
+        outcome = "network_error"
+    WEBHOOK_DELIVERY_ATTEMPTS.labels(outcome).inc()
+    if seconds is not None:
+        WEBHOOK_DELIVERY_DURATION.labels(outcome).observe(seconds)
+
+
+def record_job_run(job: str, *, succeeded: bool) -> None:
     """After each run of a worker job (payorch/worker/runner.py)."""
     if succeeded:
         WORKER_JOB_LAST_SUCCESS.labels(job).set_to_current_time()
     else:
         WORKER_JOB_FAILURES.labels(job).inc()
+
+
+def record_intent_status(provider: str | None, status: str) -> None:
+    """When an intent's move is written (intents/service.py apply_move): counted before its
+    transaction commits, so a move whose commit then fails is counted too (rare)."""
+    PAYMENT_INTENT_STATUS.labels(provider or "none", status).inc()
 
 
 def record_reconciliation_left_open(provider: str) -> None:

@@ -282,7 +282,8 @@ class WebhookDeliveries:
                 process.in_flight.finish(delivery)
             self._wake()  # runs the claim only after this task's synchronous code below
         process.in_flight.note(delivery.endpoint_id, outcome)
-        record_delivery_attempt(metric_outcome(outcome))  # a cancelled attempt is not counted
+        # A cancelled attempt is not counted.
+        record_delivery_attempt(metric_outcome(outcome), outcome.duration_ms / 1000)
         self._results.append(AttemptResult(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()

@@ -5,6 +5,7 @@ leave an alert silent and a panel empty for ever. Recording rules' own names are
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -99,7 +100,7 @@ async def scrape_text(url: str) -> str:
                 return response.text
             except httpx.TransportError:
                 assert time.monotonic() < deadline, f"{url} never answered"
-                time.sleep(0.1)
+                await asyncio.sleep(0.1)
 
 
 async def test_every_queried_metric_is_exported_by_serve_or_worker(

@@ -26,8 +26,10 @@ import hmac
 import re
 from collections.abc import Mapping
 from datetime import timedelta
+from typing import TypeVar
 
 import httpx
+from pydantic import BaseModel
 
 from payorch.providers.base import (
     AdapterIdentity,
@@ -49,7 +51,7 @@ from payorch.providers.base import (
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, signature, wire
 from payorch.providers.provider_c.credentials import ProviderCCredentials
-from payorch.providers.provider_c.payment_results import ignored, mismatch, result_of
+from payorch.providers.provider_c.payment_results import dispute_of, ignored, mismatch, result_of
 from payorch.providers.provider_c.refusals import rejected
 
 BASE_URL = "https://api.stripe.com"  # SANDBOX (sk_test_) and PRODUCTION (sk_live_)
@@ -59,6 +61,7 @@ LONGEST = timedelta(hours=24)
 # The literal the provider replaces with the session id on the way back.
 SESSION_ID_TEMPLATE = "{CHECKOUT_SESSION_ID}"
 _ID = re.compile(r"^[A-Za-z0-9_]{1,255}$")
+Read = TypeVar("Read", bound=BaseModel)
 
 
 def _same(presented: str | None, expected: str) -> bool:
@@ -239,6 +242,8 @@ class ProviderCAdapter(AdapterIdentity):
         event = wire.event_of(notification.body)
         if event is None:
             raise InvalidNotification("not an event")
+        if event.type in wire.DISPUTE_EVENTS:
+            return await self._dispute_notification(ctx, event)
         if event.type not in wire.SESSION_EVENTS:
             return NotificationRef(provider_payment_reference=None, topic=event.type)
         named = event.data.object.get("id")
@@ -262,22 +267,48 @@ class ProviderCAdapter(AdapterIdentity):
             confirm=confirm,
         )
 
+    async def _dispute_notification(self, ctx: ConnectorContext, event: wire.Event) -> NotificationRef:
+        """A chargeback on a paid PaymentIntent: the dispute and its PaymentIntent are read from
+        the API (the body only names the dispute); the intent's ``metadata`` names ours."""
+        named = event.data.object.get("id")
+        if not isinstance(named, str) or not _ID.match(named):
+            raise InvalidNotification(f"a {event.type} event without a usable dispute id")
+        dispute = await self._read(ctx, "read dispute", f"{wire.DISPUTES}/{named}", wire.Dispute)
+        if dispute is None or not dispute.payment_intent or not _ID.match(dispute.payment_intent):
+            return NotificationRef(provider_payment_reference=None, topic=event.type)
+        path = f"{wire.PAYMENT_INTENTS}/{dispute.payment_intent}"
+        intent = await self._read(ctx, "read payment intent", path, wire.PaymentIntent)
+        if intent is None:
+            return NotificationRef(provider_payment_reference=None, topic=event.type)
+        return NotificationRef(
+            provider_payment_reference=intent.id,
+            payment_intent_id=intent.metadata.get("payment_intent_id"),
+            topic=event.type,
+            dispute=dispute_of(dispute),
+        )
+
     # -- calls ------------------------------------------------------------------------------------
 
     async def _read_session(self, ctx: ConnectorContext, session_id: str) -> wire.CheckoutSession | None:
-        response = await send(
-            ctx,
-            "read session",
-            "GET",
-            f"{wire.SESSIONS}/{_path_id(session_id)}",
-            headers=_headers(ctx),
-            params={"expand[]": "payment_intent"},
-        )
+        path = f"{wire.SESSIONS}/{_path_id(session_id)}"
+        expand = {"expand[]": "payment_intent"}
+        return await self._read(ctx, "read session", path, wire.CheckoutSession, expand)
+
+    async def _read(
+        self,
+        ctx: ConnectorContext,
+        operation: str,
+        path: str,
+        model: type[Read],
+        params: Mapping[str, str] | None = None,
+    ) -> Read | None:
+        """One object read from the API; None when the provider knows no such object (404)."""
+        response = await send(ctx, operation, "GET", path, headers=_headers(ctx), params=params)
         if response.status_code == 404:
             return None
         if response.status_code != 200:
-            raise rejected("read session", response)
-        return parse(wire.CheckoutSession, response, "read session", PROVIDER_C)
+            raise rejected(operation, response)
+        return parse(model, response, operation, PROVIDER_C)
 
     async def _post(
         self, ctx: ConnectorContext, operation: str, path: str, body: bytes, key: str

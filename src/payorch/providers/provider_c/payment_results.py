@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
+    DisputeObservation,
+    DisputeState,
     PaymentOutcome,
     PaymentResult,
     ProviderUnavailable,
@@ -126,6 +128,22 @@ def result_of(ctx: ConnectorContext, session: wire.CheckoutSession) -> PaymentRe
         reason=reason,
         details=details_of(session),
     )
+
+
+def dispute_of(dispute: wire.Dispute) -> DisputeObservation:
+    """What the dispute, as read from the provider, says: open (an inquiry or a chargeback under
+    way), won, lost, or an inquiry that ended without a chargeback (ends an open one as won).
+    An unknown status is ProviderUnavailable, never a guess."""
+    seen = f"dispute {dispute.status}"
+    if dispute.status in wire.DISPUTE_OPEN:
+        return DisputeObservation(DisputeState.OPEN, "chargeback", seen)
+    if dispute.status == wire.DISPUTE_WON:
+        return DisputeObservation(DisputeState.WON, "chargeback", seen)
+    if dispute.status == wire.DISPUTE_LOST:
+        return DisputeObservation(DisputeState.LOST, "chargeback", seen)
+    if dispute.status == wire.DISPUTE_WARNING_CLOSED:
+        return DisputeObservation(DisputeState.CLEARED, None, seen)
+    raise ProviderUnavailable(f"unknown dispute status {dispute.status!r}", provider=PROVIDER_C)
 
 
 def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:

@@ -20,6 +20,7 @@ from payorch.money import exponent
 SESSIONS = "/v1/checkout/sessions"
 PAYMENT_INTENTS = "/v1/payment_intents"
 REFUNDS = "/v1/refunds"
+DISPUTES = "/v1/disputes"
 # The version whose shapes we read (the one the official SDK pins as we write this).
 API_VERSION = "2026-10-28.endive"
 
@@ -56,6 +57,14 @@ SESSION_EVENTS = frozenset(
         "checkout.session.expired",
     }
 )
+
+# Event types about a dispute (chargeback): each names a dispute to read.
+DISPUTE_EVENTS = frozenset({"charge.dispute.created", "charge.dispute.updated", "charge.dispute.closed"})
+# Dispute status: an inquiry (warning_*) or a chargeback, open until won or lost.
+DISPUTE_WON = "won"
+DISPUTE_LOST = "lost"
+DISPUTE_WARNING_CLOSED = "warning_closed"  # an inquiry that ended without a chargeback
+DISPUTE_OPEN = frozenset({"warning_needs_response", "warning_under_review", "needs_response", "under_review"})
 
 # The provider's zero-decimal currencies (its docs, "Zero-decimal currencies").
 ZERO_DECIMAL = frozenset(
@@ -158,6 +167,16 @@ class Refund(_Answer):
 class RefundList(_Answer):
     data: list[Refund]
     has_more: bool = False
+
+
+class Dispute(_Answer):
+    id: str = Field(min_length=1)
+    status: str
+    amount: int
+    currency: str | None = None
+    payment_intent: str | None = None
+    charge: str | None = None
+    reason: str | None = None
 
 
 class ErrorDetail(_Answer):

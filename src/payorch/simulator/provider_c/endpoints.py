@@ -23,10 +23,10 @@ from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
-from payorch.simulator.provider_c import events, refunds, repository, sessions
+from payorch.simulator.provider_c import disputes, events, refunds, repository, sessions
 from payorch.simulator.provider_c.credentials import owner_of_key
 from payorch.simulator.provider_c.records import SimCAnswer, SimCEvent
-from payorch.simulator.provider_c.render import intent_body, list_body, refund_body
+from payorch.simulator.provider_c.render import dispute_body, intent_body, list_body, refund_body
 from payorch.simulator.provider_c.wire import BASE, SimCWireError, integer, parse_form
 from payorch.simulator.public import public_write_refused
 
@@ -187,6 +187,14 @@ async def read_payment_intent(intent_id: str, request: Request, conn: ReadConn) 
                 404, f"No such payment_intent: '{intent_id}'", code="resource_missing", param="intent"
             )
         return intent_body(intent), []
+
+    return await _api(request, conn, run)
+
+
+@router.get(BASE + "/v1/disputes/{dispute_id}")
+async def read_dispute(dispute_id: str, request: Request, conn: ReadConn) -> Response:
+    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+        return dispute_body(await disputes.read(conn, owner, dispute_id)), []
 
     return await _api(request, conn, run)
 

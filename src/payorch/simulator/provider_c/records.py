@@ -62,6 +62,19 @@ class SimCRefund:
 
 
 @dataclass(frozen=True, slots=True)
+class SimCDispute:
+    id: str
+    owner: str
+    payment_intent_id: str
+    charge: str
+    amount: int
+    currency: str
+    status: str
+    reason: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class SimCEvent:
     """One delivery of a signed event (events.py)."""
 

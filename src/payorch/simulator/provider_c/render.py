@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from payorch.jsontypes import JsonObject
-from payorch.simulator.provider_c.records import SimCPaymentIntent, SimCRefund, SimCSession
+from payorch.simulator.provider_c.records import SimCDispute, SimCPaymentIntent, SimCRefund, SimCSession
 from payorch.simulator.provider_c.wire import BASE, PAGE_PATH
 
 
@@ -89,6 +89,24 @@ def refund_body(refund: SimCRefund) -> JsonObject:
         "payment_intent": refund.payment_intent_id,
         "reason": refund.reason,
         "status": refund.status,
+    }
+
+
+def dispute_body(dispute: SimCDispute) -> JsonObject:
+    return {
+        "id": dispute.id,
+        "object": "dispute",
+        "amount": dispute.amount,
+        "balance_transactions": [],
+        "charge": dispute.charge,
+        "created": unix(dispute.created_at),
+        "currency": dispute.currency,
+        "is_charge_refundable": False,
+        "livemode": False,
+        "metadata": {},
+        "payment_intent": dispute.payment_intent_id,
+        "reason": dispute.reason,
+        "status": dispute.status,
     }
 
 

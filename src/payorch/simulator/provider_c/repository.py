@@ -12,10 +12,14 @@ from payorch.db.records import record_of
 from payorch.jsontypes import JsonObject
 from payorch.simulator.provider_c.records import (
     SimCAnswer,
+    SimCDispute,
     SimCEvent,
     SimCPaymentIntent,
     SimCRefund,
     SimCSession,
+)
+from payorch.simulator.provider_c.tables import (
+    simulator_c_disputes as disputes,
 )
 from payorch.simulator.provider_c.tables import (
     simulator_c_events as events,
@@ -34,7 +38,7 @@ from payorch.simulator.provider_c.tables import (
 )
 
 
-def _fields(record: SimCSession | SimCPaymentIntent | SimCRefund | SimCEvent) -> JsonObject:
+def _fields(record: SimCSession | SimCPaymentIntent | SimCRefund | SimCEvent | SimCDispute) -> JsonObject:
     return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
@@ -141,6 +145,34 @@ async def refunds_of(
     return [record_of(SimCRefund, row) for row in (await conn.execute(query)).mappings()]
 
 
+# -- disputes ---------------------------------------------------------------------------------
+
+
+async def insert_dispute(conn: AsyncConnection, dispute: SimCDispute) -> None:
+    await conn.execute(insert(disputes).values(**_fields(dispute)))
+
+
+async def dispute_of(conn: AsyncConnection, owner: str, dispute_id: str) -> SimCDispute | None:
+    query = select(disputes).where(disputes.c.id == dispute_id, disputes.c.owner == owner)
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCDispute, row) if row is not None else None
+
+
+async def latest_dispute(conn: AsyncConnection, owner: str, payment_intent_id: str) -> SimCDispute | None:
+    query = (
+        select(disputes)
+        .where(disputes.c.owner == owner, disputes.c.payment_intent_id == payment_intent_id)
+        .order_by(disputes.c.created_at.desc(), disputes.c.id.desc())
+        .limit(1)
+    )
+    row = (await conn.execute(query)).mappings().first()
+    return record_of(SimCDispute, row) if row is not None else None
+
+
+async def set_dispute_status(conn: AsyncConnection, dispute_id: str, status: str) -> None:
+    await conn.execute(update(disputes).where(disputes.c.id == dispute_id).values(status=status))
+
+
 # -- idempotency ------------------------------------------------------------------------------
 
 
@@ -232,6 +264,7 @@ async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime)
         (sessions, sessions.c.created_at),
         (intents, intents.c.created_at),
         (refunds, refunds.c.created_at),
+        (disputes, disputes.c.created_at),
         (answers, answers.c.created_at),
         (events, events.c.created_at),
     ):

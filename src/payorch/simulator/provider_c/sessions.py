@@ -240,7 +240,8 @@ async def choose(
     return Changed(after, intent, [sent] if sent else [])
 
 
-async def _sessions_for(conn: AsyncConnection, owner: str, client_reference_id: str) -> list[SimCSession]:
+async def sessions_for(conn: AsyncConnection, owner: str, client_reference_id: str) -> list[SimCSession]:
+    """``owner``'s sessions made for payorch's intent ``client_reference_id``."""
     return await repository.list_sessions(
         conn,
         owner,
@@ -261,7 +262,7 @@ async def settle(
     """The settle control: the processing payment of ``owner``'s session for
     ``client_reference_id`` (payorch's intent id) succeeds (approve) or fails (reject)."""
     now = clock.now()
-    found = await _sessions_for(conn, owner, client_reference_id)
+    found = await sessions_for(conn, owner, client_reference_id)
     for session in found:
         if session.payment_intent_id is None:
             continue
@@ -291,7 +292,7 @@ async def send_again(
     times more (duplicates, as the provider's retries deliver them). An event is one event
     however many deliveries it had (the rows of earlier sends again)."""
     now = clock.now()
-    found = await _sessions_for(conn, owner, client_reference_id)
+    found = await sessions_for(conn, owner, client_reference_id)
     sent: list[SimCEvent] = []
     seen: set[object] = set()
     for session in found:

@@ -11,7 +11,7 @@ from payorch.db import Phases
 from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.provider_c import controls, endpoints, events, page, repository, sessions
+from payorch.simulator.provider_c import controls, disputes, endpoints, events, page, repository, sessions
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.records import SimCEvent
 from payorch.simulator.simulated import AfterCommit, Settlement, SimulatedProvider
@@ -27,8 +27,11 @@ def sender(written: list[SimCEvent]) -> AfterCommit:
 async def settle(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, payment_intent_id: str, outcome: str
 ) -> Settlement | None:
-    """The processing payment of the intent's session succeeds (approve) or fails (reject);
-    its signed event is sent once the move committed."""
+    """The processing payment of the intent's session succeeds (approve) or fails (reject), or a
+    dispute on its paid one opens or closes; its signed event is sent once the move committed."""
+    if outcome in disputes.OUTCOMES:
+        disputed = await disputes.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
+        return None if disputed is None else Settlement([disputed[0].id], sender(disputed[1]))
     if outcome not in ("approve", "reject"):
         return None
     changed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
@@ -48,8 +51,9 @@ SIMULATED = SimulatedProvider(
     settle=settle,
     purge_public=purge_public,
     settles="approve / reject: the PaymentIntent the buyer left `processing` on the intent's "
-    "session succeeds or fails, and its signed event is sent",
-    settle_references="PaymentIntent ids",
+    "session succeeds or fails; chargeback opens a dispute on the paid one, chargeback_won / "
+    "chargeback_lost close it; a signed event is sent for each",
+    settle_references="PaymentIntent ids (approve, reject), dispute ids (chargeback...)",
     resend_due=events.deliver_due,
     controls_routers=(controls.router,),
 )

@@ -1,4 +1,4 @@
-"""Simulated provider C's tables (migration 0013). Every row carries ``owner``: the application
+"""Simulated provider C's tables (migrations 0013 and 0015). Every row carries ``owner``: the application
 whose MOCK secret key made it, or "public" for the published test key. Amounts are integers in
 the provider's unit (the currency's minor unit; whole units for zero-decimal currencies)."""
 
@@ -91,4 +91,20 @@ simulator_c_events = Table(
     timestamp("created_at"),
     Index("ix_simulator_c_events_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_simulator_c_events_session_id", "session_id"),
+)
+
+# Disputes (chargebacks) on a paid PaymentIntent, opened and closed by the settle control.
+simulator_c_disputes = Table(
+    "simulator_c_disputes",
+    metadata,
+    Column("id", String(40), primary_key=True),  # dp_...
+    Column("owner", String(40), nullable=False),
+    Column("payment_intent_id", String(40), nullable=False),
+    Column("charge", String(40), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("status", String(24), nullable=False),  # needs_response | won | lost
+    Column("reason", String(32), nullable=False),
+    timestamp("created_at"),
+    Index("ix_simulator_c_disputes_payment_intent_id", "payment_intent_id"),
 )

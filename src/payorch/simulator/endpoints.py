@@ -3,6 +3,7 @@
 from fastapi import APIRouter
 
 from payorch.simulator.controls.endpoints import router as controls_router
+from payorch.simulator.market.endpoints import router as market_router
 from payorch.simulator.registry import SIMULATED
 
 # Two groups, each mounted flat (payorch.http.routing): the providers' wire APIs and the buyer's
@@ -12,5 +13,6 @@ from payorch.simulator.registry import SIMULATED
 PROVIDER_ROUTERS: tuple[APIRouter, ...] = tuple(r for s in SIMULATED for r in s.routers)
 CONTROLS_ROUTERS: tuple[APIRouter, ...] = (
     controls_router,
+    market_router,
     *(r for s in SIMULATED for r in s.controls_routers),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from fastapi import APIRouter
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -19,6 +20,7 @@ from payorch.crypto import Cipher
 from payorch.db import Phases
 from payorch.providers.registration import ProviderRegistration
 from payorch.runtime import Runtime
+from payorch.simulator.market.records import MarketOutcome
 
 # Work to do once the move's transaction committed (e.g. send the notifications it wrote).
 AfterCommit = Callable[[Runtime, Phases], Awaitable[None]]
@@ -32,8 +34,33 @@ class Settlement:
     after_commit: AfterCommit | None = None
 
 
+@dataclass(frozen=True)
+class BuyerReturn:
+    """Where the buyer's browser goes back to the shop once the page decided, as the page sends
+    it: GET ``url`` (its query included, ``fields`` empty) or a POSTed form of ``fields``."""
+
+    method: Literal["GET", "POST"]
+    url: str
+    fields: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Bought:
+    """What the market's buyer did at one checkout (docs/simulator.md, "The simulated market")."""
+
+    outcome: MarketOutcome
+    references: list[str]  # the provider's ids of what it decided
+    back: BuyerReturn | None  # None: the buyer does not come back (the checkout stays open)
+    after_commit: AfterCommit | None = None
+
+
 # (conn, clock, public_url, owner, payment_intent_id, outcome) -> what moved, None: nothing to move.
 Settle = Callable[[AsyncConnection, Clock, str, str, str, str], Awaitable[Settlement | None]]
+# (conn, clock, public_url, owner, payment_intent_id, outcome) -> what the buyer did at the
+# intent's checkout still open at this provider, as its page's buttons would; None: none open.
+MarketBuy = Callable[
+    [AsyncConnection, Clock, str, str, str, MarketOutcome], Awaitable[Bought | None]
+]
 # (cipher, presented credentials) -> their owner: an application id, PUBLIC_OWNER, or None.
 OwnerOf = Callable[[Cipher, Mapping[str, str]], str | None]
 # (conn, before, limit) -> how many of the public owner's rows made before ``before`` went.
@@ -53,6 +80,7 @@ class SimulatedProvider:
     # answer's ``references`` are (the operation's and the field's descriptions list each).
     settles: str
     settle_references: str
+    market_buy: MarketBuy  # the simulated market's buyer (docs/simulator.md)
     resend_due: ResendDue | None = None  # notifications the worker sends again
     controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
 

@@ -5,7 +5,18 @@ provider A's published integration keys), so each application sees only its own 
 Provider B amounts are kept in hundredths (the API speaks decimal numbers with two places).
 """
 
-from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, String, Table, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 from payorch.db.tables.base import id_column, metadata, timestamp
 from payorch.db.types import JsonType
@@ -16,6 +27,20 @@ simulator_faults = Table(
     Column("owner", String(40), primary_key=True),
     Column("provider", String(40), primary_key=True),  # the simulator's name (SimulatedProvider.name)
     Column("mode", String(8), nullable=False),  # ok | error | timeout
+    timestamp("updated_at"),
+)
+
+# The simulated market (docs/simulator.md, "The simulated market"): how the buyer of this owner's checkouts
+# at that provider decides, as probabilities adding up to 1 (migration 0016).
+simulator_markets = Table(
+    "simulator_markets",
+    metadata,
+    Column("owner", String(40), primary_key=True),
+    Column("provider", String(40), primary_key=True),  # the simulator's name
+    Column("approve", Float, nullable=False),
+    Column("decline", Float, nullable=False),
+    Column("give_up", Float, nullable=False),
+    Column("pending", Float, nullable=False),
     timestamp("updated_at"),
 )
 

@@ -32,7 +32,7 @@ async def moved(runtime: Runtime, move: Move[R], caller: Caller, body: R) -> Res
     phases = runtime.phases
     async with phases.transaction() as conn:
         answer, after = await move(conn, runtime.clock, runtime.settings.public_url, caller, body)
-    response = json_response(answer.model_dump())
+    response = json_response(answer.model_dump(by_alias=True))
     if after is not None:
         response.background = BackgroundTask(after, runtime, phases)
     return response

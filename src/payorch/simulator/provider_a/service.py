@@ -159,13 +159,20 @@ async def settle(
     conn: AsyncConnection, clock: Clock, owner: str, payment_intent_id: str, outcome: str
 ) -> str | None:
     """The controls' settle: decide the intent's open transaction as if the buyer had. Its token."""
-    now = clock.now()
     choice = "approve" if outcome == "approve" else "reject"
+    found = await open_transaction(conn, owner, payment_intent_id)
+    if found is not None and await repository.decide(conn, found.token, _decision(choice), clock.now()):
+        return found.token
+    return None
+
+
+async def open_transaction(
+    conn: AsyncConnection, owner: str, payment_intent_id: str
+) -> SimATransaction | None:
+    """The intent's transaction still waiting for the buyer, if any."""
     for found in await repository.open_for_intent(conn, owner, payment_intent_id):
         if not found.return_url.endswith("/" + payment_intent_id):
             continue  # LIKE treats "_" as a wildcard
-        if found.outcome is None and await repository.decide(
-            conn, found.token, _decision(choice), now
-        ):
-            return found.token
+        if found.outcome is None:
+            return found
     return None

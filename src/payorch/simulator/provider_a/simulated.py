@@ -9,9 +9,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.providers.provider_a.registration import REGISTRATION
 from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.pages import with_query
 from payorch.simulator.provider_a import endpoints, page, repository, service
 from payorch.simulator.provider_a.credentials import owner_of
-from payorch.simulator.simulated import Settlement, SimulatedProvider
+from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedProvider
 
 
 async def settle(
@@ -29,6 +31,35 @@ async def settle(
     return Settlement(references=[token]) if token else None
 
 
+# The page's button for each market outcome; "pending" has none: its page has no "in process".
+_BUTTONS = {"approve": "approve", "decline": "reject", "give_up": "cancel"}
+
+
+async def market_buy(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    owner: str,
+    payment_intent_id: str,
+    outcome: MarketOutcome,
+) -> Bought | None:
+    """The buyer presses the outcome's button, then goes back as the page sends it; "pending":
+    the buyer never comes back, the transaction waits until it expires."""
+    found = await service.open_transaction(conn, owner, payment_intent_id)
+    if found is None:
+        return None
+    if outcome == "pending":
+        return Bought(outcome, [found.token], back=None)
+    pressed = await service.decide(conn, clock, found.token, _BUTTONS[outcome])
+    if pressed is None:
+        return None
+    decided = pressed.transaction
+    fields = page.return_fields(decided)
+    if decided.outcome == "cancel":  # an abort comes back as a POSTed form
+        return Bought(outcome, [found.token], BuyerReturn("POST", decided.return_url, fields))
+    return Bought(outcome, [found.token], BuyerReturn("GET", with_query(decided.return_url, fields), {}))
+
+
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
     return await repository.delete_older_than(conn, PUBLIC_OWNER, before, limit)
 
@@ -42,4 +73,5 @@ SIMULATED = SimulatedProvider(
     settles="approve and reject only; the intent's transaction still waiting for the buyer is "
     "decided, so `status` (and a commit) shows the result",
     settle_references="tokens",
+    market_buy=market_buy,
 )

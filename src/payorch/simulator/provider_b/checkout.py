@@ -159,3 +159,18 @@ def back_url(preference: SimBPreference, payment: SimBPayment | None) -> str | N
             return str(urls[name])
     return None
 
+
+
+# The page's button for each market outcome (docs/simulator.md, "The simulated market").
+MARKET_BUTTONS = {"approve": "approve", "decline": "reject", "give_up": "cancel", "pending": "pending"}
+
+
+async def open_preference(
+    conn: AsyncConnection, clock: Clock, owner: str, payment_intent_id: str
+) -> SimBPreference | None:
+    """The intent's newest preference whose page can still be paid (none settled, not expired)."""
+    for preference_id in await repository.preference_ids_for_reference(conn, owner, payment_intent_id):
+        state = await page_state(conn, preference_id)
+        if state is not None and state.settled is None and not state.preference.is_expired(clock.now()):
+            return state.preference
+    return None

@@ -78,6 +78,22 @@ async def get_preference(
     )
 
 
+_PREFERENCES_FOR_REFERENCE = (
+    select(preferences.c.id)
+    .where(
+        preferences.c.owner == bindparam("owner"),
+        preferences.c.external_reference == bindparam("external_reference"),
+    )
+    .order_by(preferences.c.created_at.desc())
+)
+
+
+async def preference_ids_for_reference(conn: AsyncConnection, owner: str, reference: str) -> list[str]:
+    """The owner's preferences carrying ``reference``, newest first."""
+    rows = await conn.execute(_PREFERENCES_FOR_REFERENCE, {"owner": owner, "external_reference": reference})
+    return [str(row.id) for row in rows]
+
+
 # No values(): the SET clause is the columns named by the parameters (the checked preference's
 # fields); SQLAlchemy compiles it once per set of names.
 _UPDATE_PREFERENCE = update(preferences).where(preferences.c.id == bindparam("b_id"))

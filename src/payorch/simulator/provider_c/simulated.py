@@ -11,10 +11,14 @@ from payorch.db import Phases
 from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.provider_c import controls, disputes, endpoints, events, page, repository, sessions
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.records import SimCEvent
-from payorch.simulator.simulated import AfterCommit, Settlement, SimulatedProvider
+from payorch.simulator.simulated import AfterCommit, Bought, BuyerReturn, Settlement, SimulatedProvider
+
+# The page's button for each market outcome but give_up (the buyer leaves by the cancel link).
+_BUTTONS = {"approve": "approve", "decline": "pending", "pending": "pending"}
 
 
 def sender(written: list[SimCEvent]) -> AfterCommit:
@@ -40,6 +44,37 @@ async def settle(
     return Settlement(references=[changed.intent.id], after_commit=sender(changed.sent))
 
 
+async def market_buy(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    owner: str,
+    payment_intent_id: str,
+    outcome: MarketOutcome,
+) -> Bought | None:
+    """The buyer's choice on the intent's open session, then the way back. A card declined on
+    this page tells the shop nothing (the buyer may try again), so "decline" is the payment that
+    fails after the buyer finished: left processing, then failed (async_payment_failed)."""
+    now = clock.now()
+    listed = await sessions.sessions_for(conn, owner, payment_intent_id)
+    found = [s for s in listed if s.status_at(now) == "open"]
+    if not found:
+        return None
+    session = found[0]
+    if outcome == "give_up":
+        back = BuyerReturn("GET", session.cancel_url, {}) if session.cancel_url else None
+        return Bought(outcome, [session.id], back)
+    chosen = await sessions.choose(conn, clock, public_url, session.id, _BUTTONS[outcome])
+    if chosen is None:
+        return None
+    written = list(chosen.sent)
+    if outcome == "decline":
+        failed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, "reject")
+        written += failed.sent if failed is not None else []
+    back = BuyerReturn("GET", sessions.success_url(chosen.session), {})
+    return Bought(outcome, [session.id], back, sender(written))
+
+
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
     return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
 
@@ -54,6 +89,7 @@ SIMULATED = SimulatedProvider(
     "session succeeds or fails; chargeback opens a dispute on the paid one, chargeback_won / "
     "chargeback_lost close it; a signed event is sent for each",
     settle_references="PaymentIntent ids (approve, reject), dispute ids (chargeback...)",
+    market_buy=market_buy,
     resend_due=events.deliver_due,
     controls_routers=(controls.router,),
 )

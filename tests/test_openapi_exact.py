@@ -129,3 +129,13 @@ async def test_the_settle_control_is_described_for_every_registered_provider(
         assert registration.display_name in references
     # No count of providers written into the text.
     assert "both" not in schemas["SettleRequest"]["properties"]["provider"]["description"]
+
+
+async def test_the_document_states_the_reconciliation_reports(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operations = document["paths"]["/v1/reports/reconciliation"]
+    assert "202" in operations["post"]["responses"] and "200" in operations["get"]["responses"]
+    [day] = [p for p in operations["get"]["parameters"] if p["name"] == "date"]
+    assert day["required"] and day["schema"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+    events = document["components"]["schemas"]["CreateWebhookEndpoint"]["properties"]["events"]
+    assert "reconciliation.discrepancy" in events["anyOf"][0]["items"]["enum"]

@@ -17,6 +17,7 @@ class EventType(StrEnum):
     REFUND_SUCCEEDED = "refund.succeeded"
     REFUND_FAILED = "refund.failed"
     WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint.disabled"
+    RECONCILIATION_DISCREPANCY = "reconciliation.discrepancy"
 
 
 ALL_EVENT_TYPES = frozenset(t.value for t in EventType)

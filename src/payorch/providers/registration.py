@@ -16,6 +16,7 @@ from typing import Literal
 from payorch.crypto import Cipher
 from payorch.providers.base import ProviderAdapter
 from payorch.providers.credentials import ConnectorCredentials
+from payorch.providers.reconciliation import ReconciliationReader
 
 # How the buyer's browser goes to the provider's page: a form POST or a plain GET redirect.
 CheckoutMethod = Literal["GET", "POST"]
@@ -40,6 +41,9 @@ class ProviderRegistration:
     credentials: type[ConnectorCredentials]  # the connector's fields, with their descriptions
     mock_credentials: MockCredentials
     mock_priority: int  # its priority among `--mock-connectors` (lower wins)
+    # How reconciliation reads a day of the provider's own records (docs/reconciliation.md);
+    # None: the provider is left out of reconciliation reports.
+    reconciliation: ReconciliationReader | None = None
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:

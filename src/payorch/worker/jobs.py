@@ -55,6 +55,7 @@ class PurgeWebhookAttempts:
 
 
 def default_jobs() -> list[Job]:
+    from payorch.reconciliation.job import ReconcileDays
     from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
     from payorch.worker.deliveries import WebhookDeliveries
     from payorch.worker.expiry import ExpireCheckouts
@@ -69,4 +70,5 @@ def default_jobs() -> list[Job]:
         DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
         PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
+        ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)
     ]

@@ -80,4 +80,6 @@ checkouts = Table(
     Index("ix_checkouts_payment_intent_id_created_at", "payment_intent_id", "created_at"),
     Index("ix_checkouts_reference", "reference"),
     Index("ix_checkouts_status_next_check_at", "status", "next_check_at"),
+    # Reconciliation reads a connector's checkouts of a day.
+    Index("ix_checkouts_connector_id_created_at", "connector_id", "created_at"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from payorch.crypto import Cipher
 from payorch.providers.provider_a.adapter import ProviderAAdapter
 from payorch.providers.provider_a.credentials import ProviderACredentials
+from payorch.providers.provider_a.reconciliation import ProviderAReader
 from payorch.providers.registration import ProviderRegistration, mock_secret
 
 
@@ -23,4 +24,5 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderACredentials,
     mock_credentials=mock_credentials,
     mock_priority=1,
+    reconciliation=ProviderAReader(),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from payorch.crypto import Cipher
 from payorch.providers.provider_b.adapter import ProviderBAdapter
 from payorch.providers.provider_b.credentials import ProviderBCredentials
+from payorch.providers.provider_b.reconciliation import ProviderBReader
 from payorch.providers.registration import ProviderRegistration, mock_secret
 
 
@@ -25,4 +26,5 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderBCredentials,
     mock_credentials=mock_credentials,
     mock_priority=2,
+    reconciliation=ProviderBReader(),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from payorch.crypto import Cipher
 from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.credentials import ProviderCCredentials
+from payorch.providers.provider_c.reconciliation import ProviderCReader
 from payorch.providers.registration import ProviderRegistration, mock_secret
 
 MOCK_KEY_PREFIX = "sk_test_"
@@ -27,4 +28,5 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderCCredentials,
     mock_credentials=mock_credentials,
     mock_priority=3,
+    reconciliation=ProviderCReader(),
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -75,6 +76,22 @@ async def merchant_order(
     return number, found
 
 
+def _created_range(params: dict[str, str]) -> tuple[datetime, datetime] | None:
+    """``range=date_created&begin_date=&end_date=`` (ISO 8601), as the provider's search takes it."""
+    if "range" not in params:
+        return None
+    if params["range"] != "date_created":
+        raise SimBWireError(400, "range must be date_created", "bad_request")
+    try:
+        begin = datetime.fromisoformat(params["begin_date"])
+        end = datetime.fromisoformat(params["end_date"])
+    except (KeyError, ValueError):
+        raise SimBWireError(400, "begin_date and end_date must be ISO 8601 dates", "bad_request") from None
+    if begin.tzinfo is None or end.tzinfo is None:
+        raise SimBWireError(400, "begin_date and end_date need a time zone", "bad_request")
+    return begin.astimezone(UTC), end.astimezone(UTC)
+
+
 async def search_payments(
     conn: AsyncConnection, owner: str, params: dict[str, str]
 ) -> SimBSearchPage:
@@ -99,6 +116,7 @@ async def search_payments(
         criteria == "desc",
         limit,
         offset,
+        _created_range(params),
     )
     results = [await _with_refunds(conn, payment) for payment in found]
     return SimBSearchPage(total, limit, offset, results)

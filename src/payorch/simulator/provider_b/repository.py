@@ -216,11 +216,17 @@ _FILTERS = {
 
 @cache
 def _search_statements(
-    filtered: tuple[str, ...], sort: str, descending: bool
+    filtered: tuple[str, ...], sort: str, descending: bool, ranged: bool = False
 ) -> tuple[Select[int], Select[*tuple[object, ...]]]:
-    """The count and the page of a search, built once per set of filters, sort and order."""
+    """The count and the page of a search, built once per set of filters, sort and order.
+    ``ranged``: date_created within [begin_date, end_date)."""
     conditions = [payments.c.owner == bindparam("owner")]
     conditions += [_FILTERS[name] == bindparam(name) for name in filtered]
+    if ranged:
+        conditions += [
+            payments.c.date_created >= bindparam("begin_date", type_=payments.c.date_created.type),
+            payments.c.date_created < bindparam("end_date", type_=payments.c.date_created.type),
+        ]
     total = select(func.count()).select_from(payments).where(*conditions)
     column = _SORTS[sort]
     order = (
@@ -244,15 +250,18 @@ async def search_payments(
     descending: bool,
     limit: int,
     offset: int,
+    created: tuple[datetime, datetime] | None = None,
 ) -> tuple[int, list[SimBPayment]]:
     filtered = tuple(name for name in _FILTERS if name in filters)
     count, page = _search_statements(
-        filtered, sort if sort in _SORTS else "date_created", descending
+        filtered, sort if sort in _SORTS else "date_created", descending, created is not None
     )
     params: dict[str, object] = {
         name: int(filters[name]) if name == "id" else filters[name] for name in filtered
     }
     params["owner"] = owner
+    if created is not None:
+        params["begin_date"], params["end_date"] = created
     total = (await conn.execute(count, params)).scalar_one()
     rows = await conn.execute(page, {**params, "limit": limit, "offset": offset})
     return int(total), [_payment(row) for row in rows]

@@ -18,14 +18,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.background import BackgroundTask
 from starlette.responses import Response
 
+from payorch.db.records import record_of
 from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
-from payorch.simulator.provider_c import disputes, events, refunds, repository, sessions
+from payorch.simulator.provider_c import disputes, events, listing, refunds, repository, sessions, tables
 from payorch.simulator.provider_c.credentials import owner_of_key
-from payorch.simulator.provider_c.records import SimCAnswer, SimCEvent
+from payorch.simulator.provider_c.records import (
+    SimCAnswer,
+    SimCEvent,
+    SimCPaymentIntent,
+    SimCRefund,
+    SimCSession,
+)
 from payorch.simulator.provider_c.render import dispute_body, intent_body, list_body, refund_body
 from payorch.simulator.provider_c.wire import BASE, SimCWireError, integer, parse_form
 from payorch.simulator.public import public_write_refused
@@ -157,23 +164,48 @@ async def list_sessions(request: Request, conn: ReadConn) -> Response:
     query = request.query_params
 
     async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
-        limit = integer(query.get("limit", "10"), "limit", minimum=1)
-        if limit > 100:
-            raise SimCWireError(400, "Invalid integer: limit (at most 100)", param="limit")
-        after = None
-        if query.get("starting_after"):
-            after, _ = await sessions.read(conn, owner, query["starting_after"])
-        found = await repository.list_sessions(
-            conn,
-            owner,
-            payment_intent=query.get("payment_intent"),
-            client_reference_id=query.get("client_reference_id"),
-            limit=limit + 1,
-            starting_after=after,
-        )
+        limit = listing.limit_of(query)
+        created = listing.created_of(query)
+        if created.given:  # by creation time (reconciliation): any session of the owner's
+            rows = await listing.page_of(
+                conn, tables.simulator_c_sessions, owner, created, limit + 1, query.get("starting_after")
+            )
+            found = [record_of(SimCSession, row) for row in rows]
+        else:
+            after = None
+            if query.get("starting_after"):
+                after, _ = await sessions.read(conn, owner, query["starting_after"])
+            found = await repository.list_sessions(
+                conn,
+                owner,
+                payment_intent=query.get("payment_intent"),
+                client_reference_id=query.get("client_reference_id"),
+                limit=limit + 1,
+                starting_after=after,
+            )
         now = runtime.clock.now()
         data = [sessions.expanded(s, None, now, runtime.settings.public_url) for s in found[:limit]]
         return list_body(request.url.path, data, len(found) > limit), []
+
+    return await _api(request, conn, run)
+
+
+@router.get(BASE + "/v1/payment_intents")
+async def list_payment_intents(request: Request, conn: ReadConn) -> Response:
+    query = request.query_params
+
+    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+        limit = listing.limit_of(query)
+        rows = await listing.page_of(
+            conn,
+            tables.simulator_c_payment_intents,
+            owner,
+            listing.created_of(query),
+            limit + 1,
+            query.get("starting_after"),
+        )
+        data = [intent_body(record_of(SimCPaymentIntent, row)) for row in rows[:limit]]
+        return list_body(request.url.path, data, len(rows) > limit), []
 
     return await _api(request, conn, run)
 
@@ -223,10 +255,17 @@ async def list_refunds(request: Request, conn: ReadConn) -> Response:
 
     async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
         intent_id = query.get("payment_intent")
-        if not intent_id:
-            raise SimCWireError(400, "List refunds by payment_intent.", param="payment_intent")
+        created = listing.created_of(query)
         limit = min(integer(query.get("limit", "10"), "limit", minimum=1), 100)
-        found = await repository.refunds_of(conn, owner, intent_id, limit + 1)
+        if not intent_id and created.given:  # by creation time (reconciliation)
+            rows = await listing.page_of(
+                conn, tables.simulator_c_refunds, owner, created, limit + 1, query.get("starting_after")
+            )
+            found = [record_of(SimCRefund, row) for row in rows]
+        elif not intent_id:
+            raise SimCWireError(400, "List refunds by payment_intent or created.", param="payment_intent")
+        else:
+            found = await repository.refunds_of(conn, owner, intent_id, limit + 1)
         return list_body(request.url.path, [refund_body(r) for r in found[:limit]], len(found) > limit), []
 
     return await _api(request, conn, run)

@@ -1,0 +1,65 @@
+"""HTTP of reconciliation reports: ask for a day's run, read its report."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from payorch.errors import AuthenticationFailed, ResourceNotFound, ValidationFailed
+from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
+from payorch.http.errors import problem_responses
+from payorch.http.responses import json_response
+from payorch.reconciliation import service
+from payorch.reconciliation.schemas import (
+    DATE_PATTERN,
+    ReconciliationReport,
+    ReconciliationRequest,
+    ReconciliationRun,
+    day_of,
+    report_body,
+    run_body,
+)
+
+router = APIRouter(tags=["Reports"])
+
+
+@router.post(
+    "/v1/reports/reconciliation",
+    status_code=202,
+    response_model=ReconciliationRun,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    summary="Reconcile a day with every provider",
+    description="Queues the day's reconciliation for the caller's application: a worker reads "
+    "each enabled connector's records of the day from its provider and compares them with "
+    "payorch's payments, refunds and disputes (docs/reconciliation.md). While the day's run is "
+    "QUEUED or RUNNING, asking again answers that run and starts nothing more.",
+)
+async def request_reconciliation(
+    body: ReconciliationRequest, caller: CurrentCaller, request: Request, conn: Conn
+) -> Response:
+    now = runtime_of(request).clock.now()
+    day = day_of(body.date, now.date())
+    run = await service.request_run(conn, now, caller.application_id, day)
+    return json_response(run_body(run), 202)
+
+
+@router.get(
+    "/v1/reports/reconciliation",
+    response_model=ReconciliationReport,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="A day's reconciliation report",
+    description="Per provider: the payments that matched (count and amounts per currency), "
+    "how many findings, and why a provider could not be read; then every finding with both "
+    "sides' values and a link to its payment intent.",
+)
+async def reconciliation_report(
+    caller: CurrentCaller,
+    request: Request,
+    conn: ReadConn,
+    date: Annotated[str, Query(pattern=DATE_PATTERN, description="The day, YYYY-MM-DD (UTC)")],
+) -> Response:
+    day = day_of(date, runtime_of(request).clock.now().date())
+    run, findings = await service.report_of(conn, caller, day)
+    return json_response(report_body(run, findings))

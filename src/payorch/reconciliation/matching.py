@@ -1,0 +1,153 @@
+"""The comparison itself, with no I/O: one connector's provider records of a day against
+payorch's books of the same day (docs/reconciliation.md, "What is compared")."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from payorch.jsontypes import JsonObject
+from payorch.providers.reconciliation import ProviderPaymentRecord, ProviderPaymentState
+from payorch.reconciliation.records import BookEntry, FindingAction, FindingKind
+
+# An intent still waiting for its outcome: an approval the provider shows is final for it.
+OPEN_INTENT = frozenset({"REQUIRES_ACTION", "PROCESSING"})
+APPROVED, NOT_PAID = FindingKind.APPROVED_NOT_RECORDED, FindingKind.NOT_PAID_AT_PROVIDER
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    kind: FindingKind
+    subject: str
+    payment_intent_id: str | None
+    action: FindingAction
+    payorch_values: JsonObject
+    provider_values: JsonObject
+    dispute: str | None = None  # DISPUTE_NOT_RECORDED: the provider's kind of dispute
+
+
+@dataclass
+class Comparison:
+    matched: int = 0
+    matched_amounts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+
+
+def book_values(entry: BookEntry | None) -> JsonObject:
+    if entry is None:
+        return {"known": False}
+    return {
+        "known": True,
+        "payment_intent_id": entry.payment_intent_id,
+        "intent_status": entry.intent_status,
+        "payment_reference": entry.payment_reference,
+        "amount": entry.payment_amount if entry.payment_amount is not None else entry.intent_amount,
+        "currency": entry.payment_currency or entry.intent_currency,
+        "refunded": entry.refunded,
+        "dispute_status": entry.dispute_status,
+    }
+
+
+def record_values(record: ProviderPaymentRecord | None) -> JsonObject:
+    if record is None:
+        return {"known": False}
+    return {
+        "known": record.state is not ProviderPaymentState.UNKNOWN,
+        "reference": record.reference,
+        "status": record.provider_status,
+        "state": record.state.value,
+        "amount": record.amount,
+        "currency": record.currency,
+        "refunded": record.refunded,
+        "dispute": record.dispute,
+    }
+
+
+def _finding(
+    kind: FindingKind,
+    action: FindingAction,
+    record: ProviderPaymentRecord | None,
+    entry: BookEntry | None,
+    subject: str,
+) -> Discrepancy:
+    return Discrepancy(
+        kind,
+        subject,
+        entry.payment_intent_id if entry is not None else None,
+        action,
+        book_values(entry),
+        record_values(record),
+        record.dispute if record is not None else None,
+    )
+
+
+def _of_paid(record: ProviderPaymentRecord, entry: BookEntry) -> list[Discrepancy]:
+    """A payment the provider shows paid, against the intent payorch holds for it."""
+    flag, apply = FindingAction.FLAGGED, FindingAction.APPLIED
+    if entry.payment_reference is None:
+        # Waiting for the outcome: the provider's approval is final (the confirmation path
+        # applies it). An intent that ended otherwise (expired, cancelled...) is for a person.
+        action = apply if entry.intent_status in OPEN_INTENT else flag
+        return [_finding(FindingKind.APPROVED_NOT_RECORDED, action, record, entry, record.reference)]
+    if entry.payment_reference != record.reference:  # a second payment for one intent
+        return [_finding(FindingKind.APPROVED_NOT_RECORDED, flag, record, entry, record.reference)]
+    found = []
+    if record.amount != entry.payment_amount or record.currency != entry.payment_currency:
+        found.append(_finding(FindingKind.AMOUNT_MISMATCH, flag, record, entry, record.reference))
+    if record.refunded > entry.refunded:
+        found.append(_finding(FindingKind.REFUNDED_OUTSIDE, flag, record, entry, record.reference))
+    if record.dispute is not None and entry.dispute_status != "OPEN":
+        found.append(_finding(FindingKind.DISPUTE_NOT_RECORDED, apply, record, entry, record.reference))
+    return found
+
+
+def compare(
+    records: Iterable[ProviderPaymentRecord],
+    day_books: Sequence[BookEntry],
+    other_books: Sequence[BookEntry],
+    day: tuple[datetime, datetime],
+) -> Comparison:
+    """``day_books``: the connector's checkouts made that day; ``other_books``: intents the
+    records name that were checked out on another day (compared on their own day, skipped)."""
+    start, end = day
+    result = Comparison()
+    by_payment = {e.payment_reference: e for e in day_books if e.payment_reference is not None}
+    by_checkout = {e.checkout_reference: e for e in day_books}
+    by_intent = {e.payment_intent_id: e for e in day_books}
+    elsewhere = {e.payment_intent_id for e in other_books}
+    seen: set[str] = set()
+    for record in records:
+        entry = (
+            by_payment.get(record.reference)
+            or (by_checkout.get(record.checkout_reference) if record.checkout_reference else None)
+            or (by_intent.get(record.payment_intent_id) if record.payment_intent_id else None)
+        )
+        if entry is None:
+            of_day = record.created_at is None or start <= record.created_at < end
+            if record.payment_intent_id in elsewhere or not of_day:
+                continue  # another day's payment
+            if record.state is ProviderPaymentState.PAID:  # unknown to payorch: an orphan
+                result.discrepancies.append(
+                    _finding(APPROVED, FindingAction.FLAGGED, record, None, record.reference)
+                )
+            continue
+        seen.add(record.reference)
+        if record.state is ProviderPaymentState.PAID:
+            found = _of_paid(record, entry)
+            if not found and entry.payment_currency is not None and entry.payment_amount is not None:
+                result.matched += 1
+                result.matched_amounts[entry.payment_currency] += entry.payment_amount
+            result.discrepancies += found
+        elif entry.payment_reference == record.reference:
+            result.discrepancies.append(
+                _finding(NOT_PAID, FindingAction.FLAGGED, record, entry, record.reference)
+            )
+    paid_here = {e.payment_reference: e for e in day_books if e.payment_reference is not None}
+    for reference, entry in paid_here.items():
+        if reference not in seen:  # the provider does not show it at all
+            result.discrepancies.append(
+                _finding(FindingKind.NOT_PAID_AT_PROVIDER, FindingAction.FLAGGED, None, entry, reference)
+            )
+    return result

@@ -1,0 +1,124 @@
+"""The reports API's bodies (docs/api.md, "Reconciliation reports")."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from payorch.clock import isoformat
+from payorch.errors import ValidationFailed
+from payorch.jsontypes import JsonObject
+from payorch.reconciliation.records import Finding, Run
+
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+DateText = Field(pattern=DATE_PATTERN, description="A day in UTC, YYYY-MM-DD; not after today.")
+
+
+class ReconciliationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    date: str = DateText
+
+
+class ReconciliationRun(BaseModel):
+    id: str
+    date: str
+    status: str = Field(description="QUEUED, RUNNING, DONE or FAILED")
+    requested_at: str
+    started_at: str | None
+    finished_at: str | None
+    error: str | None
+
+
+class MatchedAmount(BaseModel):
+    currency: str
+    amount: int
+
+
+class Matched(BaseModel):
+    count: int
+    amounts: list[MatchedAmount]
+
+
+class ProviderReport(BaseModel):
+    provider: str
+    matched: Matched
+    findings: int
+    unavailable: str | None = Field(description="Why the provider's side could not be read")
+
+
+class FindingBody(BaseModel):
+    id: str
+    provider: str
+    kind: str = Field(
+        description="approved_not_recorded, not_paid_at_provider, amount_mismatch, "
+        "refunded_outside or dispute_not_recorded"
+    )
+    action: str = Field(description="APPLIED (the provider's word, applied) or FLAGGED (for a person)")
+    status: str = Field(description="OPEN or RESOLVED")
+    provider_reference: str
+    payment_intent_id: str | None
+    payment_intent_url: str | None
+    payorch: JsonObject
+    at_provider: JsonObject
+    note: str | None
+    resolved_at: str | None
+    created_at: str
+
+
+class ReconciliationReport(BaseModel):
+    run: ReconciliationRun
+    providers: list[ProviderReport]
+    findings: list[FindingBody]
+
+
+def day_of(text: str, today: date) -> date:
+    """A YYYY-MM-DD that names a real day, not after ``today`` (UTC)."""
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise ValidationFailed.field("date", "must be a day written YYYY-MM-DD") from None
+    if len(text) != 10 or day > today:
+        raise ValidationFailed.field("date", "must be a day written YYYY-MM-DD, not after today (UTC)")
+    return day
+
+
+def _moment(at: datetime | None) -> str | None:
+    return isoformat(at) if at is not None else None
+
+
+def run_body(run: Run) -> JsonObject:
+    return {
+        "id": run.id,
+        "date": run.day,
+        "status": run.status.value,
+        "requested_at": isoformat(run.requested_at),
+        "started_at": _moment(run.started_at),
+        "finished_at": _moment(run.finished_at),
+        "error": run.error,
+    }
+
+
+def finding_body(finding: Finding) -> JsonObject:
+    intent = finding.payment_intent_id
+    return {
+        "id": finding.id,
+        "provider": finding.provider,
+        "kind": finding.kind.value,
+        "action": finding.action.value,
+        "status": finding.status.value,
+        "provider_reference": finding.subject,
+        "payment_intent_id": intent,
+        "payment_intent_url": f"/v1/payment-intents/{intent}" if intent else None,
+        "payorch": finding.payorch_values,
+        "at_provider": finding.provider_values,
+        "note": finding.note,
+        "resolved_at": _moment(finding.resolved_at),
+        "created_at": isoformat(finding.created_at),
+    }
+
+
+def report_body(run: Run, findings: list[Finding]) -> JsonObject:
+    summary = run.summary or {}
+    providers = [{"provider": name, **value} for name, value in summary.items() if isinstance(value, dict)]
+    return {"run": run_body(run), "providers": providers, "findings": [finding_body(f) for f in findings]}

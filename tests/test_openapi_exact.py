@@ -131,11 +131,23 @@ async def test_the_settle_control_is_described_for_every_registered_provider(
     assert "both" not in schemas["SettleRequest"]["properties"]["provider"]["description"]
 
 
-async def test_the_document_states_the_reconciliation_reports(client: httpx.AsyncClient) -> None:
-    document = (await client.get("/openapi.json")).json()
-    operations = document["paths"]["/v1/reports/reconciliation"]
-    assert "202" in operations["post"]["responses"] and "200" in operations["get"]["responses"]
-    [day] = [p for p in operations["get"]["parameters"] if p["name"] == "date"]
-    assert day["required"] and day["schema"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
-    events = document["components"]["schemas"]["CreateWebhookEndpoint"]["properties"]["events"]
-    assert "reconciliation.discrepancy" in events["anyOf"][0]["items"]["enum"]
+async def test_the_exports_are_documented_with_their_columns_and_formats(
+    client: httpx.AsyncClient,
+) -> None:
+    paths = (await client.get("/openapi.json")).json()["paths"]
+    for kind, first_column in (
+        ("payments", "payment_id"),
+        ("refunds", "refund_id"),
+        ("disputes", "payment_id"),
+        ("balances", "day"),
+    ):
+        operation = paths[f"/v1/exports/{kind}"]["get"]
+        parameters = {p["name"]: p for p in operation["parameters"]}
+        assert set(parameters) == {"from", "to", "format"}
+        assert parameters["from"]["required"] and parameters["to"]["required"]
+        assert parameters["format"]["schema"]["enum"] == ["csv", "jsonl"]
+        ok = operation["responses"]["200"]
+        assert set(ok["content"]) == {"text/csv", "application/x-ndjson"}
+        assert ok["description"].startswith(f"Columns, in order: {first_column}, ")
+        assert set(operation["responses"]) == {"200", "400", "401", "500"}
+

@@ -19,6 +19,7 @@ from payorch.checkouts.endpoints import router as checkouts_router
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.dashboard.routes import ROUTERS as DASHBOARD_ROUTERS
 from payorch.events.endpoints import router as events_router
+from payorch.exports.endpoints import router as exports_router
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
@@ -32,7 +33,6 @@ from payorch.observability.middleware import MetricsMiddleware
 from payorch.observability.tracing_middleware import TracingMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
-from payorch.reconciliation.endpoints import router as reconciliation_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
 from payorch.webhooks.endpoints import router as webhooks_router
@@ -76,7 +76,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         notifications_router,
         *simulated,
         payments_router,
-        reconciliation_router,
+        exports_router,
         connectors_router,
         webhooks_router,
         events_router,

@@ -35,12 +35,14 @@ async def authorized_payment(
     provider: str = PROVIDER_A,
     at_ms: int | None = None,
     status: str = "AUTHORIZED",
+    external_reference: str | None = None,
 ) -> Paid:
     """An intent AUTHORIZED with its payment, in one transaction, like the return handler."""
     now = runtime.clock.now()
     at_ms = at_ms if at_ms is not None else int(time.time() * 1000)
     intent_id = new_id("payi", at_ms)
     payment_id = new_id("pay", at_ms)
+    reference = external_reference if external_reference is not None else f"order-{intent_id[-6:]}"
     async with runtime.database.transaction() as conn:
         await intents.insert_intent(
             conn,
@@ -49,7 +51,7 @@ async def authorized_payment(
                 application_id=app.application_id,
                 merchant_account_id=app.merchant_account_id,
                 status=status,
-                external_reference=f"order-{intent_id[-6:]}",
+                external_reference=reference,
                 amount=amount,
                 currency=currency,
                 description=None,
@@ -68,7 +70,7 @@ async def authorized_payment(
                 application_id=app.application_id,
                 payment_intent_id=intent_id,
                 merchant_account_id=app.merchant_account_id,
-                external_reference=f"order-{intent_id[-6:]}",
+                external_reference=reference,
                 status=status,
                 amount=amount,
                 refunded_amount=0,

@@ -1,0 +1,47 @@
+"""The query of an export and what it can be asked for."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from payorch.errors import ValidationFailed
+from payorch.http.listing import Instant, NoQuery
+
+ExportFormat = Literal["csv", "jsonl"]
+
+
+class ExportKind(StrEnum):
+    PAYMENTS = "payments"
+    REFUNDS = "refunds"
+    DISPUTES = "disputes"
+    BALANCES = "balances"
+
+
+class ExportQuery(NoQuery):
+    """A time range, read as the lists read `from` and `to` (payorch.http.listing.Instant), and
+    the format. Both bounds are required: an export is of a range, never of everything."""
+
+    from_: Annotated[
+        Instant,
+        Field(
+            alias="from",
+            description="At or after; a date (UTC midnight) or an ISO 8601 timestamp.",
+        ),
+    ]
+    to: Annotated[
+        Instant,
+        Field(description="Before (exclusive); a date or an ISO 8601 timestamp."),
+    ]
+    format: Annotated[
+        ExportFormat,
+        Field(description="csv (RFC 4180, UTF-8, a header row) or jsonl (one JSON object a line)."),
+    ] = "csv"
+
+    def checked(self) -> ExportQuery:
+        """Itself once `to` is after `from` (a 400 naming `to` otherwise)."""
+        if self.to <= self.from_:
+            raise ValidationFailed.field("to", "must be after from")
+        return self

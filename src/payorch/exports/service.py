@@ -1,0 +1,134 @@
+"""An export: its rows read batch by batch, each batch in a read of its own, and written out
+as they come (nothing holds more than one batch; no transaction stays open while the client
+reads)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.auth.service import Caller
+from payorch.db import Phases
+from payorch.exports import repository
+from payorch.exports.columns import (
+    BALANCE_COLUMNS,
+    DISPUTE_COLUMNS,
+    PAYMENT_COLUMNS,
+    REFUND_COLUMNS,
+    Cell,
+    Column,
+)
+from payorch.exports.records import RefundLine, Window
+from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.writing import Writer, writer_for
+from payorch.payments.records import Payment
+
+BATCH = 1000  # rows a read; what the process holds of an export at once
+
+R = TypeVar("R")
+Row = tuple[Cell, ...]
+
+
+class Rows(Protocol):
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]: ...
+
+
+def _cells(columns: tuple[Column[R], ...], records: list[R]) -> list[Row]:
+    return [tuple(column.cell(record) for column in columns) for record in records]
+
+
+@dataclass(frozen=True, slots=True)
+class Keyset(Generic[R]):
+    """Rows read in batches after the last one's position."""
+
+    columns: tuple[Column[R], ...]
+    read: Callable[[AsyncConnection, Window, str, int], Awaitable[list[R]]]
+    position: Callable[[R], str]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(column.name for column in self.columns)
+
+    async def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]:
+        after = ""  # below every id
+        while True:
+            async with phases.reading() as conn:
+                found = await self.read(conn, window, after, BATCH)
+            if found:
+                yield _cells(self.columns, found)
+            if len(found) < BATCH:
+                return
+            after = self.position(found[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Whole(Generic[R]):
+    """Rows few enough to read at once (a handful per day)."""
+
+    columns: tuple[Column[R], ...]
+    read: Callable[[AsyncConnection, Window], Awaitable[list[R]]]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(column.name for column in self.columns)
+
+    async def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]:
+        async with phases.reading() as conn:
+            found = await self.read(conn, window)
+        if found:
+            yield _cells(self.columns, found)
+
+
+def _payment_id(payment: Payment) -> str:
+    return payment.id
+
+
+def _refund_id(line: RefundLine) -> str:
+    return line.refund.id
+
+
+SOURCES: dict[ExportKind, Rows] = {
+    ExportKind.PAYMENTS: Keyset(PAYMENT_COLUMNS, repository.payments_after, _payment_id),
+    ExportKind.REFUNDS: Keyset(REFUND_COLUMNS, repository.refunds_after, _refund_id),
+    ExportKind.DISPUTES: Keyset(DISPUTE_COLUMNS, repository.disputes_after, _payment_id),
+    ExportKind.BALANCES: Whole(BALANCE_COLUMNS, repository.balances),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """What the endpoint streams: the bytes as they are made, their media type, a file name."""
+
+    content: AsyncIterator[bytes]
+    media_type: str
+    filename: str
+
+
+async def _written(
+    phases: Phases, rows: Rows, window: Window, writer: Writer
+) -> AsyncIterator[bytes]:
+    start = writer.start()
+    if start:
+        yield start
+    async for batch in rows.batches(phases, window):
+        yield writer.rows(batch)
+
+
+def export(phases: Phases, caller: Caller, kind: ExportKind, query: ExportQuery) -> Export:
+    """The caller's ``kind`` of [from, to), as it will be read while it is sent."""
+    checked = query.checked()
+    window = Window(caller.application_id, checked.from_, checked.to)
+    rows = SOURCES[kind]
+    writer = writer_for(checked.format, rows.names)
+    span = f"{checked.from_:%Y%m%dT%H%M%SZ}-{checked.to:%Y%m%dT%H%M%SZ}"
+    return Export(
+        _written(phases, rows, window, writer),
+        writer.media_type,
+        f"payorch-{kind.value}-{span}.{checked.format}",
+    )

@@ -151,3 +151,12 @@ async def test_the_exports_are_documented_with_their_columns_and_formats(
         assert ok["description"].startswith(f"Columns, in order: {first_column}, ")
         assert set(operation["responses"]) == {"200", "400", "401", "500"}
 
+
+async def test_the_document_states_the_reconciliation_reports(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    operations = document["paths"]["/v1/reports/reconciliation"]
+    assert "202" in operations["post"]["responses"] and "200" in operations["get"]["responses"]
+    [day] = [p for p in operations["get"]["parameters"] if p["name"] == "date"]
+    assert day["required"] and day["schema"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+    events = document["components"]["schemas"]["CreateWebhookEndpoint"]["properties"]["events"]
+    assert "reconciliation.discrepancy" in events["anyOf"][0]["items"]["enum"]

@@ -33,6 +33,7 @@ from payorch.observability.middleware import MetricsMiddleware
 from payorch.observability.tracing_middleware import TracingMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
+from payorch.reconciliation.endpoints import router as reconciliation_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
 from payorch.webhooks.endpoints import router as webhooks_router
@@ -76,6 +77,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         notifications_router,
         *simulated,
         payments_router,
+        reconciliation_router,
         exports_router,
         connectors_router,
         webhooks_router,

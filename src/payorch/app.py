@@ -34,6 +34,7 @@ from payorch.observability.tracing_middleware import TracingMiddleware
 from payorch.payments.endpoints import router as payments_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.reconciliation.endpoints import router as reconciliation_router
+from payorch.routing.endpoints import router as routing_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
 from payorch.webhooks.endpoints import router as webhooks_router
@@ -80,6 +81,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         reconciliation_router,
         exports_router,
         connectors_router,
+        routing_router,
         webhooks_router,
         events_router,
         api_credentials_router,

@@ -7,7 +7,7 @@ Domain code receives the pieces it needs, never a global.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -23,6 +23,7 @@ from payorch.providers.contexts import ConnectorContexts
 from payorch.providers.health import ProviderHealth
 from payorch.ratelimit.limiter import RateLimiter
 from payorch.redis_client import SharedRedis
+from payorch.routing.strategy import PriorityFallback, SuccessRates
 from payorch.webhooks.urls import Resolver
 
 
@@ -55,6 +56,8 @@ class Runtime:
     # How host names of webhook URLs are resolved (None: the event loop's getaddrinfo).
     webhook_resolver: Resolver | None
     owns_database: bool
+    # Ranks providers for routing's success-rate default (routing/strategy.py).
+    success_rates: SuccessRates = field(default_factory=PriorityFallback)
 
     async def close(self) -> None:
         await self.provider_health.aclose()

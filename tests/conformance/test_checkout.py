@@ -27,7 +27,9 @@ async def test_checkout_is_created_and_its_page_opens(shop: Shop) -> None:
     assert now < instant(body["expires_at"]) <= now + ttl  # the provider may only shorten it
     started = (await events_of(shop.runtime, checkout.intent_id))[-1]
     assert started["type"] == "payment.checkout.started"
-    assert started["data"] == {"payment_intent_id": checkout.intent_id, "provider": shop.id}
+    data = dict(started["data"])
+    assert data.pop("routing")["chosen"] == shop.id  # why this provider (docs/routing.md)
+    assert data == {"payment_intent_id": checkout.intent_id, "provider": shop.id}
 
     trip = await shop.open_page(checkout)
     assert trip.page is not None and trip.page.response.status_code == 200, trip

@@ -9,8 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from payorch.checkouts.records import Checkout
 from payorch.clock import isoformat
 from payorch.intents.schemas import ProviderChoice
+from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO
 from payorch.providers.registry import PROVIDER_IDS
+from payorch.routing.record_schemas import RoutingRecordResponse
 
 
 class CheckoutRequestBody(BaseModel):
@@ -55,9 +57,10 @@ class CheckoutResponse(BaseModel):
     provider: str
     checkout: CheckoutAction
     expires_at: str
+    routing: RoutingRecordResponse = Field(description="Why this provider (docs/routing.md).")
 
     @classmethod
-    def of(cls, checkout: Checkout, intent_status: str) -> CheckoutResponse:
+    def of(cls, checkout: Checkout, intent_status: str, routing: JsonObject) -> CheckoutResponse:
         return cls(
             payment_intent_id=checkout.payment_intent_id,
             status=intent_status,
@@ -66,4 +69,5 @@ class CheckoutResponse(BaseModel):
                 type="REDIRECT", url=checkout.url, method=checkout.method, fields=checkout.fields
             ),
             expires_at=isoformat(checkout.expires_at),
+            routing=RoutingRecordResponse.model_validate(routing),
         )

@@ -22,15 +22,15 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.checkouts import confirm, repository, routing
-from payorch.checkouts.provider_calls import adapter_of, context_for, key_of, ref_of
+from payorch.checkouts import confirm, repository
+from payorch.checkouts.provider_calls import adapter_of, context_for, ref_of
 from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
 from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.checkouts.transitions import apply_result
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
-from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
+from payorch.errors import ConnectorUnavailable, InvalidState, ResourceNotFound
 from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
@@ -38,7 +38,6 @@ from payorch.ids import new_id
 from payorch.intents import service as intents
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move
-from payorch.providers import AUTO
 from payorch.providers.base import (
     CheckoutRef,
     CheckoutRequest,
@@ -47,6 +46,10 @@ from payorch.providers.base import (
     ProviderRejected,
     ProviderUnavailable,
 )
+from payorch.routing import decide as routing
+from payorch.routing import service as routing_versions
+from payorch.routing.attempts import Attempts
+from payorch.routing.record import RoutingRecord
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.checkouts")
@@ -73,8 +76,8 @@ def notification_url(runtime: Runtime, provider: str, connector_id: str) -> str:
 @dataclass(frozen=True, slots=True)
 class _Plan:
     intent: PaymentIntentRow
-    candidates: list[Connector]
-    explicit: bool
+    facts: routing.IntentFacts
+    decision: routing.Decision  # the candidates in order, and why (payorch.routing)
     current: Checkout | None  # the ACTIVE checkout being replaced
     current_connector: Connector | None
 
@@ -105,7 +108,7 @@ async def _run(
     body: CheckoutRequestBody,
     scope: Scope | None,
 ) -> CheckoutResponse:
-    plan = await _plan(phases, caller, intent_id, body)
+    plan = await _plan(runtime, phases, caller, intent_id, body)
     leased = False
     try:
         if plan.current is not None:
@@ -117,9 +120,9 @@ async def _run(
                 )
             leased = True
             await _stop_current(runtime, phases, plan)
-        connector, session, checkout_id = await _create(runtime, plan)
+        connector, session, checkout_id, decided = await _create(runtime, plan)
         try:
-            return await _record(runtime, phases, plan, connector, session, checkout_id, scope)
+            return await _record(runtime, phases, plan, connector, session, checkout_id, decided, scope)
         except InvalidState:
             # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
             await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
@@ -130,7 +133,9 @@ async def _run(
         raise
 
 
-async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRequestBody) -> _Plan:
+async def _plan(
+    runtime: Runtime, phases: Phases, caller: Caller, intent_id: str, body: CheckoutRequestBody
+) -> _Plan:
     # Reads only: the record phase re-reads the intent FOR UPDATE and refuses if it moved.
     async with phases.reading() as conn:
         intent = await intents.find_application_intent(conn, caller.application_id, intent_id)
@@ -140,7 +145,11 @@ async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRe
             raise InvalidState(intent.status, allowed=REPLACEABLE)
         requested = body.provider or intent.requested_provider
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
-        candidates = routing.candidates(merchant_connectors, requested, intent.currency)
+        facts = routing.IntentFacts(
+            intent.id, intent.merchant_account_id, intent.amount, intent.currency, intent.metadata or {}
+        )
+        active = await routing_versions.active_program(conn, intent.merchant_account_id)
+        decision = await routing.decide(facts, merchant_connectors, active, requested, runtime.success_rates)
         current = None
         # A CREATED intent has no checkout: its first one is written in the transaction that
         # moves it to REQUIRES_ACTION (_record, which reads again under the intent's lock).
@@ -151,7 +160,7 @@ async def _plan(phases: Phases, caller: Caller, intent_id: str, body: CheckoutRe
             current_connector = next((c for c in merchant_connectors if c.id == current.connector_id), None)
             if current_connector is None:
                 current_connector = await connectors.find_connector(conn, current.connector_id)
-    return _Plan(intent, candidates, requested != AUTO, current, current_connector)
+    return _Plan(intent, facts, decision, current, current_connector)
 
 
 async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
@@ -185,26 +194,15 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
     )
 
 
-async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSession, str]:
-    """Try the candidates in order; an unavailable provider fails over to the next one."""
+async def _create(
+    runtime: Runtime, plan: _Plan
+) -> tuple[Connector, CheckoutSession, str, RoutingRecord]:
+    """Try the candidates in order (routing's Attempts: health skips, failover)."""
     intent = plan.intent
-    health = runtime.provider_health
     now = runtime.clock.now()
     expires_at = now + timedelta(seconds=runtime.settings.checkout_ttl_seconds)
-    waits: list[int] = []
-    unavailable: list[str] = []  # each provider that was skipped or down, and why
-    rejected: ProviderRejected | None = None
-    for connector in plan.candidates:
-        key = key_of(connector)
-        if not plan.explicit:  # an explicit provider is used while enabled, even when skipped
-            admission = await health.admit(key)
-            if not admission.allowed:
-                waits.append(admission.retry_after_seconds)
-                unavailable.append(
-                    f"{connector.provider} is skipped after repeated failures "
-                    f"(next try in {admission.retry_after_seconds} s)"
-                )
-                continue
+    attempts = Attempts(plan.facts, plan.decision, runtime.provider_health, runtime.success_rates)
+    async for connector in attempts.admitted():
         adapter = adapter_of(connector.provider)
         checkout_id = new_id("chk")
         request = CheckoutRequest(
@@ -224,36 +222,15 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
         try:
             session = await adapter.create_checkout(context_for(runtime, connector), request)
         except ProviderUnavailable as exc:
-            await health.failed(key)
             log.warning("provider %s unavailable: %s", connector.provider, exc.reason)
-            waits.append(1)
-            unavailable.append(f"{connector.provider} is down ({exc.reason})")
+            await attempts.down(connector, exc.reason)
             continue
         except ProviderRejected as exc:
             log.warning("provider %s refused the checkout: %s", connector.provider, exc.reason)
-            rejected = exc
+            attempts.refused(connector, exc.reason)
             continue
-        await health.succeeded(key)
-        return connector, session, checkout_id
-    if rejected is not None and not waits:
-        raise ProviderError(f"The provider refused the checkout: {rejected.reason}")
-    raise ConnectorUnavailable(
-        min(waits) if waits else _retry_after(runtime), _unavailable_message(plan, unavailable)
-    )
-
-
-def _unavailable_message(plan: _Plan, unavailable: list[str]) -> str | None:
-    """Name the providers that could not take the checkout, so the caller knows what to change."""
-    if not unavailable:
-        return None
-    names = "; ".join(unavailable)
-    if plan.explicit:
-        # No failover for an explicit provider: say so, and how to get one.
-        return (
-            f"The requested provider is unavailable: {names}. No other provider is tried when "
-            'one is named; retry later, or request the checkout with "provider": "auto".'
-        )
-    return f"No provider of the merchant is available: {names}. Retry later."
+        return connector, session, checkout_id, await attempts.succeeded(connector)
+    raise attempts.failure(_retry_after(runtime))
 
 
 async def _record(
@@ -263,6 +240,7 @@ async def _record(
     connector: Connector,
     session: CheckoutSession,
     checkout_id: str,
+    decided: RoutingRecord,
     scope: Scope | None,
 ) -> CheckoutResponse:
     clock = runtime.clock
@@ -284,13 +262,15 @@ async def _record(
         elif await repository.active_for_intent(conn, intent.id) is not None:
             raise InvalidState(intent.status, "Another checkout request won the race.", allowed=REPLACEABLE)
         provider = connector.provider
+        routed = decided.as_json()
         moved = await apply_move(
             conn,
             clock,
             intent,
             Move.START_CHECKOUT,
-            data={"provider": provider},
+            data={"provider": provider, "routing": routed},
             provider=provider,
+            routing=routed,
         )
         checkout = Checkout(
             id=checkout_id,
@@ -313,7 +293,7 @@ async def _record(
             lease_until=None,
         )
         await repository.insert_checkout(conn, checkout)
-        answer = CheckoutResponse.of(checkout, moved.status)
+        answer = CheckoutResponse.of(checkout, moved.status, routed)
         if scope is not None:
             await runtime.idempotency.complete(conn, scope, 200, dumps(answer.model_dump()))
     return answer

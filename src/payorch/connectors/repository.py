@@ -15,12 +15,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.connectors.records import Connector
-from payorch.db.one_statement import Fragment
 from payorch.db.prepared import Prepared
 from payorch.db.records import Row as RowData
 from payorch.db.records import column_values, given_values, record_of
 from payorch.db.tables.providers import connectors
-from payorch.providers import AUTO
 from payorch.providers.base import Mode
 
 
@@ -49,13 +47,12 @@ async def insert_connector(conn: AsyncConnection, connector: Connector) -> None:
 
 
 _FOR_MERCHANT = Prepared(
-    select(connectors)
-    .where(connectors.c.merchant_account_id == bindparam("merchant_account_id"))
-    .order_by(connectors.c.priority, connectors.c.created_at, connectors.c.id)
+    select(connectors).where(connectors.c.merchant_account_id == bindparam("merchant_account_id"))
 )
 
 
 async def for_merchant(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
+    """In no particular order (payorch.routing.order has the priority order)."""
     rows = await _FOR_MERCHANT.all(conn, {"merchant_account_id": merchant_account_id})
     return [_connector(row) for row in rows]
 
@@ -108,25 +105,3 @@ async def update_connector(
     await conn.execute(
         update(connectors).where(connectors.c.id == connector_id).values(updated_at=updated_at, **changes)
     )
-
-
-_ENABLED_PROVIDER = select(connectors.c.id).where(
-    connectors.c.merchant_account_id == bindparam("merchant_account_id"),
-    connectors.c.provider == bindparam("provider"),
-    connectors.c.enabled.is_(True),
-)
-
-
-async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:
-    params = {"merchant_account_id": merchant_account_id, "provider": provider}
-    return (await conn.execute(_ENABLED_PROVIDER, params)).first() is not None
-
-
-# PostgreSQL, one statement (payorch.db.one_statement): a row when the intent's requested
-# provider is ``auto`` or enabled for its merchant account (enabled_provider, inside the statement).
-PROVIDER_ENABLED_FRAGMENT = Fragment(
-    "provider_enabled",
-    f"SELECT 1 WHERE CAST(:intent_requested_provider AS TEXT) = '{AUTO}' OR EXISTS (SELECT 1 FROM"  # noqa: S608 - a constant
-    " connectors WHERE merchant_account_id = CAST(:intent_merchant_account_id AS TEXT)"
-    " AND provider = CAST(:intent_requested_provider AS TEXT) AND enabled)",
-)

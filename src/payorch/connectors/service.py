@@ -35,11 +35,12 @@ from payorch.errors import (
 from payorch.ids import new_id
 from payorch.providers.base import Mode
 from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS, registration_of
+from payorch.routing.order import by_priority
 
 
 async def list_connectors(conn: AsyncConnection, caller: Caller, merchant_id: str) -> ConnectorList:
     await _check_merchant(conn, caller, merchant_id)
-    connectors = await repository.for_merchant(conn, merchant_id)
+    connectors = await merchant_connectors(conn, merchant_id)
     return ConnectorList(items=[ConnectorResponse.of(connector) for connector in connectors])
 
 
@@ -155,18 +156,8 @@ async def find_connector(conn: AsyncConnection, connector_id: str) -> Connector 
 
 
 async def merchant_connectors(conn: AsyncConnection, merchant_account_id: str) -> list[Connector]:
-    """The merchant's configurations, best priority first (routing, refunds)."""
-    return await repository.for_merchant(conn, merchant_account_id)
-
-
-async def enabled_provider(conn: AsyncConnection, merchant_account_id: str, provider: str) -> bool:
-    """Whether the merchant has ``provider`` enabled (for other domains: intents' creation)."""
-    return await repository.enabled_provider(conn, merchant_account_id, provider)
-
-
-# enabled_provider as a gate of a one-statement write (payorch.db.one_statement): a row when
-# :intent_requested_provider is ``auto`` or enabled for :intent_merchant_account_id.
-PROVIDER_ENABLED_FRAGMENT = repository.PROVIDER_ENABLED_FRAGMENT
+    """The merchant's configurations, best priority first (routing, refunds, the dashboard)."""
+    return by_priority(await repository.for_merchant(conn, merchant_account_id))
 
 
 def check_mode_allowed(environment: str, mode: Mode) -> None:

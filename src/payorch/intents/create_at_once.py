@@ -1,7 +1,7 @@
 """Creating a payment intent: on PostgreSQL, its checks and every write in one statement.
 
-The checks (the merchant account is the caller's, the requested provider is enabled), the
-intent, its payment_intent.created event, that event's deliveries and the Idempotency-Key's
+The checks (the merchant account is the caller's, the requested provider is enabled: routing's
+gate), the intent, its payment_intent.created event, that event's deliveries and the Idempotency-Key's
 stored answer are one statement (payorch.db.one_statement): one round trip, no BEGIN/COMMIT,
 atomic as a transaction is. Each domain gives its own table's fragment; this module only orders
 them:
@@ -28,7 +28,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
-from payorch.connectors import service as connectors
 from payorch.db import Phases
 from payorch.db.one_statement import Fragment, OneStatement
 from payorch.db.statements import StatementConnection
@@ -38,6 +37,7 @@ from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import STORED_ANSWER_FRAGMENT, Idempotency, Scope
 from payorch.intents import repository, service
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
+from payorch.routing import gate
 from payorch.webhooks import fanout
 
 CREATED = 201
@@ -50,7 +50,7 @@ def _statement(admitted: Fragment) -> OneStatement:
             fanout.SUBSCRIBED_FRAGMENT,
             fanout.FITS_FRAGMENT,
             applications.MERCHANT_OWNED_FRAGMENT,
-            connectors.PROVIDER_ENABLED_FRAGMENT,
+            gate.PROVIDER_ENABLED_FRAGMENT,
             Fragment("checked", "SELECT 1 FROM fits, merchant_owned, provider_enabled"),
             admitted,
             repository.INTENT_FRAGMENT,
@@ -77,7 +77,8 @@ async def create_intent(
     scope: Scope | None,
 ) -> IdempotentResult:
     """POST /v1/payment-intents: the one statement, or the full path when it wrote nothing."""
-    if not phases.is_sqlite:
+    # A provider that cannot charge the currency: the full path answers why, after its other checks.
+    if not phases.is_sqlite and gate.currency_ok(request.provider, request.currency):
         async with phases.one_statement() as conn:
             answer = await _at_once(conn, clock, idempotency, caller, request, scope)
         if answer is not None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from payorch.events.records import TimelineEntry
+from payorch.jsontypes import JsonObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class PaymentIntent:
     metadata: dict[str, str]
     created_at: datetime
     updated_at: datetime
+    # Why its latest checkout went where it went (payorch.routing.record); None before one.
+    routing: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from payorch.db.tables.providers import payments
 from payorch.intents.records import IntentPayment, PaymentIntent
 from payorch.intents.schemas import IntentListQuery
 from payorch.intents.states import IntentStatus
+from payorch.jsontypes import JsonObject
 
 # Built once: statements whose values come as parameters compile once and hit SQLAlchemy's cache
 # without recomputing a cache key for every request (docs/performance.md, "Statements built
@@ -101,12 +102,16 @@ async def compare_and_set_status(
     new: str,
     at: datetime,
     provider: str | None = None,
+    routing: JsonObject | None = None,
 ) -> bool:
-    """Move the status if it still is ``expected``; ``provider``: also record the chosen one."""
+    """Move the status if it still is ``expected``; ``provider``: also record the chosen one, and
+    ``routing`` why (payorch.routing.record)."""
     parameters = {"intent_id": intent_id, "expected": expected, "new": new, "at": at}
     if provider is None:
         return await _MOVE.rowcount(conn, parameters) == 1
-    return await _MOVE_WITH_PROVIDER.rowcount(conn, {**parameters, "provider": provider}) == 1
+    values = {**parameters, "provider": provider, "routing": routing}
+    # Through the engine, not the driver: its JSON type serializes ``routing`` (db/prepared.py).
+    return (await conn.execute(_MOVE_WITH_PROVIDER, values)).rowcount == 1
 
 
 _UPDATE_STATUS = (
@@ -115,7 +120,9 @@ _UPDATE_STATUS = (
     .values(status=bindparam("new"), updated_at=bindparam("at"))
 )
 _MOVE = Prepared(_UPDATE_STATUS)
-_MOVE_WITH_PROVIDER = Prepared(_UPDATE_STATUS.values(provider=bindparam("provider")))
+_MOVE_WITH_PROVIDER = _UPDATE_STATUS.values(
+    provider=bindparam("provider"), routing=bindparam("routing", type_=intents.c.routing.type)
+)
 _STATUS_OF = select(intents.c.status).where(intents.c.id == bindparam("intent_id"))
 
 
@@ -188,6 +195,11 @@ INTENT_FRAGMENT = Fragment(
 
 def intent_parameters(intent: PaymentIntent) -> dict[str, object]:
     """The intent_* parameters of insert_intent_fragment (metadata as JSON text)."""
-    values = {f"intent_{name}": getattr(intent, name) for name in _COLUMNS if name != "application_id"}
+    # A new intent has no routing yet: the fragment leaves the column NULL.
+    values = {
+        f"intent_{name}": getattr(intent, name)
+        for name in _COLUMNS
+        if name not in ("application_id", "routing")
+    }
     values["intent_metadata"] = orjson.dumps(intent.metadata).decode()
     return values

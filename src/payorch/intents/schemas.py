@@ -16,6 +16,7 @@ from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO
 from payorch.providers.registry import PROVIDER_CHOICES, PROVIDER_IDS
+from payorch.routing.record_schemas import RoutingRecordResponse
 
 MAX_METADATA_KEYS = 50
 MAX_METADATA_KEY_LENGTH = 40
@@ -33,6 +34,19 @@ def check_http_url(value: str) -> str:
         raise ValueError("must be an absolute http or https URL")
     if any(c.isspace() for c in value):
         raise ValueError("must not contain white space")
+    return value
+
+
+def checked_currency(value: str) -> str:
+    problem = money.currency_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def checked_provider_choice(value: str) -> str:
+    if value != AUTO and value not in PROVIDER_IDS:
+        raise ValueError(f"must be auto or one of {', '.join(PROVIDER_IDS)}")
     return value
 
 
@@ -76,17 +90,12 @@ class CreatePaymentIntent(BaseModel):
     @field_validator("currency")
     @classmethod
     def _currency(cls, value: str) -> str:
-        problem = money.currency_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        return value
+        return checked_currency(value)
 
     @field_validator("provider")
     @classmethod
     def _provider(cls, value: str) -> str:
-        if value != AUTO and value not in PROVIDER_IDS:
-            raise ValueError(f"must be auto or one of {', '.join(PROVIDER_IDS)}")
-        return value
+        return checked_provider_choice(value)
 
     @field_validator("return_url")
     @classmethod
@@ -135,6 +144,9 @@ class PaymentIntentSummary(BaseModel):
 class PaymentIntentResponse(PaymentIntentSummary):
     payment: IntentPaymentResponse | None = Field(
         None, description="Present once the provider authorized."
+    )
+    routing: RoutingRecordResponse | None = Field(
+        None, description="Why its latest checkout went where it went; present once a checkout was made."
     )
     timeline: list[TimelineEntryResponse]
 
@@ -193,4 +205,6 @@ def intent_body(detail: PaymentIntentDetail) -> JsonObject:
             "authorization_code": payment.authorization_code,
             "authorized_at": isoformat(payment.authorized_at),
         }
+    if detail.intent.routing is not None:
+        body["routing"] = detail.intent.routing
     return body

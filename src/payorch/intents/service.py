@@ -14,8 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
-from payorch.connectors import service as connectors
-from payorch.errors import ConnectorNotConfigured, InvalidState, ResourceNotFound
+from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
 from payorch.events.records import Event, TimelineEntry
 from payorch.events.types import EventType
@@ -24,8 +23,9 @@ from payorch.intents import repository
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
+from payorch.jsontypes import JsonObject
 from payorch.observability.metrics import record_intent_status
-from payorch.providers import AUTO
+from payorch.routing import gate
 
 
 async def create_intent(
@@ -44,10 +44,8 @@ async def check_create(conn: AsyncConnection, caller: Caller, request: CreatePay
         conn, request.merchant_account_id, caller.application_id
     ):
         raise ResourceNotFound(f"No merchant account {request.merchant_account_id}.")
-    if request.provider != AUTO and not await connectors.enabled_provider(
-        conn, request.merchant_account_id, request.provider
-    ):
-        raise ConnectorNotConfigured(f"The provider {request.provider} is not enabled for this merchant.")
+    gate.check_currency(request.provider, request.currency)
+    await gate.check_enabled(conn, request.merchant_account_id, request.provider)
 
 
 def new_intent(
@@ -122,6 +120,7 @@ async def apply_move(
     *,
     data: Mapping[str, object] | None = None,
     provider: str | None = None,
+    routing: JsonObject | None = None,
 ) -> PaymentIntent:
     """Move the intent and write the move's event, both in ``conn``'s transaction; answer the
     intent as moved (what the row now holds, so the caller need not read it again).
@@ -133,7 +132,7 @@ async def apply_move(
     new = next_status(intent.status, move)
     now = clock.now()
     if not await repository.compare_and_set_status(
-        conn, intent.id, expected=intent.status, new=new.value, at=now, provider=provider
+        conn, intent.id, expected=intent.status, new=new.value, at=now, provider=provider, routing=routing
     ):
         found = await repository.status_of(conn, intent.id) or intent.status
         raise InvalidState(found, allowed=statuses_allowing(move))
@@ -148,7 +147,13 @@ async def apply_move(
             at=now,
         )
     record_intent_status(provider or intent.provider, new.value)
-    return replace(intent, status=new.value, updated_at=now, provider=provider or intent.provider)
+    return replace(
+        intent,
+        status=new.value,
+        updated_at=now,
+        provider=provider or intent.provider,
+        routing=routing if provider is not None else intent.routing,
+    )
 
 
 async def record_refund(

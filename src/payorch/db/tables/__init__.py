@@ -3,7 +3,15 @@
 Import tables from their domain module (``from payorch.db.tables.providers import payments``).
 """
 
-from payorch.db.tables import dashboard, providers, reconciliation, refunds, simulator, webhooks  # noqa: F401
+from payorch.db.tables import (  # noqa: F401
+    dashboard,
+    providers,
+    reconciliation,
+    refunds,
+    routing,
+    simulator,
+    webhooks,
+)
 from payorch.db.tables.base import metadata
 from payorch.db.tables.foundation import (
     api_credentials,

@@ -52,6 +52,8 @@ payment_intents = Table(
     Column("metadata", JsonType, nullable=False),
     timestamp("created_at"),
     timestamp("updated_at"),
+    # Why its latest checkout went where it went (payorch.routing.record), set with ``provider``.
+    Column("routing", JsonType, nullable=True),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
     # The list's filters (GET /v1/payment-intents): each ends with the id the keyset walks.
     Index("ix_payment_intents_application_id_status_id", "application_id", "status", "id"),

@@ -1,0 +1,199 @@
+"""The decision: which of a merchant's connectors a checkout tries, in which order, and why.
+
+- An explicit provider: its connector while enabled and able to charge the currency (health does
+  not matter: attempts.py tries it even when skipped), as the first round decided.
+- ``auto``: the enabled connectors that can charge the currency, by priority (the one place that
+  orders them). Then the active routing version, if any: the first rule whose conditions all hold
+  decides (a priority list, or a split), else its default (priority, or success rate).
+- A split picks by a hash of the intent's id, so a retried checkout picks the same provider; the
+  split's other providers follow by weight, for failover.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from payorch.connectors.records import Connector
+from payorch.errors import ConnectorNotConfigured
+from payorch.providers import AUTO
+from payorch.routing.currencies import charges
+from payorch.routing.order import by_priority
+from payorch.routing.program import Conditions, PriorityOutcome, RoutingProgram, Rule, SplitOutcome
+from payorch.routing.record import Candidate, RoutingRecord, Skipped, SkipReason, Strategy
+from payorch.routing.strategy import Score, SuccessRates
+
+
+@dataclass(frozen=True, slots=True)
+class IntentFacts:
+    """What routing reads of an intent (or of an evaluate request)."""
+
+    id: str
+    merchant_account_id: str
+    amount: int
+    currency: str
+    metadata: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveProgram:
+    version: int
+    program: RoutingProgram
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    candidates: tuple[Connector, ...]  # tried in this order
+    explicit: bool  # no health skipping, no failover message for auto
+    record: RoutingRecord  # ``chosen`` is set once one is tried successfully
+
+
+async def decide(
+    facts: IntentFacts,
+    connectors: Sequence[Connector],
+    active: ActiveProgram | None,
+    requested: str,
+    rates: SuccessRates,
+) -> Decision:
+    """Raises ConnectorNotConfigured when no connector can take the intent."""
+    version = active.version if active is not None else None
+    enabled = by_priority([c for c in connectors if c.enabled])
+    if requested != AUTO:
+        return Decision(
+            (_explicit(enabled, requested, facts.currency),),
+            True,
+            _record(
+                Strategy.EXPLICIT, None, version, [_candidate(c) for c in enabled if c.provider == requested]
+            ),
+        )
+    usable = [c for c in enabled if charges(c.provider, facts.currency)]
+    skipped = [
+        Skipped(c.provider, SkipReason.CURRENCY, f"cannot charge {facts.currency}")
+        for c in enabled
+        if c not in usable
+    ]
+    if not usable:
+        if enabled:
+            raise ConnectorNotConfigured(f"No enabled provider of this merchant supports {facts.currency}.")
+        raise ConnectorNotConfigured("The merchant has no enabled provider.")
+    if active is not None:
+        rule = next((r for r in active.program.rules if matches(r.if_, facts)), None)
+        if rule is not None:
+            decided = _by_rule(rule, facts, usable, enabled, active.version)
+            if decided.candidates:
+                return _skipping(decided, skipped)
+            # Every provider the rule names was disabled since it was saved: the default decides.
+            skipped += decided.record.skipped
+        if active.program.default == "success_rate":
+            ranked = await _by_success_rate(facts, usable, active.version, rates)
+            return _skipping(ranked, skipped)
+    record = _record(Strategy.PRIORITY, None, version, [_candidate(c) for c in usable])
+    return Decision(tuple(usable), False, record.skipping(*skipped))
+
+
+def matches(conditions: Conditions, facts: IntentFacts) -> bool:
+    if conditions.currency is not None and facts.currency not in conditions.currency:
+        return False
+    amount = conditions.amount
+    if amount is not None:
+        if amount.gte is not None and facts.amount < amount.gte:
+            return False
+        if amount.lt is not None and facts.amount >= amount.lt:
+            return False
+    wanted = conditions.metadata or {}
+    return all(facts.metadata.get(key) == value for key, value in wanted.items())
+
+
+def split_bucket(intent_id: str, total: int) -> int:
+    """Where ``intent_id`` falls in [0, total): the same for every retry of its checkout."""
+    digest = hashlib.sha256(intent_id.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % total
+
+
+def _explicit(enabled: Sequence[Connector], requested: str, currency: str) -> Connector:
+    chosen = next((c for c in enabled if c.provider == requested), None)
+    if chosen is None:
+        raise ConnectorNotConfigured(f"The provider {requested} is not enabled for this merchant.")
+    if not charges(requested, currency):
+        raise ConnectorNotConfigured(f"The provider {requested} does not support {currency}.")
+    return chosen
+
+
+def _by_rule(
+    rule: Rule, facts: IntentFacts, usable: list[Connector], enabled: list[Connector], version: int
+) -> Decision:
+    outcome = rule.then
+    names = outcome.priority if isinstance(outcome, PriorityOutcome) else [s.provider for s in outcome.split]
+    by_provider = {c.provider: c for c in usable}
+    skipped = [_unusable(p, enabled, facts.currency) for p in names if p not in by_provider]
+    if isinstance(outcome, PriorityOutcome):
+        chosen = [by_provider[p] for p in names if p in by_provider]
+        record = _record(Strategy.RULE, rule.name, version, [_candidate(c) for c in chosen])
+        return Decision(tuple(chosen), False, record.skipping(*skipped))
+    return _split(rule.name, outcome, facts, by_provider, version, skipped)
+
+
+def _split(
+    name: str,
+    outcome: SplitOutcome,
+    facts: IntentFacts,
+    by_provider: Mapping[str, Connector],
+    version: int,
+    skipped: list[Skipped],
+) -> Decision:
+    shares = [(by_provider[s.provider], int(s.weight)) for s in outcome.split if s.provider in by_provider]
+    if not shares:
+        return Decision((), False, _record(Strategy.SPLIT, name, version, []).skipping(*skipped))
+    bucket = split_bucket(facts.id, sum(weight for _, weight in shares))
+    picked = 0
+    for index, (_, weight) in enumerate(shares):
+        if bucket < weight:
+            picked = index
+            break
+        bucket -= weight
+    rest = sorted((s for i, s in enumerate(shares) if i != picked), key=lambda s: -s[1])  # stable
+    ordered = [shares[picked], *rest]
+    candidates = [_candidate(c, weight=weight) for c, weight in ordered]
+    record = _record(Strategy.SPLIT, name, version, candidates)
+    return Decision(tuple(c for c, _ in ordered), False, record.skipping(*skipped))
+
+
+async def _by_success_rate(
+    facts: IntentFacts, usable: list[Connector], version: int, rates: SuccessRates
+) -> Decision:
+    ranking = await rates.rank(
+        facts.merchant_account_id, facts.currency, [c.provider for c in usable], facts.id
+    )
+    by_provider = {c.provider: c for c in usable}
+    ordered = [by_provider[p] for p in ranking.providers if p in by_provider]
+    ordered += [c for c in usable if c not in ordered]  # a ranking leaving one out: last
+    candidates = [_candidate(c, score=ranking.scores.get(c.provider)) for c in ordered]
+    record = _record(Strategy.SUCCESS_RATE, None, version, candidates)
+    if ranking.fallback:
+        record = RoutingRecord(record.strategy, None, version, record.candidates, fallback="priority")
+    return Decision(tuple(ordered), False, record)
+
+
+def _unusable(provider: str, enabled: Sequence[Connector], currency: str) -> Skipped:
+    if any(c.provider == provider for c in enabled):
+        return Skipped(provider, SkipReason.CURRENCY, f"cannot charge {currency}")
+    return Skipped(provider, SkipReason.NOT_ENABLED, "named by the rule, not enabled for the merchant")
+
+
+def _skipping(decision: Decision, skipped: list[Skipped]) -> Decision:
+    if not skipped:
+        return decision
+    record = decision.record
+    earlier = tuple(s for s in skipped if s not in record.skipped)
+    return Decision(decision.candidates, decision.explicit, record.skipping(*earlier))
+
+
+def _candidate(connector: Connector, *, weight: int | None = None, score: Score | None = None) -> Candidate:
+    return Candidate(connector.provider, connector.priority, weight, score)
+
+
+def _record(
+    strategy: Strategy, rule: str | None, version: int | None, candidates: list[Candidate]
+) -> RoutingRecord:
+    return RoutingRecord(strategy, rule, version, tuple(candidates))

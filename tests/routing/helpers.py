@@ -1,0 +1,36 @@
+"""Routing's HTTP calls and the rules the tests save."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import httpx
+
+from tests.conftest import Sandbox
+
+C = "provider_c_redirect_get"
+
+
+def routing_url(sandbox: Sandbox, tail: str = "") -> str:
+    return f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/routing{tail}"
+
+
+async def put_routing(client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, Any]) -> httpx.Response:
+    return await client.put(routing_url(sandbox), json=body, headers=sandbox.headers)
+
+
+async def save_rules(client: httpx.AsyncClient, sandbox: Sandbox, *rules: dict[str, Any], default: str = "priority") -> dict[str, Any]:
+    response = await put_routing(client, sandbox, {"default": default, "rules": list(rules)})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def evaluate(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> httpx.Response:
+    return await client.post(routing_url(sandbox, "/evaluate"), json=body, headers=sandbox.headers)
+
+
+def split_pick(intent_id: str, first_weight: int) -> bool:
+    """Whether docs/routing.md's split hash puts ``intent_id`` in the first share."""
+    bucket = int.from_bytes(hashlib.sha256(intent_id.encode()).digest()[:8], "big") % 100
+    return bucket < first_weight

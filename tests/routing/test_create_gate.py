@@ -1,0 +1,45 @@
+"""An explicit provider that cannot charge the intent's currency is refused when the intent is
+created (422 CONNECTOR_NOT_CONFIGURED, nothing written), not only at its checkout; SQLite and
+PostgreSQL (whose create is one statement)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from payorch.runtime import Runtime
+from tests.conftest import new_application
+from tests.providers.helpers import RETURN_URL, A, B, mock_sandbox
+
+
+def body(merchant_account_id: str, provider: str, currency: str) -> dict[str, object]:
+    return {
+        "merchant_account_id": merchant_account_id,
+        "external_reference": "order-1",
+        "amount": 1000,
+        "currency": currency,
+        "return_url": RETURN_URL,
+        "provider": provider,
+    }
+
+
+@pytest.mark.parametrize("key", [None, "create-1"])
+async def test_refused_at_create(client: httpx.AsyncClient, runtime: Runtime, key: str | None) -> None:
+    sandbox = await mock_sandbox(runtime)
+    headers = {**sandbox.headers, **({"Idempotency-Key": key} if key else {})}
+    response = await client.post("/v1/payment-intents", json=body(sandbox.merchant_account_id, A, "USD"), headers=headers)
+    assert response.status_code == 422, response.text
+    error = response.json()["error"]
+    assert error["code"] == "CONNECTOR_NOT_CONFIGURED"
+    assert error["message"] == f"The provider {A} does not support USD."
+    listed = await client.get("/v1/payment-intents", headers=sandbox.headers)
+    assert listed.json()["items"] == []
+    # The same request for a provider that charges USD, or for auto, is created.
+    ok = await client.post("/v1/payment-intents", json=body(sandbox.merchant_account_id, B, "USD"), headers=sandbox.headers)
+    assert ok.status_code == 201, ok.text
+
+
+async def test_another_merchant_is_still_404_first(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await new_application(runtime)
+    response = await client.post("/v1/payment-intents", json=body("mrc_not_mine", A, "USD"), headers=sandbox.headers)
+    assert response.status_code == 404

@@ -30,6 +30,7 @@ from payorch.providers.health import ProviderHealth, build_health
 from payorch.ratelimit.limiter import RateLimiter
 from payorch.redis_client import SharedRedis
 from payorch.runtime import Runtime
+from payorch.success_rates.build import build_success_rates
 from payorch.webhooks.urls import Resolver
 
 
@@ -86,6 +87,7 @@ def build_runtime(
         refund_gateway=refund_gateway or ProviderRefundGateway(contexts),
         webhook_resolver=webhook_resolver,
         owns_database=owns_database,
+        success_rates=build_success_rates(clock, redis, settings),
     )
     # A process that serves no API (the worker) still calls the simulator in-process in MOCK
     # mode: it gets an app of its own on first use, unless create_app bound one before.

@@ -159,6 +159,22 @@ class Settings(BaseSettings):
     )
     provider_skip_seconds: float = Field(10, gt=0, description="How long a failing provider is skipped.")
     provider_timeout_seconds: float = Field(10, gt=0, description="One call to a provider's API.")
+    routing_exploration: float = Field(
+        0.05,
+        ge=0,
+        le=0.5,
+        description="Success-rate routing: the share of intents sent first to a provider other than "
+        "the best, so one that recovered is noticed.",
+    )
+    routing_window_seconds: int = Field(
+        900, ge=10, description="Success-rate routing: the longest look back at a provider's outcomes."
+    )
+    routing_window_attempts: int = Field(
+        200,
+        ge=20,
+        description="Success-rate routing: a provider's rate is over its latest this many attempts "
+        "(within the window's seconds).",
+    )
     idempotency_ttl_seconds: int = Field(
         86400, gt=0, description="How long an Idempotency-Key is remembered."
     )

@@ -38,6 +38,7 @@ from payorch.intents.states import IntentStatus, Move
 from payorch.jsontypes import JsonObject
 from payorch.providers.base import PaymentOutcome, PaymentResult, ProviderRejected, ProviderUnavailable
 from payorch.runtime import Runtime
+from payorch.success_rates.observe import observe
 
 log = logging.getLogger("payorch.checkouts")
 
@@ -164,6 +165,7 @@ async def _provider_wins(
         current = await repository.get(conn, target.checkout.id)
         assert fresh is not None and current is not None
         after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
+    await observe(runtime.success_rates, fresh, after, current.provider)
     return after.status
 
 

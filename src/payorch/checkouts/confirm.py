@@ -32,6 +32,7 @@ from payorch.providers.base import (
 )
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
+from payorch.success_rates.observe import observe
 
 ProviderCall = Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]]
 WAIT_STEP_SECONDS = 0.05
@@ -103,6 +104,7 @@ async def call_and_apply(
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
         after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
+    await observe(runtime.success_rates, fresh, after, current.provider)
     if after.status != fresh.status and after.status in STOPPED_ENDS:
         await _stop_at_provider(runtime, after, current, connector)
     return after

@@ -20,6 +20,7 @@ LISTS: dict[str, set[str]] = {
     "/v1/admin/webhook-endpoints/whe_x/deliveries": DATED | {"event_type", "payment_intent_id"},
     "/v1/admin/webhook-deliveries": DATED | {"endpoint_id", "event_type", "payment_intent_id"},
     "/v1/admin/merchant-accounts/mrc_x/connectors": set(),
+    "/v1/admin/merchant-accounts/mrc_x/routing/versions": PAGED,
     "/v1/admin/api-credentials": PAGED,
     "/v1/admin/merchant-accounts": set(),
 }

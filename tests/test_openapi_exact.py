@@ -160,3 +160,20 @@ async def test_the_document_states_the_reconciliation_reports(client: httpx.Asyn
     assert day["required"] and day["schema"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
     events = document["components"]["schemas"]["CreateWebhookEndpoint"]["properties"]["events"]
     assert "reconciliation.discrepancy" in events["anyOf"][0]["items"]["enum"]
+
+
+async def test_the_document_states_routing(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    base = "/v1/admin/merchant-accounts/{merchant_id}/routing"
+    paths = document["paths"]
+    assert set(paths[base]) == {"get", "put"}
+    assert set(paths[base + "/versions"]) == {"get"}
+    assert set(paths[base + "/versions/{number}/activate"]) == {"post"}
+    assert set(paths[base + "/evaluate"]) == {"post"}
+    assert "422" in paths[base + "/evaluate"]["post"]["responses"]
+    schemas = document["components"]["schemas"]
+    assert schemas["RoutingRecordResponse"]["properties"]["strategy"]["enum"] == [
+        "explicit", "priority", "rule", "split", "success_rate"
+    ]
+    assert "routing" in schemas["CheckoutResponse"]["required"]
+    assert "routing" in schemas["PaymentIntentResponse"]["properties"]

@@ -13,6 +13,7 @@ from payorch.dashboard.web import DashboardRoute, ViewerDep, render
 from payorch.http.deps import ListConn
 from payorch.intents import stats as intent_stats
 from payorch.payments import stats as payment_stats
+from payorch.success_rates.history import ProviderRecord, provider_records
 from payorch.webhooks import stats as webhook_stats
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -30,6 +31,7 @@ class Window:
     statuses: dict[str, int]
     authorized: dict[str, int]
     refunded: dict[str, int]
+    providers: list[ProviderRecord]  # authorization rate and volume per provider
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +84,7 @@ async def overview(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
             await intent_stats.status_counts(conn, app_id, now - span),
             await payment_stats.authorized_by_currency(conn, app_id, now - span),
             await payment_stats.refunded_by_currency(conn, app_id, now - span),
+            await provider_records(conn, app_id, now - span),
         )
         for label, span in WINDOWS
     ]

@@ -13,6 +13,7 @@ from payorch.dashboard import (
     overview,
     payments,
     providers,
+    routing,
     sandbox,
     signin,
     webhooks,
@@ -36,6 +37,7 @@ ROUTERS = (
     deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
     webhooks.router,
     providers.router,
+    routing.router,
     keys.router,
     sandbox.router,
     _unknown,  # the catch-all last

@@ -1,0 +1,109 @@
+"""The routing page in Debian's Chromium against a live `payorch serve` (SQLite, PostgreSQL):
+a refused program shows each check's message beside its rule, a saved one becomes a version, the
+dry run shows the decision; screenshots at 1280 and 390 px (build/screenshots/ or
+PAYORCH_E2E_SCREENSHOTS), each page within the narrow width."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.dashboard.test_browser import WIDTHS, shots_dir
+from tests.e2e.conftest import CHROMIUM
+from tests.live import create_sandbox, live_server, payorch_env
+from tests.needs import missing
+
+pytestmark = pytest.mark.e2e
+
+A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    if not Path(CHROMIUM).exists():
+        missing("Debian chromium is not installed (apt-get install chromium)")
+    env = payorch_env(database_url)
+    with live_server(env) as url:
+        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+
+
+async def _market_payments(api: httpx.AsyncClient, merchant: str, count: int) -> None:
+    for provider, approve in ((A, 0.6), (B, 0.9), (C, 0.75)):
+        body = {"provider": provider, "approve": approve, "decline": round(1 - approve, 2), "give_up": 0, "pending": 0}
+        (await api.post("/simulator/controls/market", json=body)).raise_for_status()
+    for n in range(count):
+        intent = await api.post(
+            "/v1/payment-intents",
+            json={"merchant_account_id": merchant, "external_reference": f"r-{n}", "amount": 1990,
+                  "currency": "CLP", "return_url": "https://shop.example/r"},
+        )
+        intent_id = intent.json()["id"]
+        (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": [A, B, C][n % 3]})).raise_for_status()
+        back = (await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})).json()["return"]
+        if back["method"] == "POST":
+            await api.post(back["url"], data=back["fields"], headers={"Authorization": ""})
+        else:
+            await api.get(back["url"], headers={"Authorization": ""})
+
+
+async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]], database_url: str) -> None:
+    from playwright.async_api import Page, async_playwright
+
+    url, env = server
+    app = create_sandbox(env)
+    shots = shots_dir(database_url)
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30) as api:
+        await _market_payments(api, app["merchant_account_id"], 12)
+
+    async def shoot(page: Page, name: str) -> None:
+        for width, height in WIDTHS:
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+            overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
+        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            await page.goto(url + "/dashboard/sign-in")
+            await page.get_by_label("API key").fill(app["api_key"])
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Sign in").click()
+            await page.get_by_role("link", name="Routing").click()
+            async with page.expect_navigation():
+                await page.locator("main a[href*='/dashboard/routing/']").first.click()
+            assert "/dashboard/routing/" in page.url
+            shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
+            program = {
+                "default": "success_rate",
+                "rules": [
+                    {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
+                    {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
+                ],
+            }
+            await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Save as a new version").click()
+            beside = page.locator("#rule-1 .field-error")
+            assert "weights add up to 90" in await beside.inner_text()
+            assert await page.locator("#rule-0 .field-error").count() == 0
+            await shoot(page, "routing-refused")
+
+            shares[1]["weight"] = 30
+            await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Save as a new version").click()
+            assert "Saved as the active version" in await page.content()
+            await page.get_by_label("Currency").fill("USD")
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Evaluate").click()
+            assert C in await page.locator("#decision").inner_text()
+            await shoot(page, "routing")
+        finally:
+            await browser.close()

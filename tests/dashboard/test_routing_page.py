@@ -1,0 +1,88 @@
+"""The dashboard's routing page over plain HTTP (SQLite, PostgreSQL): the rules form with each
+check's message beside its rule, the dry run, versions with activate, each provider's
+authorization rate and volume; the overview's rate per provider."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import httpx
+
+from payorch.runtime import Runtime
+from tests.dashboard.signing import sign_in
+from tests.providers.helpers import A, B, mock_sandbox
+from tests.routing.helpers import C
+from tests.success_rates.market import market_payment, set_market
+
+
+def rule_item(page: str, index: int) -> str:
+    found = re.search(rf'<li id="rule-{index}">(.*?)</li>', page, re.DOTALL)
+    assert found, page
+    return found.group(1)
+
+
+async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    csrf = await sign_in(client, sandbox)
+    await set_market(client, sandbox, A, approve=0.0)  # every A payment declined
+    await set_market(client, sandbox, B, approve=1.0)
+    for _ in range(2):
+        await market_payment(client, sandbox)  # priority: A, declined
+    await set_market(client, sandbox, A, approve=0.0, give_up=1.0)
+    await market_payment(client, sandbox)  # A, the buyer gave up: not in the rate
+    await set_market(client, sandbox, A, approve=1.0)
+    await market_payment(client, sandbox)  # A, authorized
+    url = f"/dashboard/routing/{sandbox.merchant_account_id}"
+    assert f'href="/dashboard/routing/{sandbox.merchant_account_id}"' in (await client.get("/dashboard/routing")).text
+    page = (await client.get(url)).text
+    # A: 1 of the 3 decided (33.3 %), 4 intents, in the last hour and day; B, C: nothing yet.
+    assert re.search(rf"<td>{A}</td>\s*<td class=\"num\">33.3 %</td><td class=\"num\">4</td>", page), page
+    assert "no rules saved" in page
+
+    def save(program: object) -> dict[str, str]:
+        return {"csrf": csrf, "action": "save", "program": program if isinstance(program, str) else json.dumps(program)}
+
+    bad_json = await client.post(url, data=save('{"rules": ['))
+    assert bad_json.status_code == 400 and "Not JSON" in bad_json.text
+    shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
+    program = {
+        "default": "success_rate",
+        "rules": [
+            {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
+            {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
+        ],
+    }
+    refused = await client.post(url, data=save(program))
+    assert refused.status_code == 400, refused.text
+    assert "field-error" not in rule_item(refused.text, 0)
+    assert "weights add up to 90" in rule_item(refused.text, 1)  # beside the rule it concerns
+    assert "usd-to-c" in refused.text and "&#34;weight&#34;: 20" in refused.text  # the text kept
+    assert (await client.get(f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/routing", headers=sandbox.headers)).json()["version"] is None
+
+    shares[1]["weight"] = 30
+    for _ in range(2):
+        saved = await client.post(url, data=save(program))
+        assert saved.status_code == 303 and saved.headers["location"].endswith("?notice=saved"), saved.text
+    page = (await client.get(url)).text
+    assert "Activate version 1" in page and "Activate version 2" not in page
+    activated = await client.post(url, data={"csrf": csrf, "action": "activate", "version": "1"})
+    assert activated.status_code == 303
+    page = (await client.get(url)).text
+    assert "Activate version 2" in page and "Active: version 1" in page
+
+    dry = await client.post(url, data={"csrf": csrf, "action": "evaluate", "amount": "2500", "currency": "usd", "metadata": "", "provider": "auto"})
+    assert dry.status_code == 200, dry.text
+    assert re.search(rf"<dt>Chosen</dt><dd><strong>{C}</strong>", dry.text) and "usd-to-c, version 1" in dry.text
+    wrong = await client.post(url, data={"csrf": csrf, "action": "evaluate", "amount": "-1", "currency": "CLP", "metadata": "", "provider": "auto"})
+    assert wrong.status_code == 400 and "amount" in wrong.text
+
+    overview = (await client.get("/dashboard/overview")).text
+    assert "Authorization rate by provider" in overview
+    assert re.search(rf"<td>{A}</td><td class=\"num\">33.3 %</td><td class=\"num\">4</td>", overview), overview
+
+
+async def test_another_applications_merchant_is_not_found(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    mine, other = await mock_sandbox(runtime), await mock_sandbox(runtime)
+    await sign_in(client, mine)
+    assert (await client.get(f"/dashboard/routing/{other.merchant_account_id}")).status_code == 404

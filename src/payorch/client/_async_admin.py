@@ -1,5 +1,5 @@
 """The administration operations of the asynchronous client (webhook endpoints and deliveries,
-connectors, API credentials, simulator controls), mixed into AsyncPayorchClient (generated)."""
+connectors, routing, API credentials, simulator controls), mixed into AsyncPayorchClient (generated)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from typing import Any, TypeVar
 
 from payorch.client import _operations as ops
 from payorch.client._core import Call, parse, parse_list, parse_page
-from payorch.client.models import ApiCredential, Connector, Page, WebhookDelivery, WebhookEndpoint
+from payorch.client.models import (
+    ApiCredential,
+    Connector,
+    Page,
+    RoutingEvaluation,
+    RoutingVersion,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 ItemT = TypeVar("ItemT")
 
@@ -131,6 +139,51 @@ class AsyncAdministration:
             Connector,
             await self.request(ops.update_connector(merchant_account_id, config_id, changes)),
         )
+
+    # Routing (docs/routing.md)
+
+    async def get_routing(self, merchant_account_id: str) -> RoutingVersion:
+        return parse(RoutingVersion, await self.request(ops.get_routing(merchant_account_id)))
+
+    async def replace_routing(
+        self, merchant_account_id: str, *, rules: list[dict[str, Any]], default: str = "priority"
+    ) -> RoutingVersion:
+        """Saves a new version and makes it active; 400 names each rule that fails its checks."""
+        call = ops.replace_routing(merchant_account_id, default=default, rules=rules)
+        return parse(RoutingVersion, await self.request(call))
+
+    async def list_routing_versions(
+        self, merchant_account_id: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[RoutingVersion]:
+        call = ops.list_routing_versions(merchant_account_id, cursor=cursor, limit=limit)
+        return parse_page(RoutingVersion, await self.request(call))
+
+    async def activate_routing_version(
+        self, merchant_account_id: str, version: int
+    ) -> RoutingVersion:
+        call = ops.activate_routing_version(merchant_account_id, version)
+        return parse(RoutingVersion, await self.request(call))
+
+    async def evaluate_routing(
+        self,
+        merchant_account_id: str,
+        *,
+        amount: int,
+        currency: str,
+        metadata: dict[str, str] | None = None,
+        provider: str | None = None,
+        payment_intent_id: str | None = None,
+    ) -> RoutingEvaluation:
+        """The decision a checkout with these fields would get now; nothing is written."""
+        call = ops.evaluate_routing(
+            merchant_account_id,
+            amount=amount,
+            currency=currency,
+            metadata=metadata,
+            provider=provider,
+            payment_intent_id=payment_intent_id,
+        )
+        return parse(RoutingEvaluation, await self.request(call))
 
     # API credentials
 

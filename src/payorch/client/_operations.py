@@ -233,6 +233,52 @@ def update_connector(merchant_account_id: str, config_id: str, changes: dict[str
     )
 
 
+def _routing(merchant_account_id: str) -> str:
+    return f"/v1/admin/merchant-accounts/{segment(merchant_account_id)}/routing"
+
+
+def get_routing(merchant_account_id: str) -> Call:
+    return Call("GET", _routing(merchant_account_id))
+
+
+def replace_routing(merchant_account_id: str, *, default: str, rules: Sequence[Any]) -> Call:
+    # Each PUT saves a new version with the same rules: a retry adds a version, changes nothing.
+    return Call("PUT", _routing(merchant_account_id), json={"default": default, "rules": list(rules)})
+
+
+def list_routing_versions(merchant_account_id: str, *, cursor: str | None, limit: int | None) -> Call:
+    params = clean({"cursor": cursor, "limit": limit})
+    return Call("GET", f"{_routing(merchant_account_id)}/versions", params=params)
+
+
+def activate_routing_version(merchant_account_id: str, version: int) -> Call:
+    # Activating a version twice is the same as once: safe to retry.
+    path = f"{_routing(merchant_account_id)}/versions/{int(version)}/activate"
+    return Call("POST", path, server_idempotent=True)
+
+
+def evaluate_routing(
+    merchant_account_id: str,
+    *,
+    amount: int,
+    currency: str,
+    metadata: dict[str, str] | None,
+    provider: str | None,
+    payment_intent_id: str | None,
+) -> Call:
+    body = clean(
+        {
+            "amount": amount,
+            "currency": currency,
+            "metadata": metadata,
+            "provider": provider,
+            "payment_intent_id": payment_intent_id,
+        }
+    )
+    # A dry run writes nothing: safe to retry.
+    return Call("POST", f"{_routing(merchant_account_id)}/evaluate", json=body, server_idempotent=True)
+
+
 def create_api_credential(*, name: str | None, idempotency_key: str | None) -> Call:
     return post(API_CREDENTIALS, clean({"name": name}), idempotency_key=idempotency_key)
 

@@ -34,6 +34,47 @@ class IntentPayment(Model):
     authorized_at: datetime | None = None
 
 
+class RoutingCandidate(Model):
+    provider: str
+    priority: int | None = None
+    weight: int | None = None  # a split's share, in percent
+    score: dict[str, Any] | None = None  # the success-rate strategy's {rate, attempts}
+
+
+class RoutingSkipped(Model):
+    provider: str
+    reason: str  # currency, not_enabled, unavailable, down, refused
+    detail: str | None = None
+
+
+class RoutingRecord(Model):
+    """Why a checkout went where it went (docs/routing.md)."""
+
+    strategy: str  # explicit, priority, rule, split, success_rate
+    rule: str | None = None
+    version: int | None = None
+    candidates: list[RoutingCandidate] = Field(default_factory=list)
+    skipped: list[RoutingSkipped] = Field(default_factory=list)
+    chosen: str | None = None
+    fallback: str | None = None
+
+
+class RoutingVersion(Model):
+    """A merchant's routing rules; ``version`` None: none saved (the connectors' priority)."""
+
+    version: int | None = None
+    active: bool = True
+    default: str = "priority"
+    rules: list[dict[str, Any]] = Field(default_factory=list)
+    created_at: datetime | None = None
+    activated_at: datetime | None = None
+
+
+class RoutingEvaluation(Model):
+    provider: str | None = None
+    routing: RoutingRecord
+
+
 class PaymentIntent(Model):
     id: str
     status: str
@@ -48,6 +89,7 @@ class PaymentIntent(Model):
     created_at: datetime | None = None
     payment: IntentPayment | None = None
     timeline: list[TimelineEntry] = Field(default_factory=list)
+    routing: RoutingRecord | None = None  # once a checkout was made
 
 
 class CheckoutAction(Model):
@@ -76,6 +118,7 @@ class Checkout(Model):
     provider: str
     checkout: CheckoutAction
     expires_at: datetime | None = None
+    routing: RoutingRecord | None = None
 
 
 class PaymentDispute(Model):

@@ -3,6 +3,7 @@
 from fastapi import APIRouter
 
 from payorch.simulator.controls.endpoints import router as controls_router
+from payorch.simulator.discrepancies.endpoints import router as discrepancies_router
 from payorch.simulator.market.endpoints import router as market_router
 from payorch.simulator.registry import SIMULATED
 
@@ -14,5 +15,6 @@ PROVIDER_ROUTERS: tuple[APIRouter, ...] = tuple(r for s in SIMULATED for r in s.
 CONTROLS_ROUTERS: tuple[APIRouter, ...] = (
     controls_router,
     market_router,
+    discrepancies_router,
     *(r for s in SIMULATED for r in s.controls_routers),
 )

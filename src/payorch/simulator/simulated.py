@@ -20,6 +20,7 @@ from payorch.crypto import Cipher
 from payorch.db import Phases
 from payorch.providers.registration import ProviderRegistration
 from payorch.runtime import Runtime
+from payorch.simulator.discrepancies.records import Discrepancies
 from payorch.simulator.market.records import MarketOutcome
 
 # Work to do once the move's transaction committed (e.g. send the notifications it wrote).
@@ -81,6 +82,7 @@ class SimulatedProvider:
     settles: str
     settle_references: str
     market_buy: MarketBuy  # the simulated market's buyer (docs/simulator.md)
+    discrepancies: Discrepancies  # the discrepancy control (docs/simulator.md)
     resend_due: ResendDue | None = None  # notifications the worker sends again
     controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
 

@@ -13,6 +13,7 @@ from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_a import endpoints, page, repository, service
 from payorch.simulator.provider_a.credentials import owner_of
+from payorch.simulator.provider_a.discrepancies import DISCREPANCIES
 from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedProvider
 
 
@@ -74,4 +75,5 @@ SIMULATED = SimulatedProvider(
     "decided, so `status` (and a commit) shows the result",
     settle_references="tokens",
     market_buy=market_buy,
+    discrepancies=DISCREPANCIES,
 )

@@ -13,6 +13,7 @@ from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_b import checkout, controls, endpoints, notify, page, payments, repository
 from payorch.simulator.provider_b.credentials import owner_of
+from payorch.simulator.provider_b.discrepancies import DISCREPANCIES
 from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedProvider
 
 
@@ -72,6 +73,7 @@ SIMULATED = SimulatedProvider(
     "after the payment) and a signed notification is sent for each",
     settle_references="payment ids",
     market_buy=market_buy,
+    discrepancies=DISCREPANCIES,
     resend_due=notify.deliver_due,
     controls_routers=(controls.router,),
 )

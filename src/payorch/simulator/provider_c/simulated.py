@@ -14,6 +14,7 @@ from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.provider_c import controls, disputes, endpoints, events, page, repository, sessions
 from payorch.simulator.provider_c.credentials import owner_of
+from payorch.simulator.provider_c.discrepancies import DISCREPANCIES
 from payorch.simulator.provider_c.records import SimCEvent
 from payorch.simulator.simulated import AfterCommit, Bought, BuyerReturn, Settlement, SimulatedProvider
 
@@ -90,6 +91,7 @@ SIMULATED = SimulatedProvider(
     "chargeback_lost close it; a signed event is sent for each",
     settle_references="PaymentIntent ids (approve, reject), dispute ids (chargeback...)",
     market_buy=market_buy,
+    discrepancies=DISCREPANCIES,
     resend_due=events.deliver_due,
     controls_routers=(controls.router,),
 )

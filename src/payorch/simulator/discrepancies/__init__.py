@@ -1,0 +1,1 @@
+"""The discrepancy control: a simulated provider made to disagree with payorch (docs/simulator.md)."""

@@ -1,0 +1,38 @@
+"""What each simulated provider does for the discrepancy control (docs/simulator.md,
+"Discrepancies"), declared in its ``simulator/<name>/discrepancies.py``.
+
+Every function runs in the control's transaction and raises ValidationFailed for what the
+provider refuses (its own words in the message)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+
+DiscrepancyKind = Literal["refunded_at_provider", "approved_unreturned", "amount_changed", "orphan"]
+
+# (conn, owner, references the market's buyer answered) -> None: their notifications are given
+# up unsent, as if every attempt had failed (no return, no notice).
+Silence = Callable[[AsyncConnection, str, Sequence[str]], Awaitable[None]]
+# (conn, clock, owner, payment reference, amount in minor units or None for the rest) -> the
+# provider's id of the refund, made as its own console would.
+Refund = Callable[[AsyncConnection, Clock, str, str, int | None], Awaitable[str]]
+# (conn, owner, payment reference, amount or None, currency or None) -> None: the provider's
+# record of the payment now shows them.
+ChangeAmount = Callable[[AsyncConnection, str, str, int | None, str | None], Awaitable[None]]
+# (conn, clock, public_url, owner, amount, currency) -> the provider's ids of a paid payment
+# that no payment intent made.
+Orphan = Callable[[AsyncConnection, Clock, str, str, int, str], Awaitable[list[str]]]
+
+
+@dataclass(frozen=True)
+class Discrepancies:
+    silence: Silence
+    refund: Refund
+    change_amount: ChangeAmount
+    orphan: Orphan | None  # None: the provider's reconciliation cannot see one (docs/reconciliation.md)

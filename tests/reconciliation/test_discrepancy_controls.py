@@ -1,0 +1,125 @@
+"""Each discrepancy made through the simulator's control (POST /simulator/controls/discrepancies)
+is found by reconciling the day, through HTTP on SQLite and PostgreSQL: a refund done at the
+provider, an approval with no return and no notice, an amount or a currency changed, an orphan
+payment. Bad requests are refused in the error shape and change nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from payorch.runtime import Runtime
+from tests.conftest import Sandbox
+from tests.providers.helpers import A, B, events_of, mock_sandbox, read, start
+from tests.reconciliation.helpers import kinds, reconcile
+from tests.reconciliation.test_reconciliation import C, paid, types
+
+EVERY = pytest.mark.parametrize("provider", [A, B, C])
+
+
+async def discrepancy(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> httpx.Response:
+    return await client.post("/simulator/controls/discrepancies", json=body, headers=sandbox.headers)
+
+
+async def made(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> dict[str, Any]:
+    answer = await discrepancy(client, sandbox, **body)
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+@EVERY
+async def test_a_refund_done_at_the_provider_is_found_and_flagged(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await paid(client, sandbox, provider, 3000)
+    await made(client, sandbox, provider=provider, kind="refunded_at_provider",
+               payment_intent_id=intent["id"], amount=1000)
+    body = await reconcile(client, sandbox, runtime)
+    assert kinds(body) == [(provider, "refunded_outside", "FLAGGED")]
+    [finding] = body["findings"]
+    assert (finding["payorch"]["refunded"], finding["at_provider"]["refunded"]) == (0, 1000)
+    assert finding["payment_intent_id"] == intent["id"]
+
+
+@EVERY
+async def test_an_approval_with_no_return_and_no_notice_is_found_and_applied_once(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox, provider, amount=2000)
+    answer = await made(client, sandbox, provider=provider, kind="approved_unreturned", payment_intent_id=intent["id"])
+    assert answer["references"]
+    # No return, no notice: payorch still waits.
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+    body = await reconcile(client, sandbox, runtime)
+    assert kinds(body) == [(provider, "approved_not_recorded", "APPLIED")]
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    await reconcile(client, sandbox, runtime)
+    emitted = types(await events_of(runtime, intent["id"]))
+    assert emitted.count("payment.authorized") == 1 and emitted.count("reconciliation.discrepancy") == 1
+
+
+@EVERY
+async def test_an_amount_changed_at_the_provider_is_a_mismatch_with_both_sides(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await paid(client, sandbox, provider, 1500)
+    await made(client, sandbox, provider=provider, kind="amount_changed", payment_intent_id=intent["id"], amount=1400)
+    body = await reconcile(client, sandbox, runtime)
+    assert kinds(body) == [(provider, "amount_mismatch", "FLAGGED")]
+    [finding] = body["findings"]
+    assert (finding["payorch"]["amount"], finding["at_provider"]["amount"]) == (1500, 1400)
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"  # nothing guessed
+
+
+@pytest.mark.parametrize("provider", [B, C])
+async def test_a_currency_changed_at_the_provider_is_a_mismatch(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await paid(client, sandbox, provider, 1500)
+    await made(client, sandbox, provider=provider, kind="amount_changed", payment_intent_id=intent["id"], currency="USD")
+    body = await reconcile(client, sandbox, runtime)
+    assert kinds(body) == [(provider, "amount_mismatch", "FLAGGED")]
+    [finding] = body["findings"]
+    assert (finding["payorch"]["currency"], finding["at_provider"]["currency"]) == ("CLP", "USD")
+
+
+@pytest.mark.parametrize("provider", [B, C])
+async def test_an_orphan_payment_is_found_and_flagged(
+    client: httpx.AsyncClient, runtime: Runtime, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await paid(client, sandbox, provider, 1000)
+    await made(client, sandbox, provider=provider, kind="orphan", amount=4200, currency="CLP")
+    body = await reconcile(client, sandbox, runtime)
+    assert kinds(body) == [(provider, "approved_not_recorded", "FLAGGED")]
+    [finding] = body["findings"]
+    assert finding["payment_intent_id"] is None and finding["payorch"] == {"known": False}
+    assert finding["at_provider"]["amount"] == 4200
+
+
+async def test_bad_requests_are_refused_and_change_nothing(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await paid(client, sandbox, A, 1500)
+    refused: list[tuple[dict[str, Any], int]] = [
+        ({"provider": A, "kind": "orphan", "amount": 100}, 400),  # A's reader cannot see one
+        ({"provider": B, "kind": "refunded_at_provider"}, 400),  # no intent
+        ({"provider": B, "kind": "orphan", "payment_intent_id": intent["id"], "amount": 1}, 400),
+        ({"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"]}, 400),  # nothing to change
+        ({"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"], "currency": "USD"}, 400),
+        ({"provider": A, "kind": "refunded_at_provider", "payment_intent_id": intent["id"], "amount": 9999}, 400),
+        ({"provider": "provider_z", "kind": "orphan", "amount": 1}, 400),
+        ({"provider": B, "kind": "refunded_at_provider", "payment_intent_id": intent["id"]}, 404),  # paid at A
+        ({"provider": A, "kind": "approved_unreturned", "payment_intent_id": intent["id"]}, 404),  # none open
+    ]
+    for body, status in refused:
+        answer = await discrepancy(client, sandbox, **body)
+        assert answer.status_code == status, (body, answer.text)
+        assert answer.json()["error"]["code"] in ("VALIDATION_ERROR", "RESOURCE_NOT_FOUND"), answer.text
+    body = await reconcile(client, sandbox, runtime)
+    assert body["findings"] == []

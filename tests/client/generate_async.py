@@ -81,6 +81,9 @@ def generate(sync_source: str) -> str:
         ("        self.close()\n", "        await self.aclose()\n"),
         ("response = self._http.request(", "response = await self._http.request("),
         ("self._sleep(delay)", "await self._sleep(delay)"),
+        ("with self._http.stream(", "async with self._http.stream("),
+        ("response.read()", "await response.aread()"),
+        ("for text in response.iter_text():", "async for text in response.aiter_text():"),
     ]
     return _awaited(_replaced(s, replacements))
 

@@ -203,6 +203,24 @@ def _retry_after_header(response: httpx.Response) -> dict[str, Any]:
     return {"retry_after_seconds": int(value)} if value.isdigit() else {}
 
 
+class Lines:
+    """A streamed text body cut into lines as a text file gives them, each with its "\n" (and a
+    "\r" before it): ``csv.reader`` takes them as they are, a quoted line break included, and
+    ``json.loads`` takes each JSON line. Only "\n" ends a line (str.splitlines, and so httpx's
+    ``iter_lines``, also cut at "\r", "\x1c" or "\u2028" inside a value)."""
+
+    def __init__(self) -> None:
+        self._pending = ""
+
+    def feed(self, text: str) -> list[str]:
+        *complete, self._pending = (self._pending + text).split("\n")
+        return [line + "\n" for line in complete]
+
+    def end(self) -> list[str]:
+        last, self._pending = self._pending, ""
+        return [last] if last else []
+
+
 def unwrap(data: Any) -> Any:
     """Undo the ``{success, data}`` envelope some administration answers use."""
     if isinstance(data, dict) and "data" in data and "success" in data:

@@ -13,6 +13,7 @@ PAYMENTS = "/v1/payments"
 WEBHOOK_ENDPOINTS = "/v1/admin/webhook-endpoints"
 API_CREDENTIALS = "/v1/admin/api-credentials"
 EVENTS = "/v1/events"
+EXPORTS = "/v1/exports"
 
 Moment = date | datetime | str
 
@@ -109,6 +110,13 @@ def list_payments(
 ) -> Call:
     params = clean({"status": status, "from": from_, "to": to, "cursor": cursor, "limit": limit})
     return Call("GET", PAYMENTS, params=params)
+
+
+def export(kind: str, *, from_: Moment, to: Moment, format: str) -> Call:
+    """``kind``: payments, refunds, disputes or balances; ``format``: csv or jsonl."""
+    return Call(
+        "GET", f"{EXPORTS}/{segment(kind)}", params=clean({"from": from_, "to": to, "format": format})
+    )
 
 
 def get_payment(payment_id: str) -> Call:

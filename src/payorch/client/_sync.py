@@ -15,7 +15,9 @@ from payorch.client._core import (
     DEFAULT_TIMEOUT,
     USER_AGENT,
     Call,
+    Lines,
     RetryPolicy,
+    api_error,
     decode,
     network_error,
     parse,
@@ -247,6 +249,34 @@ class PayorchClient(SyncAdministration):
                 status=status, from_=from_, to=to, cursor=cursor, limit=limit
             )
         )
+
+    def export(
+        self,
+        kind: str,
+        *,
+        from_: ops.Moment,
+        to: ops.Moment,
+        format: str = "csv",
+    ) -> Iterator[str]:
+        """GET /v1/exports/{kind} (payments, refunds, disputes, balances) of [from_, to), its lines
+        as they arrive, each with its line end: ``csv.reader(client.export(...))`` reads the CSV.
+        One attempt (a retry would repeat lines already given); errors are raised as typed."""
+        call = ops.export(kind, from_=from_, to=to, format=format)
+        lines = Lines()
+        try:
+            with self._http.stream(
+                call.method, call.path, params=call.params, headers=request_headers(call)
+            ) as response:
+                if response.status_code != 200:
+                    response.read()
+                    raise api_error(response)
+                for text in response.iter_text():
+                    for line in lines.feed(text):
+                        yield line
+        except httpx.TransportError as exc:
+            raise network_error(exc) from exc
+        for line in lines.end():
+            yield line
 
     def get_payment(self, payment_id: str) -> Payment:
         return parse(Payment, self.request(ops.get_payment(payment_id)))

@@ -8,6 +8,7 @@ from starlette.responses import Response
 from payorch.dashboard import (
     assets,
     deliveries,
+    exports,
     intent,
     keys,
     overview,
@@ -33,6 +34,7 @@ ROUTERS = (
     assets.router,
     overview.router,
     payments.router,
+    exports.router,
     intent.router,
     deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
     webhooks.router,

@@ -1,0 +1,54 @@
+"""Exports: a form (kind, from, to, format) and its download, the API's export for the signed-in
+application (payorch.exports), streamed to the browser as an attachment."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from payorch.dashboard.web import DashboardRoute, ViewerDep, render
+from payorch.exports import service
+from payorch.exports.endpoints import response
+from payorch.exports.schemas import ExportKind, ExportQuery
+
+router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
+
+KINDS = (
+    (ExportKind.PAYMENTS, "Payments", "created in the range"),
+    (ExportKind.REFUNDS, "Refunds", "created in the range, any status"),
+    (ExportKind.DISPUTES, "Disputes", "opened in the range: open, won or lost"),
+    (
+        ExportKind.BALANCES,
+        "Daily balances",
+        "per UTC day, currency and provider: authorized, refunded, disputed (open or lost), "
+        "net = authorized − refunded − disputed",
+    ),
+)
+
+
+class ExportForm(ExportQuery):
+    """The download form: the API's query and the kind."""
+
+    kind: ExportKind
+
+
+@router.get("/exports")
+async def exports(request: Request, viewer: ViewerDep) -> Response:
+    today = viewer.runtime.clock.now().date()
+    return render(
+        request,
+        "exports.html",
+        viewer,
+        title="Exports",
+        kinds=KINDS,
+        yesterday=(today - timedelta(days=1)).isoformat(),
+        today=today.isoformat(),
+    )
+
+
+@router.get("/exports/download")
+async def download(request: Request, viewer: ViewerDep) -> Response:
+    form = ExportForm.model_validate(dict(request.query_params))  # a 400 page names what to fix
+    return response(service.export(viewer.runtime.phases, viewer.caller, form.kind, form))

@@ -160,6 +160,10 @@ async def test_the_document_states_the_reconciliation_reports(client: httpx.Asyn
     assert day["required"] and day["schema"]["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
     events = document["components"]["schemas"]["CreateWebhookEndpoint"]["properties"]["events"]
     assert "reconciliation.discrepancy" in events["anyOf"][0]["items"]["enum"]
+    resolve = document["paths"]["/v1/reports/reconciliation/findings/{finding_id}/resolve"]["post"]
+    assert set(resolve["responses"]) >= {"200", "400", "401", "404", "409"}
+    note = document["components"]["schemas"]["ResolveRequest"]["properties"]["note"]
+    assert (note["minLength"], note["maxLength"]) == (1, 1000)
 
 
 async def test_the_document_states_routing(client: httpx.AsyncClient) -> None:

@@ -7,17 +7,20 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from payorch.errors import AuthenticationFailed, ResourceNotFound, ValidationFailed
+from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
 from payorch.reconciliation import service
 from payorch.reconciliation.schemas import (
     DATE_PATTERN,
+    FindingBody,
     ReconciliationReport,
     ReconciliationRequest,
     ReconciliationRun,
+    ResolveRequest,
     day_of,
+    finding_body,
     report_body,
     run_body,
 )
@@ -63,3 +66,20 @@ async def reconciliation_report(
     day = day_of(date, runtime_of(request).clock.now().date())
     run, findings = await service.report_of(conn, caller, day)
     return json_response(report_body(run, findings))
+
+
+@router.post(
+    "/v1/reports/reconciliation/findings/{finding_id}/resolve",
+    response_model=FindingBody,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound, InvalidState),
+    summary="Mark a finding resolved, with a note",
+    description="A person dealt with the finding (docs/reconciliation.md, \"Findings and what a "
+    "person does\"): it becomes RESOLVED with the note and the time. A finding of another "
+    "application is 404; one resolved already (APPLIED ones are, by reconciliation) is 409.",
+)
+async def resolve_finding(
+    finding_id: str, body: ResolveRequest, caller: CurrentCaller, request: Request, conn: Conn
+) -> Response:
+    now = runtime_of(request).clock.now()
+    finding = await service.resolve(conn, now, caller.application_id, finding_id, body.note)
+    return json_response(finding_body(finding))

@@ -66,6 +66,11 @@ class FindingBody(BaseModel):
     created_at: str
 
 
+class ResolveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    note: str = Field(min_length=1, max_length=1000, description="What the person did about it")
+
+
 class ReconciliationReport(BaseModel):
     run: ReconciliationRun
     providers: list[ProviderReport]

@@ -20,7 +20,7 @@ from payorch.auth.service import Caller
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
 from payorch.connectors import service as connectors
-from payorch.errors import ResourceNotFound
+from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
 from payorch.events.types import EventType
 from payorch.ids import new_id
@@ -113,7 +113,8 @@ async def resolve(
     finding = await repository.finding_of(conn, application_id, finding_id)
     if finding is None:
         raise ResourceNotFound(f"No finding {finding_id}.")
-    await repository.resolve(conn, finding_id, note, now)
+    if not await repository.resolve(conn, finding_id, note, now):
+        raise InvalidState("RESOLVED", "This finding is resolved already.", allowed=["OPEN"])
     after = await repository.finding_of(conn, application_id, finding_id)
     assert after is not None
     return after

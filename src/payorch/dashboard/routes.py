@@ -14,6 +14,7 @@ from payorch.dashboard import (
     overview,
     payments,
     providers,
+    reconciliation,
     routing,
     sandbox,
     signin,
@@ -35,6 +36,7 @@ ROUTERS = (
     overview.router,
     payments.router,
     exports.router,
+    reconciliation.router,
     intent.router,
     deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
     webhooks.router,

@@ -36,7 +36,7 @@ from payorch.crypto import Cipher
 from payorch.providers.registry import REGISTRATIONS
 from tests.conftest import TEST_SECRET_KEY
 from tests.databases import own_database
-from tests.live import create_sandbox, live_server, payorch_env
+from tests.live import create_sandbox, live_server, payorch_env, run_cli
 from tests.webhooks.receiver import serve_receiver
 
 database_url = own_database  # the worker delivers every due webhook of its database
@@ -133,6 +133,16 @@ def otlp_receiver() -> Iterator[Collector]:
         server.server_close()
 
 
+def intent_body(merchant_account_id: str) -> dict[str, object]:
+    return {
+        "merchant_account_id": merchant_account_id,
+        "external_reference": "order-traced",
+        "amount": 1990,
+        "currency": "CLP",
+        "return_url": "https://shop.example/return",
+    }
+
+
 async def pay_on_the_page(client: httpx.AsyncClient, checkout: dict[str, object]) -> str:
     """The buyer: open the simulator's page, press approve (a form post), follow the redirect to
     the return (which answers 303 to the shop). Answers the provider's token sent on the way."""
@@ -177,13 +187,7 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
                     webhook_secret = (body.get("data") or body)["secret"]
                     intent = await client.post(
                         "/v1/payment-intents",
-                        json={
-                            "merchant_account_id": app["merchant_account_id"],
-                            "external_reference": "order-traced",
-                            "amount": 1990,
-                            "currency": "CLP",
-                            "return_url": "https://shop.example/return",
-                        },
+                        json=intent_body(app["merchant_account_id"]),
                         headers=caller,
                     )
                     assert intent.status_code == 201, intent.text
@@ -279,3 +283,30 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
     exported = b"".join(collector.bodies)
     found = [label for label, value in secrets.items() if value.encode() in exported]
     assert not found, f"exported spans carry: {found}"
+
+
+async def test_an_endpoint_with_the_exporter_none_exports_nothing(database_url: str) -> None:
+    with otlp_receiver() as collector:
+        env = payorch_env(
+            database_url,
+            OTEL_EXPORTER_OTLP_ENDPOINT=collector.url,
+            OTEL_TRACES_EXPORTER="none",
+            OTEL_BSP_SCHEDULE_DELAY="50",
+        )
+        app = create_sandbox(env)
+        with live_server(env, "--no-worker") as base:
+            answer = httpx.post(
+                base + "/v1/payment-intents",
+                json=intent_body(app["merchant_account_id"]),
+                headers={"Authorization": f"Bearer {app['api_key']}", "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"},
+            )
+            assert answer.status_code == 201, answer.text
+            time.sleep(1)  # 20 export periods
+        assert collector.bodies == []
+
+
+def test_an_exporter_other_than_otlp_stops_the_start(database_url: str) -> None:
+    env = payorch_env(database_url, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_TRACES_EXPORTER="zipkin")
+    done = run_cli(["worker"], env, timeout=60)
+    assert done.returncode == 1
+    assert "OTEL_TRACES_EXPORTER=zipkin: payorch exports over OTLP (otlp) or not at all (none)" in done.stderr

@@ -91,7 +91,6 @@ async def test_a_split_is_weighted_by_the_intent_id_and_kept_on_retry(
     sandbox = await mock_sandbox(runtime)
     split = {"split": [{"provider": A, "weight": 70}, {"provider": B, "weight": 30}]}
     await save_rules(client, sandbox, {"name": "spread", "if": {"currency": ["CLP"]}, "then": split})
-    seen = set()
     for _ in range(8):
         created = await create_intent(client, sandbox)
         expected = A if split_pick(created["id"], 70) else B
@@ -105,8 +104,6 @@ async def test_a_split_is_weighted_by_the_intent_id_and_kept_on_retry(
         # A second checkout request replaces the first and picks the same provider.
         again = await checkout(client, sandbox, created["id"])
         assert again.status_code == 200 and again.json()["provider"] == expected
-        seen.add(expected)
-    assert seen == {A, B} or len(seen) == 1  # 8 draws: usually both, never anything else
 
 
 async def test_an_explicit_provider_is_still_used_and_recorded(client: httpx.AsyncClient, runtime: Runtime) -> None:

@@ -11,7 +11,7 @@ import httpx
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
 from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
-from tests.routing.helpers import save_rules
+from tests.routing.helpers import save_rules, split_pick
 
 
 def section(page: str) -> str:
@@ -27,6 +27,8 @@ async def test_the_intent_page_explains_the_routing(client: httpx.AsyncClient, r
     await save_rules(client, sandbox, {"name": "spread", "if": {"currency": ["CLP"]}, "then": split})
     await set_fault(client, sandbox, A, "error")
     intent = await create_intent(client, sandbox)
+    while not split_pick(intent["id"], 70):  # an intent the split sends to A, which is down
+        intent = await create_intent(client, sandbox)
     before = await client.get(f"/dashboard/payments/{intent['id']}")
     assert before.status_code == 200 and 'id="routing"' not in before.text  # no checkout yet
     answer = await checkout(client, sandbox, intent["id"])

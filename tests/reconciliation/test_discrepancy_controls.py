@@ -10,8 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from payorch.simulator.jobs import DeliverSimulatorNotifications
+from tests.conftest import Sandbox, new_application
 from tests.providers.helpers import A, B, events_of, mock_sandbox, read, start
 from tests.reconciliation.helpers import kinds, reconcile
 from tests.reconciliation.test_reconciliation import C, paid, types
@@ -101,6 +103,26 @@ async def test_an_orphan_payment_is_found_and_flagged(
     [finding] = body["findings"]
     assert finding["payment_intent_id"] is None and finding["payorch"] == {"known": False}
     assert finding["at_provider"]["amount"] == 4200
+
+
+@pytest.mark.parametrize("provider", [B, C])
+async def test_an_unreturned_approval_sends_no_notice_even_when_the_simulator_resends(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox, provider)
+    await made(client, sandbox, provider=provider, kind="approved_unreturned", payment_intent_id=intent["id"])
+    clock.advance(3600)  # every notification the provider wrote is long due
+    assert await DeliverSimulatorNotifications().run_once(runtime) == 0
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+
+
+async def test_a_production_application_may_not_use_the_control(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    production = await new_application(runtime, environment="PRODUCTION")
+    answer = await discrepancy(client, production, provider=B, kind="orphan", amount=100)
+    assert answer.status_code == 403 and answer.json()["error"]["code"] == "FORBIDDEN", answer.text
 
 
 async def test_bad_requests_are_refused_and_change_nothing(client: httpx.AsyncClient, runtime: Runtime) -> None:

@@ -38,6 +38,9 @@ def make_settings(database_url: str, **overrides: object) -> Settings:
         # Webhook tests deliver to receivers on loopback: allowed explicitly, on both databases
         # (its default is off for PostgreSQL); tests of the setting override it.
         "sandbox_webhooks_allow_private": True,
+        # Tests sharing the machine's Redis test sharing, not an outage: a busy machine can stall
+        # a reply past the 50 ms default and open the circuit. Outage tests set their own.
+        "redis_timeout_seconds": 1.0,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

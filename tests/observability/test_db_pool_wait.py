@@ -37,7 +37,8 @@ async def test_a_request_waiting_for_the_pool_is_measured(
 ) -> None:
     before = await scrape(client)
     assert value(before, "payorch_db_pool_wait_seconds_count") > 0  # sandbox and scrape checked out
-    assert slow_checkouts(before) == 0
+    # The histogram is the process's: earlier tests on this worker (a loaded machine) may have
+    # left slow checkouts of their own, so only what this test adds is compared.
 
     async with database.reading():  # the pool's only connection, taken
         waiting = asyncio.create_task(
@@ -48,7 +49,7 @@ async def test_a_request_waiting_for_the_pool_is_measured(
     assert (await waiting).status_code == 404
 
     after = await scrape(client)
-    assert slow_checkouts(after) == 1
+    assert slow_checkouts(after) - slow_checkouts(before) == 1
     waited = value(after, "payorch_db_pool_wait_seconds_sum") - value(
         before, "payorch_db_pool_wait_seconds_sum"
     )

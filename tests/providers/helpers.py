@@ -166,7 +166,9 @@ def redis_prefix() -> str:
 async def redis_health(clock: Clock, threshold: int, skip_seconds: float, prefix: str) -> RedisHealth:
     """A provider-health store on the local Redis under ``prefix``; without Redis the test is
     skipped (a failure with CI set: tests/needs.py)."""
-    store = RedisHealth.from_url(REDIS_URL, clock, threshold, skip_seconds, prefix=prefix)
+    # A generous timeout: these tests are about shared health, not an outage (tests/ratelimit's
+    # outage tests pause their own Redis), and a busy machine can stall a reply past 50 ms.
+    store = RedisHealth.from_url(REDIS_URL, clock, threshold, skip_seconds, prefix=prefix, timeout_seconds=2.0)
     try:
         await store._redis.ping()
     except Exception as exc:  # noqa: BLE001

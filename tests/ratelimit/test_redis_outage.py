@@ -43,6 +43,7 @@ def settings_overrides(own_redis: OwnRedis) -> dict[str, object]:
     return {
         "redis_url": own_redis.url,
         "redis_retry_seconds": RETRY_SECONDS,
+        "redis_timeout_seconds": 0.05,  # the default, which tests/conftest.py raises for other tests
         "simulator_public_rate_limit": "3/minute",
     }
 

@@ -66,7 +66,8 @@ def rows(i: int, at: datetime, ids: tuple[str, str, str], changed_every: int) ->
     application_id, merchant_id, connector_id = ids
     at_ms = int(at.timestamp() * 1000)
     intent, payment, checkout = new_id("payi", at_ms), new_id("pay", at_ms), new_id("chk", at_ms)
-    session, pi = f"cs_test_bench{i:050d}", f"pi_bench{i:016d}"
+    tag = application_id[-8:]  # another run in the same database makes other ids
+    session, pi = f"cs_test_{tag}{i:050d}", f"pi_{tag}{i:016d}"
     amount = 1000 + (i * 7919) % 199_000
     shown = amount + 1 if changed_every and i % changed_every == 0 else amount
     reference = f"order-{i}"

@@ -1,4 +1,4 @@
-"""Simulated provider C's tables (migrations 0013 and 0015). Every row carries ``owner``: the application
+"""Simulated provider C's tables (migrations 0013, 0015, 0019). Every row carries ``owner``: the application
 whose MOCK secret key made it, or "public" for the published test key. Amounts are integers in
 the provider's unit (the currency's minor unit; whole units for zero-decimal currencies)."""
 
@@ -45,6 +45,8 @@ simulator_c_payment_intents = Table(
     Column("decline_code", String(40), nullable=True),  # the last attempt's, when declined
     Column("metadata", JsonType, nullable=False),
     timestamp("created_at"),
+    # Listed by created time, newest first, a page at a time (reconciliation reads a day).
+    Index("ix_simulator_c_payment_intents_owner_created_at", "owner", "created_at"),
 )
 
 simulator_c_refunds = Table(
@@ -61,6 +63,7 @@ simulator_c_refunds = Table(
     Column("metadata", JsonType, nullable=False),
     timestamp("created_at"),
     Index("ix_simulator_c_refunds_payment_intent_id", "payment_intent_id"),
+    Index("ix_simulator_c_refunds_owner_created_at", "owner", "created_at"),
 )
 
 # The first answer of each Idempotency-Key, replayed for a retry with the same request.

@@ -1,4 +1,5 @@
-"""The operator's administration commands: `applications list`, `keys create`, `keys revoke`.
+"""The operator's administration commands: `applications list`, `keys list`, `keys create`,
+`keys revoke`.
 
 Each command runs the auth and applications domains' service functions in phases of its own
 (bootstrap.operator_phases), as a request would: the same rules as the API (a key is shown only
@@ -19,6 +20,9 @@ from payorch.clock import SystemClock, isoformat
 from payorch.config import Settings
 
 if TYPE_CHECKING:  # the database layer is imported only by the commands that use it
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+    from payorch.auth.service import Caller
     from payorch.db import Phases
 
 T = TypeVar("T")
@@ -50,6 +54,24 @@ def command(
     )
 
 
+def command_group(
+    parent: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """A command of actions (`payorch keys list`): the actions' subparsers."""
+    return command(parent, name, text).add_subparsers(required=True, metavar="ACTION")
+
+
+def required_id(parser: argparse.ArgumentParser, flag: str, shape: str) -> None:
+    """A required ``--flag ID`` option (``shape``: how such an id starts, e.g. app_...)."""
+    parser.add_argument(
+        flag, metavar="ID", help=f"{shape} (required)", required=True, default=argparse.SUPPRESS
+    )
+
+
+def json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
 def add_commands(
     commands: argparse._SubParsersAction[argparse.ArgumentParser],
     application_actions: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -60,8 +82,7 @@ def add_commands(
     listing.add_argument("--json", action="store_true", help="print one JSON object")
     listing.set_defaults(handler=_applications_list)
 
-    keys = command(commands, "keys", "create and revoke applications' API keys")
-    actions = keys.add_subparsers(required=True, metavar="ACTION")
+    actions = command_group(commands, "keys", "list, create and revoke applications' API keys")
     create = command(
         actions,
         "create",
@@ -69,12 +90,17 @@ def add_commands(
         settings=DATABASE_SETTINGS
         + "\n  PAYORCH_MAX_API_KEYS  the most active (unrevoked) keys an application may hold",
     )
-    create.add_argument(
-        "--application", metavar="ID", help="app_... (required)", required=True, default=argparse.SUPPRESS
-    )
+    required_id(create, "--application", "app_...")
     create.add_argument("--name", help="a label shown when the keys are listed")
-    create.add_argument("--json", action="store_true", help="print one JSON object")
+    json_flag(create)
     create.set_defaults(handler=_keys_create)
+
+    listing_keys = command(
+        actions, "list", "list an application's API keys, newest first (never the keys themselves)"
+    )
+    required_id(listing_keys, "--application", "app_...")
+    json_flag(listing_keys)
+    listing_keys.set_defaults(handler=_keys_list)
 
     revoke = command(
         actions,
@@ -86,22 +112,38 @@ def add_commands(
             " replacement first. Revoking a revoked key changes nothing."
         ),
     )
-    revoke.add_argument("key_id", metavar="KEY_ID", help="key_... (as `keys create` printed it)")
+    revoke.add_argument("key_id", metavar="KEY_ID", help="key_... (as `keys list` shows it)")
     revoke.set_defaults(handler=_keys_revoke)
 
 
-def _run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:
+async def operator_caller(conn: AsyncConnection, application_id: str) -> Caller:
+    """The operator acting as ``application_id``: the services' rules and scoping as for its API
+    key (ResourceNotFound, one line, for an unknown id)."""
+    from payorch.applications.service import find_application
+    from payorch.auth.service import Caller
+    from payorch.errors import ResourceNotFound
+
+    application = await find_application(conn, application_id)
+    if application is None:
+        raise ResourceNotFound(f"No application {application_id}.")
+    return Caller(application.id, application.environment, credential_id=OPERATOR)
+
+
+OPERATOR = "operator"  # a Caller's credential id when the command line acts: no API key
+
+
+def run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:
     """Run one command's steps with the command's Phases (an ApiError propagates)."""
     from payorch.bootstrap import operator_phases
     from payorch.db.migrate import upgrade
 
     upgrade(settings.database_url)  # as `applications create` does: a fresh database gets tables
 
-    async def run() -> T:
+    async def steps() -> T:
         async with operator_phases(settings) as phases:
             return await step(phases)
 
-    return asyncio.run(run())
+    return asyncio.run(steps())
 
 
 def _applications_list(settings: Settings, args: argparse.Namespace) -> int:
@@ -111,7 +153,7 @@ def _applications_list(settings: Settings, args: argparse.Namespace) -> int:
         async with phases.reading() as conn:
             return await list_applications(conn)
 
-    listed = _run(settings, step)
+    listed = run(settings, step)
     items = [
         {
             "id": s.application.id,
@@ -143,7 +185,7 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
                 conn, SystemClock(), args.application, args.name, limit=settings.max_api_keys
             )
 
-    issued = _run(settings, step)
+    issued = run(settings, step)
     out = {**issued_body(issued), "application_id": issued.credential.application_id}
     if args.json:
         print(json.dumps(out))
@@ -154,6 +196,36 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys_list(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.auth.credentials import list_credentials
+    from payorch.auth.records import ApiCredential
+    from payorch.auth.schemas import credential_body
+
+    async def step(phases: Phases) -> tuple[str, list[ApiCredential]]:
+        async with phases.reading() as conn:
+            caller = await operator_caller(conn, args.application)
+            listed: list[ApiCredential] = []
+            cursor: str | None = None
+            while True:  # every page: an application holds few keys
+                page = await list_credentials(conn, caller, cursor, KEYS_PAGE)
+                listed += page.items
+                if (cursor := page.next_cursor) is None:
+                    return caller.environment, listed
+
+    environment, listed = run(settings, step)
+    items = [credential_body(credential, environment) for credential in listed]
+    if args.json:
+        print(json.dumps({"items": items}))
+        return 0
+    for item in items:
+        state = "revoked" if item["revoked_at"] is not None else "active"
+        print(f"{item['id']}  {item['prefix']}  {state:<7}  {item['created_at']}  {item['name'] or '-'}")
+    return 0
+
+
+KEYS_PAGE = 100
+
+
 def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
     from payorch.auth.credentials import revoke_any_credential
     from payorch.auth.records import ApiCredential
@@ -161,7 +233,7 @@ def _keys_revoke(settings: Settings, args: argparse.Namespace) -> int:
     async def step(phases: Phases) -> ApiCredential:
         return await revoke_any_credential(phases, SystemClock(), args.key_id)
 
-    revoked = _run(settings, step)
+    revoked = run(settings, step)
     already = " (it already was)" if revoked.revoked_at is not None else ""
     print(f"payorch: revoked {revoked.id} of {revoked.application_id}{already}")
     return 0

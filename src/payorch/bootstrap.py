@@ -12,6 +12,7 @@ from payorch.applications.service import create_application as create_in_transac
 from payorch.clock import SystemClock
 from payorch.config import Settings
 from payorch.db import Database, Phases
+from payorch.invocation import invoked_as
 
 
 @asynccontextmanager
@@ -62,7 +63,7 @@ async def bootstrap_sandbox(settings: Settings, url: str) -> None:
         print(_existing(url, sandbox), flush=True)
         return
     if not settings.is_sqlite:
-        print(f"payorch: serving at {url}; no application yet: {CREATE_HINT}", flush=True)
+        print(f"payorch: serving at {url}; no application yet: {_create_hint()}", flush=True)
         return
     created = await create_application(
         settings, name="Sandbox", environment="SANDBOX", merchant_name="Sandbox shop", mock_connectors=True
@@ -88,19 +89,20 @@ async def bootstrap_sandbox(settings: Settings, url: str) -> None:
     )
 
 
-CREATE_HINT = "payorch applications create --name NAME --environment SANDBOX --mock-connectors"
+def _create_hint() -> str:
+    return f"{invoked_as()} applications create --name NAME --environment SANDBOX --mock-connectors"
 
 
 def _existing(url: str, sandbox: ApplicationSummary | None) -> str:
     """The second start's message (its key was shown once, at the first start)."""
     lines = ["", f"payorch: serving at {url} (API reference: {url}/docs)"]
     if sandbox is None:
-        lines.append(f"  no sandbox application; make one: {CREATE_HINT}")
+        lines.append(f"  no sandbox application; make one: {_create_hint()}")
     else:
         application_id = sandbox.application.id
         lines += [
             f"  sandbox application: {application_id}",
             f"  merchant_account_id: {', '.join(sandbox.merchant_account_ids)}",
-            f"  a new key for it:    payorch keys create --application {application_id}",
+            f"  a new key for it:    {invoked_as()} keys create --application {application_id}",
         ]
     return "\n".join([*lines, ""])

@@ -1,5 +1,5 @@
-"""The operator's command line: serve, worker, migrate, applications create and list, keys
-create and revoke (admin_cli.py). Every --help shows the defaults and the settings that apply."""
+"""The operator's command line: serve, worker, migrate, applications, keys, connectors, payments
+and webhooks. Every --help shows the defaults and the settings that apply."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 
 from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
-from payorch.config import Settings, SettingsError, load_settings
-from payorch.errors import ApiError
+from payorch.cli_guard import run_guarded
+from payorch.config import Settings, load_settings
+from payorch.operator_cli import add_operator_commands
 
 SERVE_SETTINGS = (
     DATABASE_SETTINGS
@@ -36,21 +37,20 @@ WORKER_SETTINGS = (
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        settings = load_settings()
-        return int(args.handler(settings, args) or 0)
-    except SettingsError as exc:
-        print(f"payorch: {exc}", file=sys.stderr)
-        return 2
-    except ApiError as exc:  # refused as the API would refuse it (admin_cli.py): one line
-        print(f"payorch: {exc.message}", file=sys.stderr)
-        return 1
+
+    def run() -> int:
+        return int(args.handler(load_settings(), args) or 0)
+
+    # Errors become one line (cli_guard.py): the URL is read again only to name it.
+    default_url = str(Settings.model_fields["database_url"].default)
+    return run_guarded(run, lambda: os.environ.get("PAYORCH_DATABASE_URL", default_url), debug=args.debug)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="payorch", description=__doc__, formatter_class=HelpFormatter, epilog=SERVE_SETTINGS
     )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     serve = command(commands, "serve", "migrate, then serve the API (and run the worker)", SERVE_SETTINGS)
@@ -86,16 +86,16 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--json", action="store_true", help="print one JSON object")
     create.set_defaults(handler=_applications_create)
     add_commands(commands, app_commands)
+    add_operator_commands(commands)
     return parser
 
 
 def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
     from payorch.crypto import load_cipher
-    from payorch.db.migrate import upgrade
+    from payorch.db.migrate import migration_report, upgrade
 
     load_cipher(settings)  # fail early on a missing PAYORCH_SECRET_KEY
-    upgrade(settings.database_url)
-    print("payorch: database is at the newest migration", file=sys.stderr)
+    print(f"payorch: {migration_report(upgrade(settings.database_url))}", file=sys.stderr)
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, delete, exists, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -18,7 +18,7 @@ from payorch.connectors.records import Connector
 from payorch.db.prepared import Prepared
 from payorch.db.records import Row as RowData
 from payorch.db.records import column_values, given_values, record_of
-from payorch.db.tables.providers import connectors
+from payorch.db.tables.providers import checkouts, connectors
 from payorch.providers.base import Mode
 
 
@@ -105,3 +105,11 @@ async def update_connector(
     await conn.execute(
         update(connectors).where(connectors.c.id == connector_id).values(updated_at=updated_at, **changes)
     )
+
+
+async def delete_unused(conn: AsyncConnection, connector_id: str) -> bool:
+    """Delete the configuration unless a checkout used it (returns, notifications and refunds
+    of those checkouts read it); True if deleted."""
+    used = exists().where(checkouts.c.connector_id == connector_id)
+    done = await conn.execute(delete(connectors).where(connectors.c.id == connector_id, ~used))
+    return done.rowcount == 1

@@ -29,6 +29,7 @@ from payorch.crypto import Cipher
 from payorch.errors import (
     ConnectorConfigAlreadyExists,
     Forbidden,
+    InvalidState,
     ResourceNotFound,
     ValidationFailed,
 )
@@ -124,6 +125,25 @@ async def update_connector(
         encrypted_credentials=encrypted,
     )
     return ConnectorResponse.of(updated)
+
+
+async def remove_connector(
+    conn: AsyncConnection, caller: Caller, merchant_id: str, connector_id: str
+) -> Connector:
+    """Remove a configuration no checkout has used; one that was used can only be disabled
+    (its payments' returns, notifications and refunds still go through it). Returns it."""
+    await _check_merchant(conn, caller, merchant_id)
+    connector = await repository.get(conn, caller.application_id, merchant_id, connector_id)
+    if connector is None:
+        raise ResourceNotFound(f"No connector {connector_id}.")
+    if not await repository.delete_unused(conn, connector_id):
+        raise InvalidState(
+            "USED",
+            f"Connector {connector_id} has taken payments: disable it (enabled false) instead;"
+            " its payments' refunds and notifications still use it.",
+            allowed=(),
+        )
+    return connector
 
 
 async def add_mock_connectors(

@@ -231,6 +231,12 @@ async def get_delivery(
     return _delivery(row) if row is not None else None
 
 
+async def get_any_delivery(conn: AsyncConnection, delivery_id: str) -> Delivery | None:
+    """By id alone: the operator's command line, which acts for any application."""
+    row = (await conn.execute(select(deliveries).where(deliveries.c.id == delivery_id))).mappings().first()
+    return _delivery(row) if row is not None else None
+
+
 async def list_deliveries(
     conn: AsyncConnection,
     application_id: str,

@@ -168,6 +168,11 @@ async def get_delivery(
     return delivery, await repository.list_attempts(conn, delivery_id)
 
 
+async def find_delivery(conn: AsyncConnection, delivery_id: str) -> Delivery | None:
+    """By id alone (the operator's command line: `payorch webhooks retry whd_...`)."""
+    return await repository.get_any_delivery(conn, delivery_id)
+
+
 async def retry_delivery(
     conn: AsyncConnection, clock: Clock, caller: Caller, endpoint_id: str, delivery_id: str
 ) -> Delivery:

@@ -19,6 +19,7 @@ def _run(connection: Connection) -> None:
         target_metadata=metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        on_version_apply=config.attributes.get("on_version_apply"),  # db/migrate.py's report
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -1,0 +1,56 @@
+"""`payorch webhooks retry <delivery id>` as a real process, on SQLite and PostgreSQL: a pending
+delivery gets a new schedule due now (as the API's retry), a succeeded one is refused with one
+line (the API's 409 WEBHOOK_DELIVERY_ALREADY_SUCCEEDED), an unknown id is one line."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import httpx
+
+from payorch.runtime import Runtime
+from payorch.worker.deliveries import WebhookDeliveries
+from tests.cli.helpers import refused
+from tests.conftest import Sandbox
+from tests.live import payorch_env, run_cli
+from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
+from tests.webhooks.receiver import Receiver
+
+
+async def test_retry_reschedules_a_delivery_and_refuses_a_succeeded_one(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+    database_url: str,
+) -> None:
+    env = payorch_env(database_url)
+    delivered, _ = await create_endpoint(client, sandbox, receiver.url("/ok"))
+    await create_intent(client, sandbox, "order-cli-1")
+    assert await deliveries.run_until_idle(runtime) == 1
+    [succeeded] = await deliveries_of(client, sandbox, delivered)
+    assert succeeded["status"] == "SUCCEEDED"
+    refused(run_cli(["webhooks", "retry", succeeded["id"]], env), "already succeeded")
+    assert await deliveries_of(client, sandbox, delivered) == [succeeded]  # unchanged
+
+    failing, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
+    await create_intent(client, sandbox, "order-cli-2")
+    assert await deliveries.run_until_idle(runtime) == 2  # to both endpoints
+    [failed] = await deliveries_of(client, sandbox, failing)
+    assert failed["status"] == "PENDING" and failed["attempts"] == 1
+    before = datetime.now(UTC)
+    done = run_cli(["webhooks", "retry", failed["id"], "--json"], env)
+    assert done.returncode == 0, done.stderr
+    retried = json.loads(done.stdout)
+    assert retried["id"] == failed["id"] and retried["status"] == "PENDING"
+    assert retried["attempts"] == 1  # history kept
+    # Due now (the command's clock), no longer at the failed attempt's backoff.
+    due = datetime.fromisoformat(retried["next_attempt_at"].replace("Z", "+00:00"))
+    assert before <= due <= datetime.now(UTC) and retried["next_attempt_at"] != failed["next_attempt_at"]
+    [read] = await deliveries_of(client, sandbox, failing)
+    assert read == retried
+    text = run_cli(["webhooks", "retry", failed["id"]], env)
+    assert text.returncode == 0 and failed["id"] in text.stdout and "PENDING" in text.stdout
+    refused(run_cli(["webhooks", "retry", "whd_nope"], env), "whd_nope")

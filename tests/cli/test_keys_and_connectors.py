@@ -6,7 +6,9 @@ API's refusals as one line and exit status 1."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 
 import httpx
 import pytest
@@ -135,6 +137,40 @@ def test_a_production_connector_added_changed_and_removed(database_url: str) -> 
 
 
 def _command() -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "payorch"]
+
+
+def test_credentials_asked_at_a_terminal_are_not_echoed(database_url: str) -> None:
+    """At a terminal, `connectors add` asks for each of the provider's registered fields with
+    echo off: the typed secrets never appear on the terminal."""
+    import pty
+
+    from payorch.providers.registry import registration_of
+
+    env = payorch_env(database_url)
+    merchant = application(env, "SANDBOX")["merchant_account_id"]
+    provider = "provider_b_redirect_get"
+    fields = registration_of(provider).credential_fields
+    args = ["connectors", "add", "--merchant", merchant, "--provider", provider, "--mode", "SANDBOX"]
+    pid, terminal = pty.fork()
+    if pid == 0:  # the child: the pty is its controlling terminal, as a person's would be
+        os.execve(sys.executable, [sys.executable, "-m", "payorch", *args], env)
+    shown = b""
+    for number, field in enumerate(fields):
+        while f"{field} (".encode() not in shown:
+            shown += os.read(terminal, 1024)
+        os.write(terminal, f"{SECRET}{number}\n".encode())
+    while True:
+        try:
+            chunk = os.read(terminal, 1024)
+        except OSError:  # EIO: the child has exited and closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    _, status = os.waitpid(pid, 0)
+    text = shown.decode(errors="replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert SECRET not in text and "credentials set" in text, text
+    [item] = json.loads(ok(run_cli(["connectors", "list", "--merchant", merchant, "--json"], env)))["items"]
+    assert item["provider"] == provider and item["mode"] == "SANDBOX" and item["has_credentials"]

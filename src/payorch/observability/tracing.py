@@ -141,6 +141,18 @@ def webhook_attempt(
         yield span
 
 
+def webhook_attempt_ended(
+    span: Span, outcome: str, duration_ms: int, status: int | None, *, succeeded: bool
+) -> None:
+    """What one webhook attempt came to, on its span."""
+    span.set_attribute("payorch.webhook.outcome", outcome)
+    span.set_attribute("payorch.webhook.duration_ms", duration_ms)
+    if status is not None:
+        span.set_attribute("http.response.status_code", status)
+    if not succeeded:
+        failed(span, outcome)
+
+
 @contextmanager
 def provider_call(provider: str, operation: str, mode: str, connector_id: str) -> Iterator[Span]:
     """The span of one call to a provider's API; providers/http.py notes its outcome

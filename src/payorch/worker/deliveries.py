@@ -282,8 +282,7 @@ class WebhookDeliveries:
                 process.in_flight.finish(delivery)
             self._wake()  # runs the claim only after this task's synchronous code below
         process.in_flight.note(delivery.endpoint_id, outcome)
-        # A cancelled attempt is not counted.
-        record_delivery_attempt(metric_outcome(outcome), outcome.duration_ms / 1000)
+        record_delivery_attempt(metric_outcome(outcome), outcome.duration_ms / 1000)  # not if cancelled
         self._results.append(AttemptResult(claim, outcome, started_at))
         if self._have_results is not None:
             self._have_results.set()
@@ -321,12 +320,8 @@ class WebhookDeliveries:
             outcome = await self._attempt(
                 process, sender, delivery, started_at, tracing.traceparent_of(span)
             )
-            span.set_attribute("payorch.webhook.outcome", metric_outcome(outcome))
-            span.set_attribute("payorch.webhook.duration_ms", outcome.duration_ms)
-            if outcome.response_status is not None:
-                span.set_attribute("http.response.status_code", outcome.response_status)
-            if not outcome.succeeded:
-                tracing.failed(span, metric_outcome(outcome))
+            ended = (metric_outcome(outcome), outcome.duration_ms, outcome.response_status)
+            tracing.webhook_attempt_ended(span, *ended, succeeded=outcome.succeeded)
             return outcome
 
     def _secret(self, runtime: Runtime, encrypted: str) -> str:

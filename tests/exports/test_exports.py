@@ -260,6 +260,10 @@ async def test_an_empty_range_is_a_header_alone(client: httpx.AsyncClient, sandb
         csv_text = (await export(client, sandbox, kind, start, start + timedelta(days=1), "csv")).text
         assert csv_text.count("\r\n") == 1 and csv_text.endswith("\r\n")
         assert (await export(client, sandbox, kind, start, start + timedelta(days=1), "jsonl")).text == ""
+        # `to` at or before `from`: an empty range, as the lists read it (not a 400 the
+        # document could not state).
+        for end in (start, start - timedelta(hours=1)):
+            assert (await export(client, sandbox, kind, start, end, "csv")).text.count("\r\n") == 1
 
 
 @pytest.mark.parametrize(
@@ -273,8 +277,6 @@ async def test_an_empty_range_is_a_header_alone(client: httpx.AsyncClient, sandb
         ("from=2026-11-01&to=2026-11-02&cursor=pay_x", ["cursor"]),
         ("from=yesterday&to=2026-11-02", ["from"]),
         ("from=2026-11-01&to=2026-13-01", ["to"]),
-        ("from=2026-11-02&to=2026-11-02", ["to"]),
-        ("from=2026-11-02T10:00:00Z&to=2026-11-02T09:00:00%2B00:00", ["to"]),
     ],
 )
 @pytest.mark.parametrize("kind", ["payments", "refunds", "disputes", "balances"])

@@ -172,9 +172,12 @@ async def test_a_dispute_nobody_notified_is_recorded_once(client: httpx.AsyncCli
 
 async def test_a_day_is_refused_when_it_is_not_a_past_day(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
-    for bad in ("2026-02-30", "tomorrow", "9999-01-01"):
+    for bad in ("2026-02-30", "tomorrow", "0000-00-00"):
         answer = await client.post("/v1/reports/reconciliation", json={"date": bad}, headers=sandbox.headers)
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "VALIDATION_ERROR", answer.text
+    # A real day still to come: not over yet, 409 (the document admits any real day).
+    later = await client.post("/v1/reports/reconciliation", json={"date": "9999-01-01"}, headers=sandbox.headers)
+    assert later.status_code == 409 and later.json()["error"]["code"] == "INVALID_STATE", later.text
     missing = await client.get(
         "/v1/reports/reconciliation", params={"date": today(runtime)}, headers=sandbox.headers
     )

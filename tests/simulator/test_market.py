@@ -77,9 +77,9 @@ async def test_markets_are_listed_replaced_and_cleared_per_application(
     # Without a market the buyer does not decide: the page waits for a click.
     intent, _ = await start(client, other, "provider_b_redirect_get", currency="CLP")
     assert (await _buy(client, other, intent["id"])).status_code == 404
-    assert (await client.delete(MARKET + "/provider_b", headers=sandbox.headers)).status_code == 204
+    assert (await client.delete(MARKET + "/providers/provider_b", headers=sandbox.headers)).status_code == 204
     assert (await client.get(MARKET, headers=sandbox.headers)).json() == {"items": []}
-    assert (await client.delete(MARKET + "/provider_b", headers=sandbox.headers)).status_code == 404
+    assert (await client.delete(MARKET + "/providers/provider_b", headers=sandbox.headers)).status_code == 404
 
 
 @pytest.mark.parametrize(

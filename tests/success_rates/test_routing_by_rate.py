@@ -22,7 +22,9 @@ MEASURED = 20  # attempts before a provider has a rate (success_rates/build.py)
 
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
-    return {"routing_exploration": 0.0, "routing_window_attempts": 20}
+    # Dozens of payments in a moment: the per-application rate limit (100/second by default)
+    # would answer 429 on a fast machine.
+    return {"routing_exploration": 0.0, "routing_window_attempts": 20, "rate_limit": "100000/second"}
 
 
 def scores(body: dict[str, Any]) -> dict[str, Any]:
@@ -88,7 +90,7 @@ async def test_a_provider_error_counts_against_it(
     assert scores(body)[B] == {"rate": None, "attempts": 1}
 
 
-@pytest.mark.parametrize("settings_overrides", [{"routing_exploration": 0.3}])
+@pytest.mark.parametrize("settings_overrides", [{"routing_exploration": 0.3, "rate_limit": "100000/second"}])
 async def test_a_share_of_intents_explores_the_others(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:

@@ -15,7 +15,7 @@ from payorch.http.deps import Conn, ReadConn
 from payorch.jsontypes import JsonObject
 from payorch.reconciliation import service
 from payorch.reconciliation.records import FindingAction, FindingStatus
-from payorch.reconciliation.schemas import ResolveRequest, day_of, report_body
+from payorch.reconciliation.schemas import ResolveRequest, day_of, ended, report_body
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -31,7 +31,7 @@ KINDS = {
 
 def _day(viewer_today: date, text: str | None) -> date:
     """The page's day: ``?date=`` checked as the API checks it, else yesterday (the daily run's)."""
-    return day_of(text, viewer_today) if text else viewer_today - timedelta(days=1)
+    return ended(day_of(text), viewer_today) if text else viewer_today - timedelta(days=1)
 
 
 @router.get("/reconciliation")
@@ -65,7 +65,7 @@ async def day_page(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respo
 @router.post("/reconciliation")
 async def start_run(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
     now = viewer.runtime.clock.now()
-    day = day_of(field(form, "date"), now.date())
+    day = ended(day_of(field(form, "date")), now.date())
     await service.request_run(conn, now, viewer.caller.application_id, day)
     return back_to(request, f"/reconciliation?date={day.isoformat()}&notice=queued")
 

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from payorch.errors import ValidationFailed
 from payorch.http.listing import Instant, NoQuery
 
 ExportFormat = Literal["csv", "jsonl"]
@@ -22,7 +21,10 @@ class ExportKind(StrEnum):
 
 class ExportQuery(NoQuery):
     """A time range, read as the lists read `from` and `to` (payorch.http.listing.Instant), and
-    the format. Both bounds are required: an export is of a range, never of everything."""
+    the format. Both bounds are required: an export is of a range, never of everything. As in the
+    lists, `to` at or before `from` is an empty range (a header alone), not an error: the document
+    cannot say that one parameter must follow another, so refusing it would refuse what it
+    admits."""
 
     from_: Annotated[
         Instant,
@@ -39,9 +41,3 @@ class ExportQuery(NoQuery):
         ExportFormat,
         Field(description="csv (RFC 4180, UTF-8, a header row) or jsonl (one JSON object a line)."),
     ] = "csv"
-
-    def checked(self) -> ExportQuery:
-        """Itself once `to` is after `from` (a 400 naming `to` otherwise)."""
-        if self.to <= self.from_:
-            raise ValidationFailed.field("to", "must be after from")
-        return self

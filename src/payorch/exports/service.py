@@ -122,13 +122,12 @@ async def _written(
 
 def export(phases: Phases, caller: Caller, kind: ExportKind, query: ExportQuery) -> Export:
     """The caller's ``kind`` of [from, to), as it will be read while it is sent."""
-    checked = query.checked()
-    window = Window(caller.application_id, checked.from_, checked.to)
+    window = Window(caller.application_id, query.from_, query.to)
     rows = SOURCES[kind]
-    writer = writer_for(checked.format, rows.names)
-    span = f"{checked.from_:%Y%m%dT%H%M%SZ}-{checked.to:%Y%m%dT%H%M%SZ}"
+    writer = writer_for(query.format, rows.names)
+    span = f"{query.from_:%Y%m%dT%H%M%SZ}-{query.to:%Y%m%dT%H%M%SZ}"
     return Export(
         _written(phases, rows, window, writer),
         writer.media_type,
-        f"payorch-{kind.value}-{span}.{checked.format}",
+        f"payorch-{kind.value}-{span}.{query.format}",
     )

@@ -14,12 +14,14 @@ from payorch.http.responses import json_response
 from payorch.reconciliation import service
 from payorch.reconciliation.schemas import (
     DATE_PATTERN,
+    DATE_SCHEMA,
     FindingBody,
     ReconciliationReport,
     ReconciliationRequest,
     ReconciliationRun,
     ResolveRequest,
     day_of,
+    ended,
     finding_body,
     report_body,
     run_body,
@@ -32,7 +34,7 @@ router = APIRouter(tags=["Reports"])
     "/v1/reports/reconciliation",
     status_code=202,
     response_model=ReconciliationRun,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, InvalidState),
     summary="Reconcile a day with every provider",
     description="Queues the day's reconciliation for the caller's application: a worker reads "
     "each enabled connector's records of the day from its provider and compares them with "
@@ -43,7 +45,7 @@ async def request_reconciliation(
     body: ReconciliationRequest, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
     now = runtime_of(request).clock.now()
-    day = day_of(body.date, now.date())
+    day = ended(day_of(body.date), now.date())
     run = await service.request_run(conn, now, caller.application_id, day)
     return json_response(run_body(run), 202)
 
@@ -61,9 +63,12 @@ async def reconciliation_report(
     caller: CurrentCaller,
     request: Request,
     conn: ReadConn,
-    date: Annotated[str, Query(pattern=DATE_PATTERN, description="The day, YYYY-MM-DD (UTC)")],
+    date: Annotated[
+        str,
+        Query(pattern=DATE_PATTERN, json_schema_extra=DATE_SCHEMA, description="The day, YYYY-MM-DD (UTC)"),
+    ],
 ) -> Response:
-    day = day_of(date, runtime_of(request).clock.now().date())
+    day = day_of(date)  # a day to come has no run: 404
     run, findings = await service.report_of(conn, caller, day)
     return json_response(report_body(run, findings))
 

@@ -5,14 +5,22 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
 
 from payorch.clock import isoformat
-from payorch.errors import ValidationFailed
+from payorch.errors import InvalidState, ValidationFailed
 from payorch.jsontypes import JsonObject
 from payorch.reconciliation.records import Finding, Run
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
-DateText = Field(pattern=DATE_PATTERN, description="A day in UTC, YYYY-MM-DD; not after today.")
+# format "date" beside the pattern: the document says the text names a real day (2026-02-30 does
+# not), so what it admits the API accepts.
+DATE_SCHEMA: JsonDict = {"format": "date"}
+DateText = Field(
+    pattern=DATE_PATTERN,
+    json_schema_extra=DATE_SCHEMA,
+    description="A day in UTC, YYYY-MM-DD; a day after today is 409 INVALID_STATE (not over yet).",
+)
 
 
 class ReconciliationRequest(BaseModel):
@@ -77,14 +85,24 @@ class ReconciliationReport(BaseModel):
     findings: list[FindingBody]
 
 
-def day_of(text: str, today: date) -> date:
-    """A YYYY-MM-DD that names a real day, not after ``today`` (UTC)."""
+def day_of(text: str) -> date:
+    """A YYYY-MM-DD that names a real day."""
     try:
         day = date.fromisoformat(text)
     except ValueError:
         raise ValidationFailed.field("date", "must be a day written YYYY-MM-DD") from None
-    if len(text) != 10 or day > today:
-        raise ValidationFailed.field("date", "must be a day written YYYY-MM-DD, not after today (UTC)")
+    if len(text) != 10:
+        raise ValidationFailed.field("date", "must be a day written YYYY-MM-DD")
+    return day
+
+
+def ended(day: date, today: date) -> date:
+    """``day`` if it is not after ``today`` (UTC): a day still to come has nothing to compare."""
+    if day > today:
+        raise InvalidState(
+            "NOT_OVER", f"{day.isoformat()} has not begun yet (today is {today.isoformat()} UTC).",
+            allowed=[],
+        )
     return day
 
 

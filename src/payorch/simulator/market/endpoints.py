@@ -44,7 +44,7 @@ async def list_markets(caller: CurrentCaller, conn: ReadConn) -> Response:
 
 
 @router.delete(
-    MARKET + "/{provider}",
+    MARKET + "/providers/{provider}",  # not /{provider}: /market/buy would match it too
     status_code=204,
     responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound),
     summary="Stop the market at a provider (its page waits for a click again)",

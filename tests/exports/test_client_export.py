@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from payorch.app import create_app
-from payorch.client import AsyncPayorchClient, InvalidRequestError, PayorchClient
+from payorch.client import AsyncPayorchClient, NotFoundError, PayorchClient
 from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.live import live_server, payorch_env
@@ -48,12 +48,14 @@ async def test_the_sync_client_streams_csv_lines_that_csv_reader_reads(
             client.export("payments", from_=now - timedelta(minutes=1), to=now + timedelta(minutes=1))
         )
         header, *rows = list(csv.reader(lines))
-        with pytest.raises(InvalidRequestError) as refused:
-            list(client.export("payments", from_=now, to=now - timedelta(seconds=1)))
+        with pytest.raises(NotFoundError) as refused:
+            list(client.export("chargebacks", from_=now, to=now + timedelta(seconds=1)))
+        # `to` before `from`: an empty range, the header alone (as the lists read it).
+        assert list(client.export("payments", from_=now, to=now - timedelta(seconds=1))) == lines[:1]
     assert all(line.endswith("\n") for line in lines)
     assert [row[header.index("payment_id")] for row in rows] == [paid.payment_id for paid in made]
     assert [row[header.index("external_reference")] for row in rows] == [BROKEN, "'=1+1", "plain"]
-    assert refused.value.code == "VALIDATION_ERROR" and refused.value.status_code == 400
+    assert refused.value.code == "RESOURCE_NOT_FOUND" and refused.value.status_code == 404
 
 
 async def test_the_async_client_streams_json_lines(

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from payorch.dashboard.web import DashboardRoute, ViewerDep, render
+from payorch.errors import ValidationFailed
 from payorch.exports import service
 from payorch.exports.endpoints import response
 from payorch.exports.schemas import ExportKind, ExportQuery
@@ -51,4 +52,6 @@ async def exports(request: Request, viewer: ViewerDep) -> Response:
 @router.get("/exports/download")
 async def download(request: Request, viewer: ViewerDep) -> Response:
     form = ExportForm.model_validate(dict(request.query_params))  # a 400 page names what to fix
+    if form.to <= form.from_:  # the API answers an empty range; a person most likely swapped them
+        raise ValidationFailed.field("to", "must be after from")
     return response(service.export(viewer.runtime.phases, viewer.caller, form.kind, form))

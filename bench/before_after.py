@@ -25,7 +25,9 @@ from bench.tracing_cost import FIGURES, measure_creates, measure_payments, serve
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--before-src", required=True, help="src/ of the tree before the work")
     parser.add_argument("--after-src", default=str(ROOT / "src"), help="src/ of the tree after it")
     parser.add_argument("--admin-url", default=ADMIN_URL, help="PostgreSQL, to create databases")
@@ -40,7 +42,8 @@ def main() -> int:
     results: dict[str, dict[str, list[float]]] = {name: {} for name in trees}
     with ExitStack() as stack:
         databases = {
-            name: stack.enter_context(fresh_database(args.admin_url, f"payorch_ba_{tag}_{name}")) for name in trees
+            name: stack.enter_context(fresh_database(args.admin_url, f"payorch_ba_{tag}_{name}"))
+            for name in trees
         }
         applications: dict[str, tuple[str, str]] = {}
         names = list(trees)

@@ -132,6 +132,29 @@ async def test_a_success_ends_the_streak_and_few_attempts_never_disable(
     assert shown["disabled_reason"] == "manual" and shown["disabled_at"] == isoformat(clock.now())
 
 
+async def test_an_old_streak_with_too_few_attempts_is_not_disabled(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+) -> None:
+    # Both limits must hold: a streak past the day with 3 attempts (fewer than 4) stays enabled.
+    slow_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
+    await create_intent(client, sandbox, "rare")
+    for _ in range(3):  # attempts at 0 h, 13 h and 26 h: the third is past 24 h
+        assert await deliveries.run_until_idle(runtime) == 1
+        clock.advance(13 * HOUR)
+    assert len(receiver.at("/status/500")) == 3
+    shown = await _endpoint(client, sandbox, slow_id)
+    assert shown["enabled"] is True and shown["disabled_reason"] is None
+    # The fourth failed attempt meets the count too: now it is disabled.
+    assert await deliveries.run_until_idle(runtime) == 1
+    shown = await _endpoint(client, sandbox, slow_id)
+    assert shown["enabled"] is False and shown["disabled_reason"] == "failing"
+
+
 @pytest.mark.parametrize(
     "settings_overrides",
     [{"webhook_retry_schedule": "10,10,10,10,10,10", "webhook_timeout_seconds": 0.5}],

@@ -33,6 +33,9 @@ webhook_endpoints = Table(
     # Ordered delivery: one intent's notices to this endpoint one at a time, in event order.
     Column("ordered", Boolean, nullable=False, server_default="0"),
     Column("secret_encrypted", Text, nullable=False),  # runtime.cipher; never returned
+    # Secret rotation: the replaced secret still signs, beside the new one, until it expires.
+    Column("previous_secret_encrypted", Text, nullable=True),
+    timestamp("previous_secret_expires_at", nullable=True),
     timestamp("created_at"),
     timestamp("updated_at"),
     # The failure streak: since when every attempt failed (null after a 2xx) and how many.
@@ -71,6 +74,8 @@ webhook_deliveries = Table(
     Column("response_status", Integer, nullable=True),
     Column("response_excerpt", Text, nullable=True),
     Column("error", String(64), nullable=True),
+    Column("failure_reason", String(32), nullable=True),  # the last attempt's (webhooks/failures.py)
+    Column("failure_message", String(300), nullable=True),
     timestamp("created_at"),
     timestamp("updated_at"),
     Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
@@ -116,5 +121,7 @@ webhook_delivery_attempts = Table(
     Column("response_status", Integer, nullable=True),
     Column("response_excerpt", Text, nullable=True),
     Column("error", String(64), nullable=True),  # None on success
+    Column("failure_reason", String(32), nullable=True),  # dns_error, timeout, ... (failures.py)
+    Column("failure_message", String(300), nullable=True),
     Index("ix_webhook_delivery_attempts_delivery_id_seq", "delivery_id", "seq"),
 )

@@ -27,6 +27,9 @@ class PaymentIntent:
     updated_at: datetime
     # Why its latest checkout went where it went (payorch.routing.record); None before one.
     routing: JsonObject | None = None
+    # Why its payment did not go through, as the provider answered (docs/api.md, "Why a payment
+    # failed"; payorch.providers.payment_errors); None until a provider ended one unpaid.
+    last_payment_error: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)

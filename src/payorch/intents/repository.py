@@ -195,11 +195,11 @@ INTENT_FRAGMENT = Fragment(
 
 def intent_parameters(intent: PaymentIntent) -> dict[str, object]:
     """The intent_* parameters of insert_intent_fragment (metadata as JSON text)."""
-    # A new intent has no routing yet: the fragment leaves the column NULL.
+    # A new intent has no routing or payment error yet: the fragment leaves the columns NULL.
     values = {
         f"intent_{name}": getattr(intent, name)
         for name in _COLUMNS
-        if name not in ("application_id", "routing")
+        if name not in ("application_id", "routing", "last_payment_error")
     }
     values["intent_metadata"] = orjson.dumps(intent.metadata).decode()
     return values

@@ -54,6 +54,8 @@ payment_intents = Table(
     timestamp("updated_at"),
     # Why its latest checkout went where it went (payorch.routing.record), set with ``provider``.
     Column("routing", JsonType, nullable=True),
+    # Why its payment did not go through, in payorch's shape (payorch.providers.payment_errors).
+    Column("last_payment_error", JsonType, nullable=True),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
     # The list's filters (GET /v1/payment-intents): each ends with the id the keyset walks.
     Index("ix_payment_intents_application_id_status_id", "application_id", "status", "id"),

@@ -1,6 +1,6 @@
 """Tables of the routing domain: a merchant's routing versions (payorch.routing)."""
 
-from sqlalchemy import Boolean, Column, Index, Integer, Table, UniqueConstraint, text
+from sqlalchemy import Boolean, Column, Index, Integer, String, Table, UniqueConstraint, text
 
 from payorch.db.tables.base import id_column, metadata, reference, timestamp
 from payorch.db.types import JsonType
@@ -28,4 +28,24 @@ routing_versions = Table(
         postgresql_where=ACTIVE,
         sqlite_where=ACTIVE,
     ),
+)
+
+# Provider health history (payorch.routing.health_history): a health key's transitions
+# ("skipped", "available"; application_id and connector_id NULL when the key is shared by every
+# connector of a provider and mode) and a connector's provider call failures ("failed", one row per
+# minute with its count). Purged after two days.
+provider_health_events = Table(
+    "provider_health_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("health_key", String(200), nullable=False),
+    Column("application_id", String(40), nullable=True),
+    Column("connector_id", String(40), nullable=True),
+    Column("provider", String(40), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("count", Integer, nullable=False),
+    timestamp("at"),
+    Index("ix_provider_health_events_health_key_at", "health_key", "at"),
+    Index("ix_provider_health_events_connector_id_at", "connector_id", "at"),
+    Index("ix_provider_health_events_at", "at"),
 )

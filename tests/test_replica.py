@@ -36,6 +36,8 @@ CATCH_UP_SECONDS = 15
 FALLBACKS = "payorch_replica_fallback_total"
 # The statement of the intents list (keyset page, newest first), as pg_stat_statements shows it.
 INTENT_LIST = "%FROM payment_intents%ORDER BY%"
+# The payments export's keyset batch (exports/repository.py).
+PAYMENT_EXPORT = "%FROM payments%ORDER BY%"
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +81,12 @@ async def fetch_value(url: str, query: str, *args: object) -> object:
         await conn.close()
 
 
-async def list_statements(url: str) -> int:
-    """How many times the server ran the intents list's statement."""
+async def list_statements(url: str, pattern: str = INTENT_LIST) -> int:
+    """How many times the server ran the intents list's statement (or ``pattern``'s)."""
     calls = await fetch_value(
         url,
         "SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements WHERE query ILIKE $1",
-        INTENT_LIST,
+        pattern,
     )
     assert isinstance(calls, int)
     return calls
@@ -129,6 +131,17 @@ async def listed_ids(served: Served) -> list[str]:
     return [item["id"] for item in listed.json()["items"]]
 
 
+async def exported(served: Served) -> httpx.Response:
+    """The payments export of 2000-2100 (with no payment yet, its header line alone)."""
+    answer = await served.client.get(
+        "/v1/exports/payments",
+        headers=served.app.headers,
+        params={"from": "2000-01-01T00:00:00Z", "to": "2100-01-01T00:00:00Z"},
+    )
+    assert answer.status_code == 200, answer.text
+    return answer
+
+
 async def fallbacks(served: Served, reason: str) -> float:
     return value(await scrape(served.client), FALLBACKS, reason=reason)
 
@@ -147,6 +160,15 @@ async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_p
             assert await listed_ids(served) == [first["id"]]
         assert await list_statements(clusters.replica_url) == on_replica + 3
         assert await list_statements(clusters.primary_url) == on_primary
+
+        # An export reads the replica too, batch by batch (one batch: no payment yet).
+        on_replica, on_primary = (
+            await list_statements(clusters.replica_url, PAYMENT_EXPORT),
+            await list_statements(clusters.primary_url, PAYMENT_EXPORT),
+        )
+        await exported(served)
+        assert await list_statements(clusters.replica_url, PAYMENT_EXPORT) == on_replica + 1
+        assert await list_statements(clusters.primary_url, PAYMENT_EXPORT) == on_primary
 
         await set_replay(clusters, paused=True)  # the replica stops applying what it receives
         try:
@@ -254,3 +276,6 @@ async def test_a_stopped_replica_changes_nothing_a_client_sees(clusters: Cluster
         samples = await scrape(served.client)
         assert value(samples, FALLBACKS, reason="down") == counted + len(LISTS) + 3 + len(PAGES)
         assert math.isnan(value(samples, "payorch_replica_lag_seconds"))
+        # An export with the replica stopped: read from the primary, and counted.
+        assert (await exported(served)).text.startswith("payment_id,")
+        assert await fallbacks(served, "down") == counted + len(LISTS) + 3 + len(PAGES) + 1

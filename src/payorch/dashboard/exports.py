@@ -54,4 +54,4 @@ async def download(request: Request, viewer: ViewerDep) -> Response:
     form = ExportForm.model_validate(dict(request.query_params))  # a 400 page names what to fix
     if form.to <= form.from_:  # the API answers an empty range; a person most likely swapped them
         raise ValidationFailed.field("to", "must be after from")
-    return response(service.export(viewer.runtime.phases, viewer.caller, form.kind, form))
+    return response(service.export(viewer.runtime.database.listing, viewer.caller, form.kind, form))

@@ -40,7 +40,7 @@ def _route(kind: ExportKind) -> None:
     async def export(
         request: Request, caller: CurrentCaller, query: Annotated[ExportQuery, Query()]
     ) -> Response:
-        return response(service.export(runtime_of(request).phases, caller, kind, query))
+        return response(service.export(runtime_of(request).database.listing, caller, kind, query))
 
     export.__name__ = f"export_{kind.value}"
     router.get(

@@ -5,13 +5,13 @@ reads)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeAlias, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.db import Phases
 from payorch.exports import repository
 from payorch.exports.columns import (
     BALANCE_COLUMNS,
@@ -26,6 +26,8 @@ from payorch.exports.schemas import ExportKind, ExportQuery
 from payorch.exports.writing import Writer, writer_for
 from payorch.payments.records import Payment
 
+Reading: TypeAlias = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
+
 BATCH = 1000  # rows a read; what the process holds of an export at once
 
 R = TypeVar("R")
@@ -36,7 +38,7 @@ class Rows(Protocol):
     @property
     def names(self) -> tuple[str, ...]: ...
 
-    def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]: ...
+    def batches(self, reading: Reading, window: Window) -> AsyncIterator[list[Row]]: ...
 
 
 def _cells(columns: tuple[Column[R], ...], records: list[R]) -> list[Row]:
@@ -55,10 +57,10 @@ class Keyset(Generic[R]):
     def names(self) -> tuple[str, ...]:
         return tuple(column.name for column in self.columns)
 
-    async def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]:
+    async def batches(self, reading: Reading, window: Window) -> AsyncIterator[list[Row]]:
         after = ""  # below every id
         while True:
-            async with phases.reading() as conn:
+            async with reading() as conn:
                 found = await self.read(conn, window, after, BATCH)
             if found:
                 yield _cells(self.columns, found)
@@ -78,8 +80,8 @@ class Whole(Generic[R]):
     def names(self) -> tuple[str, ...]:
         return tuple(column.name for column in self.columns)
 
-    async def batches(self, phases: Phases, window: Window) -> AsyncIterator[list[Row]]:
-        async with phases.reading() as conn:
+    async def batches(self, reading: Reading, window: Window) -> AsyncIterator[list[Row]]:
+        async with reading() as conn:
             found = await self.read(conn, window)
         if found:
             yield _cells(self.columns, found)
@@ -111,23 +113,24 @@ class Export:
 
 
 async def _written(
-    phases: Phases, rows: Rows, window: Window, writer: Writer
+    reading: Reading, rows: Rows, window: Window, writer: Writer
 ) -> AsyncIterator[bytes]:
     start = writer.start()
     if start:
         yield start
-    async for batch in rows.batches(phases, window):
+    async for batch in rows.batches(reading, window):
         yield writer.rows(batch)
 
 
-def export(phases: Phases, caller: Caller, kind: ExportKind, query: ExportQuery) -> Export:
-    """The caller's ``kind`` of [from, to), as it will be read while it is sent."""
+def export(reading: Reading, caller: Caller, kind: ExportKind, query: ExportQuery) -> Export:
+    """The caller's ``kind`` of [from, to), as it will be read while it is sent, each batch in
+    its own ``reading()``: Database.listing, the read replica while it is caught up, as the lists."""
     window = Window(caller.application_id, query.from_, query.to)
     rows = SOURCES[kind]
     writer = writer_for(query.format, rows.names)
     span = f"{query.from_:%Y%m%dT%H%M%SZ}-{query.to:%Y%m%dT%H%M%SZ}"
     return Export(
-        _written(phases, rows, window, writer),
+        _written(reading, rows, window, writer),
         writer.media_type,
         f"payorch-{kind.value}-{span}.{query.format}",
     )

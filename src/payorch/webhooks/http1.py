@@ -24,7 +24,13 @@ MAX_IDLE_PER_KEY = 256  # one worker runs up to 256 attempts at once
 
 
 class HttpError(Exception):
-    """The exchange failed before a complete answer (connection refused, reset, bad answer)."""
+    """The exchange failed before a complete answer (connection refused, reset, bad answer).
+
+    ``cause``: the connection's own error, for saying what happened (webhooks/failures.py)."""
+
+    def __init__(self, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @dataclass(frozen=True)
@@ -214,7 +220,7 @@ class Client:
                 server_hostname=key.host if key.scheme == "https" else None,
             )
         except (OSError, ssl.SSLError) as exc:
-            raise HttpError(f"cannot connect: {exc.__class__.__name__}") from None
+            raise HttpError(f"cannot connect: {exc.__class__.__name__}", exc) from None
         return protocol
 
     async def aclose(self) -> None:

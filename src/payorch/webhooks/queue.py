@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     and_,
     bindparam,
+    case,
     func,
     insert,
     or_,
@@ -218,6 +219,14 @@ _CLAIMED_COLUMNS = (
     applications.c.environment,
     events.c.payload,
     events.c.traceparent,
+    # Signs beside the current secret until the rotation's overlap ends (docs/webhooks.md).
+    case(
+        (
+            endpoints.c.previous_secret_expires_at > _NOW,
+            endpoints.c.previous_secret_encrypted,
+        ),
+        else_=None,
+    ).label("previous_secret_encrypted"),
 )
 
 
@@ -348,6 +357,8 @@ _APPLY = (
         response_status=bindparam("b_response_status"),
         response_excerpt=bindparam("b_response_excerpt"),
         error=bindparam("b_error"),
+        failure_reason=bindparam("b_failure_reason"),
+        failure_message=bindparam("b_failure_message"),
         updated_at=bindparam("b_updated_at", type_=UtcDateTime),
     )
 )
@@ -368,6 +379,8 @@ async def apply_results(conn: AsyncConnection, recorded: Sequence[RecordedAttemp
             "b_response_status": r.attempt.response_status,
             "b_response_excerpt": r.attempt.response_excerpt,
             "b_error": r.attempt.error,
+            "b_failure_reason": r.attempt.failure_reason,
+            "b_failure_message": r.attempt.failure_message,
             "b_updated_at": now,
         }
         for r in recorded

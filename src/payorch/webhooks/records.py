@@ -28,6 +28,9 @@ class WebhookEndpoint:
     backoff_until: datetime | None = None  # failing fast: no attempt before then (health.py)
     disabled_reason: str | None = None  # AUTO_DISABLED or MANUAL; None while enabled
     disabled_at: datetime | None = None
+    # Secret rotation: the replaced secret (runtime.cipher) still signs until it expires.
+    previous_secret_encrypted: str | None = None
+    previous_secret_expires_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,8 @@ class Delivery:
     error: str | None
     created_at: datetime
     updated_at: datetime
+    failure_reason: str | None = None  # the last attempt's, in words (webhooks/failures.py)
+    failure_message: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,8 @@ class DeliveryAttempt:
     response_status: int | None
     response_excerpt: str | None
     error: str | None  # None on success
+    failure_reason: str | None = None  # dns_error, timeout, http_status... (failures.py)
+    failure_message: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,14 @@ class DueDelivery:
     payload: str
     streak_open: bool = False  # its endpoint's failure streak, at the claim
     traceparent: str | None = None  # the event's: its attempt's span continues that trace
+    # The endpoint's previous secret while a rotation overlaps (None after it expires).
+    previous_secret_encrypted: str | None = None
+
+    @property
+    def signing_keys(self) -> tuple[str, ...]:
+        """The encrypted secrets that sign the attempt: the current one first."""
+        previous = self.previous_secret_encrypted
+        return (self.secret_encrypted,) if previous is None else (self.secret_encrypted, previous)
 
 
 @dataclass(frozen=True, slots=True)

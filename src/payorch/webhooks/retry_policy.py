@@ -49,5 +49,7 @@ def next_attempt(
         response_status=outcome.response_status,
         response_excerpt=outcome.response_excerpt,
         error=outcome.error,
+        failure_reason=outcome.failure_reason,
+        failure_message=outcome.failure_message,
     )
     return RecordedAttempt(attempt, status, in_schedule, next_at)

@@ -19,9 +19,10 @@ import time
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
-from payorch.webhooks import urls
+from payorch.webhooks import failures, urls
+from payorch.webhooks.failures import Failure
 from payorch.webhooks.http1 import Client, HttpError
-from payorch.webhooks.signing import signature, standard_signature
+from payorch.webhooks.signing import signatures, standard_signatures
 
 EXCERPT_CHARS = 1024
 MAX_READ_BYTES = 8192  # read no more of a consumer's answer than an excerpt needs
@@ -42,6 +43,9 @@ class AttemptOutcome:
     response_status: int | None
     response_excerpt: str | None
     error: str | None
+    # What happened, in words (webhooks/failures.py); None on success.
+    failure_reason: str | None = None
+    failure_message: str | None = None
 
 
 class Sender:
@@ -68,21 +72,22 @@ class Sender:
         *,
         url: str,
         environment: str,
-        secret: str,
+        secret: str | tuple[str, ...],
         event_id: str,
         body: bytes,
         timestamp: int,
         traceparent: str | None = None,
     ) -> AttemptOutcome:
-        """``traceparent``: the attempt's span (tracing on), sent for the receiver to continue."""
+        """``secret``: the endpoint's secret, or its secrets during a rotation's overlap (the new
+        one first): each signs, so a receiver holding either verifies (docs/webhooks.md).
+        ``traceparent``: the attempt's span (tracing on), sent for the receiver to continue."""
+        keys = (secret,) if isinstance(secret, str) else secret
         start = time.monotonic()
         client = self._clients[urls.SANDBOX if environment == urls.SANDBOX else urls.PRODUCTION]
         try:
             # One deadline for the whole attempt: lookup, connect, send and answer.
             async with asyncio.timeout(self.timeout_seconds):
-                target = await urls.vet(
-                    url, environment, self.resolver, sandbox_private=self.sandbox_private
-                )
+                target = await urls.vet(url, environment, self.resolver, sandbox_private=self.sandbox_private)
                 answer = await client.post(
                     scheme=target.scheme,
                     addresses=target.addresses,
@@ -94,25 +99,29 @@ class Sender:
                         "User-Agent": "payorch-webhooks/1",
                         "X-Pay-Event-Id": event_id,
                         "X-Pay-Timestamp": str(timestamp),
-                        "X-Pay-Signature": signature(secret, timestamp, body),
+                        "X-Pay-Signature": signatures(keys, timestamp, body),
                         "webhook-id": event_id,
                         "webhook-timestamp": str(timestamp),
-                        "webhook-signature": standard_signature(secret, event_id, timestamp, body),
+                        "webhook-signature": standard_signatures(keys, event_id, timestamp, body),
                         **({"traceparent": traceparent} if traceparent else {}),
                     },
                     body=body,
                 )
-        except urls.UrlNotAllowed:
-            return _failure(start, URL_NOT_ALLOWED)
+        except urls.UrlNotAllowed as exc:
+            return _failure(start, URL_NOT_ALLOWED, failures.refused_url(exc, urlsplit(url).hostname or ""))
         except TimeoutError:
-            return _failure(start, TIMEOUT)
-        except (HttpError, OSError):
-            return _failure(start, NETWORK_ERROR)
+            return _failure(start, TIMEOUT, failures.timed_out(self.timeout_seconds))
+        except (HttpError, OSError) as exc:
+            return _failure(start, NETWORK_ERROR, failures.network(exc))
         excerpt = None
         if target.public:
             excerpt = answer.body.decode("utf-8", errors="replace")[:EXCERPT_CHARS]
-        ok = 200 <= answer.status < 300
-        return AttemptOutcome(ok, _ms(start), answer.status, excerpt, None if ok else UNEXPECTED_STATUS)
+        if 200 <= answer.status < 300:
+            return AttemptOutcome(True, _ms(start), answer.status, excerpt, None)
+        failure = failures.status(answer.status)
+        return AttemptOutcome(
+            False, _ms(start), answer.status, excerpt, UNEXPECTED_STATUS, failure.reason, failure.message
+        )
 
     async def aclose(self) -> None:
         for client in self._clients.values():
@@ -133,5 +142,5 @@ def _ms(start: float) -> int:
     return int((time.monotonic() - start) * 1000)
 
 
-def _failure(start: float, error: str) -> AttemptOutcome:
-    return AttemptOutcome(False, _ms(start), None, None, error)
+def _failure(start: float, error: str, failure: Failure) -> AttemptOutcome:
+    return AttemptOutcome(False, _ms(start), None, None, error, failure.reason, failure.message)

@@ -7,6 +7,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from collections.abc import Sequence
 
 SECRET_BYTES = 32  # 64 hexadecimal characters
 
@@ -27,3 +28,13 @@ def standard_signature(secret: str, event_id: str, timestamp: int, body: bytes) 
     message = f"{event_id}.{timestamp}.".encode() + body
     digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
     return "v1," + base64.b64encode(digest).decode()
+
+
+# Several secrets sign while a rotation overlaps (the new one first): the X-Pay header lists them
+# comma-separated, the Standard Webhooks header space-separated, as that specification has it.
+def signatures(keys: Sequence[str], timestamp: int, body: bytes) -> str:
+    return ",".join(signature(secret, timestamp, body) for secret in keys)
+
+
+def standard_signatures(keys: Sequence[str], event_id: str, timestamp: int, body: bytes) -> str:
+    return " ".join(standard_signature(secret, event_id, timestamp, body) for secret in keys)

@@ -69,6 +69,13 @@ class UrlNotAllowed(WebhookEndpointUrlNotAllowed):
         super().__init__(f"The webhook URL is not allowed: {reason}.", {"reason": reason})
 
 
+class NameNotResolved(UrlNotAllowed):
+    """The host name has no address: at an attempt a DNS failure (webhooks/failures.py)."""
+
+    def __init__(self) -> None:
+        super().__init__("the host name does not resolve")
+
+
 @dataclass(frozen=True)
 class _Parts:
     scheme: str
@@ -210,7 +217,7 @@ async def vet(
     try:
         resolved = await (resolver or system_resolver)(parts.host, parts.port)
     except (OSError, UnicodeError):
-        raise UrlNotAllowed("the host name does not resolve") from None
+        raise NameNotResolved() from None
     return _judged_addresses(url, parts, tuple(resolved), environment, public_only)
 
 
@@ -234,7 +241,7 @@ def _judged_addresses(
 ) -> Target:
     addresses = [a for a in (_literal(text) for text in resolved) if a is not None]
     if not addresses:
-        raise UrlNotAllowed("the host name does not resolve")
+        raise NameNotResolved()
     return _target(url, parts, addresses, environment, public_only, named=True)
 
 

@@ -298,7 +298,7 @@ class WebhookDeliveries:
         return await sender.attempt(
             url=delivery.url,
             environment=delivery.environment,
-            secret=self._secret(process.runtime, delivery.secret_encrypted),
+            secret=tuple(self._secret(process.runtime, key) for key in delivery.signing_keys),
             event_id=delivery.event_id,
             body=delivery.payload.encode(),
             timestamp=int(started_at.timestamp()),  # fresh for every attempt

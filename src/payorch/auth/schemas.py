@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,7 +24,7 @@ class ApiCredentialResponse(BaseModel):
     id: str
     name: str | None
     prefix: str
-    environment: str
+    environment: Literal["SANDBOX", "PRODUCTION"]
     created_at: str
     revoked_at: str | None = Field(None, description="Set once revoked; the key is then refused.")
 
@@ -33,7 +33,7 @@ class CreatedApiCredential(BaseModel):
     id: str
     name: str | None
     prefix: str
-    environment: str
+    environment: Literal["SANDBOX", "PRODUCTION"]
     api_key: str = Field(description="Shown only in this answer: only a hash is kept.")
     created_at: str
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from payorch.checkouts.records import Checkout
 from payorch.clock import isoformat
 from payorch.intents.schemas import ProviderChoice
+from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO
 from payorch.providers.registry import PROVIDER_IDS
@@ -53,7 +54,7 @@ class CheckoutAction(BaseModel):
 
 class CheckoutResponse(BaseModel):
     payment_intent_id: str
-    status: str
+    status: IntentStatus
     provider: str
     checkout: CheckoutAction
     expires_at: str

@@ -1,8 +1,12 @@
-"""The OpenAPI document as the service really answers: errors in the API's shape, never 422.
+"""The OpenAPI document as the service really answers: errors in the API's shape, never 422;
+the bearer key where it is asked for; operations named for what they do.
 
 FastAPI documents a 422 `HTTPValidationError` on every operation that takes input; this service
 answers validation failures with 400 VALIDATION_ERROR in the API's error shape, so the
-document is corrected once, when first built.
+document is corrected once, when first built. The same pass adds what FastAPI cannot see
+(payorch.http.openapi_terms): the bearer security scheme on the operations whose endpoint
+authenticates, the endpoint function's name as the operation id, `format: date-time` on
+timestamps (pre-formatted strings) and the error codes as an enum.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from payorch.http.openapi_terms import add_terms
 from payorch.http.schemas import ErrorEnvelope
 
 _ERROR_REF = "#/components/schemas/ErrorEnvelope"
@@ -20,16 +25,15 @@ _ERROR_REF = "#/components/schemas/ErrorEnvelope"
 def install_openapi(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = _corrected(
-                get_openapi(
-                    title=app.title,
-                    version=app.version,
-                    summary=app.summary,
-                    description=app.description,
-                    routes=app.routes,
-                    tags=app.openapi_tags,
-                )
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                summary=app.summary,
+                description=app.description,
+                routes=app.routes,
+                tags=app.openapi_tags,
             )
+            app.openapi_schema = add_terms(_corrected(document), app.routes)
         return app.openapi_schema
 
     # FastAPI documents replacing this method to customise the document; its stub declares a

@@ -56,7 +56,7 @@ class CreateRefund(BaseModel):
 
 
 class PaymentDispute(BaseModel):
-    status: str = Field(description="OPEN, WON or LOST.")
+    status: Literal["OPEN", "WON", "LOST"]
     kind: str | None = Field(description="chargeback (the card issuer) or mediation (the buyer).")
     disputed_at: str
     closed_at: str | None
@@ -67,7 +67,7 @@ class PaymentResponse(BaseModel):
     payment_intent_id: str
     merchant_account_id: str
     external_reference: str
-    status: str = Field(description="AUTHORIZED, PARTIALLY_REFUNDED or REFUNDED.")
+    status: PaymentStatus
     amount: int
     refunded_amount: int
     currency: str
@@ -92,7 +92,7 @@ class RefundResponse(BaseModel):
     refund_id: str
     payment_id: str
     payment_intent_id: str
-    status: str = Field(description="PENDING, SUCCEEDED or FAILED.")
+    status: Literal["PENDING", "SUCCEEDED", "FAILED"]
     amount: int
     currency: str
     reason: str | None

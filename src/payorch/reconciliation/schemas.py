@@ -10,7 +10,7 @@ from pydantic.config import JsonDict
 from payorch.clock import isoformat
 from payorch.errors import InvalidState, ValidationFailed
 from payorch.jsontypes import JsonObject
-from payorch.reconciliation.records import Finding, Run
+from payorch.reconciliation.records import Finding, FindingKind, FindingStatus, Run, RunStatus
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 # format "date" beside the pattern: the document says the text names a real day (2026-02-30 does
@@ -31,7 +31,7 @@ class ReconciliationRequest(BaseModel):
 class ReconciliationRun(BaseModel):
     id: str
     date: str
-    status: str = Field(description="QUEUED, RUNNING, DONE or FAILED")
+    status: RunStatus = Field(description="QUEUED, RUNNING, DONE or FAILED")
     requested_at: str
     started_at: str | None
     finished_at: str | None
@@ -58,12 +58,12 @@ class ProviderReport(BaseModel):
 class FindingBody(BaseModel):
     id: str
     provider: str
-    kind: str = Field(
+    kind: FindingKind = Field(
         description="approved_not_recorded, not_paid_at_provider, amount_mismatch, "
         "refunded_outside or dispute_not_recorded"
     )
     action: str = Field(description="APPLIED (the provider's word, applied) or FLAGGED (for a person)")
-    status: str = Field(description="OPEN or RESOLVED")
+    status: FindingStatus = Field(description="OPEN or RESOLVED")
     provider_reference: str
     payment_intent_id: str | None
     payment_intent_url: str | None

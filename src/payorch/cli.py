@@ -30,6 +30,7 @@ WORKER_SETTINGS = (
     + """
   PAYORCH_WEBHOOK_*     delivery timeout, retry schedule and in-flight caps
   PAYORCH_WORKER_METRICS_PORT  serve the worker's /metrics on this port
+  PAYORCH_METRICS_HOST  the address it binds to (127.0.0.1 by default)
   and every other PAYORCH_ setting of docs/deployment.md"""
 )
 
@@ -197,7 +198,7 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
         # Validated by Settings (a bad value already stopped the start); the exporter reads
         # the same variable. Started before any work so a port in use fails the start.
         try:
-            start_worker_exporter()
+            start_worker_exporter(settings.metrics_host)
         except OSError as exc:
             print(
                 f"payorch: PAYORCH_WORKER_METRICS_PORT: cannot serve metrics: {exc}",

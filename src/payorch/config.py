@@ -230,7 +230,15 @@ class Settings(BaseSettings):
         lt=65536,
         description=(
             "Unset by default. When set, `payorch worker` serves its own Prometheus /metrics on "
-            "this port (all interfaces): workers answer no other HTTP (observability/exporter.py)."
+            "this port, on PAYORCH_METRICS_HOST: workers answer no other HTTP (observability/exporter.py)."
+        ),
+    )
+    metrics_host: str = Field(
+        "127.0.0.1",
+        min_length=1,
+        description=(
+            "The address the worker's metrics port binds to: loopback by default, so /metrics is "
+            "reachable only from the host; 0.0.0.0 (or one interface's address) for a scraper elsewhere."
         ),
     )
 

@@ -19,8 +19,9 @@ log = logging.getLogger("payorch.observability")
 PORT_VARIABLE = "PAYORCH_WORKER_METRICS_PORT"
 
 
-def start_worker_exporter(host: str = "0.0.0.0") -> int | None:  # noqa: S104 - scraped from outside
-    """Serve /metrics of this process on the configured port; the port, or None when unset."""
+def start_worker_exporter(host: str = "127.0.0.1") -> int | None:
+    """Serve /metrics of this process on the configured port, bound to ``host`` (loopback unless
+    PAYORCH_METRICS_HOST says otherwise); the port, or None when unset."""
     value = os.environ.get(PORT_VARIABLE, "").strip()
     if not value:
         return None

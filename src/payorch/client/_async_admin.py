@@ -97,6 +97,18 @@ class AsyncAdministration:
             await self.request(ops.retry_webhook_delivery(endpoint_id, delivery_id)),
         )
 
+    async def send_webhook_test(self, endpoint_id: str) -> WebhookDelivery:
+        """Queue a ``webhook.test`` event (``"test": true``) to this endpoint only: its delivery."""
+        return parse(WebhookDelivery, await self.request(ops.send_webhook_test(endpoint_id)))
+
+    async def rotate_webhook_secret(
+        self, endpoint_id: str, *, overlap_seconds: int | None = None
+    ) -> WebhookEndpoint:
+        """A new ``secret`` (only in this answer); the previous one keeps signing beside it for
+        ``overlap_seconds`` (server default one day, at most seven)."""
+        call = ops.rotate_webhook_secret(endpoint_id, overlap_seconds=overlap_seconds)
+        return parse(WebhookEndpoint, await self.request(call))
+
     # Connectors (provider configurations)
 
     async def list_connectors(self, merchant_account_id: str) -> list[Connector]:

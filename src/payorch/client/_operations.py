@@ -190,6 +190,17 @@ def retry_webhook_delivery(endpoint_id: str, delivery_id: str) -> Call:
     )
 
 
+def send_webhook_test(endpoint_id: str) -> Call:
+    # Not replayed on a lost answer: a second test event would be sent.
+    return Call("POST", f"{WEBHOOK_ENDPOINTS}/{segment(endpoint_id)}/test")
+
+
+def rotate_webhook_secret(endpoint_id: str, *, overlap_seconds: int | None) -> Call:
+    # Never replayed: a second rotation would replace the secret this one returned.
+    body = clean({"overlap_seconds": overlap_seconds})
+    return Call("POST", f"{WEBHOOK_ENDPOINTS}/{segment(endpoint_id)}/secret/rotate", json=body)
+
+
 def list_events(
     *, type: str | None, payment_intent_id: str | None, cursor: str | None, limit: int | None
 ) -> Call:

@@ -163,7 +163,10 @@ class WebhookEndpoint(Model):
     enabled: bool = True
     events: list[str] = Field(default_factory=list)
     created_at: datetime | None = None
-    secret: SecretStr | None = Field(None, description="Only in the creation response.")
+    secret: SecretStr | None = Field(
+        None, description="Only in the creation and secret rotation responses."
+    )
+    previous_secret_expires_at: datetime | None = None  # the rotated-out secret signs until then
 
 
 class WebhookDelivery(Model):
@@ -178,7 +181,11 @@ class WebhookDelivery(Model):
     response_status: int | None = None
     response_excerpt: str | None = None
     error: str | None = None
+    failure_reason: str | None = None  # dns_error, connection_refused, timeout, tls_error, ...
+    failure_message: str | None = None
     created_at: datetime | None = None
+    payload: str | None = None  # one delivery read by id: the exact body sent
+    payment_intent_id: str | None = None
 
 
 class Event(Model):
@@ -188,6 +195,7 @@ class Event(Model):
     type: str
     created_at: datetime | None = None
     data: dict[str, Any] = Field(default_factory=dict)
+    test: bool = False  # a webhook.test event sent by hand (docs/webhooks.md)
 
     @property
     def payment_intent_id(self) -> str | None:

@@ -12,6 +12,11 @@ Each notice also carries the Standard Webhooks headers (``webhook-id``, ``webhoo
 ``webhook-signature``), keyed with the same secret; ``verify`` checks them when the X-Pay
 headers are absent, and ``standard_secret`` gives the secret's ``whsec_`` form for that
 specification's own libraries.
+
+While a secret is rotated with an overlap (docs/webhooks.md, Rotating the secret), each notice
+carries one signature per secret (comma-separated ``v1=`` values, space-separated ``v1,``
+values); pass both secrets, ``verify(body, headers, [new_secret, old_secret])``, and a notice
+signed with either verifies.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from payorch.client.errors import WebhookVerificationError
 from payorch.client.models import Event
@@ -65,24 +70,26 @@ def compute_standard_signature(
 def verify(
     raw_body: bytes,
     headers: Mapping[str, str],
-    secret: str,
+    secret: str | Sequence[str],
     tolerance: int = DEFAULT_TOLERANCE_SECONDS,
     now: float | None = None,
 ) -> Event:
     """The verified event; raises WebhookVerificationError (answer 400) on any mismatch.
 
     Checks the ``X-Pay-*`` headers when present, else the Standard Webhooks ``webhook-*`` ones.
-    ``secret`` is the endpoint secret as created, or its ``whsec_`` form."""
+    ``secret`` is the endpoint secret as created, or its ``whsec_`` form; or several of them
+    (during a rotation's overlap): a signature by any of them is enough."""
     if not isinstance(raw_body, bytes | bytearray):
         raise TypeError("raw_body must be the bytes of the request body, as received")
-    if not secret:
+    keys = [secret] if isinstance(secret, str) else list(secret)
+    if not keys or not all(keys):
         raise ValueError("secret is required")
     lowered = {k.lower(): v for k, v in headers.items()}
     body = bytes(raw_body)
     if SIGNATURE_HEADER in lowered or STANDARD_SIGNATURE_HEADER not in lowered:
         timestamp_text = lowered.get(TIMESTAMP_HEADER, "").strip()
         _check_timestamp(timestamp_text, lowered.get(SIGNATURE_HEADER, ""), tolerance, now)
-        expected = compute_signature(body, timestamp_text, secret)
+        expected = [compute_signature(body, timestamp_text, key) for key in keys]
         # Several comma-separated signatures may be sent (e.g. while a secret is replaced): any
         # v1 match is enough.
         candidates = lowered[SIGNATURE_HEADER].split(",")
@@ -93,13 +100,16 @@ def verify(
         _check_timestamp(
             timestamp_text, event_id and lowered[STANDARD_SIGNATURE_HEADER], tolerance, now
         )
-        expected = compute_standard_signature(body, event_id, timestamp_text, secret)
+        expected = [
+            compute_standard_signature(body, event_id, timestamp_text, key) for key in keys
+        ]
         candidates = lowered[STANDARD_SIGNATURE_HEADER].split(" ")  # "v1,<b64> v1,<b64>"
         id_header = STANDARD_ID_HEADER
     # Every candidate is compared in constant time.
     matched = False
     for candidate in candidates:
-        matched |= hmac.compare_digest(candidate.strip().encode(), expected.encode())
+        for wanted in expected:
+            matched |= hmac.compare_digest(candidate.strip().encode(), wanted.encode())
     if not matched:
         raise WebhookVerificationError("bad_signature", "The signature does not match the body.")
     try:

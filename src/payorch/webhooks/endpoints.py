@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from payorch.errors import (
     AuthenticationFailed,
+    InvalidState,
     LimitExceeded,
     ResourceNotFound,
     ValidationFailed,
@@ -19,7 +20,7 @@ from payorch.http.deps import Conn, CurrentCaller, ListConn, ReadConn, runtime_o
 from payorch.http.errors import problem_responses
 from payorch.http.listing import list_route
 from payorch.http.responses import json_response
-from payorch.webhooks import service
+from payorch.webhooks import service, tools
 from payorch.webhooks.recover import recover_deliveries
 from payorch.webhooks.schemas import (
     CreatedWebhookEndpoint,
@@ -29,7 +30,9 @@ from payorch.webhooks.schemas import (
     EndpointListQuery,
     RecoverDeliveries,
     RecoveredDeliveries,
+    RotateWebhookSecret,
     UpdateWebhookEndpoint,
+    WebhookDeliveryDetail,
     WebhookDeliveryList,
     WebhookDeliveryResponse,
     WebhookEndpointList,
@@ -179,24 +182,24 @@ async def list_all_webhook_deliveries(
 
 @router.get(
     BASE + "/{endpoint_id}/deliveries/{delivery_id}",
-    response_model=WebhookDeliveryResponse,
+    response_model=WebhookDeliveryDetail,
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
-    summary="One delivery with its attempt history",
+    summary="One delivery with its attempt history, the body it sends and its payment intent",
 )
 async def get_webhook_delivery(
     endpoint_id: str, delivery_id: str, caller: CurrentCaller, conn: ReadConn
 ) -> Response:
     delivery, history = await service.get_delivery(conn, caller, endpoint_id, delivery_id)
-    return json_response(delivery_with_history_body(delivery, history))
+    sent = await tools.sent_event(conn, delivery.event_id)
+    body = delivery_with_history_body(delivery, history, sent.payload, sent.payment_intent_id)
+    return json_response(body)
 
 
 @router.post(
     BASE + "/{endpoint_id}/deliveries/{delivery_id}/retry",
     status_code=202,
     response_model=WebhookDeliveryResponse,
-    responses=problem_responses(
-        AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded
-    ),
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound, WebhookDeliveryAlreadySucceeded),
     summary="Attempt now, with a new 7-attempt schedule (history is kept)",
 )
 async def retry_webhook_delivery(
@@ -232,3 +235,43 @@ async def recover_webhook_deliveries(
         now=runtime.clock.now(),
     )
     return json_response({"recovered": recovered})
+
+
+@router.post(
+    BASE + "/{endpoint_id}/test",
+    status_code=202,
+    response_model=WebhookDeliveryResponse,
+    responses=problem_responses(AuthenticationFailed, ResourceNotFound, InvalidState, LimitExceeded),
+    summary='Send a test event (webhook.test, "test": true) to this endpoint only',
+    description="Queued like any notice (signed, retried, recorded); the answer is its delivery. "
+    "A disabled endpoint is 409 INVALID_STATE; at most 10 of its test deliveries may be PENDING "
+    "at once (one more is 409 LIMIT_EXCEEDED).",
+)
+async def send_webhook_test(
+    endpoint_id: str, caller: CurrentCaller, request: Request, conn: Conn
+) -> Response:
+    delivery = await tools.send_test_event(conn, runtime_of(request).clock, caller, endpoint_id)
+    return json_response(delivery_body(delivery), 202)
+
+
+@router.post(
+    BASE + "/{endpoint_id}/secret/rotate",
+    response_model=CreatedWebhookEndpoint,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="Roll the endpoint's secret; the new one is shown only in this answer",
+    description="For overlap_seconds (default 86400, at most 604800) the previous secret keeps "
+    "signing beside the new one: every notice carries both signatures, so receivers verify "
+    "with either while they switch.",
+)
+async def rotate_webhook_secret(
+    endpoint_id: str,
+    body: RotateWebhookSecret,
+    caller: CurrentCaller,
+    request: Request,
+    conn: Conn,
+) -> Response:
+    runtime = runtime_of(request)
+    rotated, secret = await tools.rotate_secret(
+        conn, runtime.clock, runtime.cipher, caller, endpoint_id, overlap_seconds=body.overlap_seconds
+    )
+    return json_response(created_endpoint_body(rotated, secret))

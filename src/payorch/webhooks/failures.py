@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ssl
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from payorch.webhooks import urls
 from payorch.webhooks.http1 import HttpError
@@ -29,16 +30,17 @@ TLS_ERROR = "tls_error"
 HTTP_STATUS = "http_status"
 URL_NOT_ALLOWED = "url_not_allowed"
 NETWORK_ERROR = "network_error"
-REASONS = (
-    DNS_ERROR,
-    CONNECTION_REFUSED,
-    CONNECTION_RESET,
-    TIMEOUT,
-    TLS_ERROR,
-    HTTP_STATUS,
-    URL_NOT_ALLOWED,
-    NETWORK_ERROR,
-)
+FailureReason = Literal[
+    "dns_error",
+    "connection_refused",
+    "connection_reset",
+    "timeout",
+    "tls_error",
+    "http_status",
+    "url_not_allowed",
+    "network_error",
+]
+REASONS: tuple[str, ...] = get_args(FailureReason)
 MESSAGE_CHARS = 300  # the column's width
 
 

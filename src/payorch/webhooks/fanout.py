@@ -36,7 +36,7 @@ async def fan_out(
 
     ``endpoints``: the rows of SUBSCRIPTIONS, read in this transaction (None: read them here).
     """
-    application_id, event_type, at = event.application_id, event.type, event.created_at
+    application_id, event_type = event.application_id, event.type
     if endpoints is None:
         subscribed = await repository.subscribed_endpoints(conn, application_id)
     else:
@@ -44,33 +44,33 @@ async def fan_out(
     targets = [eid for eid, events in subscribed if not events or event_type in events]
     if not targets:
         return 0
-    await repository.insert_deliveries(
-        conn,
-        [
-            Delivery(
-                id=new_id("whd"),
-                application_id=application_id,
-                endpoint_id=endpoint_id,
-                event_id=event.id,
-                event_type=event_type,
-                status=PENDING,
-                attempts=0,
-                schedule_attempts=0,
-                next_attempt_at=at,
-                leased_until=None,
-                lease_token=None,
-                last_attempt_at=None,
-                response_status=None,
-                response_excerpt=None,
-                error=None,
-                created_at=at,
-                updated_at=at,
-            )
-            for endpoint_id in targets
-        ],
-    )
+    await repository.insert_deliveries(conn, [new_delivery(event, endpoint_id) for endpoint_id in targets])
     await repository.notify_workers(conn)
     return len(targets)
+
+
+def new_delivery(event: Event, endpoint_id: str) -> Delivery:
+    """A PENDING delivery of ``event`` to the endpoint, due at once."""
+    at = event.created_at
+    return Delivery(
+        id=new_id("whd"),
+        application_id=event.application_id,
+        endpoint_id=endpoint_id,
+        event_id=event.id,
+        event_type=event.type,
+        status=PENDING,
+        attempts=0,
+        schedule_attempts=0,
+        next_attempt_at=at,
+        leased_until=None,
+        lease_token=None,
+        last_attempt_at=None,
+        response_status=None,
+        response_excerpt=None,
+        error=None,
+        created_at=at,
+        updated_at=at,
+    )
 
 
 # PostgreSQL's one-statement create (payorch.db.one_statement): the fan-out as fragments of that

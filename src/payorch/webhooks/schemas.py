@@ -12,6 +12,7 @@ from payorch.http.listing import CreatedRangeQuery, Instant, PageQuery, id_curso
 from payorch.http.schemas import WEBHOOK_URL_PATTERN
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
+from payorch.webhooks.failures import REASONS, FailureReason
 from payorch.webhooks.records import Delivery, DeliveryAttempt, WebhookEndpoint
 
 # Event types as the document's enum; _check_events enforces the same set in its own words.
@@ -135,10 +136,28 @@ class WebhookEndpointResponse(BaseModel):
         "failed for PAYORCH_WEBHOOK_DISABLE_AFTER_SECONDS) or `manual`; null while enabled."
     )
     disabled_at: str | None = Field(description="Since when it is disabled; null while enabled.")
+    previous_secret_expires_at: str | None = Field(
+        description="After a secret rotation: until then the previous secret still signs beside "
+        "the current one (a past time: it no longer does); null if never rotated with an overlap."
+    )
 
 
 class WebhookEndpointWithSecret(WebhookEndpointResponse):
-    secret: str = Field(description="64 hexadecimal characters; returned only on creation.")
+    secret: str = Field(description="64 hexadecimal characters; returned only on creation and on rotation.")
+
+
+class RotateWebhookSecret(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    overlap_seconds: Annotated[
+        int,
+        Field(
+            ge=0,
+            le=7 * 24 * 3600,
+            description="How long the previous secret keeps signing beside the new one (default "
+            "86400, at most 7 days; 0: it stops at once).",
+        ),
+    ] = 24 * 3600
 
 
 class CreatedWebhookEndpoint(BaseModel):
@@ -166,7 +185,32 @@ class WebhookDeliveryResponse(BaseModel):
         description="Why the last attempt failed: timeout, network_error, unexpected_status, "
         "url_not_allowed; null after a success."
     )
+    failure_reason: FailureReason | None = Field(
+        description="What happened, more exactly than error: " + ", ".join(REASONS) + "."
+    )
+    failure_message: str | None = Field(
+        description="A short sentence, e.g. 'no complete answer within 5 s' or 'HTTP 503: not a 2xx answer'."
+    )
     created_at: str
+
+
+class WebhookDeliveryAttempt(BaseModel):
+    number: int
+    at: str
+    duration_ms: int
+    response_status: int | None
+    response_excerpt: str | None
+    error: str | None
+    failure_reason: FailureReason | None
+    failure_message: str | None
+
+
+class WebhookDeliveryDetail(WebhookDeliveryResponse):
+    attempt_history: list[WebhookDeliveryAttempt] = Field(description="Oldest attempt first.")
+    payload: str = Field(description="The exact body sent (the event, as GET /v1/events lists it).")
+    payment_intent_id: str | None = Field(
+        description="The payment intent the event is about; null for events about an endpoint."
+    )
 
 
 class WebhookDeliveryList(BaseModel):
@@ -184,6 +228,7 @@ _ENDPOINT_FIELDS = (
     "created_at",
     "disabled_reason",
     "disabled_at",
+    "previous_secret_expires_at",
 )
 _DELIVERY_FIELDS = (
     "id",
@@ -197,6 +242,8 @@ _DELIVERY_FIELDS = (
     "response_status",
     "response_excerpt",
     "error",
+    "failure_reason",
+    "failure_message",
     "created_at",
 )
 
@@ -214,9 +261,10 @@ def delivery_body(delivery: Delivery) -> dict[str, object]:
 
 
 def delivery_with_history_body(
-    delivery: Delivery, history: list[DeliveryAttempt]
+    delivery: Delivery, history: list[DeliveryAttempt], payload: str, payment_intent_id: str | None
 ) -> dict[str, object]:
     body = delivery_body(delivery)
+    body["payload"], body["payment_intent_id"] = payload, payment_intent_id
     body["attempt_history"] = [
         {
             "number": a.number,
@@ -225,6 +273,8 @@ def delivery_with_history_body(
             "response_status": a.response_status,
             "response_excerpt": a.response_excerpt,
             "error": a.error,
+            "failure_reason": a.failure_reason,
+            "failure_message": a.failure_message,
         }
         for a in history
     ]

@@ -49,6 +49,7 @@ from payorch.providers.base import (
 from payorch.routing import decide as routing
 from payorch.routing import service as routing_versions
 from payorch.routing.attempts import Attempts
+from payorch.routing.health_history import HealthJournal
 from payorch.routing.record import RoutingRecord
 from payorch.runtime import Runtime
 
@@ -201,7 +202,8 @@ async def _create(
     intent = plan.intent
     now = runtime.clock.now()
     expires_at = now + timedelta(seconds=runtime.settings.checkout_ttl_seconds)
-    attempts = Attempts(plan.facts, plan.decision, runtime.provider_health, runtime.success_rates)
+    journal = HealthJournal(runtime.phases, runtime.clock)
+    attempts = Attempts(plan.facts, plan.decision, runtime.provider_health, runtime.success_rates, journal)
     async for connector in attempts.admitted():
         adapter = adapter_of(connector.provider)
         checkout_id = new_id("chk")

@@ -44,9 +44,13 @@ class Admission:
 class ProviderHealth(Protocol):
     async def admit(self, key: str) -> Admission: ...
 
-    async def succeeded(self, key: str) -> None: ...
+    async def succeeded(self, key: str) -> bool:
+        """Forget the key's failures; True when it was skipped (a transition: available again)."""
+        ...
 
-    async def failed(self, key: str) -> None: ...
+    async def failed(self, key: str) -> bool:
+        """Count a failure; True when this one made the key skipped (a transition)."""
+        ...
 
     async def skipped_until(self, key: str) -> datetime | None:
         """When a skipped key gets its next trial; None when the provider is available (a read:
@@ -120,17 +124,19 @@ class InProcessHealth:
         self._state[key] = (failures, now + self._skip)
         return Admission(True, trial=True)
 
-    async def succeeded(self, key: str) -> None:
-        self._state.pop(key, None)
+    async def succeeded(self, key: str) -> bool:
+        failures, _ = self._state.pop(key, (0, 0.0))
         self._skipped.available(key)
+        return failures >= self._threshold
 
-    async def failed(self, key: str) -> None:
+    async def failed(self, key: str) -> bool:
         failures, until = self._state.get(key, (0, 0.0))
         failures += 1
         if failures >= self._threshold:
             until = self._now() + self._skip
             self._skipped.skipped(key)
         self._state[key] = (failures, until)
+        return failures == self._threshold
 
     async def skipped_until(self, key: str) -> datetime | None:
         failures, until = self._state.get(key, (0, 0.0))
@@ -166,6 +172,13 @@ redis.call('EXPIRE', KEYS[1], ARGV[4])
 return failures
 """
 
+# The failures before forgetting them: more than the threshold's worth means it was skipped.
+_SUCCEEDED = """
+local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
+redis.call('DEL', KEYS[1])
+return failures
+"""
+
 
 class RedisHealth:
     def __init__(
@@ -188,6 +201,7 @@ class RedisHealth:
         self._skip_ms = int(skip_seconds * 1000)
         self._admit = self._redis.register_script(_ADMIT)
         self._failed = self._redis.register_script(_FAILED)
+        self._succeeded = self._redis.register_script(_SUCCEEDED)
         self._skipped = _SkippedKeys()
         # While Redis is skipped; one gauge for both, so a key skipped here is shown either way.
         self._local = InProcessHealth(clock, threshold, skip_seconds, self._skipped)
@@ -231,28 +245,28 @@ class RedisHealth:
         self._skipped.skipped(key)
         return Admission(False, retry_after_seconds=_retry_after(int(wait) / 1000))
 
-    async def succeeded(self, key: str) -> None:
+    async def succeeded(self, key: str) -> bool:
         async def forget(client: Redis) -> int:
-            return await client.delete(self._prefix + key)
+            return int(await self._succeeded([self._prefix + key], [], client))
 
         try:
-            await self._shared.run(forget)
+            failures = await self._shared.run(forget)
         except RedisUnavailable:
-            await self._local.succeeded(key)
-            return
+            return await self._local.succeeded(key)
         self._skipped.available(key)
+        return failures >= self._threshold
 
-    async def failed(self, key: str) -> None:
+    async def failed(self, key: str) -> bool:
         async def count(client: Redis) -> int:
             return int(await self._failed([self._prefix + key], self._args(), client))
 
         try:
             failures = await self._shared.run(count)
         except RedisUnavailable:
-            await self._local.failed(key)
-            return
+            return await self._local.failed(key)
         if failures >= self._threshold:
             self._skipped.skipped(key)
+        return failures == self._threshold  # atomic on the server: one replica sees it
 
     async def skipped_until(self, key: str) -> datetime | None:
         async def read(client: Redis) -> list[bytes | str | None]:

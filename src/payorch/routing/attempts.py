@@ -2,7 +2,9 @@
 
 ``auto`` skips a provider while health says it is failing and moves to the next on a failure;
 an explicit provider is tried even while skipped, and alone. What happened to each candidate
-goes into the routing record (``skipped``) and into the 503's message when none took it.
+goes into the routing record (``skipped``) and into the 503's message when none took it. A
+failure, and a provider becoming skipped or available again, go into the health history
+(health_history.py).
 """
 
 from __future__ import annotations
@@ -12,26 +14,39 @@ from dataclasses import replace
 
 from payorch.connectors.records import Connector
 from payorch.errors import ApiError, ConnectorUnavailable, ProviderError
-from payorch.providers.health import ProviderHealth, health_key
+from payorch.providers.health import ProviderHealth
 from payorch.routing.decide import Decision, IntentFacts
+from payorch.routing.health_history import HealthJournal, key_of
 from payorch.routing.record import RoutingRecord, Skipped, SkipReason
 from payorch.routing.strategy import SuccessRates
 
 
-def key_of(connector: Connector) -> str:
-    return health_key(connector.provider, connector.mode.value, connector.id)
-
-
 class Attempts:
-    __slots__ = ("_facts", "_decision", "_health", "_rates", "_waits", "_unavailable", "_skipped", "_refusal")
+    __slots__ = (
+        "_facts",
+        "_decision",
+        "_health",
+        "_rates",
+        "_journal",
+        "_waits",
+        "_unavailable",
+        "_skipped",
+        "_refusal",
+    )
 
     def __init__(
-        self, facts: IntentFacts, decision: Decision, health: ProviderHealth, rates: SuccessRates
+        self,
+        facts: IntentFacts,
+        decision: Decision,
+        health: ProviderHealth,
+        rates: SuccessRates,
+        journal: HealthJournal,
     ) -> None:
         self._facts = facts
         self._decision = decision
         self._health = health
         self._rates = rates
+        self._journal = journal
         self._waits: list[int] = []
         self._unavailable: list[str] = []  # each provider that was skipped or down, and why
         self._skipped: list[Skipped] = []
@@ -54,7 +69,8 @@ class Attempts:
             yield connector
 
     async def down(self, connector: Connector, reason: str) -> None:
-        await self._health.failed(key_of(connector))
+        tripped = await self._health.failed(key_of(connector))
+        await self._journal.failed(connector, tripped)
         await self._rates.provider_failed(
             self._facts.merchant_account_id, self._facts.currency, connector.provider
         )
@@ -67,7 +83,8 @@ class Attempts:
 
     async def succeeded(self, connector: Connector) -> RoutingRecord:
         """The record of the decision, ``connector`` chosen."""
-        await self._health.succeeded(key_of(connector))
+        if await self._health.succeeded(key_of(connector)):
+            await self._journal.available(connector)
         return self.record(connector.provider)
 
     def record(self, chosen: str | None) -> RoutingRecord:

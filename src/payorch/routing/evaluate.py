@@ -15,8 +15,8 @@ from payorch.connectors import service as connectors
 from payorch.ids import new_id
 from payorch.providers.health import ProviderHealth
 from payorch.routing import service
-from payorch.routing.attempts import key_of
 from payorch.routing.decide import IntentFacts, decide
+from payorch.routing.health_history import key_of
 from payorch.routing.record import RoutingRecord, Skipped, SkipReason
 from payorch.routing.schemas import EvaluateRouting
 from payorch.routing.strategy import SuccessRates

@@ -20,6 +20,8 @@ from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move, allowed
 from payorch.payments import service as payments
 from payorch.providers.base import PaymentOutcome, PaymentResult
+from payorch.providers.payment_errors import last_payment_error
+from payorch.providers.registry import registration_of
 
 # Reconciliation of PROCESSING intents: seconds before each read, then the last one forever.
 RECONCILE_BACKOFF = (15, 30, 60, 120, 300, 600, 1800, 3600)
@@ -51,6 +53,9 @@ async def apply_result(
     first_check_at = None
     outcome = result.outcome
     after = intent
+    # Why the payment did not go through, in the provider's own terms (its registration maps
+    # them): stored with a move to FAILED, CANCELLED or EXPIRED and sent in its event.
+    error = last_payment_error(registration_of(provider).payment_errors, result, provider=provider, at=now)
     if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
         after = await _authorize(conn, clock, intent, checkout, result, now)
     elif outcome is PaymentOutcome.PROCESSING:
@@ -60,19 +65,18 @@ async def apply_result(
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
         data = {"provider": provider, "reason": reason}
-        after = await apply_move(conn, clock, intent, Move.FAIL, data=data)
+        after = await apply_move(conn, clock, intent, Move.FAIL, data=data, last_payment_error=error)
     elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED):
         move = Move.CANCEL if outcome is PaymentOutcome.CANCELLED else Move.EXPIRE
         if allowed(status, move):
             data = (
                 {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
             )
-            after = await apply_move(conn, clock, intent, move, data=data)
+            after = await apply_move(conn, clock, intent, move, data=data, last_payment_error=error)
         elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
             reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
-            after = await apply_move(
-                conn, clock, intent, Move.FAIL, data={"provider": provider, "reason": reason}
-            )
+            data = {"provider": provider, "reason": reason}
+            after = await apply_move(conn, clock, intent, Move.FAIL, data=data, last_payment_error=error)
     final = IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
         IntentStatus.FAILED,

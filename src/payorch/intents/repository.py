@@ -103,10 +103,15 @@ async def compare_and_set_status(
     at: datetime,
     provider: str | None = None,
     routing: JsonObject | None = None,
+    last_payment_error: JsonObject | None = None,
 ) -> bool:
     """Move the status if it still is ``expected``; ``provider``: also record the chosen one, and
-    ``routing`` why (payorch.routing.record)."""
+    ``routing`` why (payorch.routing.record); ``last_payment_error``: why the payment did not go
+    through (payorch.providers.payment_errors)."""
     parameters = {"intent_id": intent_id, "expected": expected, "new": new, "at": at}
+    if last_payment_error is not None:
+        values = {**parameters, "last_payment_error": last_payment_error}
+        return (await conn.execute(_MOVE_WITH_ERROR, values)).rowcount == 1
     if provider is None:
         return await _MOVE.rowcount(conn, parameters) == 1
     values = {**parameters, "provider": provider, "routing": routing}
@@ -122,6 +127,9 @@ _UPDATE_STATUS = (
 _MOVE = Prepared(_UPDATE_STATUS)
 _MOVE_WITH_PROVIDER = _UPDATE_STATUS.values(
     provider=bindparam("provider"), routing=bindparam("routing", type_=intents.c.routing.type)
+)
+_MOVE_WITH_ERROR = _UPDATE_STATUS.values(
+    last_payment_error=bindparam("last_payment_error", type_=intents.c.last_payment_error.type)
 )
 _STATUS_OF = select(intents.c.status).where(intents.c.id == bindparam("intent_id"))
 

@@ -16,6 +16,7 @@ from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 from payorch.payments.schemas import PaymentStatus
 from payorch.providers import AUTO
+from payorch.providers.payment_errors import PaymentErrorCode
 from payorch.providers.registry import PROVIDER_CHOICES, PROVIDER_IDS
 from payorch.routing.record_schemas import RoutingRecordResponse
 
@@ -124,6 +125,19 @@ class IntentPaymentResponse(BaseModel):
     authorized_at: str | None = None
 
 
+class PaymentErrorResponse(BaseModel):
+    """Why the payment did not go through (docs/api.md, "Why a payment failed")."""
+
+    code: PaymentErrorCode = Field(description="payorch's code: the same for every provider.")
+    message: str = Field(description="payorch's words for the code.")
+    provider: str | None = Field(description="The provider that answered.")
+    provider_code: str | None = Field(description="The provider's own code, as it sent it.")
+    provider_message: str | None = Field(
+        description="The provider's words, or its documented meaning of the code."
+    )
+    at: str
+
+
 class PaymentIntentSummary(BaseModel):
     """An intent as a list shows it: without its timeline and payment (read the intent)."""
 
@@ -148,6 +162,9 @@ class PaymentIntentResponse(PaymentIntentSummary):
     )
     routing: RoutingRecordResponse | None = Field(
         None, description="Why its latest checkout went where it went; present once a checkout was made."
+    )
+    last_payment_error: PaymentErrorResponse | None = Field(
+        None, description="Why the payment did not go through; present once a provider ended it unpaid."
     )
     timeline: list[TimelineEntryResponse]
 
@@ -208,4 +225,6 @@ def intent_body(detail: PaymentIntentDetail) -> JsonObject:
         }
     if detail.intent.routing is not None:
         body["routing"] = detail.intent.routing
+    if detail.intent.last_payment_error is not None:
+        body["last_payment_error"] = detail.intent.last_payment_error
     return body

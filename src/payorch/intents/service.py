@@ -121,29 +121,41 @@ async def apply_move(
     data: Mapping[str, object] | None = None,
     provider: str | None = None,
     routing: JsonObject | None = None,
+    last_payment_error: JsonObject | None = None,
 ) -> PaymentIntent:
     """Move the intent and write the move's event, both in ``conn``'s transaction; answer the
     intent as moved (what the row now holds, so the caller need not read it again).
 
-    ``provider``: also record the provider a checkout chose. Compare-and-set on the status read
+    ``provider``: also record the provider a checkout chose; ``last_payment_error``: why the
+    payment did not go through (also in the event's data). Compare-and-set on the status read
     by the caller: if another transaction moved the intent meanwhile, nothing is written and
     INVALID_STATE is raised with the status found.
     """
     new = next_status(intent.status, move)
     now = clock.now()
     if not await repository.compare_and_set_status(
-        conn, intent.id, expected=intent.status, new=new.value, at=now, provider=provider, routing=routing
+        conn,
+        intent.id,
+        expected=intent.status,
+        new=new.value,
+        at=now,
+        provider=provider,
+        routing=routing,
+        last_payment_error=last_payment_error,
     ):
         found = await repository.status_of(conn, intent.id) or intent.status
         raise InvalidState(found, allowed=statuses_allowing(move))
     event_type = EVENT_OF_MOVE[move]
     if event_type is not None:
+        event_data = dict(data or {})
+        if last_payment_error is not None:
+            event_data["last_payment_error"] = last_payment_error
         await events.emit(
             conn,
             application_id=intent.application_id,
             type=event_type,
             payment_intent_id=intent.id,
-            data=data or {},
+            data=event_data,
             at=now,
         )
     record_intent_status(provider or intent.provider, new.value)
@@ -153,6 +165,7 @@ async def apply_move(
         updated_at=now,
         provider=provider or intent.provider,
         routing=routing if provider is not None else intent.routing,
+        last_payment_error=last_payment_error or intent.last_payment_error,
     )
 
 

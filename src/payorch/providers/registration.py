@@ -16,6 +16,7 @@ from typing import Literal
 from payorch.crypto import Cipher
 from payorch.providers.base import ProviderAdapter
 from payorch.providers.credentials import ConnectorCredentials
+from payorch.providers.payment_errors import PaymentErrorMapping, by_outcome
 from payorch.providers.reconciliation import ReconciliationReader
 
 # How the buyer's browser goes to the provider's page: a form POST or a plain GET redirect.
@@ -44,6 +45,9 @@ class ProviderRegistration:
     # How reconciliation reads a day of the provider's own records (docs/reconciliation.md);
     # None: the provider is left out of reconciliation reports.
     reconciliation: ReconciliationReader | None = None
+    # Its answers in payorch's payment error codes (``last_payment_error``, docs/api.md, "Why a
+    # payment failed"); the default knows only the outcome.
+    payment_errors: PaymentErrorMapping = by_outcome
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from payorch.crypto import Cipher
+from payorch.providers.provider_a import decline_codes
 from payorch.providers.provider_a.adapter import ProviderAAdapter
 from payorch.providers.provider_a.credentials import ProviderACredentials
 from payorch.providers.provider_a.reconciliation import ProviderAReader
@@ -24,5 +25,6 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderACredentials,
     mock_credentials=mock_credentials,
     mock_priority=1,
+    payment_errors=decline_codes.payment_error,
     reconciliation=ProviderAReader(),
 )

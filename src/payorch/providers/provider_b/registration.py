@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from payorch.crypto import Cipher
+from payorch.providers.provider_b import decline_codes
 from payorch.providers.provider_b.adapter import ProviderBAdapter
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.reconciliation import ProviderBReader
@@ -26,5 +27,6 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderBCredentials,
     mock_credentials=mock_credentials,
     mock_priority=2,
+    payment_errors=decline_codes.payment_error,
     reconciliation=ProviderBReader(),
 )

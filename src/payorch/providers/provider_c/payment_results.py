@@ -88,12 +88,16 @@ def mismatch(session: wire.CheckoutSession, checkout: CheckoutRef) -> str | None
 
 def details_of(session: wire.CheckoutSession) -> dict[str, object]:
     intent = intent_of(session)
-    return {
+    details: dict[str, object] = {
         "session_id": session.id,
         "status": session.status,
         "payment_status": session.payment_status,
         "payment_intent_status": intent.status if intent else None,
     }
+    failure = intent.last_payment_error if intent else None
+    if failure is not None:  # read by decline_codes (last_payment_error on the intent)
+        details.update({f"last_payment_error_{k}": v for k, v in failure.model_dump().items()})
+    return details
 
 
 def result_of(ctx: ConnectorContext, session: wire.CheckoutSession) -> PaymentResult:

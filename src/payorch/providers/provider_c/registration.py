@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from payorch.crypto import Cipher
+from payorch.providers.provider_c import decline_codes
 from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.credentials import ProviderCCredentials
 from payorch.providers.provider_c.reconciliation import ProviderCReader
@@ -28,5 +29,6 @@ REGISTRATION = ProviderRegistration(
     credentials=ProviderCCredentials,
     mock_credentials=mock_credentials,
     mock_priority=3,
+    payment_errors=decline_codes.payment_error,
     reconciliation=ProviderCReader(),
 )

@@ -132,6 +132,8 @@ class PaymentIntent(_Answer):
     metadata: dict[str, str] = Field(default_factory=dict)
     created: int | None = None
     canceled_at: int | None = None
+    # Why its last attempt failed (Stripe's error object), when one did.
+    last_payment_error: ErrorDetail | None = None
 
 
 class CheckoutSession(_Answer):

@@ -1,0 +1,142 @@
+"""Why a payment failed (docs/api.md, "Why a payment failed"), through HTTP on SQLite and
+PostgreSQL: a decline and a provider error at each provider give the intent a
+``last_payment_error`` mapped from the provider's own answer, the same in payment.failed.
+
+The simulators decline with a generic code (A: response_code -1, B: cc_rejected_other_reason,
+C: generic_decline). A shows its error page on request; B and C have no error of their own, so
+the provider error tests make the simulated provider answer with its documented code for one
+(B: status_detail cc_rejected_card_error, C: decline_code processing_error)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from payorch.runtime import Runtime
+from payorch.simulator.provider_b import checkout as simulated_b
+from payorch.simulator.provider_c import render as simulated_c_render
+from payorch.simulator.provider_c import sessions as simulated_c_sessions
+from tests.conftest import Sandbox
+from tests.providers.browser import Browser
+from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, start
+
+C = "provider_c_redirect_get"
+MARKET = "/simulator/controls/market"
+DECLINE = {"approve": 0.0, "decline": 1.0, "give_up": 0.0, "pending": 0.0}
+
+
+def provider_b_card_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Provider B's page rejects with "the card could not be processed"."""
+    rejected = ("rejected", "cc_rejected_card_error", "credit_card", "master")
+    monkeypatch.setitem(simulated_b._RESULTS, "reject", rejected)
+
+
+def provider_c_processing_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Provider C's PaymentIntents name the processing error as their decline."""
+    original = simulated_c_render.intent_body
+
+    def with_processing_error(intent: Any) -> Any:
+        body = original(intent)
+        if body["last_payment_error"] is not None:
+            body["last_payment_error"] = {**body["last_payment_error"], "decline_code": "processing_error"}
+        return body
+
+    monkeypatch.setattr(simulated_c_render, "intent_body", with_processing_error)
+    monkeypatch.setattr(simulated_c_sessions, "intent_body", with_processing_error)
+
+
+async def market_decline(client: httpx.AsyncClient, sandbox: Sandbox, provider: str) -> str:
+    """An intent at ``provider`` whose buyer is declined (the simulated market), back at the shop."""
+    answer = await client.post(MARKET, json={"provider": provider, **DECLINE}, headers=sandbox.headers)
+    assert answer.status_code == 200, answer.text
+    intent, _ = await start(client, sandbox, provider, currency="CLP")
+    bought = await client.post(
+        MARKET + "/buy", json={"payment_intent_id": intent["id"]}, headers=sandbox.headers
+    )
+    assert bought.status_code == 200, bought.text
+    back = bought.json()["return"]
+    await Browser(client).open(back["url"], back["method"], back["fields"] or None)
+    return str(intent["id"])
+
+
+async def a_error_page(client: httpx.AsyncClient, sandbox: Sandbox) -> str:
+    intent, body = await start(client, sandbox, A, currency="CLP")
+    await pay(client, body, "error")
+    return str(intent["id"])
+
+
+Setup = Callable[[pytest.MonkeyPatch], None]
+# provider, how it fails, our code, the provider's code.
+CASES: list[tuple[str, Setup | None, str, str]] = [
+    (A, None, "declined", "-1"),
+    (B, None, "declined", "cc_rejected_other_reason"),
+    (C, None, "declined", "generic_decline"),
+    (B, provider_b_card_error, "provider_error", "cc_rejected_card_error"),
+    (C, provider_c_processing_error, "provider_error", "processing_error"),
+]
+
+
+async def assert_failed_with(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_id: str, provider: str
+) -> dict[str, Any]:
+    """The intent is FAILED with a reason; payment.failed carries the same; answer the reason."""
+    intent = await read(client, sandbox, intent_id)
+    assert intent["status"] == "FAILED", intent
+    error = intent["last_payment_error"]
+    assert set(error) == {"code", "message", "provider", "provider_code", "provider_message", "at"}
+    assert error["provider"] == provider and error["message"] and error["provider_message"]
+    failed = [e for e in await events_of(runtime, intent_id) if e["type"] == "payment.failed"]
+    assert len(failed) == 1 and failed[0]["data"]["last_payment_error"] == error
+    return dict(error)
+
+
+@pytest.mark.parametrize(("provider", "setup", "code", "provider_code"), CASES)
+async def test_a_decline_or_provider_error_says_why(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    monkeypatch: pytest.MonkeyPatch,
+    provider: str,
+    setup: Setup | None,
+    code: str,
+    provider_code: str,
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    if setup is not None:
+        setup(monkeypatch)
+    intent_id = await market_decline(client, sandbox, provider)
+    error = await assert_failed_with(client, runtime, sandbox, intent_id, provider)
+    assert (error["code"], error["provider_code"]) == (code, provider_code)
+
+
+async def test_provider_a_error_page_is_a_provider_error(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent_id = await a_error_page(client, sandbox)
+    error = await assert_failed_with(client, runtime, sandbox, intent_id, A)
+    assert error["code"] == "provider_error" and error["provider_code"] == "FAILED/-1"
+
+
+async def test_a_buyer_who_gives_up_is_cancelled_by_the_buyer(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A, currency="CLP")
+    await pay(client, body, "cancel")
+    read_back = await read(client, sandbox, intent["id"])
+    assert read_back["status"] == "CANCELLED"
+    assert read_back["last_payment_error"]["code"] == "cancelled_by_buyer"
+    cancelled = (await events_of(runtime, intent["id"]))[-1]
+    assert cancelled["type"] == "payment.cancelled"
+    assert cancelled["data"]["last_payment_error"] == read_back["last_payment_error"]
+
+
+async def test_an_authorized_or_new_intent_has_no_payment_error(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, A, currency="CLP")
+    assert "last_payment_error" not in await read(client, sandbox, intent["id"])
+    await pay(client, body, "approve")
+    assert "last_payment_error" not in await read(client, sandbox, intent["id"])

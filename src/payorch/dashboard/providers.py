@@ -1,49 +1,103 @@
 """Providers: per merchant, each connector's mode, enabled, priority (editable), whether it has
-credentials, a write-only credentials form, and its health now."""
+credentials, a write-only credentials form, its health now and a remove button; and a form to
+add each provider the merchant does not use yet. Every change goes through the connectors
+service (the API's rules and messages); a refused form comes back with each message beside its
+field (dashboard/connector_forms.py)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncConnection
+from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from payorch.connectors import service
-from payorch.connectors.schemas import UpdateConnector
+from payorch.dashboard.connector_forms import (
+    PROVIDER_FORMS,
+    Refusal,
+    allowed_modes,
+    create_request,
+    credentials_request,
+    refusal,
+    settings_request,
+)
 from payorch.dashboard.health import merchant_providers
-from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, field, render
-from payorch.errors import ResourceNotFound, ValidationFailed
+from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
+from payorch.errors import ApiError, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
-from payorch.providers.registry import REGISTRATIONS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
-# The credential fields of each provider, from its own model (never their values: write-only).
-CREDENTIAL_FIELDS = {r.provider_id: r.credential_fields for r in REGISTRATIONS}
+# Typed values a refused form shows again; credentials never are.
+KEPT = ("provider", "mode", "priority", "enabled")
 
 
-@router.get("/providers")
-async def providers(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+async def _page(
+    request: Request, viewer: Viewer, conn: AsyncConnection, refused: Refusal | None = None
+) -> Response:
     return render(
         request,
         "providers.html",
         viewer,
+        status_code=refused.status if refused else 200,
         title="Providers",
         merchants=await merchant_providers(conn, viewer),
-        credential_fields=CREDENTIAL_FIELDS,
+        providers=PROVIDER_FORMS,
+        modes=allowed_modes(viewer.caller.environment),
+        refused=refused,
     )
 
 
-def _change(form_action: str, provider: str, form: dict[str, str]) -> UpdateConnector:
-    if form_action == "credentials":
-        given = {name: form.get(name, "") for name in CREDENTIAL_FIELDS.get(provider, ())}
-        missing = [name for name, value in given.items() if not value]
-        if missing:
-            raise ValidationFailed.field("credentials", f"fill in {', '.join(missing)}")
-        return UpdateConnector(credentials=given)
-    priority = form.get("priority", "")
-    # ASCII digits only: str.isdigit() also takes '²', which int() refuses.
-    if not (priority.isascii() and priority.isdigit()):
-        raise ValidationFailed.field("priority", "must be a whole number such as 1")
-    return UpdateConnector(priority=int(priority), enabled=form.get("enabled") == "on")
+@router.get("/providers")
+async def providers(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
+    return await _page(request, viewer, conn)
+
+
+def _values(form: FormData) -> dict[str, str]:
+    return {name: field(form, name) for name in form}
+
+
+def _typed(values: dict[str, str]) -> dict[str, str]:
+    return {name: values[name] for name in KEPT if name in values}
+
+
+@router.post("/providers/{merchant_id}/connectors")
+async def add(merchant_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
+    values = _values(form)
+    runtime = viewer.runtime
+    try:
+        created = await service.create_connector(
+            conn, runtime.clock, runtime.cipher, viewer.caller, merchant_id, create_request(values)
+        )
+    except ResourceNotFound:
+        raise  # another application's merchant: the 404 page
+    except (ApiError, ValidationError) as exc:
+        where = f"add-{merchant_id}-{values.get('provider', '')}"
+        return await _page(request, viewer, conn, refusal(where, exc, _typed(values)))
+    return back_to(request, f"/providers?notice=added#{created.id}")
+
+
+async def _provider_of(conn: AsyncConnection, viewer: Viewer, merchant_id: str, connector_id: str) -> str:
+    """The connector's provider; 404 unless the merchant and the connector are this application's."""
+    listed = await service.list_connectors(conn, viewer.caller, merchant_id)
+    provider = next((c.provider for c in listed.items if c.id == connector_id), None)
+    if provider is None:
+        raise ResourceNotFound(f"No connector {connector_id}.")
+    return provider
+
+
+@router.post("/providers/{merchant_id}/{connector_id}/remove")
+async def remove(
+    merchant_id: str, connector_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    try:
+        await service.remove_connector(conn, viewer.caller, merchant_id, connector_id)
+    except ResourceNotFound:
+        raise
+    except ApiError as exc:  # it took payments: disable it instead (the message says so)
+        return await _page(request, viewer, conn, refusal(f"remove-{connector_id}", exc))
+    return back_to(request, "/providers?notice=removed")
 
 
 @router.post("/providers/{merchant_id}/{connector_id}")
@@ -55,16 +109,20 @@ async def change(
     form: FormDep,
     conn: Conn,
 ) -> Response:
-    # 404 unless the merchant and the connector are this application's.
-    listed = await service.list_connectors(conn, viewer.caller, merchant_id)
-    provider = next((c.provider for c in listed.items if c.id == connector_id), None)
-    if provider is None:
-        raise ResourceNotFound(f"No connector {connector_id}.")
-    values = {name: field(form, name) for name in form}
+    provider = await _provider_of(conn, viewer, merchant_id, connector_id)
+    values = _values(form)
     action = field(form, "action")
-    update = _change(action, provider, values)
+    credentials = action == "credentials"
     runtime = viewer.runtime
-    await service.update_connector(
-        conn, runtime.clock, runtime.cipher, viewer.caller, merchant_id, connector_id, update
-    )
-    return back_to(request, f"/providers?notice={action}#{connector_id}")
+    try:
+        update = credentials_request(provider, values) if credentials else settings_request(values)
+        await service.update_connector(
+            conn, runtime.clock, runtime.cipher, viewer.caller, merchant_id, connector_id, update
+        )
+    except ResourceNotFound:
+        raise
+    except (ApiError, ValidationError) as exc:
+        where = f"{'credentials' if credentials else 'settings'}-{connector_id}"
+        return await _page(request, viewer, conn, refusal(where, exc, {} if credentials else _typed(values)))
+    notice = "credentials" if credentials else "priority"
+    return back_to(request, f"/providers?notice={notice}#{connector_id}")

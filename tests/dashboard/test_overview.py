@@ -49,7 +49,8 @@ async def test_the_overview_counts_draws_and_shows_health(
     assert re.search(r"AUTHORIZED</span></a></td><td class=\"num\">2<", week)
     assert re.search(r"REFUNDED</span></a></td><td class=\"num\">1<", week)
     bars = re.findall(r'<rect x="\d+" y="\d+" width="\d+" height="(\d+)" fill="#2e9e5f"/>', page)
-    assert bars == ["160"]  # one authorized intent in the last 24 hours: the peak hour
+    assert bars == ["40"]  # one authorized intent in the last 24 hours, on a scale of 0 to 4
+    assert "scale 0 to 4" in page and re.search(r"<span class=\"tick t4\">4</span>", page)
     skipped = clock.now().timestamp() + runtime.settings.provider_skip_seconds
     assert "skipped until" in page and "status-skipped" in page
     assert f"{int(skipped) // 60 % 60:02d}:" in page

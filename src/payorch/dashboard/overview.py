@@ -45,8 +45,20 @@ class Bar:
     title: str
 
 
+def scale_top(peak: int) -> int:
+    """The chart's top: four equal steps of 1, 2, 3 or 5 times a power of ten, at or above
+    ``peak`` (so the scale's labels are round numbers)."""
+    magnitude = 1
+    while True:
+        for factor in (1, 2, 3, 5):
+            if 4 * factor * magnitude >= peak:
+                return 4 * factor * magnitude
+        magnitude *= 10
+
+
 def chart(now: datetime, rows: list[tuple[str, str, int]]) -> tuple[list[Bar], int]:
-    """24 hourly bars ending with the current hour, stacked authorized / failed / open."""
+    """24 hourly bars ending with the current hour, stacked authorized / failed / open, drawn
+    against the scale of ``scale_top`` of the busiest hour; with that busiest hour's count."""
     counts: dict[str, dict[str, int]] = {}
     for hour_text, status, count in rows:
         kind = "ok" if status in AUTHORIZED else "bad" if status in FAILED else "other"
@@ -54,7 +66,8 @@ def chart(now: datetime, rows: list[tuple[str, str, int]]) -> tuple[list[Bar], i
         counts[hour_text][kind] += count
     start = now.replace(minute=0, second=0, microsecond=0) - timedelta(hours=23)
     hours = [start + timedelta(hours=i) for i in range(24)]
-    peak = max([sum(c.values()) for c in counts.values()] + [1])
+    peak = max([sum(c.values()) for c in counts.values()] + [0])
+    top = scale_top(peak)
     width = CHART_WIDTH // 24
     bars = []
     for i, hour in enumerate(hours):
@@ -62,7 +75,7 @@ def chart(now: datetime, rows: list[tuple[str, str, int]]) -> tuple[list[Bar], i
         y = CHART_HEIGHT
         rects = []
         for kind in ("ok", "bad", "other"):
-            height = round(found.get(kind, 0) * CHART_HEIGHT / peak)
+            height = round(found.get(kind, 0) * CHART_HEIGHT / top)
             if height:
                 y -= height
                 rects.append((y, height, kind))
@@ -89,6 +102,9 @@ async def overview(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
         for label, span in WINDOWS
     ]
     bars, peak = chart(now, await intent_stats.hourly_status_counts(conn, app_id, now - timedelta(hours=24)))
+    top = scale_top(peak)
+    # The scale: five round values from 0 to the top, each with its gridline's height.
+    ticks = [(top * i // 4, CHART_HEIGHT - CHART_HEIGHT * i // 4) for i in range(5)]
     return render(
         request,
         "overview.html",
@@ -97,6 +113,8 @@ async def overview(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
         windows=windows,
         bars=bars,
         peak=peak,
+        top=top,
+        ticks=ticks,
         chart_width=CHART_WIDTH,
         chart_height=CHART_HEIGHT,
         merchants=await merchant_providers(conn, viewer),

@@ -20,13 +20,17 @@ from payorch.dashboard import (
     signin,
     webhooks,
 )
-from payorch.dashboard.web import DashboardRoute, not_found
+from payorch.dashboard.web import DashboardRoute, SignInRequired, current_viewer, not_found
 
 _unknown = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
 
 @_unknown.api_route("/{rest:path}", methods=["GET", "POST"])
 async def unknown_page(rest: str, request: Request) -> Response:
+    try:
+        await current_viewer(request)  # signed in: the 404 page keeps the navigation
+    except SignInRequired:
+        pass  # signed out: the same page without it (nothing about the application)
     return not_found(request)
 
 

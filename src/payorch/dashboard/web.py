@@ -3,6 +3,7 @@ checks on forms, and the route class that turns errors into pages (sign-in, 404,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,6 +14,7 @@ from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -50,8 +52,17 @@ def utc(moment: datetime | None) -> str:
     return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def breakable(text: object) -> Markup:
+    """An id or event name that may wrap only after its separators (payment_intent.<wbr>created),
+    never in the middle of a word."""
+    if text is None:
+        return Markup("—")
+    return Markup("<wbr>").join(re.split(r"(?<=[_./])", str(text)))  # join escapes each part
+
+
 _ENV.filters["money"] = money
 _ENV.filters["utc"] = utc
+_ENV.filters["breakable"] = breakable
 
 
 class SignInRequired(Exception):
@@ -191,9 +202,11 @@ def _error_page(request: Request, exc: Exception) -> Response:
 
 
 def not_found(request: Request) -> HTMLResponse:
+    viewer = getattr(request.state, "viewer", None)  # signed in: the page keeps the navigation
     return render(
         request,
         "message.html",
+        viewer if isinstance(viewer, Viewer) else None,
         status_code=404,
         title="Not found",
         message="There is nothing here for this application. Check the id, or go back to the payments list.",

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test test-fast lint typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ test: $(STAMP)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+# The inner loop (README.md, Tests): SQLite only (`-k "not postgres"` drops the PostgreSQL
+# parameter and the PostgreSQL-only tests), no test that starts a process or a browser (`slow`).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow" -k "not postgres" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples

@@ -15,6 +15,8 @@ import pytest
 from tests.databases import own_database
 from tests.live import live_server, payorch_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 # The second-start test names the oldest sandbox application: this module gets its own database.
 database_url = own_database
 

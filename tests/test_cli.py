@@ -13,6 +13,8 @@ import pytest
 
 from tests.live import live_server, payorch_env, run_cli, wait_until_ended
 
+pytestmark = pytest.mark.slow
+
 
 def test_applications_create_prints_exactly_one_json_object(database_url: str) -> None:
     result = run_cli(

@@ -22,6 +22,8 @@ import pytest
 from tests.live import live_server, payorch_env
 from tests.rawhttp import NO_LINGER, address, assert_error_shape, connect, read_answer
 
+pytestmark = pytest.mark.slow
+
 TIMEOUT = 2.0  # header and body deadline of the `strict` server
 CAP = 20
 

@@ -14,6 +14,8 @@ import pytest
 from tests.databases import create_postgres_database, drop_postgres_database
 from tests.live import live_server, payorch_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def umask_022() -> Iterator[None]:

@@ -11,6 +11,8 @@ import pytest
 
 from tests.live import create_sandbox, live_server, payorch_env
 
+pytestmark = pytest.mark.slow
+
 CREATES = 300
 
 

@@ -18,6 +18,8 @@ import pytest
 from tests.conftest import Sandbox
 from tests.live import live_server, payorch_env
 
+pytestmark = pytest.mark.slow
+
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Modest: the run is in `make test` on 2 cores; every operation still gets its coverage phase.
 MAX_EXAMPLES = 25

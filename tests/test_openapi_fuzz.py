@@ -27,6 +27,8 @@ from payorch.composition import build_runtime
 from tests.conftest import Sandbox, make_settings
 from tests.live import live_server, payorch_env
 
+pytestmark = pytest.mark.slow
+
 MAX_EXAMPLES = 15
 
 

@@ -23,6 +23,8 @@ from tests.live import free_port, live_server, payorch_env, stop_process
 from tests.needs import missing
 from tests.rawhttp import address, assert_error_shape, connect, read_answer
 
+pytestmark = pytest.mark.slow
+
 TEMPLATE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "payorch.conf"
 HEADER_TIMEOUT = 1
 NGINX_REQUEST_ID = r"[0-9a-f]{32}"  # $request_id, forwarded to payorch as X-Request-Id

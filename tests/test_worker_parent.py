@@ -7,7 +7,11 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from tests.live import children_of, free_port, payorch_env, wait_until_answering, wait_until_ended
+
+pytestmark = pytest.mark.slow
 
 
 def test_sigkill_of_serve_also_ends_its_worker(database_url: str) -> None:

@@ -16,6 +16,8 @@ from tests.dashboard.signing import sign_in
 from tests.live import payorch_env, run_cli
 from tests.test_errors import assert_error
 
+pytestmark = pytest.mark.slow
+
 URL = "/v1/admin/api-credentials"
 CAP = 3
 

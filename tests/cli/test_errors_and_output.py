@@ -16,6 +16,8 @@ import pytest
 from tests.cli.helpers import refused
 from tests.live import free_port, payorch_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -19,6 +19,8 @@ from tests.cli.helpers import refused
 from tests.conftest import new_application
 from tests.live import payorch_env, run_cli
 
+pytestmark = pytest.mark.slow
+
 SECRET = "sk_live_do-not-print-me-0123456789"
 HOOK_SECRET = "whsec_also-secret-9876543210"
 

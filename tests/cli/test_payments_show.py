@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from payorch.runtime import Runtime
 from tests.cli.helpers import refused
 from tests.live import payorch_env, run_cli
 from tests.providers.helpers import A, create_intent, mock_sandbox, pay, read, start
+
+pytestmark = pytest.mark.slow
 
 
 async def test_show_prints_the_intent_its_payment_refunds_and_timeline(

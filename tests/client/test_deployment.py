@@ -33,6 +33,8 @@ from tests.databases import create_postgres_database, drop_postgres_database
 from tests.live import free_port
 from tests.webhooks.receiver import loopback_socket
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PAYMENTS = 4
 

@@ -15,6 +15,8 @@ from payorch.client import PayorchClient
 from tests.conftest import Sandbox
 from tests.live import live_server, payorch_env
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "client.md"
 TOUR = re.search(r"## A walk through.*?```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)

@@ -24,6 +24,8 @@ from payorch.runtime import Runtime
 from tests.conftest import Sandbox
 from tests.live import free_port, live_server, payorch_env
 
+pytestmark = pytest.mark.slow
+
 
 def intent_args(sandbox: Sandbox, reference: str = "order-1") -> dict[str, object]:
     return {

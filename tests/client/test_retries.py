@@ -24,6 +24,8 @@ from payorch.client import (
     UnexpectedResponseError,
 )
 
+pytestmark = pytest.mark.slow
+
 KEY = "pay_sb_0123456789ab_" + "c" * 48
 INTENT = {
     "id": "payi_1",

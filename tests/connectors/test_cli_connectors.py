@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from payorch.bootstrap import bootstrap_sandbox
 from payorch.composition import build_runtime
@@ -16,6 +17,8 @@ from payorch.db.migrate import upgrade_in_thread
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from tests.conftest import TEST_SECRET_KEY, make_settings
+
+pytestmark = pytest.mark.slow
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 # The connectors are listed by priority.

@@ -22,7 +22,7 @@ from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 from tests.webhooks.receiver import Receiver, serve_receiver
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = ((1280, 900), (390, 844))

@@ -17,7 +17,7 @@ from tests.e2e.conftest import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
 

@@ -6,8 +6,11 @@ import tempfile
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.live import live_server, payorch_env
+
+pytestmark = pytest.mark.slow
 
 
 def test_every_start_prints_the_dashboard_address(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 from tests.e2e.conftest import CHROMIUM, Server
 from tests.live import create_sandbox
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 RETURN_URL = "https://shop.example/return"
 

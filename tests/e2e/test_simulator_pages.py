@@ -13,7 +13,7 @@ from tests.e2e.conftest import CHROMIUM, Server
 from tests.e2e.test_browser_checkout import RETURN_URL, open_checkout
 from tests.live import create_sandbox
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A, B = "provider_a_redirect_post", "provider_b_redirect_get"
 WIDTHS = (1280, 390)

@@ -18,6 +18,8 @@ from tests.conftest import Sandbox
 from tests.live import live_server, payorch_env
 from tests.payments.conftest import authorized_payment
 
+pytestmark = pytest.mark.slow
+
 # Breaks that split a line for str.splitlines (and httpx's iter_lines), inside one value.
 BROKEN = "first\nsecond\rthird\u2028fourth\x1cfifth"
 

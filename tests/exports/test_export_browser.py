@@ -17,7 +17,7 @@ from tests.e2e.conftest import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 
-pytestmark = [pytest.mark.e2e]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = ((1280, 900), (390, 844))

@@ -16,7 +16,7 @@ import pytest
 from tests.live import live_server, payorch_env
 from tests.needs import missing
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
 OPERATION = "Create a payment intent"

@@ -23,6 +23,8 @@ import pytest
 from tests.live import children_of, live_server, payorch_env
 from tests.rawhttp import address, assert_error_shape, connect
 
+pytestmark = pytest.mark.slow
+
 MAX_HEADER_BYTES = 16 * 1024  # the defaults, as docs/deployment.md lists them
 MAX_HEADER_COUNT = 100
 MAX_URL_BYTES = 8 * 1024

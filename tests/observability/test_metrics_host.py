@@ -15,6 +15,8 @@ import pytest
 from payorch.config import Settings
 from tests.live import free_port, payorch_env, stop_process
 
+pytestmark = pytest.mark.slow
+
 LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp's st column
 
 

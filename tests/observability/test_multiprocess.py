@@ -17,6 +17,8 @@ from payorch.db.migrate import upgrade_in_thread
 from tests.conftest import TEST_SECRET_KEY
 from tests.live import free_port
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = 40
 

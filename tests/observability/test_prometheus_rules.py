@@ -8,9 +8,12 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.needs import missing
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "deploy" / "prometheus" / "payorch.rules.yml"

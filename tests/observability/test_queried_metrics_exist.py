@@ -26,6 +26,8 @@ from tests.providers.helpers import start
 from tests.webhooks.helpers import create_endpoint
 from tests.webhooks.receiver import serve_receiver
 
+pytestmark = pytest.mark.slow
+
 database_url = own_database  # its worker sweeps the whole database
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urljoin
 
 import httpx
+import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -38,6 +39,8 @@ from tests.conftest import TEST_SECRET_KEY
 from tests.databases import own_database
 from tests.live import create_sandbox, live_server, payorch_env, run_cli
 from tests.webhooks.receiver import serve_receiver
+
+pytestmark = pytest.mark.slow
 
 database_url = own_database  # the worker delivers every due webhook of its database
 

@@ -25,6 +25,8 @@ from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox,
 from tests.ratelimit.own_redis import OwnRedis
 from tests.simulator.conftest import A_API
 
+pytestmark = pytest.mark.slow
+
 PAUSE_SECONDS = 3.0
 RETRY_SECONDS = 0.3  # PAYORCH_REDIS_RETRY_SECONDS here: one probe of Redis after this long
 # A request that reaches a hung Redis waits at most PAYORCH_REDIS_TIMEOUT_SECONDS (0.05 by

@@ -15,6 +15,8 @@ from tests.live import live_server, payorch_env
 from tests.providers.helpers import A, B, mock_sandbox
 from tests.routing.helpers import C
 
+pytestmark = pytest.mark.slow
+
 RULES = [{"name": "usd", "if": {"currency": ["USD"]}, "then": {"priority": [C, B]}}]
 
 

@@ -35,6 +35,8 @@ from transbank.webpay.webpay_plus.transaction import Transaction
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import mock_credentials
 
+pytestmark = pytest.mark.slow
+
 SECRET = "sdk-test-secret-key-0123456789abcdefghij"  # noqa: S105 - a test key
 MP_HOST = "https://api.mercadopago.com"
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"

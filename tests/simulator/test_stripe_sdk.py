@@ -30,6 +30,8 @@ from payorch.config import Settings
 from payorch.http.routing import mount
 from payorch.simulator.provider_c.simulated import SIMULATED
 
+pytestmark = pytest.mark.slow
+
 SECRET = "sdk-test-secret-key-0123456789abcdefghij"  # noqa: S105 - a test key
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
 # As docs/simulator.md prints them.

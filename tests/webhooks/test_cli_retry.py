@@ -8,6 +8,7 @@ import json
 from datetime import UTC, datetime
 
 import httpx
+import pytest
 
 from payorch.runtime import Runtime
 from payorch.worker.deliveries import WebhookDeliveries
@@ -16,6 +17,8 @@ from tests.conftest import Sandbox
 from tests.live import payorch_env, run_cli
 from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
+
+pytestmark = pytest.mark.slow
 
 
 async def test_retry_reschedules_a_delivery_and_refuses_a_succeeded_one(

@@ -23,6 +23,8 @@ from tests.webhooks.test_backoff import backlog
 from tests.webhooks.test_claim_holds import probed_endpoint
 from tests.webhooks.test_worker_processes import counts, start_worker, wait_started
 
+pytestmark = pytest.mark.slow
+
 CAP = 3
 SLOW = "/sleep/0.4"
 

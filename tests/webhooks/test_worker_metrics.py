@@ -12,12 +12,15 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import TEST_SECRET_KEY, Sandbox
 from tests.live import free_port
 from tests.observability.scrape import parse, value
 from tests.webhooks.helpers import create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
+
+pytestmark = pytest.mark.slow
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

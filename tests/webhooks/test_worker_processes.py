@@ -20,6 +20,8 @@ from tests.conftest import TEST_SECRET_KEY, Sandbox
 from tests.webhooks.helpers import create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
 
+pytestmark = pytest.mark.slow
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 EVENTS = 150
 TIMEOUT_SECONDS = 2  # lease = timeout + 10 s margin

@@ -143,7 +143,15 @@ async def test_rotation_bounds_and_an_immediate_rotation(
 ) -> None:
     endpoint_id, old = await create_endpoint(client, sandbox, receiver.url("/bounds"))
     url = f"{BASE}/{endpoint_id}/secret/rotate"
-    for wrong in ({"overlap_seconds": 7 * 86400 + 1}, {"overlap_seconds": -1}, {"other": 1}):
+    assert (
+        await client.post(url, json={"overlap_seconds": 60.0}, headers=sandbox.headers)
+    ).status_code == 200
+    for wrong in (
+        {"overlap_seconds": 7 * 86400 + 1},
+        {"overlap_seconds": -1},
+        {"overlap_seconds": 1.5},
+        {"other": 1},
+    ):
         assert_error(await client.post(url, json=wrong, headers=sandbox.headers), 400, "VALIDATION_ERROR")
     default = await client.post(url, json={}, headers=sandbox.headers)
     assert default.status_code == 200, default.text

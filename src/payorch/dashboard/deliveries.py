@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import orjson
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from payorch.dashboard.web import DashboardRoute, FormDep, ViewerDep, back_to, render
 from payorch.dashboard.webhooks import ENDPOINTS_SHOWN, EVENT_TYPES
 from payorch.http.deps import Conn, ListConn, ReadConn
-from payorch.webhooks import service
+from payorch.webhooks import service, tools
 from payorch.webhooks.schemas import DeliveryListQuery
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -50,6 +51,7 @@ async def delivery_page(
     endpoint_id: str, delivery_id: str, request: Request, viewer: ViewerDep, conn: ReadConn
 ) -> Response:
     delivery, attempts = await service.get_delivery(conn, viewer.caller, endpoint_id, delivery_id)
+    sent = await tools.sent_event(conn, delivery.event_id)
     return render(
         request,
         "delivery.html",
@@ -57,6 +59,10 @@ async def delivery_page(
         title="Webhook delivery",
         delivery=delivery,
         attempts=attempts,
+        sent=sent,
+        # Indented to read; the signed bytes are the compact form (the API's `payload`).
+        payload=orjson.dumps(orjson.loads(sent.payload), option=orjson.OPT_INDENT_2).decode(),
+        is_test=delivery.event_type == tools.TEST_EVENT_TYPE,
     )
 
 

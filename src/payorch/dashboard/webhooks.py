@@ -1,5 +1,6 @@
 """Webhook endpoints: create (the secret shown once), edit url and events, enable or disable,
-delete, through the same service as /v1/admin/webhook-endpoints."""
+send a test event, rotate the secret, delete, through the same services as
+/v1/admin/webhook-endpoints."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from payorch.dashboard.paging import page_values
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.events.types import EventType
 from payorch.http.deps import Conn, ReadConn
-from payorch.webhooks import service
+from payorch.webhooks import service, tools
 from payorch.webhooks.recover import recover_deliveries
 from payorch.webhooks.schemas import (
     CreateWebhookEndpoint,
     EndpointListQuery,
     RecoverDeliveries,
+    RotateWebhookSecret,
     UpdateWebhookEndpoint,
 )
 
@@ -24,6 +26,8 @@ router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_s
 
 EVENT_TYPES = [t.value for t in EventType]
 ENDPOINTS_SHOWN = 100  # an application has a handful of endpoints
+# The rotation form's choices of overlap (seconds, label); the API takes any up to 7 days.
+OVERLAPS = ((0, "none: the old secret stops now"), (3600, "1 hour"), (86400, "24 hours"), (604800, "7 days"))
 
 
 def _events(form: FormData) -> list[str]:
@@ -92,6 +96,8 @@ async def endpoint_page(endpoint_id: str, request: Request, viewer: ViewerDep, c
         endpoint=endpoint,
         event_types=EVENT_TYPES,
         recovered=request.query_params.get("recovered", ""),
+        overlap_ends=tools.overlap_ends(endpoint, viewer.runtime.clock.now()),
+        overlaps=OVERLAPS,
     )
 
 
@@ -132,3 +138,40 @@ async def delete(
 ) -> Response:
     await service.delete_endpoint(conn, viewer.caller, endpoint_id)
     return back_to(request, "/webhooks")
+
+
+@router.post("/webhooks/{endpoint_id}/test")
+async def send_test(
+    endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    """A webhook.test event to this endpoint only; shows its delivery (the API's POST .../test)."""
+    delivery = await tools.send_test_event(conn, viewer.runtime.clock, viewer.caller, endpoint_id)
+    return back_to(request, f"/webhooks/deliveries/{endpoint_id}/{delivery.id}?notice=test_sent")
+
+
+@router.post("/webhooks/{endpoint_id}/rotate")
+async def rotate(
+    endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
+) -> Response:
+    """A new secret, shown once; the old one signs beside it for the chosen overlap."""
+    body = RotateWebhookSecret.model_validate({"overlap_seconds": _seconds(form)})
+    runtime = viewer.runtime
+    rotated, secret = await tools.rotate_secret(
+        conn, runtime.clock, runtime.cipher, viewer.caller, endpoint_id, overlap_seconds=body.overlap_seconds
+    )
+    # Rendered, not redirected: the secret is in this answer only (Cache-Control: no-store).
+    return render(
+        request,
+        "webhook_created.html",
+        viewer,
+        title="Secret rotated",
+        endpoint=rotated,
+        secret=secret,
+        overlap_ends=tools.overlap_ends(rotated, runtime.clock.now()),
+        rotated=True,
+    )
+
+
+def _seconds(form: FormData) -> int:
+    text = field(form, "overlap_seconds")
+    return int(text) if text.isdigit() and len(text) < 10 else -1  # -1: the model's 400 page

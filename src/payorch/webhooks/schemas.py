@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from payorch.clock import isoformat
 from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.http.listing import CreatedRangeQuery, Instant, PageQuery, id_cursor
-from payorch.http.schemas import WEBHOOK_URL_PATTERN
+from payorch.http.schemas import WEBHOOK_URL_PATTERN, WHOLE_NUMBER
 from payorch.jsontypes import json_fields
 from payorch.pagination import Page
 from payorch.webhooks.failures import REASONS, FailureReason
@@ -157,6 +157,7 @@ class RotateWebhookSecret(BaseModel):
             description="How long the previous secret keeps signing beside the new one (default "
             "86400, at most 7 days; 0: it stops at once).",
         ),
+        WHOLE_NUMBER,
     ] = 24 * 3600
 
 

@@ -1,0 +1,155 @@
+"""The payments list, an intent, the overview, the webhooks form and the 404 page in Debian's
+Chromium at 1280 and 390 px against a live `payorch serve` (SQLite, PostgreSQL): nothing wider
+than the screen, ids never split inside a word, the navigation a tidy grid with visible focus,
+the filters' select and a bad filter told beside its field. Screenshots go to build/screenshots/
+(or PAYORCH_E2E_SCREENSHOTS) as pages-*-{1280,390}.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from payorch.providers.registry import PROVIDER_IDS
+from tests.dashboard.test_browser import WIDTHS, shots_dir
+from tests.e2e.conftest import CHROMIUM
+from tests.live import create_sandbox, live_server, payorch_env
+from tests.needs import missing
+
+pytestmark = pytest.mark.e2e
+
+LONG_REFERENCE = "order-2026-11-28-customer-with-a-rather-long-reference-0042"
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    if not Path(CHROMIUM).exists():
+        missing("Debian chromium is not installed (apt-get install chromium)")
+    env = payorch_env(database_url)
+    with live_server(env) as url:
+        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+
+
+async def paid_intents(api: httpx.AsyncClient, merchant: str) -> list[str]:
+    """One intent paid at each provider (the simulator's market approves all), the last with a
+    long reference, and one left open; the ids, newest last."""
+    made = []
+    for n, provider in enumerate((*PROVIDER_IDS, "")):
+        reference = LONG_REFERENCE if n == len(PROVIDER_IDS) - 1 else f"order-{n}"
+        body = {"merchant_account_id": merchant, "external_reference": reference, "amount": 12990,
+                "currency": "CLP", "return_url": "https://shop.example/r"}  # fmt: skip
+        intent_id = (await api.post("/v1/payment-intents", json=body)).json()["id"]
+        made.append(intent_id)
+        if not provider:
+            continue
+        market = {"provider": provider, "approve": 1, "decline": 0, "give_up": 0, "pending": 0}
+        (await api.post("/simulator/controls/market", json=market)).raise_for_status()
+        checkout = await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": provider})
+        checkout.raise_for_status()
+        back = (
+            await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})
+        ).json()
+        ret = back["return"]
+        if ret["method"] == "POST":
+            await api.post(ret["url"], data=ret["fields"], headers={"Authorization": ""})
+        else:
+            await api.get(ret["url"], headers={"Authorization": ""})
+    return made
+
+
+async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], database_url: str) -> None:
+    from playwright.async_api import Page, async_playwright
+
+    url, env = server
+    app = create_sandbox(env)
+    shots = shots_dir(database_url)
+    headers = {"Authorization": f"Bearer {app['api_key']}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
+        made = await paid_intents(api, app["merchant_account_id"])
+        intent = (await api.get(f"/v1/payment-intents/{made[0]}")).json()
+        assert intent["status"] == "AUTHORIZED", intent
+        refund = await api.post(f"/v1/payments/{intent['payment']['id']}/refunds", json={"amount": 990})
+        assert refund.status_code == 201, refund.text
+
+    async def shoot(page: Page, name: str) -> None:
+        for width, height in WIDTHS:
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.screenshot(path=str(shots / f"pages-{name}-{width}.png"), full_page=True)
+            overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
+        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+            await page.goto(url + "/dashboard/sign-in")
+            await page.get_by_label("API key").fill(app["api_key"])
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Sign in").click()
+
+            # The payments list: at 390 px each row is reference and amount, id and status,
+            # provider and time; the id on one line, cut with an ellipsis, whole in its title.
+            await page.goto(url + "/dashboard/payments")
+            await shoot(page, "payments")
+            await page.set_viewport_size({"width": 390, "height": 844})
+            first = page.locator("table.stack tbody tr").first
+            assert await first.locator(".c-ref").inner_text() == f"order-{len(PROVIDER_IDS)}"  # newest first
+            for link in await page.locator("table.stack a.mono").all():
+                height = await link.evaluate("a => a.getBoundingClientRect().height")
+                assert height < 24, await link.get_attribute("title")  # one line, never split
+                assert (await link.get_attribute("title") or "").startswith("payi_")
+            ref_top, amount_top = [
+                (await first.locator(cell).bounding_box() or {"y": -1})["y"]
+                for cell in (".c-ref", ".c-amount")
+            ]
+            assert ref_top == amount_top  # reference and amount side by side, first
+            shown = "[...document.querySelectorAll('table.stack th')].filter(th => th.getBoundingClientRect().right > 0)"
+            assert await page.evaluate(f"{shown}.length") == 0  # the headers are for screen readers
+
+            # The navigation at 390 px: a grid of at most three rows, each link tappable, focus visible.
+            tops = {
+                round((await a.bounding_box() or {"y": 0})["y"]) for a in await page.locator("nav a").all()
+            }
+            assert len(tops) <= 3, tops
+            await page.locator("nav a").first.focus()
+            outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+            assert outline != "none"
+
+            # The provider filter is a select of this build's providers; a bad date is told beside
+            # its field in the same form, the choice kept.
+            await page.set_viewport_size({"width": 1280, "height": 900})
+            await page.get_by_label("Provider").select_option(PROVIDER_IDS[1])
+            await page.get_by_label("Created from (UTC)").fill("yesterday")
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Show payments").click()
+            assert await page.locator("#from-error").inner_text() != ""
+            assert await page.get_by_label("Provider").input_value() == PROVIDER_IDS[1]
+            assert await page.get_by_label("Created from (UTC)").get_attribute("aria-invalid") == "true"
+            await shoot(page, "payments-bad-filter")
+            await page.get_by_label("Created from (UTC)").fill("")
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Show payments").click()
+            assert await page.locator("table.stack a.mono").count() == 1
+
+            # The intent with a refund: the refund table and the form under it apart.
+            await page.goto(f"{url}/dashboard/payments/{made[0]}")
+            await shoot(page, "intent")
+            table = await page.locator("section[aria-labelledby='payment-title'] .table-wrap").bounding_box()
+            form = await page.locator("section[aria-labelledby='payment-title'] form.card").bounding_box()
+            assert table and form and form["y"] - (table["y"] + table["height"]) >= 12
+
+            await page.goto(url + "/dashboard/overview")
+            assert await page.locator(".y-axis .tick").count() == 5
+            await shoot(page, "overview")
+            await page.goto(url + "/dashboard/webhooks")
+            await shoot(page, "webhooks")
+            await page.goto(url + "/dashboard/no-such-page")
+            assert await page.get_by_role("navigation", name="Dashboard").count() == 1
+            await shoot(page, "not-found")
+        finally:
+            await browser.close()

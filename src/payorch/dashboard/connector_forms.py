@@ -80,6 +80,11 @@ class Refusal:
     status: int
     typed: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def anchor(self) -> str:
+        """The id of the element holding the form: the add form itself, or the connector's card."""
+        return self.form if self.form.startswith("add-") else self.form.partition("-")[2]
+
     def error(self, form: str, name: str) -> str | None:
         return self.errors.get(name) if form == self.form else None
 

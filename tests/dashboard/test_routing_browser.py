@@ -1,7 +1,8 @@
 """The routing page in Debian's Chromium against a live `payorch serve` (SQLite, PostgreSQL):
 a refused program shows each check's message beside its rule, a saved one becomes a version, the
-dry run shows the decision; screenshots at 1280 and 390 px (build/screenshots/ or
-PAYORCH_E2E_SCREENSHOTS), each page within the narrow width."""
+dry run shows the decision, a provider made to fail shows in the health of the last hour;
+screenshots at 1280 and 390 px (build/screenshots/ or PAYORCH_E2E_SCREENSHOTS), each page within
+the narrow width (at 390 px the tables are blocks of labelled lines: nothing scrolls sideways)."""
 
 from __future__ import annotations
 
@@ -31,23 +32,45 @@ def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
         yield url, {**env, "PAYORCH_PUBLIC_URL": url}
 
 
+async def _intent(api: httpx.AsyncClient, merchant: str, reference: str) -> httpx.Response:
+    body = {"merchant_account_id": merchant, "external_reference": reference, "amount": 1990}
+    return await api.post(
+        "/v1/payment-intents", json={**body, "currency": "CLP", "return_url": "https://shop.example/r"}
+    )
+
+
 async def _market_payments(api: httpx.AsyncClient, merchant: str, count: int) -> None:
     for provider, approve in ((A, 0.6), (B, 0.9), (C, 0.75)):
-        body = {"provider": provider, "approve": approve, "decline": round(1 - approve, 2), "give_up": 0, "pending": 0}
+        body = {
+            "provider": provider,
+            "approve": approve,
+            "decline": round(1 - approve, 2),
+            "give_up": 0,
+            "pending": 0,
+        }
         (await api.post("/simulator/controls/market", json=body)).raise_for_status()
     for n in range(count):
-        intent = await api.post(
-            "/v1/payment-intents",
-            json={"merchant_account_id": merchant, "external_reference": f"r-{n}", "amount": 1990,
-                  "currency": "CLP", "return_url": "https://shop.example/r"},
-        )
+        intent = await _intent(api, merchant, f"r-{n}")
         intent_id = intent.json()["id"]
-        (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": [A, B, C][n % 3]})).raise_for_status()
-        back = (await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})).json()["return"]
+        (
+            await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": [A, B, C][n % 3]})
+        ).raise_for_status()
+        back = (
+            await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})
+        ).json()["return"]
         if back["method"] == "POST":
             await api.post(back["url"], data=back["fields"], headers={"Authorization": ""})
         else:
             await api.get(back["url"], headers={"Authorization": ""})
+
+
+async def _fail_a(api: httpx.AsyncClient, merchant: str) -> None:
+    """A answers errors for three ``auto`` checkouts (the threshold): B takes them, A is skipped."""
+    (await api.post("/simulator/controls/faults", json={"provider": A, "mode": "error"})).raise_for_status()
+    for n in range(3):
+        intent = await _intent(api, merchant, f"f-{n}")
+        (await api.post(f"/v1/payment-intents/{intent.json()['id']}/checkout", json={})).raise_for_status()
+    (await api.post("/simulator/controls/faults", json={"provider": A, "mode": "ok"})).raise_for_status()
 
 
 async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]], database_url: str) -> None:
@@ -56,8 +79,11 @@ async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]],
     url, env = server
     app = create_sandbox(env)
     shots = shots_dir(database_url)
-    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30) as api:
+    async with httpx.AsyncClient(
+        base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30
+    ) as api:
         await _market_payments(api, app["merchant_account_id"], 12)
+        await _fail_a(api, app["merchant_account_id"])
 
     async def shoot(page: Page, name: str) -> None:
         for width, height in WIDTHS:
@@ -65,10 +91,19 @@ async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]],
             await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
             overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
+            if width == 390:
+                assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+            # No table scrolls inside its box either: every cell is within the page.
+            hidden = await page.evaluate(
+                "[...document.querySelectorAll('.routing-wrap')].filter(w => w.scrollWidth > w.clientWidth).length"
+            )
+            assert hidden == 0, f"{name}: {hidden} tables scroll sideways at {width} px"
         await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
 
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
         try:
             page = await browser.new_page(viewport={"width": 1280, "height": 900})
             await page.goto(url + "/dashboard/sign-in")
@@ -79,6 +114,12 @@ async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]],
             async with page.expect_navigation():
                 await page.locator("main a[href*='/dashboard/routing/']").first.click()
             assert "/dashboard/routing/" in page.url
+            health = await page.locator(f"#provider-{A} td[data-label='Last hour: health']").inner_text()
+            assert health.startswith("skipped 1 time") and "3 provider errors" in health, health
+            assert (
+                "skipped until"
+                in await page.locator(f"#provider-{A} td[data-label='Health now']").inner_text()
+            )
             shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
             program = {
                 "default": "success_rate",

@@ -1,6 +1,7 @@
 """The dashboard's routing page over plain HTTP (SQLite, PostgreSQL): the rules form with each
 check's message beside its rule, the dry run, versions with activate, each provider's
-authorization rate and volume; the overview's rate per provider."""
+authorization rate, volume and health over the last hour and day; the overview's rate per
+provider."""
 
 from __future__ import annotations
 
@@ -9,11 +10,20 @@ import re
 
 import httpx
 
+from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.providers.helpers import A, B, mock_sandbox
+from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
 from tests.routing.helpers import C
 from tests.success_rates.market import market_payment, set_market
+
+
+def provider_cells(page: str, provider: str) -> dict[str, str]:
+    """The providers table's row of ``provider``: each cell's text by its column's label."""
+    row = re.search(rf'<tr id="provider-{provider}">(.*?)</tr>', page, re.DOTALL)
+    assert row, page
+    cells = re.findall(r'<td[^>]*data-label="([^"]+)">(.*?)</td>', row.group(1), re.DOTALL)
+    return {label: " ".join(re.sub(r"<[^>]+>", " ", text).split()) for label, text in cells}
 
 
 def rule_item(page: str, index: int) -> str:
@@ -34,14 +44,24 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
     await set_market(client, sandbox, A, approve=1.0)
     await market_payment(client, sandbox)  # A, authorized
     url = f"/dashboard/routing/{sandbox.merchant_account_id}"
-    assert f'href="/dashboard/routing/{sandbox.merchant_account_id}"' in (await client.get("/dashboard/routing")).text
+    assert (
+        f'href="/dashboard/routing/{sandbox.merchant_account_id}"'
+        in (await client.get("/dashboard/routing")).text
+    )
     page = (await client.get(url)).text
     # A: 1 of the 3 decided (33.3 %), 4 intents, in the last hour and day; B, C: nothing yet.
-    assert re.search(rf"<td>{A}</td>\s*<td class=\"num\">33.3 %</td><td class=\"num\">4</td>", page), page
+    a = provider_cells(page, A)
+    for window in ("Last hour", "Last 24 hours"):
+        assert (a[f"{window}: rate"], a[f"{window}: volume"]) == ("33.3 %", "4"), a
+        assert a[f"{window}: health"] == "available throughout, no provider errors", a
     assert "no rules saved" in page
 
     def save(program: object) -> dict[str, str]:
-        return {"csrf": csrf, "action": "save", "program": program if isinstance(program, str) else json.dumps(program)}
+        return {
+            "csrf": csrf,
+            "action": "save",
+            "program": program if isinstance(program, str) else json.dumps(program),
+        }
 
     bad_json = await client.post(url, data=save('{"rules": ['))
     assert bad_json.status_code == 400 and "Not JSON" in bad_json.text
@@ -58,7 +78,11 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
     assert "field-error" not in rule_item(refused.text, 0)
     assert "weights add up to 90" in rule_item(refused.text, 1)  # beside the rule it concerns
     assert "usd-to-c" in refused.text and "&#34;weight&#34;: 20" in refused.text  # the text kept
-    assert (await client.get(f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/routing", headers=sandbox.headers)).json()["version"] is None
+    assert (
+        await client.get(
+            f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/routing", headers=sandbox.headers
+        )
+    ).json()["version"] is None
 
     shares[1]["weight"] = 30
     for _ in range(2):
@@ -71,18 +95,78 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
     page = (await client.get(url)).text
     assert "Activate version 2" in page and "Active: version 1" in page
 
-    dry = await client.post(url, data={"csrf": csrf, "action": "evaluate", "amount": "2500", "currency": "usd", "metadata": "", "provider": "auto"})
+    dry = await client.post(
+        url,
+        data={
+            "csrf": csrf,
+            "action": "evaluate",
+            "amount": "2500",
+            "currency": "usd",
+            "metadata": "",
+            "provider": "auto",
+        },
+    )
     assert dry.status_code == 200, dry.text
-    assert re.search(rf"<dt>Chosen</dt><dd><strong>{C}</strong>", dry.text) and "usd-to-c, version 1" in dry.text
-    wrong = await client.post(url, data={"csrf": csrf, "action": "evaluate", "amount": "-1", "currency": "CLP", "metadata": "", "provider": "auto"})
+    assert (
+        re.search(rf"<dt>Chosen</dt><dd><strong>{C}</strong>", dry.text) and "usd-to-c, version 1" in dry.text
+    )
+    wrong = await client.post(
+        url,
+        data={
+            "csrf": csrf,
+            "action": "evaluate",
+            "amount": "-1",
+            "currency": "CLP",
+            "metadata": "",
+            "provider": "auto",
+        },
+    )
     assert wrong.status_code == 400 and "amount" in wrong.text
 
     overview = (await client.get("/dashboard/overview")).text
     assert "Authorization rate by provider" in overview
-    assert re.search(rf"<td>{A}</td><td class=\"num\">33.3 %</td><td class=\"num\">4</td>", overview), overview
+    assert re.search(rf"<td>{A}</td><td class=\"num\">33.3 %</td><td class=\"num\">4</td>", overview), (
+        overview
+    )
 
 
-async def test_another_applications_merchant_is_not_found(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_another_applications_merchant_is_not_found(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     mine, other = await mock_sandbox(runtime), await mock_sandbox(runtime)
     await sign_in(client, mine)
     assert (await client.get(f"/dashboard/routing/{other.merchant_account_id}")).status_code == 404
+
+
+async def test_provider_health_over_the_hour_and_day(
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """A fails three times (the threshold): skipped; ten minutes later a trial succeeds. The hour
+    shows it; two hours later only the day does (routing/health_history.py)."""
+    sandbox = await mock_sandbox(runtime)
+    await sign_in(client, sandbox)
+    url = f"/dashboard/routing/{sandbox.merchant_account_id}"
+    await set_fault(client, sandbox, A, "error")
+    for _ in range(4):  # A first by priority: down three times, then skipped; B takes each
+        answer = await checkout(client, sandbox, (await create_intent(client, sandbox))["id"])
+        assert answer.status_code == 200 and answer.json()["provider"] == B, answer.text
+    a = provider_cells((await client.get(url)).text, A)
+    assert a["Last hour: health"] == "skipped 1 time, 3 provider errors", a
+    assert a["Health now"].startswith("skipped until"), a
+
+    clock.advance(600)
+    await set_fault(client, sandbox, A, "ok")
+    answer = await checkout(client, sandbox, (await create_intent(client, sandbox))["id"])
+    assert answer.json()["provider"] == A, answer.text  # the trial call, which succeeds
+    a = provider_cells((await client.get(url)).text, A)
+    for window in ("Last hour", "Last 24 hours"):
+        assert a[f"{window}: health"] == "skipped 1 time, unavailable 10 min, 3 provider errors", a
+    assert a["Health now"] == "available", a
+    assert provider_cells((await client.get(url)).text, B)["Last hour: health"] == (
+        "available throughout, no provider errors"
+    )
+
+    clock.advance(2 * 3600)  # the transitions leave the hour, not the day
+    a = provider_cells((await client.get(url)).text, A)
+    assert a["Last hour: health"] == "available throughout, no provider errors", a
+    assert a["Last 24 hours: health"] == "skipped 1 time, unavailable 10 min, 3 provider errors", a

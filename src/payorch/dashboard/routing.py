@@ -1,6 +1,6 @@
 """Routing, per merchant: the rules (a JSON form, each rule beside the checks' messages about
 it), a dry run, the versions with activate, and each provider's authorization rate, volume and
-health over the last hour and day."""
+health over the last hour and day (health: routing/health_history.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from payorch.http.deps import Conn, ReadConn
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.routing import checks, service
 from payorch.routing.evaluate import evaluate
+from payorch.routing.health_history import HealthWindow, health_windows
 from payorch.routing.program import RoutingProgram
 from payorch.routing.record import RoutingRecord
 from payorch.routing.schemas import EvaluateRouting, version_body
@@ -115,6 +116,11 @@ async def _page(
     ]
     entries = await merchant_providers(conn, viewer)
     health = next((e.connectors for e in entries if e.merchant.id == merchant_id), [])
+    spans = [span for _, span in WINDOWS]
+    history = {
+        row.connector.id: [health_parts(h) for h in await health_windows(conn, row.connector, now, spans)]
+        for row in health
+    }
     status = 400 if draft.refused or (dry_run is not None and dry_run.error) else 200
     return render(
         request,
@@ -130,8 +136,31 @@ async def _page(
         windows=windows,
         providers=_by_provider(windows),
         health=health,
+        history=history,
         provider_ids=PROVIDER_IDS,
     )
+
+
+def _duration(span: timedelta) -> str:
+    seconds = round(span.total_seconds())
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def health_parts(window: HealthWindow) -> list[str]:
+    """E.g. "skipped 3 times", "unavailable 12 min", "5 provider errors" (each kept on one line)."""
+    parts = []
+    if window.skipped:
+        parts.append(f"skipped {window.skipped} time{'s' if window.skipped != 1 else ''}")
+    if window.unavailable:
+        parts.append(f"unavailable {_duration(window.unavailable)}")
+    if not parts:
+        parts.append("available throughout")
+    errors = window.errors
+    parts.append(f"{errors} provider error{'s' if errors != 1 else ''}" if errors else "no provider errors")
+    return parts
 
 
 def _by_provider(windows: list[tuple[str, list[ProviderRecord]]]) -> list[str]:

@@ -14,6 +14,9 @@ process instead, as without Redis: a provider failing meanwhile is still skipped
 replica finds that out by itself. Once Redis answers again its state is used (the local one is
 not copied over: health is an optimisation, a provider found failing is found again).
 
+``failed`` and ``succeeded`` say when they changed the state (skipped; available again): routing
+writes those transitions to the health history (routing/health_history.py, docs/routing.md).
+
 /metrics shows ``payorch_provider_health_state{provider}``: 1 while any key of that provider is
 skipped as far as this process knows (its own calls, or Redis's answers to them), 0 once none
 is. Only transitions touch the gauge; the common case costs one empty-dict check.

@@ -5,7 +5,8 @@ PostgreSQL: a decline and a provider error at each provider give the intent a
 The simulators decline with a generic code (A: response_code -1, B: cc_rejected_other_reason,
 C: generic_decline). A shows its error page on request; B and C have no error of their own, so
 the provider error tests make the simulated provider answer with its documented code for one
-(B: status_detail cc_rejected_card_error, C: decline_code processing_error)."""
+(B: status_detail cc_rejected_card_error, C: decline_code processing_error). CASES run through the
+API, the events, the client's model and the intent page in tests/dashboard/test_intent_reasons.py."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.client.models import PaymentIntent
 from payorch.runtime import Runtime
 from payorch.simulator.provider_b import checkout as simulated_b
 from payorch.simulator.provider_c import render as simulated_c_render
@@ -90,25 +92,10 @@ async def assert_failed_with(
     assert error["provider"] == provider and error["message"] and error["provider_message"]
     failed = [e for e in await events_of(runtime, intent_id) if e["type"] == "payment.failed"]
     assert len(failed) == 1 and failed[0]["data"]["last_payment_error"] == error
+    as_client_reads = PaymentIntent.model_validate(intent).last_payment_error  # payorch.client
+    assert as_client_reads is not None and as_client_reads.code == error["code"]
+    assert as_client_reads.provider_code == error["provider_code"]
     return dict(error)
-
-
-@pytest.mark.parametrize(("provider", "setup", "code", "provider_code"), CASES)
-async def test_a_decline_or_provider_error_says_why(
-    client: httpx.AsyncClient,
-    runtime: Runtime,
-    monkeypatch: pytest.MonkeyPatch,
-    provider: str,
-    setup: Setup | None,
-    code: str,
-    provider_code: str,
-) -> None:
-    sandbox = await mock_sandbox(runtime)
-    if setup is not None:
-        setup(monkeypatch)
-    intent_id = await market_decline(client, sandbox, provider)
-    error = await assert_failed_with(client, runtime, sandbox, intent_id, provider)
-    assert (error["code"], error["provider_code"]) == (code, provider_code)
 
 
 async def test_provider_a_error_page_is_a_provider_error(client: httpx.AsyncClient, runtime: Runtime) -> None:

@@ -60,7 +60,10 @@ async def apply_result(
         after = await _authorize(conn, clock, intent, checkout, result, now)
     elif outcome is PaymentOutcome.PROCESSING:
         if allowed(status, Move.PROCESS):
-            after = await apply_move(conn, clock, intent, Move.PROCESS, data={"provider": provider})
+            # What it waits for, in the adapter's words from the provider's answer (the page shows it).
+            waiting = result.reason or "The provider has the payment in process."
+            data = {"provider": provider, "reason": waiting}
+            after = await apply_move(conn, clock, intent, Move.PROCESS, data=data)
             first_check_at = now + reconcile_delay(0)
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."

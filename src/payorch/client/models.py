@@ -75,6 +75,20 @@ class RoutingEvaluation(Model):
     routing: RoutingRecord
 
 
+class PaymentError(Model):
+    """Why the intent's payment did not go through (docs/api.md, "Why a payment failed")."""
+
+    # payorch's code, the same for every provider: declined, insufficient_funds,
+    # invalid_card_details, fraud_suspected, expired, cancelled_by_buyer, provider_error
+    # (kept a plain string: a newer server may add codes).
+    code: str
+    message: str | None = None
+    provider: str | None = None
+    provider_code: str | None = None  # the provider's own code, as it sent it
+    provider_message: str | None = None
+    at: datetime | None = None
+
+
 class PaymentIntent(Model):
     id: str
     status: str
@@ -90,6 +104,7 @@ class PaymentIntent(Model):
     payment: IntentPayment | None = None
     timeline: list[TimelineEntry] = Field(default_factory=list)
     routing: RoutingRecord | None = None  # once a checkout was made
+    last_payment_error: PaymentError | None = None  # once a provider ended the payment unpaid
 
 
 class CheckoutAction(Model):

@@ -1,5 +1,5 @@
-"""The intent page (fields, timeline, checkouts, payment, refunds, events with their deliveries)
-and its refund form."""
+"""The intent page (its outcome and why, fields, timeline, checkouts, payment, refunds, events with
+their deliveries) and its refund form."""
 
 from __future__ import annotations
 
@@ -14,11 +14,13 @@ from starlette.responses import Response
 
 from payorch.amount_text import UnreadableAmount, read_amount, rule
 from payorch.checkouts import service as checkouts
+from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import IdempotencyKeyInUse, ProviderError, ValidationFailed
 from payorch.events import service as events
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
+from payorch.intents.records import PaymentIntent
 from payorch.jsontypes import JsonObject
 from payorch.payments import refunds
 from payorch.payments import service as payments
@@ -47,6 +49,98 @@ class EventRow:
     type: str
     created_at: datetime
     deliveries: list[Delivery]
+    data: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Where the intent stands in words: what happened, why, and what a person can do next."""
+
+    title: str
+    why: list[str]
+    next_step: str | None
+    failed: bool = False
+
+
+# What a person can do after each payorch payment error code (docs/api.md, "Why a payment failed").
+NEXT_STEPS = {
+    "declined": "Ask the buyer to pay with another card or method: the shop starts a new payment intent "
+    "(this one is final).",
+    "insufficient_funds": "Ask the buyer for another card or method, then start a new payment intent.",
+    "invalid_card_details": "Ask the buyer to check the card's number, expiry date and security code, "
+    "then pay again with a new payment intent.",
+    "fraud_suspected": "Do not retry with the same card: review the order before taking another "
+    "payment from this buyer.",
+    "provider_error": "The provider failed, not the buyer: retry with a new payment intent, with "
+    "another provider if it happens again (see Providers).",
+    "expired": "The buyer ran out of time: start a new payment intent if they still want to pay.",
+    "cancelled_by_buyer": "Nothing was charged. If the buyer still wants to pay, start a new payment intent.",
+}
+
+
+def _reason_of(events: list[EventRow], event_type: str) -> str | None:
+    """The ``reason`` of the intent's latest event of ``event_type`` (None: none said)."""
+    for event in reversed(events):
+        if event.type == event_type and isinstance(event.data.get("reason"), str):
+            return str(event.data["reason"])
+    return None
+
+
+def _error_lines(error: JsonObject) -> list[str]:
+    lines = [f"{error.get('message')} (code {error.get('code')})"]
+    if error.get("provider_code") or error.get("provider_message"):
+        said = " ".join(str(error[k]) for k in ("provider_code", "provider_message") if error.get(k))
+        lines.append(f"{error.get('provider') or 'The provider'} answered: {said}")
+    return lines
+
+
+def outcome_of(intent: PaymentIntent, checkouts_of: list[Checkout], events: list[EventRow]) -> Outcome | None:
+    """The intent's outcome as the page shows it (None: AUTHORIZED and later, whose payment says it)."""
+    error = intent.last_payment_error
+    active = next((c for c in checkouts_of if c.status is CheckoutStatus.ACTIVE), None)
+    provider = intent.provider or "the provider"
+    if intent.status == "FAILED":
+        why = (
+            _error_lines(error)
+            if error
+            else [_reason_of(events, "payment.failed") or "The provider refused it."]
+        )
+        step = NEXT_STEPS.get(str(error.get("code")) if error else "declined")
+        return Outcome("The payment failed; nothing was charged.", why, step, failed=True)
+    if intent.status in ("CANCELLED", "EXPIRED"):
+        if error:
+            why = _error_lines(error)
+        elif intent.status == "CANCELLED":
+            why = [_reason_of(events, "payment.cancelled") or "Cancelled by the merchant."]
+        else:
+            why = ["The checkout expired before the buyer paid."]
+        title = (
+            "Cancelled; nothing was charged."
+            if intent.status == "CANCELLED"
+            else "Expired; nothing was charged."
+        )
+        return Outcome(title, why, NEXT_STEPS["cancelled_by_buyer"])
+    if intent.status == "PROCESSING":
+        waits = _reason_of(events, "payment.processing") or "The provider has the payment in process."
+        why = [f"Waiting for {provider} to confirm or refuse the payment: {waits.rstrip('.')}."]
+        if active is not None and active.next_check_at is not None:
+            why.append(
+                f"payorch asks {provider} again at {active.next_check_at:%Y-%m-%d %H:%M:%S} UTC, then "
+                "on a back-off (at most hourly) until it answers; its answer makes the intent AUTHORIZED "
+                "or FAILED (payment.authorized or payment.failed)."
+            )
+        return Outcome(
+            "Processing: waiting for the provider.",
+            why,
+            "Nothing to do yet: do not ship the order until it is AUTHORIZED.",
+        )
+    if intent.status == "REQUIRES_ACTION" and active is not None:
+        why = [
+            f"The buyer is at {provider}'s page until {active.expires_at:%Y-%m-%d %H:%M:%S} UTC; "
+            "after that the checkout expires unless the provider shows a payment."
+        ]
+        return Outcome("Waiting for the buyer.", why, None)
+    return None
 
 
 async def _events(
@@ -65,9 +159,15 @@ async def _events(
                 str(body["type"]),
                 datetime.fromisoformat(str(body["created_at"])),
                 [d for d in listed if d.event_id == event_id],
+                _data_of(body),
             )
         )
     return rows
+
+
+def _data_of(body: JsonObject) -> JsonObject:
+    data = body.get("data")
+    return {str(k): v for k, v in data.items()} if isinstance(data, dict) else {}
 
 
 @router.get("/payments/{intent_id}")
@@ -89,6 +189,8 @@ async def _intent_page(
     listed = await webhooks.list_deliveries(
         conn, viewer.caller, DeliveryListQuery(payment_intent_id=intent_id, limit=SHOWN)
     )
+    intent_checkouts = await checkouts.intent_checkouts(conn, intent_id)
+    intent_events = await _events(conn, viewer.caller.application_id, intent_id, listed.items)
     return render(
         request,
         "intent.html",
@@ -98,8 +200,9 @@ async def _intent_page(
         intent=detail.intent,
         payment=payment,
         refunds=await refunds.list_refunds(conn, viewer.caller, payment.id) if payment else [],
-        checkouts=await checkouts.intent_checkouts(conn, intent_id),
-        events=await _events(conn, viewer.caller.application_id, intent_id, listed.items),
+        checkouts=intent_checkouts,
+        events=intent_events,
+        outcome=outcome_of(detail.intent, intent_checkouts, intent_events),
         refund_key=secrets.token_urlsafe(16),  # one per page: a double submit is one refund
         amount_rule=rule(detail.intent.currency),
         refused=refused,
@@ -116,9 +219,7 @@ def typed_amount(text: str, currency: str) -> int:
 
 
 @router.post("/payments/{intent_id}/refunds")
-async def refund(
-    intent_id: str, request: Request, viewer: ViewerDep, form: FormDep
-) -> Response:
+async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: FormDep) -> Response:
     phases = runtime_of(request).phases
     async with phases.reading() as conn:
         detail = await intents.read_intent(conn, viewer.caller, intent_id)

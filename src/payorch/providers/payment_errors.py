@@ -53,11 +53,14 @@ class ProviderError:
 # A provider's mapping (declared in its registration): None when the answer ends nothing.
 PaymentErrorMapping = Callable[[PaymentResult], ProviderError | None]
 
-# What an outcome means when the provider's answer carries nothing more precise.
+# The outcomes that end a payment unpaid.
+ENDINGS = frozenset({PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED})
+# What an outcome means when the provider's answer carries nothing more precise. An EXPIRED
+# result without a provider's reason is payorch's own expiry (worker/expiry.py): the intent's
+# status says it all, and nothing is recorded.
 _BY_OUTCOME = {
     PaymentOutcome.FAILED: PaymentErrorCode.DECLINED,
     PaymentOutcome.CANCELLED: PaymentErrorCode.CANCELLED_BY_BUYER,
-    PaymentOutcome.EXPIRED: PaymentErrorCode.EXPIRED,
 }
 
 
@@ -72,7 +75,7 @@ def last_payment_error(
 ) -> JsonObject | None:
     """The intent's ``last_payment_error`` for a result that ends its payment unpaid (None for
     any other result)."""
-    if result.outcome not in _BY_OUTCOME:
+    if result.outcome not in ENDINGS:
         return None
     found = mapping(result) or by_outcome(result)
     if found is None:

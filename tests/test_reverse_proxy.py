@@ -13,7 +13,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -51,30 +51,27 @@ def render(upstream: str, listen: str) -> str:
     return _shortened(text, "limit_conn payorch_per_address", "1")
 
 
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def nginx_serving(prefix: Path, config: str) -> Iterator[str]:
+    """nginx in the foreground with ``config`` (a rendered payorch.conf) under ``prefix``; its base URL."""
     nginx = _nginx()
-    prefix = tmp_path_factory.mktemp("nginx")
-    env = payorch_env(f"sqlite:///{prefix}/p.db")
-    with ExitStack() as stack:
-        upstream = stack.enter_context(live_server(env, "--no-worker"))
-        port = free_port()
-        (prefix / "payorch.conf").write_text(render(upstream.removeprefix("http://"), f"127.0.0.1:{port}"))
-        temp = " ".join(
-            f"{name}_temp_path {prefix}/{name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
-        # One foreground process: no daemon, no workers switching to another user.
-        (prefix / "nginx.conf").write_text(
-            f"daemon off; master_process off; pid {prefix}/nginx.pid; error_log {prefix}/error.log;\n"
-            f"events {{}}\nhttp {{ access_log off; {temp} include {prefix}/payorch.conf; }}\n"
-        )
-        process = subprocess.Popen(
-            [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        stack.callback(stop_process, process, signal.SIGQUIT, 10)  # SIGQUIT: graceful
+    port = free_port()
+    (prefix / "payorch.conf").write_text(config.replace("${PAYORCH_LISTEN}", f"127.0.0.1:{port}"))
+    temp = " ".join(
+        f"{name}_temp_path {prefix}/{name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    # One foreground process: no daemon, no workers switching to another user.
+    (prefix / "nginx.conf").write_text(
+        f"daemon off; master_process off; pid {prefix}/nginx.pid; error_log {prefix}/error.log;\n"
+        f"events {{}}\nhttp {{ access_log off; {temp} include {prefix}/payorch.conf; }}\n"
+    )
+    process = subprocess.Popen(
+        [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
         deadline = time.monotonic() + 15
         while True:
             if process.poll() is not None:
@@ -87,6 +84,19 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 assert time.monotonic() < deadline, "nginx did not listen in 15 s"
                 time.sleep(0.05)
         yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_process(process, signal.SIGQUIT, 10)  # SIGQUIT: graceful
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    _nginx()
+    prefix = tmp_path_factory.mktemp("nginx")
+    env = payorch_env(f"sqlite:///{prefix}/p.db")
+    with live_server(env, "--no-worker") as upstream:
+        config = render(upstream.removeprefix("http://"), "${PAYORCH_LISTEN}")
+        with nginx_serving(prefix, config) as url:
+            yield url
 
 
 def test_api_requests_pass_through_with_nginx_request_id(proxy: str) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -17,6 +18,9 @@ from tests.dashboard.test_browser import WIDTHS, shots_dir
 from tests.e2e.conftest import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
+
+if TYPE_CHECKING:  # the browser's package is imported by the test that runs it
+    from playwright.async_api import Page
 
 pytestmark = pytest.mark.e2e
 
@@ -59,8 +63,31 @@ async def paid_intents(api: httpx.AsyncClient, merchant: str) -> list[str]:
     return made
 
 
+async def split_words(page: Page, selector: str) -> list[str]:
+    """The words (runs of text without a space, between two <wbr>) under ``selector`` that take
+    more than one line: an id or event name split inside a word."""
+    script = """selector => {
+        const split = [];
+        for (const root of document.querySelectorAll(selector)) {
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                for (const match of node.textContent.matchAll(/\\S+/g)) {
+                    const range = document.createRange();
+                    range.setStart(node, match.index);
+                    range.setEnd(node, match.index + match[0].length);
+                    const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                    if (tops.size > 1) split.push(match[0]);
+                }
+            }
+        }
+        return split;
+    }"""
+    found: list[str] = await page.evaluate(script, selector)
+    return found
+
+
 async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], database_url: str) -> None:
-    from playwright.async_api import Page, async_playwright
+    from playwright.async_api import async_playwright
 
     url, env = server
     app = create_sandbox(env)
@@ -139,6 +166,9 @@ async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], data
             # The intent with a refund: the refund table and the form under it apart.
             await page.goto(f"{url}/dashboard/payments/{made[0]}")
             await shoot(page, "intent")
+            await page.set_viewport_size({"width": 390, "height": 844})
+            assert await split_words(page, "main .mono, main code") == []
+            await page.set_viewport_size({"width": 1280, "height": 900})
             table = await page.locator("section[aria-labelledby='payment-title'] .table-wrap").bounding_box()
             form = await page.locator("section[aria-labelledby='payment-title'] form.card").bounding_box()
             assert table and form and form["y"] - (table["y"] + table["height"]) >= 12
@@ -148,6 +178,9 @@ async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], data
             await shoot(page, "overview")
             await page.goto(url + "/dashboard/webhooks")
             await shoot(page, "webhooks")
+            await page.set_viewport_size({"width": 390, "height": 844})
+            assert await split_words(page, ".check label") == []  # event names
+            await page.set_viewport_size({"width": 1280, "height": 900})
             await page.goto(url + "/dashboard/no-such-page")
             assert await page.get_by_role("navigation", name="Dashboard").count() == 1
             await shoot(page, "not-found")

@@ -30,8 +30,8 @@ async def page_text(client: httpx.AsyncClient, intent_id: str) -> str:
 
 def assert_says_why(text: str, code: str, provider: str, provider_code: str) -> None:
     assert "The payment failed; nothing was charged." in text
-    assert f"{MESSAGES[PaymentErrorCode(code)]} (code {code})" in text
-    assert f"{provider} answered: {provider_code}" in text
+    assert f"{MESSAGES[PaymentErrorCode(code)].rstrip('.')} (code {code})." in text
+    assert f"{provider} answered {provider_code}: " in text
     assert "Next step:" in text
     assert "No payment: the provider has not authorized this intent." not in text
 
@@ -67,7 +67,7 @@ async def test_provider_a_error_page(client: httpx.AsyncClient, runtime: Runtime
     await sign_in(client, sandbox)
     text = await page_text(client, intent_id)
     assert_says_why(text, "provider_error", A, "FAILED/-1")
-    assert "the payment form ended on the provider's error page" in text
+    assert "answered FAILED/-1: The payment form ended on the provider's error page." in text
 
 
 async def page_after(client: httpx.AsyncClient, runtime: Runtime, button: str) -> str:

@@ -87,10 +87,12 @@ def _reason_of(events: list[EventRow], event_type: str) -> str | None:
 
 
 def _error_lines(error: JsonObject) -> list[str]:
-    lines = [f"{error.get('message')} (code {error.get('code')})"]
-    if error.get("provider_code") or error.get("provider_message"):
-        said = " ".join(str(error[k]) for k in ("provider_code", "provider_message") if error.get(k))
-        lines.append(f"{error.get('provider') or 'The provider'} answered: {said}")
+    """payorch's reason, then the provider's answer: "<provider> answered <code>: <words>"."""
+    lines = [f"{str(error.get('message')).rstrip('.')} (code {error.get('code')})."]
+    code, words = error.get("provider_code"), error.get("provider_message")
+    if code or words:
+        said = f"{code}: {words}" if code and words else str(code or words)
+        lines.append(f"{error.get('provider') or 'The provider'} answered {said}")
     return lines
 
 

@@ -13,17 +13,17 @@ from payorch.providers.payment_errors import PaymentErrorCode, ProviderError
 C = PaymentErrorCode
 # response_code -> our code and the provider's documented meaning of it.
 RESPONSE_CODES: dict[int, tuple[PaymentErrorCode, str]] = {
-    -1: (C.DECLINED, "Rejected: possible error entering the transaction's data"),
-    -2: (C.DECLINED, "Rejected: the transaction failed on the card's or its account's parameters"),
-    -3: (C.PROVIDER_ERROR, "Rejected: error in the transaction"),
-    -4: (C.DECLINED, "Rejected by the issuer"),
-    -5: (C.FRAUD_SUSPECTED, "Rejected: transaction at risk of possible fraud"),
+    -1: (C.DECLINED, "Rejected: possible error entering the transaction's data."),
+    -2: (C.DECLINED, "Rejected: the transaction failed on the card's or its account's parameters."),
+    -3: (C.PROVIDER_ERROR, "Rejected: error in the transaction."),
+    -4: (C.DECLINED, "Rejected by the issuer."),
+    -5: (C.FRAUD_SUSPECTED, "Rejected: transaction at risk of possible fraud."),
 }
 # The adapter's return shapes that end a payment without a card (adapter._unless_paid).
 ENDINGS: dict[str, tuple[PaymentErrorCode, str]] = {
-    "error": (C.PROVIDER_ERROR, "the payment form ended on the provider's error page"),
-    "aborted": (C.CANCELLED_BY_BUYER, "the buyer aborted the payment form"),
-    "timeout": (C.EXPIRED, "the payment form timed out"),
+    "error": (C.PROVIDER_ERROR, "The payment form ended on the provider's error page."),
+    "aborted": (C.CANCELLED_BY_BUYER, "The buyer aborted the payment form."),
+    "timeout": (C.EXPIRED, "The payment form timed out."),
 }
 
 
@@ -31,7 +31,7 @@ def payment_error(result: PaymentResult) -> ProviderError | None:
     details = result.details
     code = details.get("response_code")
     if result.outcome is PaymentOutcome.FAILED and details.get("card_last4") and isinstance(code, int):
-        ours, meaning = RESPONSE_CODES.get(code, (C.DECLINED, f"Rejected (response_code {code})"))
+        ours, meaning = RESPONSE_CODES.get(code, (C.DECLINED, f"Rejected (response_code {code})."))
         return ProviderError(ours, str(code), meaning)
     shape = details.get("return_shape")
     if isinstance(shape, str) and shape in ENDINGS:

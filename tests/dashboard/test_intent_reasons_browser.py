@@ -1,0 +1,163 @@
+"""The intent page's outcome in Debian's Chromium against a live `payorch serve` (API, simulator,
+worker), SQLite and PostgreSQL: a decline at A, B and C, A's provider error page, a cancelled, a
+processing and an authorized intent, each made by the simulated buyer as a real one would and
+read in the browser. Screenshots (failed, processing, authorized) at 1280 and 390 px go to
+PAYORCH_E2E_SCREENSHOTS or build/screenshots/ (git-ignored). B's and C's provider errors need
+the simulators' answers patched, so they are shown in-process (test_intent_reasons.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from tests.dashboard.test_browser import WIDTHS, shots_dir
+from tests.e2e.conftest import CHROMIUM
+from tests.live import create_sandbox, live_server, payorch_env
+from tests.needs import missing
+from tests.providers import browser as buyer_browser
+from tests.providers.browser import Browser, parse
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+ONLY = ("approve", "decline", "give_up", "pending")
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
+    if not Path(CHROMIUM).exists():
+        missing("Debian chromium is not installed (apt-get install chromium)")
+    env = payorch_env(database_url)
+    with live_server(env) as url:
+        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+
+
+class Shop:
+    """The shop's API calls and its buyer, against the live server."""
+
+    def __init__(self, api: httpx.AsyncClient, app: dict[str, str]) -> None:
+        self.api, self.app = api, app
+
+    async def start(self, provider: str) -> tuple[str, dict[str, Any]]:
+        body = {
+            "merchant_account_id": self.app["merchant_account_id"],
+            "external_reference": f"order-{provider[-8:]}",
+            "amount": 15000,
+            "currency": "CLP",
+            "provider": provider,
+            "return_url": "https://shop.example/return",
+        }
+        created = await self.api.post("/v1/payment-intents", json=body)
+        assert created.status_code == 201, created.text
+        intent_id = created.json()["id"]
+        checkout = await self.api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})
+        assert checkout.status_code == 200, checkout.text
+        return intent_id, checkout.json()
+
+    async def by_market(self, provider: str, outcome: str) -> str:
+        """The simulated market's buyer decides (``outcome`` with probability 1) and comes back."""
+        market = {"provider": provider, **{o: 1.0 if o == outcome else 0.0 for o in ONLY}}
+        assert (await self.api.post("/simulator/controls/market", json=market)).status_code == 200
+        intent_id, _ = await self.start(provider)
+        bought = await self.api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})
+        assert bought.status_code == 200, bought.text
+        back = bought.json()["return"]
+        trip = await Browser(self.api).open(back["url"], back["method"], back["fields"] or None)
+        assert trip.left_to and trip.left_to.startswith("https://shop.example/"), trip
+        return intent_id
+
+    async def by_button(self, button: str) -> str:
+        """Provider A's page, its ``button`` pressed (``error``: its error page)."""
+        intent_id, body = await self.start(A)
+        action = body["checkout"]
+        page = await self.api.post(action["url"], data=action["fields"])
+        trip = await Browser(self.api).press(parse(str(page.url), page), "outcome", button)
+        assert trip.left_to and trip.left_to.startswith("https://shop.example/"), trip
+        return intent_id
+
+    async def status(self, intent_id: str) -> str:
+        return str((await self.api.get(f"/v1/payment-intents/{intent_id}")).json()["status"])
+
+
+async def test_the_intent_page_says_why_in_a_browser(
+    server: tuple[str, dict[str, str]], database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from playwright.async_api import Page, Route, async_playwright
+
+    url, env = server
+    own = urlsplit(url).netloc
+    monkeypatch.setattr(buyer_browser, "OWN_HOST", urlsplit(url).hostname)  # the buyer stays here
+    app = create_sandbox(env)
+    shots = shots_dir(database_url)
+    headers = {"Authorization": f"Bearer {app['api_key']}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
+        shop = Shop(api, app)
+        made = {
+            "declined-a": await shop.by_market(A, "decline"),
+            "declined-b": await shop.by_market(B, "decline"),
+            "declined-c": await shop.by_market(C, "decline"),
+            "provider-error-a": await shop.by_button("error"),
+            "cancelled": await shop.by_button("cancel"),
+            "processing": await shop.by_market(B, "pending"),
+            "authorized": await shop.by_button("approve"),
+        }
+        seen = {name: await shop.status(intent_id) for name, intent_id in made.items()}
+    assert seen == {
+        **dict.fromkeys(("declined-a", "declined-b", "declined-c", "provider-error-a"), "FAILED"),
+        "cancelled": "CANCELLED",
+        "processing": "PROCESSING",
+        "authorized": "AUTHORIZED",
+    }
+    # What each page's outcome says (its first lines); AUTHORIZED has none.
+    expected = {
+        "declined-a": ["The payment was declined (code declined).", f"{A} answered -1: ", "another card"],
+        "declined-b": [f"{B} answered cc_rejected_other_reason: ", "another card"],
+        "declined-c": [f"{C} answered generic_decline: ", "another card"],
+        "provider-error-a": ["(code provider_error)", "error page", "The provider failed, not the buyer"],
+        "cancelled": ["Cancelled; nothing was charged.", "(code cancelled_by_buyer)"],
+        "processing": [f"Waiting for {B} to confirm or refuse the payment", f"payorch asks {B} again at"],
+    }
+
+    async def only_our_host(route: Route) -> None:
+        if urlsplit(route.request.url).netloc == own:
+            await route.continue_()
+        else:
+            await route.abort("internetdisconnected")
+
+    async def shoot(page: Page, name: str) -> None:
+        for width, height in WIDTHS:
+            await page.set_viewport_size({"width": width, "height": height})
+            await page.screenshot(path=str(shots / f"intent-{name}-{width}.png"), full_page=True)
+        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+
+    async with async_playwright() as playwright:
+        chromium = await playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = await (await chromium.new_context(viewport={"width": 1280, "height": 900})).new_page()
+            await page.route("**/*", only_our_host)
+            await page.goto(url + "/dashboard/sign-in")
+            await page.get_by_label("API key").fill(app["api_key"])
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Sign in").click()
+            for name, intent_id in made.items():
+                await page.goto(f"{url}/dashboard/payments/{intent_id}")
+                outcome = page.locator("#outcome")
+                if name == "authorized":
+                    assert await outcome.count() == 0
+                    assert await page.get_by_text("Refunded").count() == 1
+                else:
+                    said = await outcome.inner_text()
+                    for words in expected[name]:
+                        assert words in said, (name, words, said)
+                if name in ("provider-error-a", "declined-b", "processing", "authorized"):
+                    await shoot(page, name)
+        finally:
+            await chromium.close()

@@ -233,14 +233,8 @@ class Settings(BaseSettings):
             "this port, on PAYORCH_METRICS_HOST: workers answer no other HTTP (observability/exporter.py)."
         ),
     )
-    metrics_host: str = Field(
-        "127.0.0.1",
-        min_length=1,
-        description=(
-            "The address the worker's metrics port binds to: loopback by default, so /metrics is "
-            "reachable only from the host; 0.0.0.0 (or one interface's address) for a scraper elsewhere."
-        ),
-    )
+    # Loopback: /metrics reachable only on the host (0.0.0.0 or an interface for a remote scraper).
+    metrics_host: str = Field("127.0.0.1", min_length=1, description="The worker metrics port's address.")
 
     header_timeout_seconds: float = Field(
         10,

@@ -207,3 +207,24 @@ async def test_the_command_line_sees_and_changes_what_the_dashboard_added(
     assert removed.status_code == 303
     after = run_cli(["connectors", "list", *merchant, "--json"], env)
     assert json.loads(after.stdout)["items"] == []
+
+
+async def test_a_connector_that_took_a_payment_is_disabled_not_removed(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, intent_body: dict[str, object]
+) -> None:
+    csrf = await sign_in(client, sandbox)
+    base = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"
+    made = await client.post(base, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)
+    assert made.status_code == 201, made.text
+    intent = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
+    checkout = await client.post(
+        f"/v1/payment-intents/{intent['id']}/checkout", json={"provider": B}, headers=sandbox.headers
+    )
+    assert checkout.status_code in (200, 201), checkout.text
+    connector_id = made.json()["id"]
+    refused = await client.post(
+        f"/dashboard/providers/{sandbox.merchant_account_id}/{connector_id}/remove", data={"csrf": csrf}
+    )
+    assert refused.status_code == 409 and "disable it (enabled false) instead" in refused.text
+    assert f'href="#{connector_id}"' in refused.text  # the top of the page points at the card
+    assert [c.id for c in await stored(runtime, sandbox)] == [connector_id]

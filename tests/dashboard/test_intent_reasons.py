@@ -1,4 +1,4 @@
-"""The intent page says why (docs/dashboard.md): a decline and a provider error at each provider
+"""The intent page says why (docs/api.md, "Why a payment failed"): a decline and a provider error at each provider
 (A, B, C) show payorch's reason, the provider's own code and words, and the next step a person
 can take; PROCESSING says what it waits for and until when. Through HTTP, SQLite and PostgreSQL
 (the same failures as tests/checkouts/test_payment_errors.py)."""
@@ -109,6 +109,7 @@ async def test_processing_says_what_it_waits_for_and_until_when(
     assert f"Waiting for {B} to confirm or refuse the payment: pending (pending_waiting_payment)." in text
     assert f"payorch asks {B} again at " in text and "until it answers" in text
     assert "do not ship the order until it is AUTHORIZED" in text
+    assert "payorch keeps asking until it decides" in text  # B answers about a payment at any time
 
 
 async def test_authorized_shows_its_payment_only(client: httpx.AsyncClient, runtime: Runtime) -> None:

@@ -25,6 +25,7 @@ from payorch.jsontypes import JsonObject
 from payorch.payments import refunds
 from payorch.payments import service as payments
 from payorch.payments.schemas import CreateRefund
+from payorch.providers.registry import get_adapter
 from payorch.webhooks import service as webhooks
 from payorch.webhooks.records import Delivery
 from payorch.webhooks.schemas import DeliveryListQuery
@@ -96,6 +97,18 @@ def _error_lines(error: JsonObject) -> list[str]:
     return lines
 
 
+def _asking_until(checkout: Checkout) -> str:
+    """Until when payorch asks: as long as the provider answers about the checkout."""
+    lifetime = get_adapter(checkout.provider).status_lifetime()
+    if lifetime is None:
+        return "The provider answers about it at any time: payorch keeps asking until it decides."
+    until = checkout.created_at + lifetime
+    return (
+        f"The provider answers about it until {until:%Y-%m-%d %H:%M:%S} UTC; if it has not decided by "
+        "then, check the payment in the provider's console."
+    )
+
+
 def outcome_of(intent: PaymentIntent, checkouts_of: list[Checkout], events: list[EventRow]) -> Outcome | None:
     """The intent's outcome as the page shows it (None: AUTHORIZED and later, whose payment says it)."""
     error = intent.last_payment_error
@@ -131,6 +144,7 @@ def outcome_of(intent: PaymentIntent, checkouts_of: list[Checkout], events: list
                 "on a back-off (at most hourly) until it answers; its answer makes the intent AUTHORIZED "
                 "or FAILED (payment.authorized or payment.failed)."
             )
+            why.append(_asking_until(active))
         return Outcome(
             "Processing: waiting for the provider.",
             why,

@@ -46,6 +46,7 @@ def add_terms(document: dict[str, Any], routes: Iterable[BaseRoute]) -> dict[str
     components = document.setdefault("components", {})
     components.setdefault("securitySchemes", {})[SECURITY_SCHEME] = _BEARER
     named: dict[str, str] = {}
+    done: set[int] = set()
     for route in routes:
         if not isinstance(route, APIRoute) or not route.include_in_schema:
             continue
@@ -61,7 +62,12 @@ def add_terms(document: dict[str, Any], routes: Iterable[BaseRoute]) -> dict[str
             if operation is None:
                 continue
             operation["operationId"] = operation_id
+            done.add(id(operation))
             operation["security"] = [{SECURITY_SCHEME: []}] if secured else []
+    for path, path_item in document["paths"].items():
+        # A route inside an included router (FastAPI nests them) is not in ``routes``.
+        if any(id(operation) not in done for operation in path_item.values()):
+            raise RuntimeError(f"{path}: not on a route of the app's own (mount routers flat)")
     for schema in components.get("schemas", {}).values():
         _timestamps(schema)
     error_body = components.get("schemas", {}).get("ErrorBody")

@@ -7,8 +7,11 @@ Both servers run on fresh PostgreSQL databases with two processes each (payorch:
 uvicorn). The same clients drive both, one server at a time, alternating:
 
 - creates: wrk, 64 connections, bench/create_intents.lua (a fresh Idempotency-Key per request);
-- whole sandbox payments: 16 buyers (bench/sandbox_payment.py), provider A through `auto`,
-  provider B and provider C; on the bare app a "payment" is six creates in a row (the six client requests);
+- whole sandbox payments: 16 buyers, wrk with bench/payment_flow.lua (one connection per thread,
+  each a buyer; --payment-client python: bench/sandbox_payment.py's httpx client, which held the
+  bare app near 125 payments/s), provider A through `auto`, provider B and provider C
+  (--provider to choose); on the bare app a "payment" is six creates in a row (the six client
+  requests); each run also prints the CPU seconds of wrk and of the server's processes;
 - memory: one payorch process alone, RSS after 50,000 and 100,000 creates;
 - SQLite: the payment run against one payorch process on a SQLite file.
 
@@ -20,31 +23,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import subprocess
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import asyncpg
 import httpx
 
-from bench.sandbox_payment import (
-    PROVIDERS,
-    ROOT,
-    drive,
-    free_port,
-    run,
+from bench.kit import (
+    ADMIN_URL,
+    bare_server,
+    fresh_database,
+    load,
+    report,
     sandbox_application,
-    started_process,
     started_server,
+    wrk,
 )
+from bench.sandbox_payment import PROVIDERS, drive, run, wrk_payments
 
-ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
-RESULT = re.compile(r"RESULT (.*)")
 BARE_BODY = {
     "merchant_account_id": "mrc_bare",
     "external_reference": "bench",
@@ -52,64 +49,6 @@ BARE_BODY = {
     "currency": "CLP",
     "return_url": "https://shop.example/return",
 }
-
-
-def load() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def report(label: str, figures: dict[str, float | str]) -> None:
-    shown = " ".join(f"{key}={value}" for key, value in figures.items())
-    print(f"{label:<34} load={load():<16} {shown}", flush=True)
-
-
-@contextmanager
-def fresh_database(admin_url: str, name: str) -> Iterator[str]:
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(admin_url)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f"CREATE DATABASE {name}"))
-    try:
-        yield f"{admin_url.rsplit('/', 1)[0]}/{name}"
-    finally:
-        asyncio.run(admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-
-
-@contextmanager
-def bare_server(database_url: str, workers: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The bare app under uvicorn: its URL and process (with one worker, the serving process)."""
-    subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
-        [sys.executable, "-m", "bench.bare_app", "init", database_url], cwd=ROOT, check=True
-    )
-    port = free_port()
-    env = {**os.environ, "BARE_DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "uvicorn", "--factory", "bench.bare_app:create_app"]
-    command += ["--port", str(port), "--workers", str(workers), "--no-access-log"]
-    command += ["--log-level", "warning"]
-    url = f"http://127.0.0.1:{port}"
-    with started_process(command, env, url + "/openapi.json") as process:
-        yield url, process
-
-
-def wrk(url: str, key: str, merchant: str, seconds: int, connections: int) -> dict[str, float]:
-    env = {**os.environ, "PAYORCH_BENCH_KEY": key, "PAYORCH_BENCH_MERCHANT": merchant}
-    out = subprocess.run(  # noqa: S603 - fixed arguments
-        ["wrk", "-t2", f"-c{connections}", f"-d{int(seconds)}s", "--latency"]
-        + ["-s", str(ROOT / "bench/create_intents.lua"), url],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    found = RESULT.search(out)
-    if found is None:
-        raise SystemExit(f"wrk printed no RESULT line:\n{out}")
-    pairs = (item.split("=") for item in found.group(1).split())
-    return {name: float(value) for name, value in pairs}
 
 
 def creates(name: str, url: str, key: str, merchant: str, seconds: int) -> float:
@@ -141,8 +80,47 @@ async def bare_payments(url: str, count: int, buyers: int) -> dict[str, float]:
 def payments(label: str, figures: dict[str, float]) -> float:
     shown: dict[str, float | str] = {"payments/s": figures["payments_per_second"]}
     shown |= {"p50_ms": figures["p50_ms"], "p99_ms": figures["p99_ms"]}
+    for extra in ("errors", "client_cpu_s", "server_cpu_s", "machine_busy"):
+        if extra in figures:
+            shown[extra] = figures[extra]
     report(label, shown)
     return figures["payments_per_second"]
+
+
+def payment_pair(
+    args: argparse.Namespace,
+    provider: str,
+    ours: tuple[str, int],
+    bare: tuple[str, int],
+    who: tuple[str, str],
+) -> None:
+    """One payment run on payorch then one on the bare app, and their ratio."""
+    (url, pid), (bare_url, bare_pid), (key, merchant) = ours, bare, who
+    label = f"payments {provider}, {args.buyers} buyers"
+    if args.payment_client == "python":
+        figures = asyncio.run(run(url, key, merchant, PROVIDERS[provider], args.payments, args.buyers))
+        floor_figures = asyncio.run(bare_payments(bare_url, args.payments, args.buyers))
+    else:
+        for target, target_pid, bare_mode in ((url, pid, False), (bare_url, bare_pid, True)):
+            wrk_payments(
+                target, key, merchant, PROVIDERS[provider], 2, args.buyers, bare=bare_mode
+            )  # warm up
+            figures_of = wrk_payments(
+                target,
+                key,
+                merchant,
+                PROVIDERS[provider],
+                args.seconds,
+                args.buyers,
+                bare=bare_mode,
+                server_pid=target_pid,
+            )
+            if bare_mode:
+                floor_figures = figures_of
+            else:
+                figures = figures_of
+    ratio = payments(f"{label}, payorch", figures) / payments(f"{label}, bare", floor_figures)
+    print(f"  ratio payments ({provider}): {ratio:.2f}", flush=True)
 
 
 def rss_mb(pid: int) -> float:
@@ -173,9 +151,20 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--admin-url", default=ADMIN_URL, help="PostgreSQL, to create databases")
-    parser.add_argument("--seconds", type=int, default=20, help="per create run")
+    parser.add_argument("--seconds", type=int, default=20, help="per create run and per wrk payment run")
     parser.add_argument("--rounds", type=int, default=2, help="pairs of each measure")
-    parser.add_argument("--payments", type=int, default=600, help="per payment run")
+    parser.add_argument(
+        "--payments", type=int, default=600, help="per payment run of --payment-client python"
+    )
+    parser.add_argument(
+        "--payment-client",
+        choices=("wrk", "python"),
+        default="wrk",
+        help="wrk: bench/payment_flow.lua (default); python: bench/sandbox_payment.py's httpx client",
+    )
+    parser.add_argument(
+        "--provider", action="append", choices=sorted(PROVIDERS), help="repeatable; default: auto, b, c"
+    )
     parser.add_argument("--buyers", type=int, default=16)
     parser.add_argument("--memory-creates", type=int, default=100_000, help="0: skip")
     parser.add_argument("--sqlite-payments", type=int, default=300, help="0: skip")
@@ -185,23 +174,19 @@ def main() -> int:
     with (
         fresh_database(args.admin_url, f"payorch_cmp_{tag}") as payorch_db,
         fresh_database(args.admin_url, f"bare_cmp_{tag}") as bare_db,
-        started_server(payorch_db, 2) as (url, env, _),
-        bare_server(bare_db, 2) as (bare_url, _),
+        started_server(payorch_db, 2) as (url, env, process),
+        bare_server(bare_db, 2) as (bare_url, bare_process),
     ):
         key, merchant = sandbox_application(env)
         for _ in range(args.rounds):
             ours = creates("payorch", url, key, merchant, args.seconds)
             floor = creates("bare", bare_url, key, merchant, args.seconds)
             print(f"  ratio creates: {ours / floor:.2f}", flush=True)
-        for provider in ("auto", "b", "c"):
+        for provider in args.provider or ["auto", "b", "c"]:
             for _ in range(args.rounds):
-                figures = asyncio.run(
-                    run(url, key, merchant, PROVIDERS[provider], args.payments, args.buyers)
+                payment_pair(
+                    args, provider, (url, process.pid), (bare_url, bare_process.pid), (key, merchant)
                 )
-                ours = payments(f"payments {provider}, {args.buyers} buyers, payorch", figures)
-                figures = asyncio.run(bare_payments(bare_url, args.payments, args.buyers))
-                floor = payments(f"payments {provider}, {args.buyers} buyers, bare", figures)
-                print(f"  ratio payments ({provider}): {ours / floor:.2f}", flush=True)
     if args.memory_creates:
         with fresh_database(args.admin_url, f"payorch_mem_{tag}") as memory_db:
             memory(memory_db, args.memory_creates)

@@ -17,18 +17,20 @@ import argparse
 import asyncio
 import os
 import uuid
-from pathlib import Path
 
 import asyncpg
 
-from bench.compare import ADMIN_URL, bare_server, fresh_database, load, wrk
-from bench.sandbox_payment import sandbox_application, started_server
-
-
-def cpu_seconds(pid: int) -> float:
-    # Fields 14 and 15 of /proc/<pid>/stat (after the command name in parentheses): utime, stime.
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from bench.kit import (
+    ADMIN_URL,
+    bare_server,
+    busy,
+    cpu_seconds,
+    fresh_database,
+    load,
+    sandbox_application,
+    started_server,
+    wrk,
+)
 
 
 async def backends(database_url: str) -> list[int]:
@@ -43,25 +45,14 @@ async def backends(database_url: str) -> list[int]:
     return [row["pid"] for row in rows]
 
 
-def busy(pids: list[int]) -> float:
-    """CPU seconds of ``pids`` (a backend that ended meanwhile counts for nothing)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            total += cpu_seconds(pid)
-        except FileNotFoundError:
-            pass
-    return total
-
-
 def measure(name: str, url: str, pid: int, database_url: str, key: str, merchant: str, seconds: int) -> float:
     loadavg = load()
     database = asyncio.run(backends(database_url))
-    before, database_before = cpu_seconds(pid), busy(database)
+    before, database_before = cpu_seconds(pid, tree=False), busy(database)
     figures = wrk(url, key, merchant, seconds, 64)
     # Backends opened during the run (pools grow with demand) count from their start.
     every_backend = sorted({*database, *asyncio.run(backends(database_url))})
-    used = cpu_seconds(pid) - before
+    used = cpu_seconds(pid, tree=False) - before
     database_used = busy(every_backend) - database_before
     per_create = 1e6 * used / figures["requests"]
     errors = figures["socket_errors"] + figures["non_2xx"]

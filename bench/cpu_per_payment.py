@@ -19,9 +19,9 @@ import subprocess
 import time
 import uuid
 
-from bench.compare import ADMIN_URL, fresh_database, load
-from bench.cpu_per_create import backends, busy
-from bench.sandbox_payment import PROVIDERS, run, sandbox_application, started_server
+from bench.cpu_per_create import backends
+from bench.kit import ADMIN_URL, busy, fresh_database, load, sandbox_application, started_server
+from bench.sandbox_payment import PROVIDERS, run
 
 
 def measure(admin_url: str, provider: str, payments: int, buyers: int, workers: int) -> None:

@@ -26,7 +26,8 @@ import time
 import asyncpg
 import httpx
 
-from bench.payments_listing import SECRET, create_database, drop_database, summary
+from bench.kit import SECRET_KEY as SECRET
+from bench.kit import create_database, drop_database, summary
 from bench.seed_payments import seed
 from payorch.app import create_app
 from payorch.composition import build_runtime
@@ -58,7 +59,7 @@ async def sign_in(client: httpx.AsyncClient, api_key: str) -> None:
 
 async def main_async(admin: str, count: int, requests: int, keep: bool) -> None:
     name = f"payorch_bench_{secrets.token_hex(4)}_dashboard"
-    url = await create_database(admin, name)
+    url = await create_database(admin, name, migrate=True)
     runtime = None
     try:
         started = time.perf_counter()
@@ -100,7 +101,7 @@ async def main_async(admin: str, count: int, requests: int, keep: bool) -> None:
                         if keep_samples:
                             samples[key].append(elapsed)
             for key, values in samples.items():
-                print(json.dumps({"scenario": key, **summary(values)}), flush=True)
+                print(json.dumps({"scenario": key, **summary(values, (50, 95))}), flush=True)
     finally:
         if runtime is not None:
             await runtime.close()

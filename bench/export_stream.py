@@ -25,8 +25,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import httpx
 
-from bench.compare import ADMIN_URL, fresh_database
-from bench.sandbox_payment import ROOT, sandbox_application, server_env, started_server
+from bench.kit import ADMIN_URL, ROOT, fresh_database, sandbox_application, server_env, started_server
 from payorch.ids import lowest_id
 from payorch.providers.registry import PROVIDER_IDS
 

@@ -30,15 +30,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import statistics
 import subprocess
 import sys
 import time
 
 import asyncpg
 
-from bench.payments_listing import SECRET, Target, create_database, drop_database
+from bench.kit import SECRET_KEY as SECRET
+from bench.kit import create_database, drop_database, load, summary
+from bench.payments_listing import Target
 from bench.seed_payments import seed
 from payorch.config import Settings
 from payorch.runtime import Runtime
@@ -55,19 +55,6 @@ LISTS = {
     "list_events": "/v1/events?limit=100",
     "list_deliveries": "/v1/admin/webhook-deliveries?limit=100",
 }
-
-
-def summary(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(statistics.median(ordered), 2),
-        "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], 2),
-        "n": len(ordered),
-    }
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 class Growth(Target):
@@ -268,7 +255,7 @@ async def main_async(admin: str, intents: int, requests: int, keep: bool) -> Non
     try:
         for name, size in ((SEEDED, intents), (EMPTY, BASELINE)):
             await drop_database(admin, name)
-            url = await create_database(admin, name)
+            url = await create_database(admin, name, migrate=True)
             started = time.perf_counter()
             seeded = await seed(url, size, None)
             target = Growth(name, url, str(seeded["application_id"]), str(seeded["api_key"]))

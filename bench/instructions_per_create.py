@@ -31,8 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.compare import ADMIN_URL, fresh_database
-from bench.sandbox_payment import ROOT, free_port, sandbox_application, server_env
+from bench.kit import ADMIN_URL, ROOT, free_port, fresh_database, sandbox_application, server_env
 
 COLLECTED = re.compile(r"Collected : (\d+)")
 WARM_UP = 200

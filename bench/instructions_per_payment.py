@@ -25,8 +25,8 @@ import uuid
 import httpx
 import uvloop
 
-from bench.compare import ADMIN_URL, fresh_database
-from bench.sandbox_payment import PROVIDERS, ROOT, in_process_env, one_payment, sandbox_application
+from bench.kit import ADMIN_URL, ROOT, fresh_database, in_process_env, sandbox_application
+from bench.sandbox_payment import PROVIDERS, one_payment
 
 COLLECTED = re.compile(r"Collected : (\d+)")
 WARM_UP = 50

@@ -27,23 +27,14 @@ from dataclasses import dataclass, field
 import asyncpg
 import httpx
 
+from bench.kit import SECRET_KEY, create_database, drop_database, summary
 from bench.seed_payments import seed
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import Settings
-from payorch.db.migrate import upgrade_in_thread
 from payorch.runtime import Runtime
 
-SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
-
-
-def summary(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {
-        "p50_ms": round(statistics.median(ordered), 2),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95) - 1], 2),
-        "n": len(ordered),
-    }
+SECRET = SECRET_KEY
 
 
 @dataclass
@@ -132,32 +123,13 @@ async def run_rounds(targets: list[Target], requests: int) -> None:
             )
 
 
-async def create_database(admin: str, name: str) -> str:
-    conn = await asyncpg.connect(admin)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    url = admin.rsplit("/", 1)[0] + "/" + name
-    await asyncio.to_thread(upgrade_in_thread, url)
-    return url
-
-
-async def drop_database(admin: str, name: str) -> None:
-    conn = await asyncpg.connect(admin)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
-
-
 async def main_async(admin: str, sizes: list[int], requests: int, keep: bool) -> None:
     tag = secrets.token_hex(4)
     names = [f"payorch_bench_{tag}_{size}" for size in sizes]
     targets: list[Target] = []
     try:
         for size, name in zip(sizes, names, strict=True):
-            url = await create_database(admin, name)
+            url = await create_database(admin, name, migrate=True)
             started = time.perf_counter()
             seeded = await seed(url, size, None)
             print(
@@ -192,7 +164,7 @@ async def main_async(admin: str, sizes: list[int], requests: int, keep: bool) ->
         for target in targets:
             print(
                 json.dumps(
-                    {"payments": target.label, **{k: summary(v) for k, v in target.samples.items()}}
+                    {"payments": target.label, **{k: summary(v, (50, 95)) for k, v in target.samples.items()}}
                 ),
                 flush=True,
             )

@@ -24,7 +24,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy import bindparam, or_, select, update
 
-from bench.compare import ADMIN_URL, fresh_database
+from bench.kit import ADMIN_URL, fresh_database
 from payorch.db import Database
 from payorch.db.migrate import upgrade_in_thread
 from payorch.db.tables.providers import checkouts

@@ -32,7 +32,7 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_deliveries import SECRET_KEY  # noqa: E402
+from bench.kit import SECRET_KEY  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ from typing import Any
 import httpx
 from sqlalchemy import Connection, event
 
-from bench.compare import ADMIN_URL, fresh_database
-from bench.sandbox_payment import PROVIDERS, in_process_env, one_payment, sandbox_application
+from bench.kit import ADMIN_URL, fresh_database, in_process_env, sandbox_application
+from bench.sandbox_payment import PROVIDERS, one_payment
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import load_settings

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import tempfile
 import time
 from collections import Counter
@@ -26,7 +25,7 @@ from collections.abc import Awaitable, Callable
 
 import httpx
 
-from bench.compare import ADMIN_URL, fresh_database
+from bench.kit import ADMIN_URL, fresh_database, percentile
 from payorch.app import create_app
 from payorch.applications.service import create_application
 from payorch.auth.service import Caller
@@ -60,8 +59,7 @@ PROGRAM = RoutingProgram.model_validate(
 
 
 def percentiles(samples_us: list[float]) -> str:
-    cuts = statistics.quantiles(samples_us, n=100, method="inclusive")
-    return f"p50={cuts[49]:.0f}us p99={cuts[98]:.0f}us"
+    return f"p50={percentile(samples_us, 50):.0f}us p99={percentile(samples_us, 99):.0f}us"
 
 
 async def timed(samples: int, call: Callable[[], Awaitable[object]]) -> list[float]:

@@ -17,22 +17,31 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
-import socket
-import statistics
-import subprocess
+import resource
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urljoin
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run by path: bench.kit importable
+
+from bench.kit import (  # noqa: E402
+    ROOT as ROOT,  # bench/before_after.py reads it from here
+)
+from bench.kit import (
+    cpu_seconds,
+    machine_busy,
+    percentile,
+    sandbox_application,
+    started_server,
+    wrk_result,
+)
+
 PROVIDERS = {
     "a": "provider_a_redirect_post",
     "b": "provider_b_redirect_get",
@@ -116,14 +125,11 @@ async def drive(
         started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         elapsed = time.perf_counter() - started
-    latencies.sort()
     return {
         "payments": count,
         "seconds": round(elapsed, 2),
         "payments_per_second": round(count / elapsed, 1),
-        "p50_ms": round(statistics.median(latencies) * 1000, 1),
-        "p95_ms": round(latencies[int(len(latencies) * 0.95) - 1] * 1000, 1),
-        "p99_ms": round(latencies[max(int(len(latencies) * 0.99) - 1, 0)] * 1000, 1),
+        **{f"p{p}_ms": round(percentile(latencies, p) * 1000, 1) for p in (50, 95, 99)},
     }
 
 
@@ -136,100 +142,33 @@ async def run(
     return await drive(url, {"Authorization": f"Bearer {api_key}"}, one, count, concurrency)
 
 
-def sandbox_application(env: dict[str, str]) -> tuple[str, str]:
-    """(API key, merchant id) of a new SANDBOX application with MOCK connectors."""
-    created = json.loads(
-        subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
-            [
-                sys.executable,
-                "-m",
-                "payorch",
-                "applications",
-                "create",
-                "--name",
-                "bench",
-                "--environment",
-                "SANDBOX",
-                "--mock-connectors",
-                "--json",
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    )
-    return created["api_key"], created["merchant_account_id"]
-
-
-def in_process_env(database_url: str) -> dict[str, str]:
-    """The environment of an app served in process (ASGI) on ``database_url`` for a benchmark."""
-    return {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "src"),
-        "PAYORCH_DATABASE_URL": database_url,
-        "PAYORCH_PUBLIC_URL": "http://testserver",
-        "PAYORCH_SECRET_KEY": "bench-secret-key-0123456789abcdef012345",
-        "PAYORCH_RATE_LIMIT": "1000000/second",
-    }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextmanager
-def started_process(
-    command: list[str], env: dict[str, str], ready_url: str
-) -> Iterator[subprocess.Popen[bytes]]:
-    """``command`` running until the block ends; waits until ``ready_url`` answers."""
-    process = subprocess.Popen(  # noqa: S603 - our own servers, fixed arguments
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(ready_url, timeout=1)
-                break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"{command[:4]} did not start")
-            time.sleep(0.2)
-        yield process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def server_env(database_url: str, url: str) -> dict[str, str]:
-    """The environment of ``payorch serve`` for a benchmark at ``url`` (rate limit out of the way)."""
-    return {
-        **os.environ,
-        "PYTHONPATH": str(ROOT / "src"),
-        "PAYORCH_DATABASE_URL": database_url,
-        "PAYORCH_PUBLIC_URL": url,
-        "PAYORCH_SECRET_KEY": os.environ.get("PAYORCH_SECRET_KEY", "bench-secret-key-0123456789abcdef012345"),
-        "PAYORCH_RATE_LIMIT": "1000000/second",
-    }
-
-
-@contextmanager
-def started_server(
-    database_url: str, workers: int
-) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
-    """``payorch serve`` (no worker, rate limit out of the way): its URL, env and process."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = server_env(database_url, url)
-    command = [sys.executable, "-m", "payorch", "serve", "--port", str(port)]
-    command += ["--workers", str(workers), "--no-worker"]
-    with started_process(command, env, url + "/openapi.json") as process:
-        yield url, env, process
+def wrk_payments(
+    url: str,
+    key: str,
+    merchant: str,
+    provider: str,
+    seconds: int,
+    buyers: int,
+    *,
+    bare: bool = False,
+    server_pid: int | None = None,
+) -> dict[str, float]:
+    """Whole payments for ``seconds`` by ``buyers`` wrk connections (bench/payment_flow.lua; on
+    the bare app six creates each): payments_per_second, p50_ms..., and the CPU seconds wrk
+    (client_cpu_s) and the server's processes (server_cpu_s) used, and the machine's busy share."""
+    env = {"PAYORCH_BENCH_KEY": key, "PAYORCH_BENCH_MERCHANT": merchant}
+    env |= {"PAYORCH_BENCH_PROVIDER": provider, "PAYORCH_BENCH_MODE": "bare" if bare else "payorch"}
+    client = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server = cpu_seconds(server_pid) if server_pid else 0.0
+    busy, total = machine_busy()
+    figures = wrk_result("payment_flow.lua", url, env, seconds, buyers, buyers)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy_after, total_after = machine_busy()
+    figures["client_cpu_s"] = round(after.ru_utime + after.ru_stime - client.ru_utime - client.ru_stime, 2)
+    if server_pid:
+        figures["server_cpu_s"] = round(cpu_seconds(server_pid) - server, 2)
+    figures["machine_busy"] = round((busy_after - busy) / max(total_after - total, 1), 2)
+    return figures
 
 
 def main() -> int:

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 import asyncpg
 from sqlalchemy import String, bindparam, select
 
-from bench.compare import ADMIN_URL
+from bench.kit import ADMIN_URL
 from payorch.db import Database
 from payorch.db.prepared import Prepared
 

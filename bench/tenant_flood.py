@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_deliveries import SECRET_KEY, clean_up, create_database, percentile  # noqa: E402
+from bench.kit import ADMIN_URL, SECRET_KEY, create_database, drop_database, free_port, percentile  # noqa: E402
 
 QUIET_GAP_SECONDS = 0.02
 
@@ -181,9 +181,7 @@ async def run(args: argparse.Namespace, database_url: str) -> None:
         PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE="true",
     )
     quiet, flood = create_tenant(env, "quiet"), create_tenant(env, "flood")
-    with socket.socket() as probe:  # a free port for `payorch serve`
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()  # for `payorch serve`
     base = f"http://127.0.0.1:{port}"
     hanging, hanging_url = hanging_receiver()
     receiver = server = None
@@ -291,11 +289,11 @@ async def main() -> None:
         with tempfile.TemporaryDirectory() as directory:
             await run(args, f"sqlite:///{directory}/bench.db")
         return
-    admin, name, url = await create_database()
+    url = await create_database(ADMIN_URL)
     try:
         await run(args, url)
     finally:
-        await clean_up(admin, name)
+        await drop_database(ADMIN_URL, url)
 
 
 if __name__ == "__main__":

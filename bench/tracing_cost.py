@@ -30,16 +30,20 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from bench.compare import ADMIN_URL, fresh_database, load, report, wrk
-from bench.sandbox_payment import (
-    PROVIDERS,
+from bench.kit import (
+    ADMIN_URL,
     ROOT,
+    cpu_seconds,
     free_port,
-    run,
+    fresh_database,
+    load,
+    report,
     sandbox_application,
     server_env,
     started_process,
+    wrk,
 )
+from bench.sandbox_payment import PROVIDERS, run
 
 FIGURES = ("creates/s", "cpu_ms/create", "payments/s", "cpu_ms/payment")
 
@@ -74,24 +78,6 @@ def otlp_sink() -> Iterator[str]:
     finally:
         process.terminate()
         process.join()
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) used so far by ``pid`` and its descendants (uvicorn's workers):
-    what a request costs, less sensitive than its rate to what else the machine runs."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    pending = [pid]
-    while pending:
-        current = pending.pop()
-        try:
-            fields = open(f"/proc/{current}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
-        except FileNotFoundError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-        children = subprocess.run(["pgrep", "-P", str(current)], capture_output=True, text=True, check=False)
-        pending += [int(child) for child in children.stdout.split()]
-    return total
 
 
 def measure_creates(name: str, url: str, key: str, merchant: str, seconds: int, pid: int) -> tuple[float, float]:

@@ -27,8 +27,7 @@ from contextlib import ExitStack
 
 import httpx
 
-from bench.compare import ADMIN_URL, fresh_database, load
-from bench.sandbox_payment import ROOT, sandbox_application, server_env
+from bench.kit import ADMIN_URL, ROOT, fresh_database, load, sandbox_application, server_env
 from bench.tracing_cost import otlp_sink, the_variants
 
 RESULT = re.compile(r"RESULT cpu_us=([0-9.]+)")

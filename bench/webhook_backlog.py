@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
-from bench.webhook_deliveries import SECRET_KEY, clean_up, create_database, percentile  # noqa: E402
+from bench.kit import ADMIN_URL, SECRET_KEY, create_database, drop_database, percentile, stop  # noqa: E402
 from payorch.app import create_app  # noqa: E402
 from payorch.applications.service import create_application  # noqa: E402
 from payorch.composition import build_runtime  # noqa: E402
@@ -106,7 +106,7 @@ async def main() -> None:
         help="seconds the dead endpoint has been failing (its failure streak); 0: it just died",
     )
     args = parser.parse_args()
-    admin, name, url = await create_database()
+    url = await create_database(ADMIN_URL)
     receiver = worker = None
     try:
         upgrade_in_thread(url)
@@ -196,7 +196,8 @@ async def main() -> None:
         await plain.aclose()
         await runtime.close()
     finally:
-        await clean_up(admin, name, worker, receiver)
+        stop(worker, receiver)
+        await drop_database(ADMIN_URL, url)
 
 
 async def remove_backlog(pg: asyncpg.Connection, dead_endpoint: str) -> None:

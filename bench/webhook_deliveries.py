@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import os
 import platform
-import secrets
 import statistics
 import subprocess
 import sys
@@ -34,44 +33,14 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
 
+from bench.kit import ADMIN_URL, SECRET_KEY, create_database, drop_database, percentile, stop  # noqa: E402
 from payorch.app import create_app  # noqa: E402
 from payorch.applications.service import create_application  # noqa: E402
 from payorch.composition import build_runtime  # noqa: E402
 from payorch.config import Settings  # noqa: E402
 from payorch.db.migrate import upgrade_in_thread  # noqa: E402
-
-SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789"
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
-
-
-async def create_database() -> tuple[str, str, str]:
-    """A fresh database on PAYORCH_BENCH_POSTGRES_URL's server: (admin URL, name, its URL)."""
-    admin = os.environ.get(
-        "PAYORCH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-    )
-    name = f"payorch_bench_{secrets.token_hex(4)}"
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
-    return admin, name, admin.rsplit("/", 1)[0] + "/" + name
-
-
-async def clean_up(
-    admin: str, name: str, *processes: subprocess.Popen[bytes] | subprocess.Popen[str] | None
-) -> None:
-    """Stops the benchmark's processes and drops its database."""
-    for process in processes:
-        if process is not None:
-            process.terminate()
-            process.wait(timeout=30)
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    await conn.close()
 
 
 async def main() -> None:
@@ -81,7 +50,7 @@ async def main() -> None:
     parser.add_argument("--latency-events", type=int, default=200)
     args = parser.parse_args()
 
-    admin, name, url = await create_database()
+    url = await create_database(ADMIN_URL)
     receiver = worker = None
     try:
         upgrade_in_thread(url)
@@ -243,7 +212,8 @@ async def main() -> None:
         await plain.aclose()
         await runtime.close()
     finally:
-        await clean_up(admin, name, worker, receiver)
+        stop(worker, receiver)
+        await drop_database(ADMIN_URL, url)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,140 @@
+"""Each provider's answers in payorch's payment error codes (providers/<provider>/decline_codes.py,
+docs/api.md "Why a payment failed"), as its registration declares them: no database needed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from payorch.providers.base import PaymentOutcome, PaymentResult
+from payorch.providers.payment_errors import last_payment_error
+from payorch.providers.registry import registration_of
+
+A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+FAILED, CANCELLED, EXPIRED = PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED
+AT = datetime(2026, 11, 28, 4, 0, tzinfo=UTC)
+
+
+def error_of(
+    provider: str, outcome: PaymentOutcome, reason: str | None = None, **details: object
+) -> tuple[object, object]:
+    result = PaymentResult(outcome, reason=reason, details=dict(details))
+    found = last_payment_error(registration_of(provider).payment_errors, result, provider=provider, at=AT)
+    assert found is not None
+    return found["code"], found["provider_code"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "outcome", "details", "expected"),
+    [
+        (A, FAILED, {"status": "FAILED", "response_code": -1, "card_last4": "0568"}, ("declined", "-1")),
+        (
+            A,
+            FAILED,
+            {"status": "FAILED", "response_code": -3, "card_last4": "0568"},
+            ("provider_error", "-3"),
+        ),
+        (
+            A,
+            FAILED,
+            {"status": "FAILED", "response_code": -5, "card_last4": "0568"},
+            ("fraud_suspected", "-5"),
+        ),
+        (A, FAILED, {"status": "FAILED", "response_code": -99, "card_last4": "0568"}, ("declined", "-99")),
+        (
+            A,
+            FAILED,
+            {"status": "FAILED", "response_code": -1, "return_shape": "error"},
+            ("provider_error", "FAILED/-1"),
+        ),
+        (
+            A,
+            CANCELLED,
+            {"status": "FAILED", "response_code": -1, "return_shape": "aborted"},
+            ("cancelled_by_buyer", "FAILED/-1"),
+        ),
+        (
+            A,
+            EXPIRED,
+            {"status": "FAILED", "response_code": -1, "return_shape": "timeout"},
+            ("expired", "FAILED/-1"),
+        ),
+        (
+            B,
+            FAILED,
+            {"status": "rejected", "status_detail": "cc_rejected_insufficient_amount"},
+            ("insufficient_funds", "cc_rejected_insufficient_amount"),
+        ),
+        (
+            B,
+            FAILED,
+            {"status": "rejected", "status_detail": "cc_rejected_bad_filled_security_code"},
+            ("invalid_card_details", "cc_rejected_bad_filled_security_code"),
+        ),
+        (
+            B,
+            FAILED,
+            {"status": "rejected", "status_detail": "cc_rejected_high_risk"},
+            ("fraud_suspected", "cc_rejected_high_risk"),
+        ),
+        (B, FAILED, {"status": "rejected", "status_detail": "something_new"}, ("declined", "something_new")),
+        (B, FAILED, {"status": "cancelled", "status_detail": "expired"}, ("expired", "expired")),
+        (
+            C,
+            FAILED,
+            {
+                "last_payment_error_type": "card_error",
+                "last_payment_error_code": "card_declined",
+                "last_payment_error_decline_code": "insufficient_funds",
+            },
+            ("insufficient_funds", "insufficient_funds"),
+        ),
+        (
+            C,
+            FAILED,
+            {"last_payment_error_type": "card_error", "last_payment_error_code": "incorrect_cvc"},
+            ("invalid_card_details", "incorrect_cvc"),
+        ),
+        (
+            C,
+            FAILED,
+            {
+                "last_payment_error_type": "card_error",
+                "last_payment_error_code": "card_declined",
+                "last_payment_error_decline_code": "fraudulent",
+            },
+            ("fraud_suspected", "fraudulent"),
+        ),
+        (C, FAILED, {"last_payment_error_type": "api_error"}, ("provider_error", "api_error")),
+    ],
+)
+def test_each_providers_codes(
+    provider: str, outcome: PaymentOutcome, details: dict[str, object], expected: tuple[str, str]
+) -> None:
+    assert error_of(provider, outcome, **details) == expected
+
+
+@pytest.mark.parametrize("provider", [A, B, C])
+def test_without_the_providers_words_only_the_outcome_is_known(provider: str) -> None:
+    assert error_of(provider, FAILED, "refused") == ("declined", None)
+    assert error_of(provider, CANCELLED, "left") == ("cancelled_by_buyer", None)
+    # payorch's own expiry (no provider answer) and moves that end nothing record nothing.
+    for outcome in (EXPIRED, PaymentOutcome.PROCESSING, PaymentOutcome.AUTHORIZED, PaymentOutcome.NOT_PAID):
+        result = PaymentResult(outcome, reason="x")
+        assert (
+            last_payment_error(registration_of(provider).payment_errors, result, provider=provider, at=AT)
+            is None
+        )
+
+
+def test_the_shape() -> None:
+    result = PaymentResult(FAILED, details={"status": "rejected", "status_detail": "cc_rejected_card_error"})
+    assert last_payment_error(registration_of(B).payment_errors, result, provider=B, at=AT) == {
+        "code": "provider_error",
+        "message": "The provider could not process the payment.",
+        "provider": B,
+        "provider_code": "cc_rejected_card_error",
+        "provider_message": "The card could not be processed.",
+        "at": "2026-11-28T04:00:00.000Z",
+    }

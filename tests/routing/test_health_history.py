@@ -6,6 +6,7 @@ minute, stores a shared key's transitions without tenant, purges rows older than
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -18,7 +19,13 @@ from payorch.connectors.records import Connector
 from payorch.db.tables.routing import provider_health_events as events
 from payorch.providers.base import Mode
 from payorch.providers.health import InProcessHealth, ProviderHealth
-from payorch.routing.health_history import HealthJournal, HealthWindow, health_windows, unavailable_time
+from payorch.routing.health_history import (
+    HealthJournal,
+    HealthWindow,
+    health_windows,
+    key_of,
+    unavailable_time,
+)
 from payorch.runtime import Runtime
 from tests.providers.helpers import A, forget_redis_keys, mock_sandbox, redis_health, redis_prefix
 
@@ -89,26 +96,34 @@ async def test_failures_by_minute_and_the_purge(runtime: Runtime, clock: FrozenC
         await journal.failed(connector, tripped)
     clock.advance(120)
     await journal.available(connector)
+    mine = events.c.health_key == key_of(connector)  # the database is shared with other tests
     async with runtime.database.reading() as conn:
-        rows = (await conn.execute(select(events.c.kind, events.c.count).order_by(events.c.id))).all()
+        rows = (
+            await conn.execute(select(events.c.kind, events.c.count).where(mine).order_by(events.c.id))
+        ).all()
     assert [tuple(r) for r in rows] == [("failed", 3), ("skipped", 1), ("available", 1)]
     assert await _windows(runtime, connector, clock) == [HealthWindow(1, timedelta(minutes=2), 3)] * 2
 
     clock.advance(3 * 86400)  # a write purges what is older than two days
     await journal.failed(connector, False)
     async with runtime.database.reading() as conn:
-        assert await conn.scalar(select(func.count()).select_from(events)) == 1
+        assert await conn.scalar(select(func.count()).select_from(events).where(mine)) == 1
+        assert (
+            await conn.scalar(select(func.count()).where(events.c.at < clock.now() - timedelta(days=2))) == 0
+        )
     assert await _windows(runtime, connector, clock) == [HealthWindow(0, timedelta(), 1)] * 2
 
 
 async def test_a_shared_key_is_stored_once_without_tenant(runtime: Runtime, clock: FrozenClock) -> None:
-    mine = dataclasses.replace(await _a(runtime), mode=Mode.SANDBOX)
-    theirs = dataclasses.replace(await _a(runtime), mode=Mode.SANDBOX)
+    provider = f"{A}-{secrets.token_hex(3)}"  # a key of this test's own (the database is shared)
+    mine = dataclasses.replace(await _a(runtime), mode=Mode.SANDBOX, provider=provider)
+    theirs = dataclasses.replace(await _a(runtime), mode=Mode.SANDBOX, provider=provider)
     journal = HealthJournal(runtime.phases, clock)
     await journal.failed(mine, True)
+    skipped = (events.c.kind == "skipped") & (events.c.provider == provider)
     async with runtime.database.reading() as conn:
-        row = (await conn.execute(select(events).where(events.c.kind == "skipped"))).one()
-    assert (row.health_key, row.application_id, row.connector_id) == (f"{A}:SANDBOX", None, None)
+        row = (await conn.execute(select(events).where(skipped))).one()
+    assert (row.health_key, row.application_id, row.connector_id) == (f"{provider}:SANDBOX", None, None)
     clock.advance(60)
     # Another tenant's connector of that provider and mode sees the skip, not the other's error.
     assert (await _windows(runtime, theirs, clock))[0] == HealthWindow(1, timedelta(minutes=1), 0)

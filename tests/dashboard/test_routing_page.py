@@ -95,32 +95,22 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
     page = (await client.get(url)).text
     assert "Activate version 2" in page and "Active: version 1" in page
 
-    dry = await client.post(
-        url,
-        data={
+    def evaluate(amount: str, currency: str) -> dict[str, str]:
+        return {
             "csrf": csrf,
             "action": "evaluate",
-            "amount": "2500",
-            "currency": "usd",
+            "amount": amount,
+            "currency": currency,
             "metadata": "",
             "provider": "auto",
-        },
-    )
+        }
+
+    dry = await client.post(url, data=evaluate("2500", "usd"))
     assert dry.status_code == 200, dry.text
     assert (
         re.search(rf"<dt>Chosen</dt><dd><strong>{C}</strong>", dry.text) and "usd-to-c, version 1" in dry.text
     )
-    wrong = await client.post(
-        url,
-        data={
-            "csrf": csrf,
-            "action": "evaluate",
-            "amount": "-1",
-            "currency": "CLP",
-            "metadata": "",
-            "provider": "auto",
-        },
-    )
+    wrong = await client.post(url, data=evaluate("-1", "CLP"))
     assert wrong.status_code == 400 and "amount" in wrong.text
 
     overview = (await client.get("/dashboard/overview")).text

@@ -152,6 +152,10 @@ async def test_refusals_are_shown_beside_their_field_without_the_secrets(
     )
     [kept] = await stored(runtime, app)
     assert kept == connector  # nothing refused was saved
+    # A second B for the merchant (a form from an older page): the service's 409, in that form.
+    twice = await client.post(url, data={**form, "access_token": TOKEN, "webhook_secret": HOOK})
+    assert twice.status_code == 409 and "already has a configuration for this provider" in twice.text
+    assert f'href="#m-{app.merchant_account_id}"' in twice.text  # its add form is gone: the merchant
     forged = await client.post(
         url, data={**form, "csrf": "not-the-token", "access_token": TOKEN, "webhook_secret": HOOK}
     )

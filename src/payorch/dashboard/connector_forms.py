@@ -79,11 +79,19 @@ class Refusal:
     errors: dict[str, str]
     status: int
     typed: dict[str, str] = field(default_factory=dict)
+    where: str = ""  # the id the page's summary links to, when not the form's own (see anchor)
 
     @property
     def anchor(self) -> str:
         """The id of the element holding the form: the add form itself, or the connector's card."""
+        if self.where:
+            return self.where
         return self.form if self.form.startswith("add-") else self.form.partition("-")[2]
+
+    @property
+    def messages(self) -> list[str]:
+        """Every message, for the summary at the top of the page."""
+        return self.general(self.form, ())
 
     def error(self, form: str, name: str) -> str | None:
         return self.errors.get(name) if form == self.form else None
@@ -92,11 +100,9 @@ class Refusal:
         """The messages about no field this form shows, said at its top."""
         if form != self.form:
             return []
-        return [
-            message if not name or name == "credentials" else f"{name}: {message}"
-            for name, message in self.errors.items()
-            if name not in shown
-        ]
+        errors = self.errors.items()
+        said = {name.removeprefix("credentials."): text for name, text in errors if name not in shown}
+        return [text if name in ("", "credentials") else f"{name}: {text}" for name, text in said.items()]
 
 
 def refusal(form: str, exc: Exception, typed: Mapping[str, str] = {}) -> Refusal:

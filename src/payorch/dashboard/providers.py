@@ -24,7 +24,7 @@ from payorch.dashboard.connector_forms import (
 )
 from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
-from payorch.errors import ApiError, ResourceNotFound
+from payorch.errors import ApiError, ConnectorConfigAlreadyExists, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -73,8 +73,10 @@ async def add(merchant_id: str, request: Request, viewer: ViewerDep, form: FormD
     except ResourceNotFound:
         raise  # another application's merchant: the 404 page
     except (ApiError, ValidationError) as exc:
-        where = f"add-{merchant_id}-{values.get('provider', '')}"
-        return await _page(request, viewer, conn, refusal(where, exc, _typed(values)))
+        refused = refusal(f"add-{merchant_id}-{values.get('provider', '')}", exc, _typed(values))
+        if isinstance(exc, ConnectorConfigAlreadyExists):
+            refused.where = f"m-{merchant_id}"  # no add form for it any more: its merchant
+        return await _page(request, viewer, conn, refused)
     return back_to(request, f"/providers?notice=added#{created.id}")
 
 

@@ -10,13 +10,14 @@ import html
 import httpx
 import pytest
 
+from payorch.client.models import PaymentIntent
 from payorch.providers.payment_errors import MESSAGES, PaymentErrorCode
 from payorch.runtime import Runtime
 from tests.checkouts.test_payment_errors import CASES, Setup, a_error_page, assert_failed_with, market_decline
 from tests.conftest import Sandbox
 from tests.dashboard.signing import sign_in
 from tests.providers.browser import Browser
-from tests.providers.helpers import A, B, mock_sandbox, pay, read, start
+from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, start
 
 MARKET = "/simulator/controls/market"
 PENDING = {"approve": 0.0, "decline": 0.0, "give_up": 0.0, "pending": 1.0}
@@ -102,7 +103,15 @@ async def test_processing_says_what_it_waits_for_and_until_when(
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent_id = await processing_intent(client, sandbox)
-    assert (await read(client, sandbox, intent_id))["status"] == "PROCESSING"
+    read_back = await read(client, sandbox, intent_id)
+    assert read_back["status"] == "PROCESSING" and "last_payment_error" not in read_back
+    waiting = read_back["processing"]
+    assert waiting["waiting_for"] == "provider_confirmation" and waiting["provider"] == B
+    assert waiting["next_check_at"] > read_back["created_at"]
+    assert waiting["last_check_at"] is None  # B answers about a payment at any time
+    assert PaymentIntent.model_validate(read_back).processing is not None  # payorch.client
+    processing = [e for e in await events_of(runtime, intent_id) if e["type"] == "payment.processing"]
+    assert processing[0]["data"]["reason"] == "pending (pending_waiting_payment)"
     await sign_in(client, sandbox)
     text = await page_text(client, intent_id)
     assert "Processing: waiting for the provider." in text

@@ -89,6 +89,16 @@ class PaymentError(Model):
     at: datetime | None = None
 
 
+class IntentProcessing(Model):
+    """What a PROCESSING intent waits for: the provider's confirmation, asked again at
+    ``next_check_at``, until ``last_check_at`` (None: no limit)."""
+
+    waiting_for: str  # provider_confirmation
+    provider: str | None = None
+    next_check_at: datetime | None = None
+    last_check_at: datetime | None = None
+
+
 class PaymentIntent(Model):
     id: str
     status: str
@@ -105,6 +115,7 @@ class PaymentIntent(Model):
     timeline: list[TimelineEntry] = Field(default_factory=list)
     routing: RoutingRecord | None = None  # once a checkout was made
     last_payment_error: PaymentError | None = None  # once a provider ended the payment unpaid
+    processing: IntentProcessing | None = None  # while PROCESSING
 
 
 class CheckoutAction(Model):

@@ -43,9 +43,21 @@ class IntentPayment:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """What a PROCESSING intent waits for: its provider's confirmation, asked again at
+    ``next_check_at``, for as long as the provider answers about it (until ``last_check_at``;
+    None: no limit)."""
+
+    provider: str
+    next_check_at: datetime | None
+    last_check_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class PaymentIntentDetail:
     """An intent as the API shows it: with its timeline and its payment (None until authorized)."""
 
     intent: PaymentIntent
     timeline: list[TimelineEntry]
     payment: IntentPayment | None
+    waiting: Waiting | None = None  # PROCESSING only

@@ -12,7 +12,7 @@ from payorch.db.one_statement import Fragment
 from payorch.db.prepared import Prepared
 from payorch.db.records import Row, field_names, record_of
 from payorch.db.tables import payment_intents as intents
-from payorch.db.tables.providers import payments
+from payorch.db.tables.providers import checkouts, payments
 from payorch.intents.records import IntentPayment, PaymentIntent
 from payorch.intents.schemas import IntentListQuery
 from payorch.intents.states import IntentStatus
@@ -78,6 +78,19 @@ async def get_with_payment(
 
 
 _PAYMENT_COLUMNS = {name: f"payment_{name}" for name in field_names(IntentPayment)}
+
+# A PROCESSING intent's ACTIVE checkout: the checkouts' table read for what the intent waits for.
+_WAITING_CHECKOUT = select(checkouts.c.provider, checkouts.c.created_at, checkouts.c.next_check_at).where(
+    checkouts.c.payment_intent_id == bindparam("intent_id"), checkouts.c.status == "ACTIVE"
+)
+
+
+async def waiting_checkout(
+    conn: AsyncConnection, intent_id: str
+) -> tuple[str, datetime, datetime | None] | None:
+    """(provider, created_at, next_check_at) of the intent's ACTIVE checkout, if any."""
+    row = (await conn.execute(_WAITING_CHECKOUT, {"intent_id": intent_id})).first()
+    return (row.provider, row.created_at, row.next_check_at) if row is not None else None
 
 
 async def get_any(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -138,6 +138,17 @@ class PaymentErrorResponse(BaseModel):
     at: str
 
 
+class WaitingResponse(BaseModel):
+    """What a PROCESSING intent waits for (docs/api.md, "Why a payment failed")."""
+
+    waiting_for: Literal["provider_confirmation"] = Field(description="The provider's answer on the payment.")
+    provider: str
+    next_check_at: str | None = Field(description="When payorch asks the provider again.")
+    last_check_at: str | None = Field(
+        description="payorch asks until then: the provider answers about it no longer; null: no limit."
+    )
+
+
 class PaymentIntentSummary(BaseModel):
     """An intent as a list shows it: without its timeline and payment (read the intent)."""
 
@@ -165,6 +176,9 @@ class PaymentIntentResponse(PaymentIntentSummary):
     )
     last_payment_error: PaymentErrorResponse | None = Field(
         None, description="Why the payment did not go through; present once a provider ended it unpaid."
+    )
+    processing: WaitingResponse | None = Field(
+        None, description="Present while PROCESSING: what it waits for, and until when."
     )
     timeline: list[TimelineEntryResponse]
 
@@ -227,4 +241,12 @@ def intent_body(detail: PaymentIntentDetail) -> JsonObject:
         body["routing"] = detail.intent.routing
     if detail.intent.last_payment_error is not None:
         body["last_payment_error"] = detail.intent.last_payment_error
+    waiting = detail.waiting
+    if waiting is not None:
+        body["processing"] = {
+            "waiting_for": "provider_confirmation",
+            "provider": waiting.provider,
+            "next_check_at": isoformat(waiting.next_check_at) if waiting.next_check_at else None,
+            "last_check_at": isoformat(waiting.last_check_at) if waiting.last_check_at else None,
+        }
     return body

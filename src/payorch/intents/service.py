@@ -20,11 +20,12 @@ from payorch.events.records import Event, TimelineEntry
 from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
-from payorch.intents.records import PaymentIntent, PaymentIntentDetail
+from payorch.intents.records import PaymentIntent, PaymentIntentDetail, Waiting
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
 from payorch.jsontypes import JsonObject
 from payorch.observability.metrics import record_intent_status
+from payorch.providers.registry import get_adapter
 from payorch.routing import gate
 
 
@@ -95,7 +96,18 @@ async def read_intent(conn: AsyncConnection, caller: Caller, intent_id: str) -> 
     if found is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
     intent, payment = found
-    return PaymentIntentDetail(intent, await events.timeline(conn, intent_id), payment)
+    waiting = await _waiting(conn, intent) if intent.status == IntentStatus.PROCESSING else None
+    return PaymentIntentDetail(intent, await events.timeline(conn, intent_id), payment, waiting)
+
+
+async def _waiting(conn: AsyncConnection, intent: PaymentIntent) -> Waiting | None:
+    """What a PROCESSING intent waits for (its provider says why in payment.processing)."""
+    found = await repository.waiting_checkout(conn, intent.id)
+    if found is None:
+        return None
+    provider, created_at, next_check_at = found
+    lifetime = get_adapter(provider).status_lifetime()  # how long the provider answers about it
+    return Waiting(provider, next_check_at, created_at + lifetime if lifetime is not None else None)
 
 
 async def find_intent(

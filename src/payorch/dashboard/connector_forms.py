@@ -24,7 +24,7 @@ from payorch.errors import (
     validator_message,
 )
 from payorch.providers.base import Mode
-from payorch.providers.registry import REGISTRATIONS, UnknownProvider, registration_of
+from payorch.providers.registry import REGISTRATIONS, registration_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +105,11 @@ class Refusal:
         return [text if name in ("", "credentials") else f"{name}: {text}" for name, text in said.items()]
 
 
-def refusal(form: str, exc: Exception, typed: Mapping[str, str] = {}) -> Refusal:
+def refusal(form: str, exc: Exception, typed: Mapping[str, str] | None = None) -> Refusal:
     """The service's (or its request model's) refusal, sorted by field."""
     if isinstance(exc, ValidationError):
         errors = {".".join(str(p) for p in e["loc"]): validator_message(e["msg"]) for e in exc.errors()}
-        return Refusal(form, errors, 400, dict(typed))
+        return Refusal(form, errors, 400, dict(typed or {}))
     if not isinstance(exc, ApiError):
         raise exc
     if isinstance(exc, ValidationFailed):
@@ -121,7 +121,7 @@ def refusal(form: str, exc: Exception, typed: Mapping[str, str] = {}) -> Refusal
         errors = {"provider": exc.message}
     else:
         errors = {"": exc.message}
-    return Refusal(form, errors, exc.status, dict(typed))
+    return Refusal(form, errors, exc.status, dict(typed or {}))
 
 
 def whole_number(text: str, name: str = "priority") -> int:
@@ -134,11 +134,9 @@ def whole_number(text: str, name: str = "priority") -> int:
 def given_credentials(provider: str, form: Mapping[str, str]) -> dict[str, str]:
     """The provider's credential fields that were filled in (a blank one is the service's to
     name: 'Field required.'); empty when none were."""
-    try:
-        names = [f.name for f in PROVIDER_FORMS[registration_of(provider).provider_id].fields]
-    except UnknownProvider:
-        return {}
-    return {name: form[name] for name in names if form.get(name)}
+    known = PROVIDER_FORMS.get(provider)
+    fields = known.fields if known is not None else ()  # an unknown provider: the service says so
+    return {f.name: form[f.name] for f in fields if form.get(f.name)}
 
 
 def create_request(form: Mapping[str, str]) -> CreateConnector:

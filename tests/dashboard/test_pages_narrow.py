@@ -22,7 +22,7 @@ from tests.needs import missing
 if TYPE_CHECKING:  # the browser's package is imported by the test that runs it
     from playwright.async_api import Page
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 LONG_REFERENCE = "order-2026-11-28-customer-with-a-rather-long-reference-0042"
 

@@ -9,6 +9,7 @@ import json
 import re
 
 import httpx
+import pytest
 
 from payorch.connectors import repository
 from payorch.connectors.records import Connector
@@ -18,6 +19,8 @@ from payorch.runtime import Runtime
 from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
 from tests.live import payorch_env, run_cli
+
+pytestmark = pytest.mark.slow
 
 B = "provider_b_redirect_get"
 TOKEN = "APP_USR-prod-token-0123456789"

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 
 import httpx
+import pytest
 
 from payorch.runtime import Runtime
 from tests.connectors.test_cli_connectors import run_cli
+
+pytestmark = pytest.mark.slow
 
 C = "provider_c_redirect_get"
 

@@ -115,6 +115,11 @@ def test_each_providers_codes(
     assert error_of(provider, outcome, **details) == expected
 
 
+def test_provider_c_an_earlier_decline_does_not_name_a_cancel() -> None:
+    declined = {"last_payment_error_type": "card_error", "last_payment_error_decline_code": "generic_decline"}
+    assert error_of(C, CANCELLED, "left", **declined) == ("cancelled_by_buyer", None)
+
+
 @pytest.mark.parametrize("provider", [A, B, C])
 def test_without_the_providers_words_only_the_outcome_is_known(provider: str) -> None:
     assert error_of(provider, FAILED, "refused") == ("declined", None)

@@ -3,7 +3,7 @@ PaymentIntent's ``last_payment_error`` (Stripe's error codes and decline codes).
 
 from __future__ import annotations
 
-from payorch.providers.base import PaymentResult
+from payorch.providers.base import PaymentOutcome, PaymentResult
 from payorch.providers.payment_errors import PaymentErrorCode, ProviderError
 
 C = PaymentErrorCode
@@ -38,6 +38,10 @@ MEANINGS = {
 
 
 def payment_error(result: PaymentResult) -> ProviderError | None:
+    if result.outcome is not PaymentOutcome.FAILED:
+        # An earlier attempt's decline stays on the PaymentIntent: a buyer who then left is
+        # cancelled (or expired), not declined.
+        return None
     details = result.details
     kind, code, decline = (details.get(f"last_payment_error_{k}") for k in ("type", "code", "decline_code"))
     named = decline if isinstance(decline, str) else code if isinstance(code, str) else None

@@ -140,6 +140,9 @@ async def test_statuses_and_codes_are_enums(document: dict[str, Any]) -> None:
         "REFUNDED",
     ]
     assert schemas["RefundResponse"]["properties"]["status"]["enum"] == ["PENDING", "SUCCEEDED", "FAILED"]
+    event_type = {"$ref": "#/components/schemas/EventType"}
+    assert schemas["TimelineEntryResponse"]["properties"]["type"] == event_type
+    assert schemas["WebhookDeliveryResponse"]["properties"]["event_type"] == event_type
     codes = schemas["ErrorBody"]["properties"]["code"]["enum"]
     assert codes == error_codes() and {"VALIDATION_ERROR", "NOT_READY", "INTERNAL_ERROR"} <= set(codes)
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
 from payorch.clock import isoformat
+from payorch.events.types import EventType
 from payorch.http.listing import CreatedRangeQuery, id_cursor
 from payorch.http.schemas import HTTP_URL_PATTERN, WHOLE_NUMBER
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail
@@ -114,7 +115,7 @@ class CreatePaymentIntent(BaseModel):
 
 
 class TimelineEntryResponse(BaseModel):
-    type: str
+    type: EventType
     at: str
 
 

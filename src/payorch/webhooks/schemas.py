@@ -175,7 +175,7 @@ class WebhookDeliveryResponse(BaseModel):
     id: str
     endpoint_id: str
     event_id: str
-    event_type: str
+    event_type: EventType
     status: Literal["PENDING", "SUCCEEDED", "EXHAUSTED"]
     attempts: int = Field(description="Attempts made over the delivery's whole history.")
     next_attempt_at: str | None

@@ -181,6 +181,15 @@ async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], data
             await page.set_viewport_size({"width": 390, "height": 844})
             assert await split_words(page, ".check label") == []  # event names
             await page.set_viewport_size({"width": 1280, "height": 900})
+            # A refused test payment: the sandbox form again, the message beside the amount.
+            await page.goto(url + "/dashboard/sandbox")
+            await page.get_by_label("Amount").fill("10,50")
+            await page.get_by_label("Currency").fill("USD")
+            async with page.expect_navigation():
+                await page.get_by_role("button", name="Make a test payment").click()
+            assert "only separates thousands" in await page.locator("#amount-error").inner_text()
+            assert await page.get_by_label("Amount").input_value() == "10,50"
+            await shoot(page, "sandbox-refused")
             await page.goto(url + "/dashboard/no-such-page")
             assert await page.get_by_role("navigation", name="Dashboard").count() == 1
             await shoot(page, "not-found")

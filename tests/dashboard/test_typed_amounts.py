@@ -143,6 +143,33 @@ async def test_the_test_payment_form_keeps_the_same_rule(
     assert intent["amount"] == 1500
 
 
+async def test_a_refused_test_payment_keeps_the_form_with_the_message_beside_its_field(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    csrf = await sign_in(client, sandbox)
+    await add_mock_connector(client, sandbox)
+    form = {"csrf": csrf, "merchant_account_id": sandbox.merchant_account_id, "currency": "USD"}
+    refused = await client.post("/dashboard/sandbox", data={**form, "amount": "10,50", "provider": "auto"})
+    assert refused.status_code == 400, refused.text
+    page = refused.text
+    assert '<form method="post"' in page and 'value="10,50"' in page and 'value="USD"' in page
+    assert re.search(r'id="amount-error"[^>]*>[^<]*only separates thousands', page), page
+    assert re.search(r'<input id="amount"[^>]*aria-invalid="true"[^>]*aria-describedby="amount-rule amount-error"', page)
+    # A provider the merchant has no connector for: told beside the provider, the choice kept.
+    other = await client.post(
+        "/dashboard/sandbox", data={**form, "amount": "10.50", "provider": "provider_c_redirect_get"}
+    )
+    assert other.status_code == 400, other.text
+    assert re.search(r'id="provider-error"[^>]*>[^<]*provider_c_redirect_get', other.text), other.text
+    assert '<option value="provider_c_redirect_get" selected>' in other.text
+    # A merchant of no one: told above the form.
+    unknown = await client.post(
+        "/dashboard/sandbox", data={**form, "merchant_account_id": "mrc_nobody", "amount": "1", "provider": "auto"}
+    )
+    assert unknown.status_code == 400 and 'id="form-problem"' in unknown.text, unknown.text
+    assert (await client.get("/v1/payment-intents", headers=sandbox.headers)).json()["items"] == []
+
+
 @pytest.mark.parametrize("priority", ["²", "١", "-1", "1e2", "99999999999999999999"])
 async def test_a_priority_that_is_not_a_whole_number_is_a_400(
     client: httpx.AsyncClient, sandbox: Sandbox, priority: str

@@ -226,14 +226,6 @@ async def _intent_page(
     )
 
 
-def typed_amount(text: str, currency: str) -> int:
-    """An amount a person typed into a dashboard form, in minor units; a 400 page says what to type."""
-    try:
-        return read_amount(text, currency)
-    except UnreadableAmount as refused:
-        raise ValidationFailed.field("amount", str(refused)) from None
-
-
 @router.post("/payments/{intent_id}/refunds")
 async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: FormDep) -> Response:
     phases = runtime_of(request).phases

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import isoformat
 from payorch.errors import ValidationFailed
 from payorch.events import repository
+from payorch.events.catalogue import EventData, payload_of
 from payorch.events.records import Event, StoredEvent, TimelineEntry
 from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.http.responses import dumps
@@ -60,6 +61,29 @@ async def emit(conn: AsyncConnection, **fields: Unpack[EventFields]) -> Event:
     event = new_event(**fields)
     await write(conn, event)
     return event
+
+
+async def emit_payload(
+    conn: AsyncConnection, *, application_id: str, payload: EventData, at: datetime
+) -> Event:
+    """Write the event whose data is ``payload`` (its type is the model's, events/catalogue.py).
+
+    An optional field that is None (``last_payment_error``, an unknown intent) is left out."""
+    event_type = EventType(payload.TYPE)
+    model = type(payload)
+    assert payload_of(event_type) is model  # its own model, never a subclass's
+    optional = {name for name, field in model.model_fields.items() if not field.is_required()}
+    dumped = payload.model_dump(mode="json").items()
+    data = {name: value for name, value in dumped if value is not None or name not in optional}
+    intent_id = data.pop("payment_intent_id", None)
+    return await emit(
+        conn,
+        application_id=application_id,
+        type=event_type,
+        payment_intent_id=intent_id if isinstance(intent_id, str) else None,
+        data=data,
+        at=at,
+    )
 
 
 async def write(conn: AsyncConnection, event: Event) -> None:

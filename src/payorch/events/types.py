@@ -21,3 +21,6 @@ class EventType(StrEnum):
 
 
 ALL_EVENT_TYPES = frozenset(t.value for t in EventType)
+# Sent by hand to one endpoint (webhooks/tools.py), never subscribed to: not an EventType, so no
+# subscription, filter or list takes it.
+WEBHOOK_TEST = "webhook.test"

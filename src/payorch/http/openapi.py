@@ -6,7 +6,8 @@ answers validation failures with 400 VALIDATION_ERROR in the API's error shape, 
 document is corrected once, when first built. The same pass adds what FastAPI cannot see
 (payorch.http.openapi_terms): the bearer security scheme on the operations whose endpoint
 authenticates, the endpoint function's name as the operation id, `format: date-time` on
-timestamps (pre-formatted strings) and the error codes as an enum.
+timestamps (pre-formatted strings) and the error codes as an enum; and the ``webhooks`` section,
+every event and its payload (payorch.events.catalogue_openapi).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from payorch.events.catalogue_openapi import add_webhooks
 from payorch.http.openapi_terms import add_terms
 from payorch.http.schemas import ErrorEnvelope
 
@@ -33,7 +35,7 @@ def install_openapi(app: FastAPI) -> None:
                 routes=app.routes,
                 tags=app.openapi_tags,
             )
-            app.openapi_schema = add_terms(_corrected(document), app.routes)
+            app.openapi_schema = add_terms(add_webhooks(_corrected(document)), app.routes)
         return app.openapi_schema
 
     # FastAPI documents replacing this method to customise the document; its stub declares a

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.events import service as events
-from payorch.events.types import EventType
+from payorch.events.catalogue import PaymentDisputeClosed, PaymentDisputed
 from payorch.payments import repository
 from payorch.payments.records import Payment
 from payorch.providers.base import DisputeObservation, DisputeState
@@ -58,16 +58,16 @@ async def observe(
     if seen.state is DisputeState.OPEN:
         if payment.dispute_status != OPEN:  # a new dispute (also after an earlier one ended)
             await repository.set_dispute(conn, payment.id, OPEN, kind, disputed_at=now)
-            await _emit(conn, EventType.PAYMENT_DISPUTED, payment, now, kind, seen)
+            await _emit(conn, now, payment, kind, seen)
         return await _reread(conn, payment)
     ending = _ending(payment, seen)
     if ending is None or payment.dispute_status in (WON, LOST):
         return payment  # nothing disputed, or this end is already recorded
     if payment.dispute_status is None:  # its opening was never seen (a lost or late notice)
         await repository.set_dispute(conn, payment.id, OPEN, kind, disputed_at=now)
-        await _emit(conn, EventType.PAYMENT_DISPUTED, payment, now, kind, seen)
+        await _emit(conn, now, payment, kind, seen)
     await repository.set_dispute(conn, payment.id, ending, kind, closed_at=now)
-    await _emit(conn, EventType.PAYMENT_DISPUTE_CLOSED, payment, now, kind, seen, ending)
+    await _emit(conn, now, payment, kind, seen, ending)
     return await _reread(conn, payment)
 
 
@@ -79,26 +79,23 @@ async def _reread(conn: AsyncConnection, payment: Payment) -> Payment:
 
 async def _emit(
     conn: AsyncConnection,
-    type: EventType,
-    payment: Payment,
     at: datetime,
+    payment: Payment,
     kind: str | None,
     seen: DisputeObservation,
     outcome: str | None = None,
 ) -> None:
-    data: dict[str, object] = {
-        "payment_id": payment.id,
-        "provider": payment.provider,
-        "kind": kind,
-        "provider_status": seen.provider_status,
-    }
-    if outcome is not None:
-        data["outcome"] = outcome.lower()  # won | lost
-    await events.emit(
-        conn,
-        application_id=payment.application_id,
-        type=type,
+    """payment.disputed, or payment.dispute_closed when the dispute ended with ``outcome``."""
+    opened = PaymentDisputed(
         payment_intent_id=payment.payment_intent_id,
-        data=data,
-        at=at,
+        payment_id=payment.id,
+        provider=payment.provider,
+        kind=kind,
+        provider_status=seen.provider_status,
     )
+    payload = (
+        opened
+        if outcome is None
+        else PaymentDisputeClosed(**opened.model_dump(), outcome="won" if outcome == WON else "lost")
+    )
+    await events.emit_payload(conn, application_id=payment.application_id, payload=payload, at=at)

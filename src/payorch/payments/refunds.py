@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -33,7 +34,7 @@ from payorch.crypto import Cipher
 from payorch.db import Phases
 from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded
 from payorch.events import service as events
-from payorch.events.types import EventType
+from payorch.events.catalogue import RefundData, RefundFailed, RefundRequested, RefundSucceeded
 from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
@@ -136,9 +137,7 @@ async def reserve(
         raise InvalidState(
             payment.status, f"A {payment.status} payment cannot be refunded.", allowed=REFUNDABLE
         )
-    available = (
-        payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
-    )
+    available = payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     amount = request.amount if request.amount is not None else available
     if amount <= 0 or amount > available:
         raise RefundAmountExceeded(
@@ -158,8 +157,7 @@ async def reserve(
         failure_reason=None,
         provider_refund_id=None,
         idempotency_key=scope.key if scope is not None else None,
-        next_check_at=now
-        + timedelta(seconds=runtime.settings.provider_timeout_seconds + CALL_GRACE_SECONDS),
+        next_check_at=now + timedelta(seconds=runtime.settings.provider_timeout_seconds + CALL_GRACE_SECONDS),
         checks=0,
         created_at=now,
         updated_at=now,
@@ -167,12 +165,14 @@ async def reserve(
     await repository.insert_refund(conn, refund)
     await _emit(
         conn,
-        EventType.REFUND_REQUESTED,
+        RefundRequested(
+            **_ids(refund),
+            amount=amount,
+            currency=payment.currency,
+            external_reference=payment.external_reference,
+        ),
         refund,
         now,
-        amount=amount,
-        currency=payment.currency,
-        external_reference=payment.external_reference,
     )
     return refund, False
 
@@ -206,18 +206,20 @@ async def settle(
         )
         await _emit(
             conn,
-            EventType.REFUND_SUCCEEDED,
+            RefundSucceeded(
+                **_ids(refund),
+                amount=refund.amount,
+                currency=refund.currency,
+                payment_intent_status=intent_status,
+            ),
             refund,
             now,
-            amount=refund.amount,
-            currency=refund.currency,
-            payment_intent_status=intent_status.value,
         )
     elif answer.outcome is GatewayRefundOutcome.FAILED:
         reason = (answer.failure_reason or "The provider refused the refund.")[:255]
         # The refund's Idempotency-Key is released with it: a retry with that key runs again.
         await repository.mark_refund_failed(conn, refund.id, failure_reason=reason, at=now)
-        await _emit(conn, EventType.REFUND_FAILED, refund, now, reason=reason)
+        await _emit(conn, RefundFailed(**_ids(refund), reason=reason), refund, now)
     else:
         backoff = min(5.0 * 2**refund.checks, MAX_CHECK_BACKOFF_SECONDS)
         await repository.postpone_refund_check(
@@ -228,18 +230,23 @@ async def settle(
     return settled
 
 
-async def _emit(
-    conn: AsyncConnection, type: EventType, refund: Refund, at: datetime, **data: object
-) -> None:
-    """A refund's event: its payment's and its own id, then ``data``."""
-    await events.emit(
-        conn,
-        application_id=refund.application_id,
-        type=type,
-        payment_intent_id=refund.payment_intent_id,
-        data={"payment_id": refund.payment_id, "refund_id": refund.id, **data},
-        at=at,
-    )
+class _RefundIds(TypedDict):
+    payment_intent_id: str
+    payment_id: str
+    refund_id: str
+
+
+def _ids(refund: Refund) -> _RefundIds:
+    """What every refund event's data starts with: its intent's, its payment's and its own id."""
+    return {
+        "payment_intent_id": refund.payment_intent_id,
+        "payment_id": refund.payment_id,
+        "refund_id": refund.id,
+    }
+
+
+async def _emit(conn: AsyncConnection, payload: RefundData, refund: Refund, at: datetime) -> None:
+    await events.emit_payload(conn, application_id=refund.application_id, payload=payload, at=at)
 
 
 async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:

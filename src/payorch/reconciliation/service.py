@@ -22,7 +22,7 @@ from payorch.checkouts.provider_calls import context_for
 from payorch.connectors import service as connectors
 from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
-from payorch.events.types import EventType
+from payorch.events.catalogue import ReconciliationDiscrepancy
 from payorch.ids import new_id
 from payorch.jsontypes import JsonObject
 from payorch.payments import disputes
@@ -293,26 +293,20 @@ async def _record(
     )
     async with runtime.phases.transaction() as conn:
         if await repository.insert_finding_if_absent(conn, finding):
-            await events.emit(
-                conn,
-                application_id=application_id,
-                type=EventType.RECONCILIATION_DISCREPANCY,
-                payment_intent_id=found.payment_intent_id,
-                data=finding_event(finding),
-                at=now,
+            await events.emit_payload(
+                conn, application_id=application_id, payload=finding_event(finding), at=now
             )
 
 
-def finding_event(finding: Finding) -> JsonObject:
-    return {
-        "finding_id": finding.id,
-        "date": finding.day,
-        "provider": finding.provider,
-        "kind": finding.kind.value,
-        "action": finding.action.value,
-        "provider_reference": finding.subject,
-        "payorch": finding.payorch_values,
-        "at_provider": finding.provider_values,
-    }
-
-
+def finding_event(finding: Finding) -> ReconciliationDiscrepancy:
+    return ReconciliationDiscrepancy(
+        payment_intent_id=finding.payment_intent_id,
+        finding_id=finding.id,
+        date=finding.day,
+        provider=finding.provider,
+        kind=finding.kind,
+        action=finding.action,
+        provider_reference=finding.subject,
+        payorch=finding.payorch_values,
+        at_provider=finding.provider_values,
+    )

@@ -1,0 +1,201 @@
+"""The event catalogue: each event type payorch emits and the model of its ``data`` (docs/api.md,
+"Outgoing notices", is generated from the same facts and checked against it by a test).
+
+A payload model holds exactly what its emitter writes, ``payment_intent_id`` included (the
+envelope puts it first in ``data``; events about a webhook endpoint have none). An unknown field
+is refused, so ``Model(...)`` with a wrong field is a type error (mypy) and a validation error at
+run time. ``emit_payload`` (events/service.py) writes a model as its event.
+
+A field that is absent rather than null when it does not apply (``last_payment_error``,
+reconciliation's ``payment_intent_id``) has the default None and is left out when not set.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, JsonValue
+
+from payorch.events.catalogue_parts import LastPaymentError, Routing, Strict
+from payorch.events.types import WEBHOOK_TEST, EventType
+from payorch.intents.states import IntentStatus
+from payorch.reconciliation.records import FindingAction, FindingKind
+
+
+class EventData(Strict):
+    """An event's ``data``; ``TYPE`` names the event it is the payload of."""
+
+    TYPE: ClassVar[str]
+    DESCRIPTION: ClassVar[str]
+
+
+class IntentEventData(EventData):
+    payment_intent_id: str
+
+
+class PaymentIntentCreated(IntentEventData):
+    TYPE = EventType.PAYMENT_INTENT_CREATED
+    DESCRIPTION = "A payment intent was created."
+    merchant_account_id: str
+    external_reference: str
+    amount: int
+    currency: str
+    requested_provider: str
+
+
+class PaymentCheckoutStarted(IntentEventData):
+    TYPE = EventType.PAYMENT_CHECKOUT_STARTED
+    DESCRIPTION = "A checkout was made: the buyer can pay at the provider."
+    provider: str
+    routing: Routing
+
+
+class PaymentProcessing(IntentEventData):
+    TYPE = EventType.PAYMENT_PROCESSING
+    DESCRIPTION = "The provider has the payment in process; reason: what it reported."
+    provider: str
+    reason: str
+
+
+class PaymentAuthorized(IntentEventData):
+    TYPE = EventType.PAYMENT_AUTHORIZED
+    DESCRIPTION = "The payment was authorized."
+    payment_id: str
+    provider: str
+    amount: int
+    currency: str
+
+
+class PaymentFailed(IntentEventData):
+    TYPE = EventType.PAYMENT_FAILED
+    DESCRIPTION = "The provider refused the payment, or it ended at the provider without paying."
+    provider: str
+    reason: str
+    last_payment_error: LastPaymentError | None = None
+
+
+class PaymentCancelled(IntentEventData):
+    TYPE = EventType.PAYMENT_CANCELLED
+    DESCRIPTION = (
+        "Cancelled by the merchant or by the buyer; last_payment_error when the buyer cancelled "
+        "at the provider."
+    )
+    reason: str
+    last_payment_error: LastPaymentError | None = None
+
+
+class PaymentExpired(IntentEventData):
+    TYPE = EventType.PAYMENT_EXPIRED
+    DESCRIPTION = "The checkout expired; last_payment_error when the provider said why."
+    last_payment_error: LastPaymentError | None = None
+
+
+class PaymentDisputed(IntentEventData):
+    TYPE = EventType.PAYMENT_DISPUTED
+    DESCRIPTION = "A dispute opened on the payment (chargeback or mediation)."
+    payment_id: str
+    provider: str
+    kind: str | None = Field(
+        description="chargeback (the card issuer) or mediation (the buyer at the provider)."
+    )
+    provider_status: str | None
+
+
+class PaymentDisputeClosed(PaymentDisputed):
+    TYPE = EventType.PAYMENT_DISPUTE_CLOSED
+    DESCRIPTION = "The payment's dispute ended, won or lost."
+    outcome: Literal["won", "lost"]
+
+
+class RefundData(IntentEventData):
+    payment_id: str
+    refund_id: str
+
+
+class RefundRequested(RefundData):
+    TYPE = EventType.REFUND_REQUESTED
+    DESCRIPTION = "A refund was asked of the provider."
+    amount: int
+    currency: str
+    external_reference: str
+
+
+class RefundSucceeded(RefundData):
+    TYPE = EventType.REFUND_SUCCEEDED
+    DESCRIPTION = "The provider refunded; payment_intent_status: the intent's status after it."
+    amount: int
+    currency: str
+    payment_intent_status: IntentStatus
+
+
+class RefundFailed(RefundData):
+    TYPE = EventType.REFUND_FAILED
+    DESCRIPTION = "The provider refused the refund."
+    reason: str
+
+
+class WebhookEndpointDisabled(EventData):
+    TYPE = EventType.WEBHOOK_ENDPOINT_DISABLED
+    DESCRIPTION = (
+        "payorch disabled the endpoint because every attempt failed for too long; sent to the "
+        "application's other enabled endpoints."
+    )
+    webhook_endpoint_id: str
+    url: str
+    reason: Literal["failing"]
+    failing_since: str = Field(json_schema_extra={"format": "date-time"})
+    failed_attempts: int
+
+
+class WebhookTest(EventData):
+    TYPE = WEBHOOK_TEST
+    DESCRIPTION = (
+        'Sent by hand to one endpoint (POST .../{id}/test), with "test": true beside data; '
+        "never subscribed to."
+    )
+    webhook_endpoint_id: str
+    url: str
+
+
+class ReconciliationDiscrepancy(EventData):
+    TYPE = EventType.RECONCILIATION_DISCREPANCY
+    DESCRIPTION = (
+        "Reconciliation found a difference between payorch and the provider, once per finding; "
+        "payment_intent_id only when payorch knows the intent."
+    )
+    payment_intent_id: str | None = None
+    finding_id: str
+    date: str = Field(json_schema_extra={"format": "date"})
+    provider: str
+    kind: FindingKind
+    action: FindingAction
+    provider_reference: str
+    payorch: dict[str, JsonValue]
+    at_provider: dict[str, JsonValue]
+
+
+PAYLOADS: tuple[type[EventData], ...] = (
+    PaymentIntentCreated,
+    PaymentCheckoutStarted,
+    PaymentProcessing,
+    PaymentAuthorized,
+    PaymentFailed,
+    PaymentCancelled,
+    PaymentExpired,
+    PaymentDisputed,
+    PaymentDisputeClosed,
+    RefundRequested,
+    RefundSucceeded,
+    RefundFailed,
+    WebhookEndpointDisabled,
+    WebhookTest,
+    ReconciliationDiscrepancy,
+)
+CATALOGUE: dict[str, type[EventData]] = {str(model.TYPE): model for model in PAYLOADS}
+# Events that carry "test": true beside their data in the envelope.
+TEST_EVENTS = frozenset({WEBHOOK_TEST})
+
+
+def payload_of(event_type: str) -> type[EventData]:
+    """The model of ``event_type``'s data (KeyError for a type payorch never emits)."""
+    return CATALOGUE[event_type]

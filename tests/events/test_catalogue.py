@@ -1,0 +1,130 @@
+"""The event catalogue (payorch.events.catalogue) against what payorch really writes, on SQLite
+and PostgreSQL: real flows through HTTP and the simulator (authorized, declined, cancelled by the
+buyer and by the merchant, in process, disputed and closed, a refund refused, then refunded in
+part and in full, a test webhook event); every event GET /v1/events lists is validated against
+its type's model, strictly and with no unknown field, and against the OpenAPI document's
+``webhooks`` entry for its type."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import jsonschema_rs
+import orjson
+import pytest
+from pydantic import ValidationError
+
+from payorch.events.catalogue import CATALOGUE, PaymentAuthorized, payload_of
+from payorch.events.types import ALL_EVENT_TYPES, WEBHOOK_TEST, EventType
+from payorch.runtime import Runtime
+from payorch.webhooks.tools import TEST_EVENT_TYPE
+from tests.checkouts.test_provider_b_hard_cases import control
+from tests.conftest import Sandbox
+from tests.databases import own_database
+from tests.providers.helpers import B, create_intent, mock_sandbox, pay, read, start
+
+database_url = own_database  # a webhook endpoint with a queued test delivery: a database of its own
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, object]:
+    return {"provider_timeout_seconds": 5.0}  # as tests/payments/test_refunds_simulator.py
+
+
+def test_every_event_type_has_a_model_and_nothing_else_does() -> None:
+    assert set(CATALOGUE) == ALL_EVENT_TYPES | {WEBHOOK_TEST}
+    assert TEST_EVENT_TYPE == WEBHOOK_TEST  # the test event's sender names the catalogue's type
+    for event_type in EventType:
+        assert payload_of(event_type).TYPE == event_type
+
+
+def test_a_model_refuses_an_unknown_field_and_a_missing_one() -> None:
+    fields = {"payment_intent_id": "payi_1", "payment_id": "pay_1", "provider": B, "amount": 1}
+    with pytest.raises(ValidationError, match="currency"):
+        PaymentAuthorized.model_validate(fields)
+    with pytest.raises(ValidationError, match="extra"):
+        PaymentAuthorized.model_validate({**fields, "currency": "CLP", "surprise": 1})
+
+
+async def _refund(client: httpx.AsyncClient, sandbox: Sandbox, payment_id: str, key: str, **body: Any) -> int:
+    answer = await client.post(
+        f"/v1/payments/{payment_id}/refunds", json=body, headers={**sandbox.headers, "Idempotency-Key": key}
+    )
+    return answer.status_code
+
+
+async def _settle(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str) -> None:
+    answer = await control(client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome)
+    assert answer.status_code == 200, answer.text
+
+
+async def _paid_disputed_and_refunded(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    intent, body = await start(client, sandbox, B)
+    await pay(client, body, "approve")
+    payment_id = (await read(client, sandbox, intent["id"]))["payment"]["id"]
+    await _settle(client, sandbox, intent["id"], "mediation")
+    assert await _refund(client, sandbox, payment_id, "in-mediation", amount=500) == 502  # refund.failed
+    await _settle(client, sandbox, intent["id"], "mediation_won")
+    assert await _refund(client, sandbox, payment_id, "part", amount=500) == 201
+    assert await _refund(client, sandbox, payment_id, "rest") == 201
+    assert (await read(client, sandbox, intent["id"]))["status"] == "REFUNDED"
+
+
+async def _all_events(client: httpx.AsyncClient, sandbox: Sandbox) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    params: dict[str, Any] = {"limit": 100}
+    while True:
+        page = await client.get("/v1/events", params=params, headers=sandbox.headers)
+        assert page.status_code == 200, page.text
+        found += page.json()["items"]
+        if page.json()["next_cursor"] is None:
+            return found
+        params["cursor"] = page.json()["next_cursor"]
+
+
+def _check_against_the_document(document: dict[str, Any], event: dict[str, Any]) -> None:
+    """The event's body against its ``webhooks`` entry (refs resolve within the document)."""
+    entry = document["webhooks"][event["type"]]["post"]
+    ref = entry["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    validator = jsonschema_rs.Draft202012Validator({**document, "$ref": ref})
+    errors = [error.message for error in validator.iter_errors(event)]
+    assert not errors, (event["type"], errors)
+
+
+async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    await _paid_disputed_and_refunded(client, sandbox)
+    for button in ("reject", "cancel", "pending"):  # declined, cancelled by the buyer, in process
+        await pay(client, (await start(client, sandbox, B))[1], button)
+    by_merchant = await create_intent(client, sandbox)
+    cancelled = await client.post(
+        f"/v1/payment-intents/{by_merchant['id']}/cancel", json={}, headers=sandbox.headers
+    )
+    assert cancelled.status_code == 200, cancelled.text
+    endpoint = await client.post(
+        "/v1/admin/webhook-endpoints", json={"url": "https://shop.example/hooks"}, headers=sandbox.headers
+    )
+    assert endpoint.status_code == 201, endpoint.text
+    sent = await client.post(
+        f"/v1/admin/webhook-endpoints/{endpoint.json()['data']['id']}/test", headers=sandbox.headers
+    )
+    assert sent.status_code == 202, sent.text
+
+    document = (await client.get("/openapi.json")).json()
+    events = await _all_events(client, sandbox)
+    for event in events:
+        # JSON and strict: no coercion of a wrong type (a number sent as text), no unknown field.
+        payload_of(event["type"]).model_validate_json(orjson.dumps(event["data"]), strict=True)
+        _check_against_the_document(document, event)
+    seen = {event["type"] for event in events}
+    never_here = {
+        EventType.PAYMENT_EXPIRED,  # the expiry job's (tests/checkouts)
+        EventType.WEBHOOK_ENDPOINT_DISABLED,  # the delivery job's (tests/webhooks)
+        EventType.RECONCILIATION_DISCREPANCY,  # the reconciliation run's (tests/reconciliation)
+    }
+    assert seen == set(CATALOGUE) - never_here
+    failed = [e["data"] for e in events if e["type"] == EventType.PAYMENT_FAILED]
+    assert [d["last_payment_error"]["code"] for d in failed] == ["declined"]

@@ -2,56 +2,80 @@
 PostgreSQL: a decline and a provider error at each provider give the intent a
 ``last_payment_error`` mapped from the provider's own answer, the same in payment.failed.
 
-The simulators decline with a generic code (A: response_code -1, B: cc_rejected_other_reason,
-C: generic_decline). A shows its error page on request; B and C have no error of their own, so
-the provider error tests make the simulated provider answer with its documented code for one
-(B: status_detail cc_rejected_card_error, C: decline_code processing_error). CASES run through the
-API, the events, the client's model and the intent page in tests/dashboard/test_intent_reasons.py."""
+The simulated market declines with a generic code (A: response_code -1, B:
+cc_rejected_other_reason, C: generic_decline). A shows its error page on request. For B's and C's
+provider errors the buyer picks the simulator page's test choice, as in the real sandboxes
+(docs/simulator.md): B's test cardholder name ERRO (status_detail cc_rejected_card_error), C's test
+card 4000 0000 0000 0119 (processing_error) on a payment left processing that then fails. CASES
+run through the API, the events, the client's model and the intent page in
+tests/dashboard/test_intent_reasons.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urljoin
 
 import httpx
 import pytest
 
 from payorch.client.models import PaymentIntent
 from payorch.runtime import Runtime
-from payorch.simulator.provider_b import checkout as simulated_b
-from payorch.simulator.provider_c import render as simulated_c_render
-from payorch.simulator.provider_c import sessions as simulated_c_sessions
 from tests.conftest import Sandbox
 from tests.providers.browser import Browser
-from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, start
+from tests.providers.helpers import A, B, events_of, mock_sandbox, open_checkout, pay, read, start
 
 C = "provider_c_redirect_get"
 MARKET = "/simulator/controls/market"
+SETTLE = "/simulator/controls/settle"
 DECLINE = {"approve": 0.0, "decline": 1.0, "give_up": 0.0, "pending": 0.0}
+# The page's button, its test field and value, whether a settle reject follows (a payment left
+# processing that then fails).
+Choice = tuple[str, str, str, bool]
+B_CARD_ERROR: Choice = ("reject", "cardholder_name", "ERRO", False)
+C_PROCESSING_ERROR: Choice = ("pending", "card", "4000000000000119", True)
+# provider -> the buyer's choice on its page; absent: the simulated market's buyer declines.
+BUYER: dict[str, Choice] = {}
 
 
 def provider_b_card_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Provider B's page rejects with "the card could not be processed"."""
-    rejected = ("rejected", "cc_rejected_card_error", "credit_card", "master")
-    monkeypatch.setitem(simulated_b._RESULTS, "reject", rejected)
+    """Provider B's buyer rejects as test cardholder ERRO: "the card could not be processed"."""
+    monkeypatch.setitem(BUYER, B, B_CARD_ERROR)
 
 
 def provider_c_processing_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Provider C's PaymentIntents name the processing error as their decline."""
-    original = simulated_c_render.intent_body
+    """Provider C's buyer pays with test card 0119 left processing; it fails (processing_error)."""
+    monkeypatch.setitem(BUYER, C, C_PROCESSING_ERROR)
 
-    def with_processing_error(intent: Any) -> Any:
-        body = original(intent)
-        if body["last_payment_error"] is not None:
-            body["last_payment_error"] = {**body["last_payment_error"], "decline_code": "processing_error"}
-        return body
 
-    monkeypatch.setattr(simulated_c_render, "intent_body", with_processing_error)
-    monkeypatch.setattr(simulated_c_sessions, "intent_body", with_processing_error)
+async def by_page(
+    client: httpx.AsyncClient, headers: dict[str, str], intent_id: str, body: dict[str, Any], choice: Choice
+) -> str:
+    """The buyer presses ``choice``'s button with its test value on the simulator page (where it
+    is offered); a payment left processing then fails by the settle control. Answers the address
+    the provider sends the buyer back to (not followed)."""
+    button, field, value, settle = choice
+    trip = await open_checkout(client, body)
+    assert trip.page is not None and f'<option value="{value}">' in trip.page.response.text
+    form = trip.page.form_with_button("outcome", button)
+    fields = {**form.fields, "outcome": button, field: value}
+    pressed = await client.post(urljoin(trip.page.url, form.action), data=fields)
+    assert pressed.status_code == 303, pressed.text
+    if settle:
+        moved = {"payment_intent_id": intent_id, "outcome": "reject"}
+        answer = await client.post(SETTLE, json=moved, headers=headers)
+        assert answer.status_code == 200, answer.text
+    return str(pressed.headers["location"])
 
 
 async def market_decline(client: httpx.AsyncClient, sandbox: Sandbox, provider: str) -> str:
-    """An intent at ``provider`` whose buyer is declined (the simulated market), back at the shop."""
+    """An intent at ``provider`` whose buyer is declined (the simulated market, or the page's
+    test choice a setup named), back at the shop."""
+    if provider in BUYER:
+        intent, body = await start(client, sandbox, provider, currency="CLP")
+        back = await by_page(client, sandbox.headers, intent["id"], body, BUYER[provider])
+        await Browser(client).open(back)
+        return str(intent["id"])
     answer = await client.post(MARKET, json={"provider": provider, **DECLINE}, headers=sandbox.headers)
     assert answer.status_code == 200, answer.text
     intent, _ = await start(client, sandbox, provider, currency="CLP")

@@ -1,9 +1,10 @@
 """The intent page's outcome in Debian's Chromium against a live `payorch serve` (API, simulator,
-worker), SQLite and PostgreSQL: a decline at A, B and C, A's provider error page, a cancelled, a
+worker), SQLite and PostgreSQL: a decline at A, B and C, a provider error at each (A's error page,
+B's test cardholder ERRO, C's test card 0119 left processing, then failed), a cancelled, a
 processing and an authorized intent, each made by the simulated buyer as a real one would and
-read in the browser. Screenshots (failed, processing, authorized) at 1280 and 390 px go to
-PAYORCH_E2E_SCREENSHOTS or build/screenshots/ (git-ignored). B's and C's provider errors need
-the simulators' answers patched, so they are shown in-process (test_intent_reasons.py)."""
+read in the browser. B's and C's simulator pages offer their test choices in Chromium too.
+Screenshots (failed, processing, authorized, the two simulator pages) at 1280 and 390 px go to
+PAYORCH_E2E_SCREENSHOTS or build/screenshots/ (git-ignored)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.checkouts.test_payment_errors import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
 from tests.dashboard.test_browser import WIDTHS, shots_dir
 from tests.e2e.conftest import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
@@ -26,6 +28,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
 ONLY = ("approve", "decline", "give_up", "pending")
+SHOT = ("provider-error-a", "provider-error-b", "provider-error-c", "declined-b", "processing", "authorized")
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +83,14 @@ class Shop:
         assert trip.left_to and trip.left_to.startswith("https://shop.example/"), trip
         return intent_id
 
+    async def by_test_choice(self, provider: str, choice: Choice) -> str:
+        """The buyer's test choice on B's or C's page (docs/simulator.md), back at the shop."""
+        intent_id, body = await self.start(provider)
+        back = await by_page(self.api, dict(self.api.headers), intent_id, body, choice)
+        trip = await Browser(self.api).open(back)
+        assert trip.left_to and trip.left_to.startswith("https://shop.example/"), trip
+        return intent_id
+
     async def status(self, intent_id: str) -> str:
         return str((await self.api.get(f"/v1/payment-intents/{intent_id}")).json()["status"])
 
@@ -102,13 +113,20 @@ async def test_the_intent_page_says_why_in_a_browser(
             "declined-b": await shop.by_market(B, "decline"),
             "declined-c": await shop.by_market(C, "decline"),
             "provider-error-a": await shop.by_button("error"),
+            "provider-error-b": await shop.by_test_choice(B, B_CARD_ERROR),
+            "provider-error-c": await shop.by_test_choice(C, C_PROCESSING_ERROR),
             "cancelled": await shop.by_button("cancel"),
             "processing": await shop.by_market(B, "pending"),
             "authorized": await shop.by_button("approve"),
         }
         seen = {name: await shop.status(intent_id) for name, intent_id in made.items()}
+        simulator_pages = {
+            "simulator-b": ((await shop.start(B))[1]["checkout"]["url"], B_CARD_ERROR),
+            "simulator-c": ((await shop.start(C))[1]["checkout"]["url"], C_PROCESSING_ERROR),
+        }
     assert seen == {
-        **dict.fromkeys(("declined-a", "declined-b", "declined-c", "provider-error-a"), "FAILED"),
+        **dict.fromkeys(("declined-a", "declined-b", "declined-c"), "FAILED"),
+        **dict.fromkeys(("provider-error-a", "provider-error-b", "provider-error-c"), "FAILED"),
         "cancelled": "CANCELLED",
         "processing": "PROCESSING",
         "authorized": "AUTHORIZED",
@@ -119,6 +137,16 @@ async def test_the_intent_page_says_why_in_a_browser(
         "declined-b": [f"{B} answered cc_rejected_other_reason: ", "another card"],
         "declined-c": [f"{C} answered generic_decline: ", "another card"],
         "provider-error-a": ["(code provider_error)", "error page", "The provider failed, not the buyer"],
+        "provider-error-b": [
+            "(code provider_error)",
+            f"{B} answered cc_rejected_card_error: The card could not be processed.",
+            "The provider failed, not the buyer",
+        ],
+        "provider-error-c": [
+            "(code provider_error)",
+            f"{C} answered processing_error: An error occurred while processing the card.",
+            "The provider failed, not the buyer",
+        ],
         "cancelled": ["Cancelled; nothing was charged.", "(code cancelled_by_buyer)"],
         "processing": [f"Waiting for {B} to confirm or refuse the payment", f"payorch asks {B} again at"],
     }
@@ -157,7 +185,14 @@ async def test_the_intent_page_says_why_in_a_browser(
                     said = await outcome.inner_text()
                     for words in expected[name]:
                         assert words in said, (name, words, said)
-                if name in ("provider-error-a", "declined-b", "processing", "authorized"):
+                if name in SHOT:
                     await shoot(page, name)
+            # B's and C's pages offer the test choices the provider errors above were made with.
+            for name, (checkout_url, choice) in simulator_pages.items():
+                await page.goto(checkout_url)
+                chosen = page.locator(f"select[name={choice[1]}]")
+                await chosen.select_option(choice[2])
+                assert await chosen.input_value() == choice[2]
+                await shoot(page, name)
         finally:
             await chromium.close()

@@ -23,6 +23,15 @@ _RESULTS = {
     # A card payment held for the provider's manual review (up to two business days).
     "review": ("in_process", "pending_review_manual", "credit_card", "visa"),
 }
+# A rejection's status_detail by test cardholder name, as Mercado Pago's test cards choose it
+# (OTHE, FUND, SECU, BLAC); ERRO (the provider could not process the card) is the simulator's own.
+CARDHOLDER_NAMES = {
+    "OTHE": ("cc_rejected_other_reason", "declined"),
+    "FUND": ("cc_rejected_insufficient_amount", "insufficient funds"),
+    "SECU": ("cc_rejected_bad_filled_security_code", "wrong security code"),
+    "BLAC": ("cc_rejected_blacklist", "block list (fraud)"),
+    "ERRO": ("cc_rejected_card_error", "provider error"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +64,15 @@ class Choice:
 
 
 async def choose(
-    conn: AsyncConnection, clock: Clock, public_url: str, preference_id: str, outcome: str
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    preference_id: str,
+    outcome: str,
+    cardholder_name: str = "OTHE",
 ) -> Choice | None:
-    """The buyer's button: a payment for approve/reject/pending, nothing for cancel."""
+    """The buyer's button: a payment for approve/reject/pending, nothing for cancel. A rejection's
+    ``status_detail`` is the test cardholder name's (CARDHOLDER_NAMES)."""
     now = clock.now()
     # Locked: two buttons pressed at once (two tabs) must not both pay the checkout.
     preference = await repository.get_preference(conn, preference_id, for_update=True)
@@ -69,6 +84,8 @@ async def choose(
     if outcome == "cancel" or preference.is_expired(now):
         return Choice(state, None, "cancel")
     status, detail, kind, method = _RESULTS[outcome]
+    if outcome == "reject":
+        detail = CARDHOLDER_NAMES.get(cardholder_name, (detail, ""))[0]
     items = preference.body.get("items")
     first = json_object(items[0]) if isinstance(items, list) and items else {}
     title = first.get("title")
@@ -80,9 +97,7 @@ async def choose(
         collector_id=collector_of(preference.owner),
         # One merchant order per preference collects all its payment attempts.
         merchant_order_id=(
-            state.payments[0].merchant_order_id
-            if state.payments
-            else secrets.randbelow(9 * 10**10) + 10**10
+            state.payments[0].merchant_order_id if state.payments else secrets.randbelow(9 * 10**10) + 10**10
         ),
         external_reference=preference.external_reference,
         description=title if isinstance(title, str) else None,
@@ -158,7 +173,6 @@ def back_url(preference: SimBPreference, payment: SimBPayment | None) -> str | N
         if urls.get(name):
             return str(urls[name])
     return None
-
 
 
 # The page's button for each market outcome (docs/simulator.md, "The simulated market").

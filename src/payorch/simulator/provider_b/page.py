@@ -44,6 +44,7 @@ async def checkout_page(request: Request, conn: ReadConn) -> Response:
         currency=preference.currency_id,
         expired=preference.is_expired(runtime.clock.now()),
         rejected=any(p.status == "rejected" for p in state.payments),
+        cardholder_names=checkout.CARDHOLDER_NAMES,
     )
 
 
@@ -63,6 +64,7 @@ async def choose(request: Request) -> Response:
             runtime.settings.public_url,
             str(form.get("pref_id", "")),
             outcome,
+            str(form.get("cardholder_name", "OTHE")),
         )
     if choice is None:
         return _unknown()

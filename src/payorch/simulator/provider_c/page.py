@@ -45,7 +45,14 @@ _HEADERS = {
 }
 
 
-def _page(request: Request, session: SimCSession, merchant: str, *, declined: bool) -> HTMLResponse:
+# What the page tells the buyer of a failed attempt (Stripe Checkout's words).
+_SAYS = {
+    "processing_error": "An error occurred while processing your card. Try again in a little bit.",
+    "insufficient_funds": "Your card has insufficient funds. Try another card.",
+}
+
+
+def _page(request: Request, session: SimCSession, merchant: str, *, declined: str | None) -> HTMLResponse:
     now = runtime_of(request).clock.now()
     status = session.status_at(now)
     currency = session.currency.upper()
@@ -62,6 +69,7 @@ def _page(request: Request, session: SimCSession, merchant: str, *, declined: bo
         open=status == "open",
         ended=ended,
         declined=declined,
+        cards=sessions.TEST_CARDS,
     )
     return HTMLResponse(html, status_code=200 if status == "open" else 409, headers=_HEADERS)
 
@@ -72,18 +80,21 @@ async def checkout_page(session_id: str, request: Request, conn: ReadConn) -> Re
     if session is None:
         return pages.unknown_link("Unknown checkout", BRAND)
     merchant = await shared.merchant_name(conn, session.owner) or "Sandbox shop"
-    return _page(request, session, merchant, declined=False)
+    return _page(request, session, merchant, declined=None)
 
 
 @router.post(PAGE_PATH)
 async def choose(session_id: str, request: Request) -> Response:
     """Two phases: the choice (and its events, outbox) commits, then they are sent."""
     runtime = runtime_of(request)
-    outcome = str((await request.form()).get("outcome", ""))
+    form = await request.form()
+    outcome, card = str(form.get("outcome", "")), str(form.get("card", sessions.DECLINED_CARD))
     if outcome not in sessions.OUTCOMES:
         return pages.no_outcome_chosen(BRAND)
     async with runtime.phases.transaction() as conn:
-        changed = await sessions.choose(conn, runtime.clock, runtime.settings.public_url, session_id, outcome)
+        changed = await sessions.choose(
+            conn, runtime.clock, runtime.settings.public_url, session_id, outcome, card
+        )
         merchant = await shared.merchant_name(conn, changed.session.owner) if changed else None
     if changed is None:
         return pages.unknown_link("Unknown checkout", BRAND)
@@ -93,7 +104,9 @@ async def choose(session_id: str, request: Request) -> Response:
         return RedirectResponse(session.cancel_url, status_code=303)
     if changed.intent is None or session.status == "open":
         # Declined (try again here), or nothing more to choose on an ended session.
-        page = _page(request, session, merchant or "Sandbox shop", declined=changed.intent is not None)
+        code = changed.intent.decline_code if changed.intent is not None else None
+        said = _SAYS.get(code or "", "Your card was declined. Try another card.") if code else None
+        page = _page(request, session, merchant or "Sandbox shop", declined=said)
         page.background = task
         return page
     return RedirectResponse(sessions.success_url(session), status_code=303, background=task)

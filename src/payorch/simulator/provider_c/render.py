@@ -48,6 +48,17 @@ def session_body(
     }
 
 
+# Stripe's error codes that are no decline: the error names them in ``code``, no decline_code.
+CARD_ERRORS = frozenset({"processing_error"})
+
+
+def payment_error(code: str) -> JsonObject:
+    """A failed attempt's ``last_payment_error``, as Stripe shapes a card error."""
+    if code in CARD_ERRORS:
+        return {"type": "card_error", "code": code, "decline_code": None}
+    return {"type": "card_error", "code": "card_declined", "decline_code": code}
+
+
 def intent_body(intent: SimCPaymentIntent) -> JsonObject:
     declined = intent.decline_code is not None and intent.status == "requires_payment_method"
     return {
@@ -65,9 +76,7 @@ def intent_body(intent: SimCPaymentIntent) -> JsonObject:
         "currency": intent.currency,
         "latest_charge": intent.latest_charge,
         "last_payment_error": (
-            {"type": "card_error", "code": "card_declined", "decline_code": intent.decline_code}
-            if declined
-            else None
+            payment_error(intent.decline_code) if declined and intent.decline_code else None
         ),
         "livemode": False,
         "metadata": intent.metadata,

@@ -29,6 +29,16 @@ LONGEST = timedelta(hours=24)
 DEFAULT_LIFETIME = timedelta(hours=24)
 # The page's buttons (the seed's convention) and the intent status each leaves.
 OUTCOMES = ("approve", "reject", "pending", "cancel")
+# The page's test cards (Stripe's): the code a declined attempt reports, or a payment left
+# processing reports when it fails (settle reject). 0119 is Stripe's processing error: its
+# ``code`` names it, without a decline code (render.CARD_ERRORS).
+TEST_CARDS = {
+    "4000000000000002": ("generic_decline", "declined"),
+    "4000000000009995": ("insufficient_funds", "insufficient funds"),
+    "4100000000000019": ("fraudulent", "blocked as fraudulent"),
+    "4000000000000119": ("processing_error", "processing error"),
+}
+DECLINED_CARD = "4000000000000002"
 ZERO_DECIMAL = frozenset(
     {
         "bif",
@@ -185,11 +195,18 @@ async def _end(conn: AsyncConnection, public_url: str, session: SimCSession, now
 
 
 async def choose(
-    conn: AsyncConnection, clock: Clock, public_url: str, session_id: str, outcome: str
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    session_id: str,
+    outcome: str,
+    card: str = DECLINED_CARD,
 ) -> Changed | None:
     """The buyer's button on the page (the page carries no credentials: the session id is its
-    key). approve: paid; reject: declined, the session stays open for another try; pending:
-    complete but processing until the settle control; cancel: nothing changes."""
+    key). approve: paid; reject: declined with ``card``'s code, the session stays open for
+    another try; pending: complete but processing until the settle control, whose reject then
+    reports ``card``'s code; cancel: nothing changes."""
+    failure = TEST_CARDS.get(card, TEST_CARDS[DECLINED_CARD])[0]
     now = clock.now()
     session = await repository.session_of(conn, session_id, owner=None, for_update=True)
     if session is None:
@@ -222,12 +239,11 @@ async def choose(
         )
         status, paid, kind = "complete", "paid", "checkout.session.completed"
     elif outcome == "pending":
-        intent = replace(intent, status="processing", latest_charge=charge, decline_code=None)
+        # The failure it will report is kept, unseen until it fails (render shows it then).
+        intent = replace(intent, status="processing", latest_charge=charge, decline_code=failure)
         status, paid, kind = "complete", "unpaid", "checkout.session.completed"
     else:  # reject: a declined card; the buyer may try again on the same page
-        intent = replace(
-            intent, status="requires_payment_method", latest_charge=charge, decline_code="generic_decline"
-        )
+        intent = replace(intent, status="requires_payment_method", latest_charge=charge, decline_code=failure)
         status, paid, kind = "open", "unpaid", None
     await repository.upsert_intent(conn, intent, new=new)
     await repository.update_session(
@@ -273,7 +289,8 @@ async def settle(
             intent = replace(intent, status="succeeded", amount_received=intent.amount)
             paid, kind = "paid", "checkout.session.async_payment_succeeded"
         else:
-            intent = replace(intent, status="requires_payment_method", decline_code="generic_decline")
+            failed = intent.decline_code or "generic_decline"
+            intent = replace(intent, status="requires_payment_method", decline_code=failed)
             paid, kind = "unpaid", "checkout.session.async_payment_failed"
         await repository.upsert_intent(conn, intent, new=False)
         await repository.update_session(

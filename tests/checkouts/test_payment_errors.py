@@ -151,3 +151,47 @@ async def test_an_authorized_or_new_intent_has_no_payment_error(
     assert "last_payment_error" not in await read(client, sandbox, intent["id"])
     await pay(client, body, "approve")
     assert "last_payment_error" not in await read(client, sandbox, intent["id"])
+
+
+@pytest.mark.parametrize(
+    ("provider", "choice", "code", "provider_code"),
+    [
+        (
+            B,
+            ("reject", "cardholder_name", "FUND", False),
+            "insufficient_funds",
+            "cc_rejected_insufficient_amount",
+        ),
+        (B, ("reject", "cardholder_name", "BLAC", False), "fraud_suspected", "cc_rejected_blacklist"),
+        (C, ("pending", "card", "4000000000009995", True), "insufficient_funds", "insufficient_funds"),
+        (C, ("pending", "card", "4100000000000019", True), "fraud_suspected", "fraudulent"),
+    ],
+)
+async def test_the_pages_other_test_choices(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    monkeypatch: pytest.MonkeyPatch,
+    provider: str,
+    choice: Choice,
+    code: str,
+    provider_code: str,
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    monkeypatch.setitem(BUYER, provider, choice)
+    intent_id = await market_decline(client, sandbox, provider)
+    error = await assert_failed_with(client, runtime, sandbox, intent_id, provider)
+    assert (error["code"], error["provider_code"]) == (code, provider_code)
+
+
+async def test_provider_c_page_says_a_processing_error_and_stays_open(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, body = await start(client, sandbox, C, currency="CLP")
+    trip = await open_checkout(client, body)
+    assert trip.page is not None
+    form = trip.page.form_with_button("outcome", "reject")
+    fields = {**form.fields, "outcome": "reject", "card": "4000000000000119"}
+    again = await client.post(urljoin(trip.page.url, form.action), data=fields)
+    assert again.status_code == 200 and "An error occurred while processing your card." in again.text
+    assert (await read(client, sandbox, intent["id"]))["status"] not in ("FAILED", "CANCELLED")

@@ -3,15 +3,14 @@ and PostgreSQL: real flows through HTTP and the simulator (authorized, declined,
 buyer and by the merchant, in process, disputed and closed, a refund refused, then refunded in
 part and in full, a test webhook event); every event GET /v1/events lists is validated against
 its type's model, strictly and with no unknown field, and against the OpenAPI document's
-``webhooks`` entry for its type."""
+``webhooks`` entry for its type (tests/events/helpers.py). The jobs' events:
+tests/events/test_catalogue_jobs.py."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import httpx
-import jsonschema_rs
-import orjson
 import pytest
 from pydantic import ValidationError
 
@@ -22,6 +21,7 @@ from payorch.webhooks.tools import TEST_EVENT_TYPE
 from tests.checkouts.test_provider_b_hard_cases import control
 from tests.conftest import Sandbox
 from tests.databases import own_database
+from tests.events.helpers import checked_events
 from tests.providers.helpers import B, create_intent, mock_sandbox, pay, read, start
 
 database_url = own_database  # a webhook endpoint with a queued test delivery: a database of its own
@@ -71,27 +71,6 @@ async def _paid_disputed_and_refunded(client: httpx.AsyncClient, sandbox: Sandbo
     assert (await read(client, sandbox, intent["id"]))["status"] == "REFUNDED"
 
 
-async def _all_events(client: httpx.AsyncClient, sandbox: Sandbox) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = []
-    params: dict[str, Any] = {"limit": 100}
-    while True:
-        page = await client.get("/v1/events", params=params, headers=sandbox.headers)
-        assert page.status_code == 200, page.text
-        found += page.json()["items"]
-        if page.json()["next_cursor"] is None:
-            return found
-        params["cursor"] = page.json()["next_cursor"]
-
-
-def _check_against_the_document(document: dict[str, Any], event: dict[str, Any]) -> None:
-    """The event's body against its ``webhooks`` entry (refs resolve within the document)."""
-    entry = document["webhooks"][event["type"]]["post"]
-    ref = entry["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-    validator = jsonschema_rs.Draft202012Validator({**document, "$ref": ref})
-    errors = [error.message for error in validator.iter_errors(event)]
-    assert not errors, (event["type"], errors)
-
-
 async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -113,17 +92,12 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
     )
     assert sent.status_code == 202, sent.text
 
-    document = (await client.get("/openapi.json")).json()
-    events = await _all_events(client, sandbox)
-    for event in events:
-        # JSON and strict: no coercion of a wrong type (a number sent as text), no unknown field.
-        payload_of(event["type"]).model_validate_json(orjson.dumps(event["data"]), strict=True)
-        _check_against_the_document(document, event)
+    events = await checked_events(client, sandbox)
     seen = {event["type"] for event in events}
-    never_here = {
-        EventType.PAYMENT_EXPIRED,  # the expiry job's (tests/checkouts)
-        EventType.WEBHOOK_ENDPOINT_DISABLED,  # the delivery job's (tests/webhooks)
-        EventType.RECONCILIATION_DISCREPANCY,  # the reconciliation run's (tests/reconciliation)
+    never_here = {  # the jobs' events: tests/events/test_catalogue_jobs.py
+        EventType.PAYMENT_EXPIRED,
+        EventType.WEBHOOK_ENDPOINT_DISABLED,
+        EventType.RECONCILIATION_DISCREPANCY,
     }
     assert seen == set(CATALOGUE) - never_here
     failed = [e["data"] for e in events if e["type"] == EventType.PAYMENT_FAILED]

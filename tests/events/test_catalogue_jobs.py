@@ -1,0 +1,70 @@
+"""The events the background jobs write, against the event catalogue (tests/events/helpers.py),
+on SQLite and PostgreSQL: payment.expired by the expiry job, reconciliation.discrepancy with and
+without a known intent by a reconciliation run, webhook_endpoint.disabled by the delivery job."""
+
+from __future__ import annotations
+
+import httpx
+
+from payorch.clock import FrozenClock
+from payorch.runtime import Runtime
+from payorch.worker.deliveries import WebhookDeliveries
+from payorch.worker.expiry import ExpireCheckouts
+from tests.conftest import Sandbox
+from tests.databases import own_database
+from tests.events.helpers import checked_events
+from tests.providers.helpers import A, B, mock_sandbox, read, start
+from tests.reconciliation.helpers import reconcile
+from tests.reconciliation.test_discrepancy_controls import made
+from tests.reconciliation.test_reconciliation import paid
+from tests.webhooks.conftest import receiver
+from tests.webhooks.helpers import create_endpoint, create_intent
+from tests.webhooks.receiver import Receiver
+from tests.webhooks.test_auto_disable import HOUR, settings_overrides
+
+database_url = own_database  # the jobs sweep the database: this module gets its own
+# The webhook tests' fixtures: a local receiver, and the settings of automatic disabling.
+__all__ = ["receiver", "settings_overrides"]
+
+
+def _types(events: list[dict[str, object]]) -> set[object]:
+    return {event["type"] for event in events}
+
+
+async def test_an_expired_checkout(client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent, _ = await start(client, sandbox, A)
+    clock.advance(301)  # A's token lives 5 minutes: the checkout's expires_at
+    while await ExpireCheckouts().run_once(runtime):
+        pass
+    assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
+    assert "payment.expired" in _types(await checked_events(client, sandbox))
+
+
+async def test_discrepancies_with_and_without_an_intent(client: httpx.AsyncClient, runtime: Runtime) -> None:
+    sandbox = await mock_sandbox(runtime)
+    intent = await paid(client, sandbox, A, 3000)
+    await made(
+        client, sandbox, provider=A, kind="refunded_at_provider", payment_intent_id=intent["id"], amount=1000
+    )
+    await made(client, sandbox, provider=B, kind="orphan", amount=4200, currency="CLP")
+    assert len((await reconcile(client, sandbox, runtime))["findings"]) == 2
+    found = [e for e in await checked_events(client, sandbox) if e["type"] == "reconciliation.discrepancy"]
+    assert sorted("payment_intent_id" in e["data"] for e in found) == [False, True]
+
+
+async def test_an_endpoint_disabled_for_failing(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: FrozenClock, receiver: Receiver
+) -> None:
+    deliveries = WebhookDeliveries()
+    await create_endpoint(client, sandbox, receiver.url("/status/500"))
+    await create_endpoint(client, sandbox, receiver.url("/other"), ["webhook_endpoint.disabled"])
+    try:
+        for n in range(8):  # a new event every 4 hours, each failing: disabled past 24 h
+            await create_intent(client, sandbox, f"order-{n}")
+            for _ in range(4):
+                await deliveries.run_until_idle(runtime)
+                clock.advance(HOUR)
+    finally:
+        await deliveries.drain()
+    assert "webhook_endpoint.disabled" in _types(await checked_events(client, sandbox))

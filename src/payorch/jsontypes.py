@@ -10,9 +10,16 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TypeAlias
 
+import orjson
+
 from payorch.clock import isoformat
 
 JsonObject: TypeAlias = dict[str, object]
+
+
+def dumps(data: object) -> bytes:
+    """JSON bytes as payorch writes them everywhere (answers, stored results, events): orjson's."""
+    return orjson.dumps(data)
 
 
 def json_fields(record: object, names: Iterable[str]) -> JsonObject:

@@ -22,21 +22,22 @@ from dataclasses import dataclass
 
 from payorch.auth.service import Caller
 from payorch.checkouts import confirm, repository
-from payorch.checkouts.provider_calls import adapter_of, context_for, ref_of
-from payorch.checkouts.records import Checkout, PaymentIntentRow
+from payorch.checkouts.provider_calls import context_for, ref_of
+from payorch.checkouts.records import Checkout
 from payorch.checkouts.transitions import apply_result
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
-from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.intents import service as intents
+from payorch.intents.records import PaymentIntent
 from payorch.intents.schemas import intent_body
 from payorch.intents.states import IntentStatus, Move
-from payorch.jsontypes import JsonObject
+from payorch.jsontypes import JsonObject, dumps
 from payorch.providers.base import PaymentOutcome, PaymentResult, ProviderRejected, ProviderUnavailable
+from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from payorch.success_rates.observe import observe
 
@@ -52,7 +53,7 @@ ROUNDS = 3
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    intent: PaymentIntentRow
+    intent: PaymentIntent
     checkout: Checkout | None
     connector: Connector | None
 
@@ -141,7 +142,7 @@ async def _stop(runtime: Runtime, target: _Target) -> PaymentResult:
     checkout, connector = target.checkout, target.connector
     assert checkout is not None and connector is not None
     try:
-        return await adapter_of(checkout.provider).cancel_checkout(
+        return await get_adapter(checkout.provider).cancel_checkout(
             context_for(runtime, connector), ref_of(checkout, target.intent)
         )
     except ProviderUnavailable as exc:

@@ -16,12 +16,13 @@ from collections.abc import Awaitable, Callable
 
 from payorch.checkouts import repository
 from payorch.checkouts.provider_calls import context_for, lease_length, ref_of
-from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
+from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.checkouts.transitions import apply_result
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.intents import service as intents
+from payorch.intents.records import PaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import (
     CheckoutRef,
@@ -49,7 +50,7 @@ async def confirm_current_checkout(
     statuses: tuple[str, ...],
     provider: str | None = None,
     connector: Connector | None = None,
-) -> PaymentIntentRow | None:
+) -> PaymentIntent | None:
     """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
     checkout matches ``provider`` / is ``connector``'s, an intent of its application); answer
     the intent as it is afterwards (None if unknown). ProviderUnavailable propagates, with the
@@ -87,11 +88,11 @@ async def confirm_current_checkout(
 async def call_and_apply(
     runtime: Runtime,
     phases: Phases,
-    intent: PaymentIntentRow,
+    intent: PaymentIntent,
     checkout: Checkout,
     connector: Connector,
     call: ProviderCall,
-) -> PaymentIntentRow:
+) -> PaymentIntent:
     """With the lease held: call the provider (no transaction), apply, release the lease."""
     try:
         result = await call(context_for(runtime, connector), ref_of(checkout, intent))
@@ -112,7 +113,7 @@ async def call_and_apply(
 
 async def _stop_at_provider(
     runtime: Runtime,
-    intent: PaymentIntentRow,
+    intent: PaymentIntent,
     checkout: Checkout,
     connector: Connector,
 ) -> None:

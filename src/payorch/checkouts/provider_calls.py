@@ -5,17 +5,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from payorch.checkouts.records import Checkout, PaymentIntentRow
+from payorch.checkouts.records import Checkout
 from payorch.connectors.records import Connector
 from payorch.connectors.service import decrypt_credentials
-from payorch.providers.base import CheckoutRef, ConnectorContext, ProviderAdapter
+from payorch.intents.records import PaymentIntent
+from payorch.providers.base import CheckoutRef, ConnectorContext
 from payorch.providers.health import health_key
-from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-
-
-def adapter_of(provider: str) -> ProviderAdapter:
-    return get_adapter(provider)
 
 
 def context_for(runtime: Runtime, connector: Connector) -> ConnectorContext:
@@ -28,7 +24,7 @@ def context_for(runtime: Runtime, connector: Connector) -> ConnectorContext:
     )
 
 
-def ref_of(checkout: Checkout, intent: PaymentIntentRow) -> CheckoutRef:
+def ref_of(checkout: Checkout, intent: PaymentIntent) -> CheckoutRef:
     return CheckoutRef(
         payment_intent_id=intent.id,
         checkout_id=checkout.id,

@@ -6,12 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TypeAlias
-
-from payorch.intents.records import PaymentIntent
-
-# The payment intent as payorch.intents hands it out (its record).
-PaymentIntentRow: TypeAlias = PaymentIntent
 
 
 class CheckoutStatus(StrEnum):

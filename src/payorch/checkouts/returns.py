@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from payorch.checkouts.confirm import confirm_current_checkout
-from payorch.checkouts.provider_calls import adapter_of, context_for
+from payorch.checkouts.provider_calls import context_for
 from payorch.connectors import service as connectors
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
@@ -27,7 +27,7 @@ from payorch.providers.base import (
     PaymentResult,
     ProviderCallError,
 )
-from payorch.providers.registry import UnknownProvider
+from payorch.providers.registry import UnknownProvider, get_adapter
 from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.checkouts")
@@ -38,7 +38,7 @@ NOTIFIED_STATUSES = (IntentStatus.REQUIRES_ACTION.value, IntentStatus.PROCESSING
 
 def _known(provider: str) -> None:
     try:
-        adapter_of(provider)
+        get_adapter(provider)
     except UnknownProvider:
         raise ResourceNotFound("No such provider.") from None
 
@@ -48,7 +48,7 @@ async def handle_return(
 ) -> str:
     """Confirm and apply a buyer's return; answer where to send the buyer."""
     _known(provider)
-    adapter = adapter_of(provider)
+    adapter = get_adapter(provider)
 
     async def confirm(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:
         return await adapter.confirm_return(ctx, ref, params)
@@ -88,7 +88,7 @@ async def handle_notification(
 ) -> None:
     """Verify a provider notification, then confirm by reading the payment and apply it."""
     _known(provider)
-    adapter = adapter_of(provider)
+    adapter = get_adapter(provider)
     async with phases.reading() as conn:
         connector = await connectors.find_connector(conn, connector_id)
     if connector is None or connector.provider != provider:

@@ -23,21 +23,22 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.checkouts import confirm, repository
-from payorch.checkouts.provider_calls import adapter_of, context_for, ref_of
-from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
+from payorch.checkouts.provider_calls import context_for, ref_of
+from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.checkouts.transitions import apply_result
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ResourceNotFound
-from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.ids import new_id
 from payorch.intents import service as intents
+from payorch.intents.records import PaymentIntent
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move
+from payorch.jsontypes import dumps
 from payorch.providers.base import (
     CheckoutRef,
     CheckoutRequest,
@@ -46,6 +47,7 @@ from payorch.providers.base import (
     ProviderRejected,
     ProviderUnavailable,
 )
+from payorch.providers.registry import get_adapter
 from payorch.routing import decide as routing
 from payorch.routing import service as routing_versions
 from payorch.routing.attempts import Attempts
@@ -76,7 +78,7 @@ def notification_url(runtime: Runtime, provider: str, connector_id: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    intent: PaymentIntentRow
+    intent: PaymentIntent
     facts: routing.IntentFacts
     decision: routing.Decision  # the candidates in order, and why (payorch.routing)
     current: Checkout | None  # the ACTIVE checkout being replaced
@@ -167,7 +169,7 @@ async def _plan(
 async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
     """A checkout is replaced only if its provider confirms nothing started."""
     assert plan.current is not None and plan.current_connector is not None
-    adapter = adapter_of(plan.current.provider)
+    adapter = get_adapter(plan.current.provider)
     try:
         result = await adapter.cancel_checkout(
             context_for(runtime, plan.current_connector), ref_of(plan.current, plan.intent)
@@ -205,7 +207,7 @@ async def _create(
     journal = HealthJournal(runtime.phases, runtime.clock)
     attempts = Attempts(plan.facts, plan.decision, runtime.provider_health, runtime.success_rates, journal)
     async for connector in attempts.admitted():
-        adapter = adapter_of(connector.provider)
+        adapter = get_adapter(connector.provider)
         checkout_id = new_id("chk")
         request = CheckoutRequest(
             payment_intent_id=intent.id,
@@ -304,7 +306,7 @@ async def _record(
 async def _cancel_quietly(
     runtime: Runtime,
     connector: Connector,
-    intent: PaymentIntentRow,
+    intent: PaymentIntent,
     checkout_id: str,
     session: CheckoutSession,
 ) -> None:
@@ -317,7 +319,7 @@ async def _cancel_quietly(
         provider_data=dict(session.provider_data),
     )
     try:
-        await adapter_of(connector.provider).cancel_checkout(context_for(runtime, connector), ref)
+        await get_adapter(connector.provider).cancel_checkout(context_for(runtime, connector), ref)
     except Exception:  # noqa: BLE001 - best effort: the checkout is never recorded, so never authorizes
         log.warning("could not cancel an unrecorded checkout", exc_info=True)
 

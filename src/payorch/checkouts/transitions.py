@@ -13,9 +13,10 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts import repository
-from payorch.checkouts.records import Checkout, CheckoutStatus, PaymentIntentRow
+from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.clock import Clock
 from payorch.ids import new_id
+from payorch.intents.records import PaymentIntent
 from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move, allowed
 from payorch.payments import service as payments
@@ -34,12 +35,12 @@ def reconcile_delay(attempts: int) -> timedelta:
 async def apply_result(
     conn: AsyncConnection,
     clock: Clock,
-    intent: PaymentIntentRow,
+    intent: PaymentIntent,
     checkout: Checkout,
     result: PaymentResult,
     *,
     release_lease: bool = False,
-) -> PaymentIntentRow:
+) -> PaymentIntent:
     """Move ``intent`` as ``result`` says, if that move is allowed now; answer the intent as it
     is afterwards. ``release_lease``: also free the checkout's lease (in the statement recording
     the result)."""
@@ -100,11 +101,11 @@ async def apply_result(
 async def _authorize(
     conn: AsyncConnection,
     clock: Clock,
-    intent: PaymentIntentRow,
+    intent: PaymentIntent,
     checkout: Checkout,
     result: PaymentResult,
     now: datetime,
-) -> PaymentIntentRow:
+) -> PaymentIntent:
     payment_id = new_id("pay")
     after = await apply_move(
         conn,

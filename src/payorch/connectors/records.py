@@ -17,7 +17,8 @@ class Connector:
     mode: Mode
     enabled: bool
     priority: int
-    # The Fernet token of the JSON credentials (connectors/credentials.py); never returned.
+    # The Fernet token of the JSON credentials (checked by providers/credentials.py, encrypted
+    # with runtime.cipher in connectors/service.py); never returned.
     encrypted_credentials: str | None
     created_at: datetime
     updated_at: datetime

@@ -17,8 +17,8 @@ from payorch.events import repository
 from payorch.events.catalogue import EventData, payload_of
 from payorch.events.records import Event, StoredEvent, TimelineEntry
 from payorch.events.types import ALL_EVENT_TYPES, EventType
-from payorch.http.responses import dumps
 from payorch.ids import new_id
+from payorch.jsontypes import dumps
 from payorch.observability import tracing
 from payorch.pagination import Page, page_of
 from payorch.webhooks.fanout import SUBSCRIPTIONS, fan_out

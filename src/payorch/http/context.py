@@ -26,8 +26,9 @@ from payorch.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
-from payorch.http.responses import dumps, error_body
+from payorch.http.responses import error_body
 from payorch.ids import new_id
+from payorch.jsontypes import dumps
 
 MAX_BODY_BYTES = 64 * 1024
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")

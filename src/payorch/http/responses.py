@@ -5,18 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
 from pydantic import BaseModel
 from starlette.responses import Response
 
 from payorch.errors import ApiError
 from payorch.idempotency.records import IdempotentResult
+from payorch.jsontypes import dumps
 
 REPLAY_HEADER = "Idempotent-Replayed"
-
-
-def dumps(data: Any) -> bytes:
-    return orjson.dumps(data)
 
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -46,8 +46,9 @@ from payorch.errors import (
     ServiceUnavailable,
     UriTooLong,
 )
-from payorch.http.responses import dumps, error_body
+from payorch.http.responses import error_body
 from payorch.ids import new_id
+from payorch.jsontypes import dumps
 
 IMPORT_STRING = "payorch.http.server_protocol:PayorchHttpProtocol"
 RETRY_AFTER_SECONDS = 1  # over the cap: idle connections are cut within the header timeout

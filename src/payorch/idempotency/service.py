@@ -36,9 +36,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.errors import IdempotencyConflict, IdempotencyKeyInUse, ValidationFailed
-from payorch.http.responses import dumps
 from payorch.idempotency import repository
 from payorch.idempotency.records import IdempotencyRecord, IdempotentResult
+from payorch.jsontypes import dumps
 
 T = TypeVar("T")
 MAX_KEY_LENGTH = 255

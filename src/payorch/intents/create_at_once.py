@@ -32,11 +32,11 @@ from payorch.db import Phases
 from payorch.db.one_statement import Fragment, OneStatement
 from payorch.db.statements import StatementConnection
 from payorch.events import service as events
-from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import STORED_ANSWER_FRAGMENT, Idempotency, Scope
 from payorch.intents import repository, service
 from payorch.intents.schemas import CreatePaymentIntent, intent_body
+from payorch.jsontypes import dumps
 from payorch.routing import gate
 from payorch.webhooks import fanout
 

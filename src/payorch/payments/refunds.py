@@ -35,12 +35,11 @@ from payorch.db import Phases
 from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded
 from payorch.events import service as events
 from payorch.events.catalogue import RefundData, RefundFailed, RefundRequested, RefundSucceeded
-from payorch.http.responses import dumps
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.ids import new_id
 from payorch.intents import service as intents
-from payorch.jsontypes import JsonObject
+from payorch.jsontypes import JsonObject, dumps
 from payorch.payments import repository
 from payorch.payments.records import Refund
 from payorch.payments.refund_gateway import (

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from payorch.http.responses import dumps
+from payorch.jsontypes import dumps
 from payorch.simulator import repository
 
 Fault = Literal["error", "timeout"]

@@ -4,7 +4,7 @@ it; a buyer giving up, an expiry or nothing new counts for nothing."""
 
 from __future__ import annotations
 
-from payorch.checkouts.records import PaymentIntentRow
+from payorch.intents.records import PaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.routing.strategy import SuccessRates
 
@@ -12,7 +12,7 @@ _COUNTED = {IntentStatus.AUTHORIZED.value: True, IntentStatus.FAILED.value: Fals
 
 
 async def observe(
-    rates: SuccessRates, before: PaymentIntentRow, after: PaymentIntentRow, provider: str
+    rates: SuccessRates, before: PaymentIntent, after: PaymentIntent, provider: str
 ) -> None:
     authorized = _COUNTED.get(after.status)
     if authorized is None or after.status == before.status:

@@ -21,8 +21,8 @@ from payorch.db.tables.webhooks import webhook_endpoints as endpoints
 from payorch.errors import InvalidState, LimitExceeded
 from payorch.events import repository as event_rows
 from payorch.events.records import Event
-from payorch.http.responses import dumps
 from payorch.ids import new_id
+from payorch.jsontypes import dumps
 from payorch.webhooks import repository
 from payorch.webhooks.fanout import new_delivery
 from payorch.webhooks.records import PENDING, Delivery, WebhookEndpoint

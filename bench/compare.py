@@ -97,15 +97,15 @@ def payment_pair(
     """One payment run on payorch then one on the bare app, and their ratio."""
     (url, pid), (bare_url, bare_pid), (key, merchant) = ours, bare, who
     label = f"payments {provider}, {args.buyers} buyers"
-    if args.payment_client == "python":
-        figures = asyncio.run(run(url, key, merchant, PROVIDERS[provider], args.payments, args.buyers))
-        floor_figures = asyncio.run(bare_payments(bare_url, args.payments, args.buyers))
-    else:
-        for target, target_pid, bare_mode in ((url, pid, False), (bare_url, bare_pid, True)):
-            wrk_payments(
-                target, key, merchant, PROVIDERS[provider], 2, args.buyers, bare=bare_mode
-            )  # warm up
-            figures_of = wrk_payments(
+    rates = []
+    for target, target_pid, bare_mode in ((url, pid, False), (bare_url, bare_pid, True)):
+        if args.payment_client == "python" and bare_mode:
+            figures = asyncio.run(bare_payments(target, args.payments, args.buyers))
+        elif args.payment_client == "python":
+            figures = asyncio.run(run(target, key, merchant, PROVIDERS[provider], args.payments, args.buyers))
+        else:
+            wrk_payments(target, key, merchant, PROVIDERS[provider], 2, args.buyers, bare=bare_mode)  # warm
+            figures = wrk_payments(
                 target,
                 key,
                 merchant,
@@ -115,11 +115,8 @@ def payment_pair(
                 bare=bare_mode,
                 server_pid=target_pid,
             )
-            if bare_mode:
-                floor_figures = figures_of
-            else:
-                figures = figures_of
-    ratio = payments(f"{label}, payorch", figures) / payments(f"{label}, bare", floor_figures)
+        rates.append(payments(f"{label}, {'bare' if bare_mode else 'payorch'}", figures))
+    ratio = rates[0] / rates[1]
     print(f"  ratio payments ({provider}): {ratio:.2f}", flush=True)
 
 

@@ -256,6 +256,9 @@ def wrk_result(
     found = RESULT.search(out)
     if found is None:
         raise SystemExit(f"wrk printed no RESULT line:\n{out}")
+    for line in out.splitlines():  # where failures stopped, when the script says (payment_flow.lua)
+        if line.startswith("FAILED "):
+            print(f"  {script}: {line}", flush=True)
     pairs = (item.split("=") for item in found.group(1).split())
     return {name: float(value) for name, value in pairs}
 

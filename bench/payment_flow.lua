@@ -37,7 +37,7 @@ end
 -- Per thread (one buyer): where its payment is, and what it has done.
 local step, intent, page, page_method, page_body, next_path = 1, nil, nil, nil, nil, nil
 local started, counter = 0, 0
-completed, errors, first_ms, last_ms, latencies = 0, 0, nil, nil, {}
+completed, errors, first_ms, last_ms, latencies, failures = 0, 0, nil, nil, {}, {}
 
 local function path_of(url)
   return (url:gsub("^https?://[^/]+", ""))
@@ -90,8 +90,10 @@ function request()
   end
 end
 
-local function failed()
+local function failed(status)
   errors = errors + 1
+  local where = "step" .. step .. ":" .. tostring(status) -- what went wrong, for the RESULT line
+  failures[where] = (failures[where] or 0) + 1
   step, intent = 1, nil
 end
 
@@ -109,15 +111,15 @@ end
 
 function response(status, headers, body)
   if bare then -- a "payment" is six creates in a row
-    if status ~= 201 then return failed() end
+    if status ~= 201 then return failed(status) end
     if step == 6 then return paid() end
     step = step + 1
   elseif step == 1 then
-    if status ~= 201 then return failed() end
+    if status ~= 201 then return failed(status) end
     intent = body:match('"id":"([^"]+)"')
     step = 2
   elseif step == 2 then
-    if status ~= 200 then return failed() end
+    if status ~= 200 then return failed(status) end
     local checkout = body:match('"checkout":(%b{})')
     page = path_of(checkout:match('"url":"([^"]+)"'))
     page_method = checkout:match('"method":"([A-Z]+)"')
@@ -128,7 +130,7 @@ function response(status, headers, body)
     page_body = page_method == "POST" and encoded(fields) or nil
     step = 3
   elseif step == 3 then
-    if status ~= 200 or not body:find('name="outcome"', 1, true) then return failed() end
+    if status ~= 200 or not body:find('name="outcome"', 1, true) then return failed(status) end
     -- A form without an action posts back to the page's own address (provider C's).
     local action = body:match('<form[^>]*method="post"[^>]*action="([^"]*)"')
     local fields = { outcome = "approve" }
@@ -145,13 +147,13 @@ function response(status, headers, body)
     page_body = encoded(fields)
     step = 4
   elseif step == 4 or step == 5 then
-    if status ~= 303 then return failed() end
+    if status ~= 303 then return failed(status) end
     next_path = path_of(location(headers))
     step = step + 1
   elseif status == 200 and body:find('"status":"AUTHORIZED"', 1, true) then
     paid()
-  else
-    failed()
+  else -- the intent read after the return: say which status it had
+    failed(status .. ":" .. (body:match('"status":"([A-Z_]+)"') or "?"))
   end
 end
 
@@ -160,8 +162,16 @@ local function percentile(sorted, p)
   return sorted[math.max(1, math.ceil(p / 100 * #sorted))]
 end
 
+-- Not a figure: where the failed payments stopped (step:status), on the RESULT line for a look.
+function failed_at(why)
+  local parts = {}
+  for where, count in pairs(why) do parts[#parts + 1] = where .. "x" .. count end
+  table.sort(parts)
+  return #parts > 0 and ("\nFAILED " .. table.concat(parts, " ")) or ""
+end
+
 function done(summary, latency, requests)
-  local all, total, failures, first, last = {}, 0, 0, nil, nil
+  local all, total, failures, first, last, why = {}, 0, 0, nil, nil, {}
   for _, thread in ipairs(threads) do
     total = total + thread:get("completed")
     failures = failures + thread:get("errors")
@@ -169,14 +179,16 @@ function done(summary, latency, requests)
     if a and (first == nil or a < first) then first = a end
     if b and (last == nil or b > last) then last = b end
     for _, value in ipairs(thread:get("latencies")) do all[#all + 1] = value end
+    for where, count in pairs(thread:get("failures")) do why[where] = (why[where] or 0) + count end
   end
   table.sort(all)
   -- From the first request sent to the last payment done: a payment cut by the end is not one.
   local seconds = (first and last) and (last - first) / 1000 or 0
   io.write(string.format(
     "RESULT payments=%d seconds=%.2f payments_per_second=%.1f p50_ms=%.1f p95_ms=%.1f p99_ms=%.1f " ..
-    "errors=%d requests=%d socket_errors=%d\n",
+    "errors=%d requests=%d socket_errors=%d%s\n",
     total, seconds, seconds > 0 and total / seconds or 0, percentile(all, 50), percentile(all, 95),
     percentile(all, 99), failures, summary.requests,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    failed_at(why)))
 end

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from payorch.events.records import TimelineEntry
+from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 
 
@@ -61,3 +62,14 @@ class PaymentIntentDetail:
     timeline: list[TimelineEntry]
     payment: IntentPayment | None
     waiting: Waiting | None = None  # PROCESSING only
+
+
+@dataclass(frozen=True, slots=True)
+class IntentFilter:
+    """Which intents a page lists (each field unset: any); the repository's own terms, made by
+    listing.py from the API's query."""
+
+    statuses: tuple[IntentStatus, ...] = ()
+    merchant_account_id: str | None = None
+    external_reference: str | None = None
+    provider: str | None = None  # as shown: the chosen provider, else the requested one

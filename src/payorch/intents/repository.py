@@ -13,8 +13,7 @@ from payorch.db.prepared import Prepared
 from payorch.db.records import Row, field_names, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.providers import checkouts, payments
-from payorch.intents.records import IntentPayment, PaymentIntent
-from payorch.intents.schemas import IntentListQuery
+from payorch.intents.records import IntentFilter, IntentPayment, PaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 
@@ -154,7 +153,7 @@ async def status_of(conn: AsyncConnection, intent_id: str) -> str | None:
 async def page(
     conn: AsyncConnection,
     application_id: str,
-    query: IntentListQuery,
+    query: IntentFilter,
     *,
     lowest_id: str | None,
     below_id: str | None,
@@ -165,7 +164,7 @@ async def page(
     however many intents precede it. Several statuses are one probe each, merged here: an
     ``IN`` would make the database read every matching row to order them."""
     found: list[PaymentIntent] = []
-    statuses: list[IntentStatus | None] = [*query.status] if query.status else [None]
+    statuses: list[IntentStatus | None] = [*query.statuses] if query.statuses else [None]
     for status in dict.fromkeys(statuses):
         select_page = select(intents).where(intents.c.application_id == application_id)
         if status is not None:

@@ -117,3 +117,14 @@ class RecordedAttempt:
     status: str
     schedule_attempts: int
     next_attempt_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryFilter:
+    """Which deliveries a page lists (each field unset: any); the repository's own terms, made by
+    service.list_deliveries from the API's query."""
+
+    endpoint_id: str | None = None
+    statuses: tuple[str, ...] = ()
+    event_type: str | None = None
+    payment_intent_id: str | None = None

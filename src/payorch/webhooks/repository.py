@@ -36,8 +36,14 @@ from payorch.db.tables.webhooks import (
     webhook_endpoints as endpoints,
 )
 from payorch.webhooks import wakeups
-from payorch.webhooks.records import EXHAUSTED, PENDING, Delivery, DeliveryAttempt, WebhookEndpoint
-from payorch.webhooks.schemas import DeliveryListQuery
+from payorch.webhooks.records import (
+    EXHAUSTED,
+    PENDING,
+    Delivery,
+    DeliveryAttempt,
+    DeliveryFilter,
+    WebhookEndpoint,
+)
 
 # ---- endpoints ---------------------------------------------------------------------------
 
@@ -240,7 +246,7 @@ async def get_any_delivery(conn: AsyncConnection, delivery_id: str) -> Delivery 
 async def list_deliveries(
     conn: AsyncConnection,
     application_id: str,
-    query: DeliveryListQuery,
+    query: DeliveryFilter,
     *,
     lowest_id: str | None,
     below_id: str | None,
@@ -250,10 +256,10 @@ async def list_deliveries(
     found = select(deliveries).where(deliveries.c.application_id == application_id)
     if query.endpoint_id is not None:
         found = found.where(deliveries.c.endpoint_id == query.endpoint_id)
-    if query.status:
-        found = found.where(deliveries.c.status.in_(query.status))
+    if query.statuses:
+        found = found.where(deliveries.c.status.in_(query.statuses))
     if query.event_type is not None:
-        found = found.where(deliveries.c.event_type == query.event_type.value)
+        found = found.where(deliveries.c.event_type == query.event_type)
     if query.payment_intent_id is not None:
         # Read beside the query (docs/architecture.md): an intent's events, on their own index.
         of_intent = select(events.c.id).where(

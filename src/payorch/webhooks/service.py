@@ -20,6 +20,7 @@ from payorch.webhooks.records import (
     SUCCEEDED,
     Delivery,
     DeliveryAttempt,
+    DeliveryFilter,
     WebhookEndpoint,
 )
 from payorch.webhooks.schemas import (
@@ -147,10 +148,16 @@ async def list_deliveries(
     if query.endpoint_id is not None:
         await _endpoint(conn, caller, query.endpoint_id)
     lowest, below = id_range("whd", query.cursor, query.from_, query.to)
+    listed = DeliveryFilter(
+        endpoint_id=query.endpoint_id,
+        statuses=tuple(query.status or ()),
+        event_type=query.event_type.value if query.event_type is not None else None,
+        payment_intent_id=query.payment_intent_id,
+    )
     found = await repository.list_deliveries(
         conn,
         caller.application_id,
-        query,
+        listed,
         lowest_id=lowest,
         below_id=below,
         limit=query.limit + 1,

@@ -18,7 +18,7 @@ from payorch.client import AsyncPayorchClient, WebhookVerificationError
 from payorch.client.webhooks import standard_secret, verify
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.webhooks.receiver import Receiver, serve_receiver

@@ -8,7 +8,7 @@ import httpx
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.expiry import ExpireCheckouts
 from tests.conftest import Sandbox
 from tests.databases import own_database

@@ -9,7 +9,7 @@ from sqlalchemy import delete
 
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.databases import own_database
 from tests.webhooks.helpers import CREATED, FakeDns
 from tests.webhooks.receiver import Receiver, serve_receiver

@@ -13,8 +13,8 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.webhooks.retention import purge_attempts
-from payorch.worker.deliveries import WebhookDeliveries
 from payorch.worker.jobs import PurgeWebhookAttempts, default_jobs
 from payorch.worker.runner import Worker
 from tests.conftest import Sandbox

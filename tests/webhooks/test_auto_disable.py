@@ -11,7 +11,7 @@ import pytest
 
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver

@@ -19,7 +19,7 @@ from sqlalchemy import insert
 from payorch.clock import FrozenClock
 from payorch.db.tables.webhooks import webhook_deliveries
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.runner import Worker
 from tests.conftest import Sandbox, new_application
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.webhooks import queue
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import create_endpoint
 from tests.webhooks.receiver import Receiver

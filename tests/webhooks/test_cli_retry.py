@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.cli.helpers import refused
 from tests.conftest import Sandbox
 from tests.live import payorch_env, run_cli

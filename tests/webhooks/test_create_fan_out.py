@@ -17,7 +17,7 @@ from payorch.http.responses import REPLAY_HEADER
 from payorch.ids import id_pattern
 from payorch.runtime import Runtime
 from payorch.webhooks import fanout, wakeups
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, deliveries_of
 from tests.webhooks.receiver import Receiver

@@ -12,7 +12,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import LEASE_MARGIN_SECONDS, WebhookDeliveries
+from payorch.webhooks.delivery_engine import LEASE_MARGIN_SECONDS, WebhookDeliveries
 from payorch.worker.runner import Worker
 from tests.conftest import Sandbox, new_application
 from tests.webhooks.helpers import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox, new_application
 from tests.pages import ids, walk
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent

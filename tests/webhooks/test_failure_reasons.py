@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 
 from payorch.runtime import Runtime
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.webhooks.sender import AttemptOutcome, Sender
-from payorch.worker.deliveries import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver, loopback_socket, serve_receiver

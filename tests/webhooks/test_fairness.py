@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.runner import Worker
 from tests.conftest import new_application
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of

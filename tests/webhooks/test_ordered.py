@@ -12,7 +12,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import BASE, CREATED, create_intent
 from tests.webhooks.receiver import Receiver

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.webhooks.helpers import (
     BASE,

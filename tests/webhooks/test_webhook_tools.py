@@ -17,7 +17,7 @@ from payorch.client.errors import WebhookVerificationError
 from payorch.client.webhooks import verify
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from payorch.worker.deliveries import WebhookDeliveries
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.conftest import Sandbox
 from tests.test_errors import assert_error
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of

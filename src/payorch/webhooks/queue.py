@@ -1,5 +1,5 @@
 """The SQL of the delivery worker's queue: find due endpoints, lock and lease their due
-deliveries, check leases and apply results (worker/deliveries.py runs them).
+deliveries, check leases and apply results (webhooks/delivery_engine.py runs them).
 
 The claim's join reads two other domains' tables (the application's environment, the event's
 payload and trace context): the exception to "reads go through the owning service", because one round trip per

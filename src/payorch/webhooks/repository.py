@@ -295,7 +295,7 @@ async def restart_schedule(
 ) -> None:
     """A new 7-attempt schedule. Due now, unless an attempt is in flight (``in_flight``): that
     attempt keeps its lease and counts as the new schedule's first, so a retry never sends a
-    second concurrent request (worker/deliveries.py applies its result to the new schedule)."""
+    second concurrent request (webhooks/delivery_engine.py applies its result to the new schedule)."""
     if in_flight:
         changes: dict[str, object] = {"status": PENDING, "schedule_attempts": 0}
     else:

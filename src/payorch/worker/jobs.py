@@ -57,7 +57,7 @@ class PurgeWebhookAttempts:
 def default_jobs() -> list[Job]:
     from payorch.reconciliation.job import ReconcileDays
     from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
-    from payorch.worker.deliveries import WebhookDeliveries
+    from payorch.webhooks.delivery_engine import WebhookDeliveries
     from payorch.worker.expiry import ExpireCheckouts
     from payorch.worker.reconciliation import ReconcileProcessing
 

@@ -1,4 +1,4 @@
-"""The webhook delivery job: claim due deliveries, attempt them concurrently, record the results.
+"""The webhook delivery engine: claim due deliveries, attempt them concurrently, record the results.
 
 - Claim: one short transaction locks due deliveries (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
   any number of workers share the table without waiting on each other) and leases them: the
@@ -41,6 +41,7 @@ from payorch.observability.metrics import record_delivery_attempt
 from payorch.runtime import Runtime
 from payorch.webhooks import queue, wakeups
 from payorch.webhooks.claims import InFlight
+from payorch.webhooks.endpoint_health import disable_failing_endpoints
 from payorch.webhooks.records import EXHAUSTED, PENDING, SUCCEEDED, DueDelivery, RecordedAttempt
 from payorch.webhooks.retry_policy import next_attempt
 from payorch.webhooks.sender import (
@@ -51,9 +52,8 @@ from payorch.webhooks.sender import (
     AttemptOutcome,
     Sender,
 )
-from payorch.worker.endpoint_health import disable_failing_endpoints
 
-log = logging.getLogger("payorch.worker.deliveries")
+log = logging.getLogger("payorch.worker.deliveries")  # the name operators know (deployment.md)
 
 SQLITE_POLL_SECONDS = 0.1
 PG_POLL_SECONDS = 1.0

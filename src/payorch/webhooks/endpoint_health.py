@@ -1,4 +1,4 @@
-"""Automatic disabling, the worker's side: after recording a batch of attempts, in the same
+"""Automatic disabling, the delivery engine's side: after recording a batch of attempts, in the same
 transaction, disable the endpoints whose failure streak passed the limits (webhooks/health.py)
 and tell each one's application with a ``webhook_endpoint.disabled`` event (sent to its other
 enabled endpoints, as every event is)."""
@@ -17,7 +17,7 @@ from payorch.runtime import Runtime
 from payorch.webhooks import health
 from payorch.webhooks.records import AUTO_DISABLED, RecordedAttempt
 
-log = logging.getLogger("payorch.worker.deliveries")
+log = logging.getLogger("payorch.worker.deliveries")  # the engine's logger (delivery_engine.py)
 
 
 async def disable_failing_endpoints(

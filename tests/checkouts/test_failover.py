@@ -163,7 +163,7 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
 async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    from payorch.worker.reconciliation import ReconcileProcessing
+    from payorch.checkouts.reconcile_processing import ReconcileProcessing
     from tests.checkouts.test_worker_jobs import run_until_idle
     from tests.providers.helpers import choose_without_returning, query_of, start
 

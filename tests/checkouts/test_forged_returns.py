@@ -14,12 +14,12 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.clock import FrozenClock
 from payorch.providers.provider_a import wire as a_wire
 from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
-from payorch.worker.expiry import ExpireCheckouts
 from tests.checkouts.cancel_helpers import cancel
 from tests.checkouts.test_returns import authorized_events, payment_count
 from tests.checkouts.test_worker_jobs import run_until_idle

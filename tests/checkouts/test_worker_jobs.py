@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from payorch.app import create_app
+from payorch.checkouts.expiry_job import ExpireCheckouts
+from payorch.checkouts.reconcile_processing import ReconcileProcessing
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.runtime import Runtime
-from payorch.worker.expiry import ExpireCheckouts
-from payorch.worker.reconciliation import ReconcileProcessing
 from tests.conftest import make_settings
 from tests.databases import own_database
 from tests.observability.scrape import scrape, value

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from payorch.worker.expiry import ExpireCheckouts
-from payorch.worker.reconciliation import ReconcileProcessing
+from payorch.checkouts.expiry_job import ExpireCheckouts
+from payorch.checkouts.reconcile_processing import ReconcileProcessing
 from tests.checkouts.test_worker_jobs import run_until_idle
 from tests.conformance.kit import Checkout, Shop, instant
 from tests.databases import own_database

@@ -10,7 +10,7 @@ from typing import Any
 from payorch.payments import repository
 from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
 from payorch.payments.refunds import refund_connector
-from payorch.worker.refunds import ResolvePendingRefunds
+from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from tests.conformance.kit import AMOUNT, CURRENCY, Checkout, Shop
 from tests.databases import own_database
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import httpx
 
+from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from payorch.worker.expiry import ExpireCheckouts
 from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.events.helpers import checked_events

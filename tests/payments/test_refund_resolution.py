@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 
 from payorch.clock import FrozenClock
+from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
-from payorch.worker.refunds import ResolvePendingRefunds
 from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.payments import fakes

@@ -11,8 +11,8 @@ from sqlalchemy import func, select
 
 from payorch.clock import FrozenClock
 from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_refunds
+from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
-from payorch.worker.refunds import ResolvePendingRefunds
 from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, set_fault, start

@@ -171,7 +171,7 @@ PAYMENT_INTENT_STATUS = Counter(
 RECONCILIATION_LEFT_OPEN = Counter(
     "payorch_reconciliation_left_open",
     "Checkouts reconciliation stopped asking about because the provider no longer answers about "
-    "them, their intent left as it is (PROCESSING) for an operator (worker/expiry.py).",
+    "them, their intent left as it is (PROCESSING) for an operator (checkouts/expiry_job.py).",
     ["provider"],
 )
 

@@ -56,7 +56,7 @@ PaymentErrorMapping = Callable[[PaymentResult], ProviderError | None]
 # The outcomes that end a payment unpaid.
 ENDINGS = frozenset({PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED})
 # What an outcome means when the provider's answer carries nothing more precise. An EXPIRED
-# result without a provider's reason is payorch's own expiry (worker/expiry.py): the intent's
+# result without a provider's reason is payorch's own expiry (checkouts/expiry_job.py): the intent's
 # status says it all, and nothing is recorded.
 _BY_OUTCOME = {
     PaymentOutcome.FAILED: PaymentErrorCode.DECLINED,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Protocol
 
+from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
 from payorch.webhooks.retention import DEFAULT_BATCH, purge_attempts
-from payorch.worker.refunds import ResolvePendingRefunds
 
 
 class Job(Protocol):
@@ -55,11 +55,11 @@ class PurgeWebhookAttempts:
 
 
 def default_jobs() -> list[Job]:
+    from payorch.checkouts.expiry_job import ExpireCheckouts
+    from payorch.checkouts.reconcile_processing import ReconcileProcessing
     from payorch.reconciliation.job import ReconcileDays
     from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
     from payorch.webhooks.delivery_engine import WebhookDeliveries
-    from payorch.worker.expiry import ExpireCheckouts
-    from payorch.worker.reconciliation import ReconcileProcessing
 
     return [
         PurgeIdempotencyRecords(),

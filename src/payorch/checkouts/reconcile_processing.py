@@ -5,11 +5,11 @@ create), when it stops asking. Several workers may run: claims use leases (FOR U
 
 from __future__ import annotations
 
+from payorch.checkouts.expiry_job import check_due
 from payorch.intents.states import IntentStatus
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-from payorch.worker.expiry import check_due
 
 
 async def _read(ctx: ConnectorContext, ref: CheckoutRef) -> PaymentResult:

@@ -14,7 +14,7 @@ from payorch.payments import refunds
 from payorch.payments.repository import claim_due_refunds
 from payorch.runtime import Runtime
 
-log = logging.getLogger("payorch.worker.refunds")
+log = logging.getLogger("payorch.worker.refunds")  # the name operators know
 BATCH = 20
 
 

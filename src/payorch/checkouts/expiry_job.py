@@ -30,7 +30,7 @@ from payorch.providers.base import (
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 
-log = logging.getLogger("payorch.worker.expiry")
+log = logging.getLogger("payorch.worker.expiry")  # the name operators know (operations.md)
 BATCH = 20
 
 

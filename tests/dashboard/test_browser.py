@@ -161,6 +161,7 @@ async def test_every_page_and_action_in_a_browser(
             await page.goto(url + "/dashboard/webhooks/deliveries?status=PENDING")
             await shoot(page, "deliveries")
             await page.locator("a.mono[href*='/whd_']").first.click()
+            await page.wait_for_url(re.compile(r".*/whd_[0-9a-z]+$"))  # not mid-load
             assert "unexpected_status" in await page.content()
             delivery_url = page.url
             await shoot(page, "delivery")
@@ -223,6 +224,7 @@ async def test_every_page_and_action_in_a_browser(
             assert await page.locator("a.mono[href*='/payi_']").count() == 1
             await shoot(page, "payments")
             await page.get_by_role("link", name="Overview").click()
+            await page.wait_for_url(re.compile(r".*/dashboard/overview$"))  # content() mid-load is ''
             content = await page.content()
             assert "PARTIALLY_REFUNDED" in content and "CLP 1,500" in content
             await shoot(page, "overview")

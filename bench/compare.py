@@ -9,9 +9,10 @@ uvicorn). The same clients drive both, one server at a time, alternating:
 - creates: wrk, 64 connections, bench/create_intents.lua (a fresh Idempotency-Key per request);
 - whole sandbox payments: 16 buyers, wrk with bench/payment_flow.lua (one connection per thread,
   each a buyer; --payment-client python: bench/sandbox_payment.py's httpx client, which held the
-  bare app near 125 payments/s), provider A through `auto`, provider B and provider C
-  (--provider to choose); on the bare app a "payment" is six creates in a row (the six client
-  requests); each run also prints the CPU seconds of wrk and of the server's processes;
+  bare app's floor down: docs/performance.md, "payorch against the bare stack"), provider A
+  through `auto`, provider B and provider C (--provider to choose); on the bare app a "payment"
+  is six creates in a row (the six client requests); each run also prints the CPU seconds of wrk
+  and of the server's processes;
 - memory: one payorch process alone, RSS after 50,000 and 100,000 creates;
 - SQLite: the payment run against one payorch process on a SQLite file.
 

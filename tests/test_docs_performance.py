@@ -151,3 +151,9 @@ def test_every_section_of_the_bench_index_exists() -> None:
     readme = BENCH_README.read_text(encoding="utf-8")
     assert index_sections(readme)
     assert missing_index_sections(readme, PERFORMANCE.read_text(encoding="utf-8")) == []
+
+
+def test_no_comment_in_src_quotes_a_measured_figure() -> None:
+    paths = sorted((ROOT / "src").rglob("*.py"))
+    assert paths
+    assert figures_in_comments(paths) == []

@@ -23,7 +23,7 @@ class Cipher:
     def __init__(self, key_texts: list[str]) -> None:
         self._fernet = MultiFernet([Fernet(_derive(text)) for text in key_texts])
         self._first = key_texts[0]
-        # Derived once per purpose: the simulator checks MOCK credentials on every call (about 14
+        # Derived once per purpose: the simulator checks MOCK credentials on every call (several
         # derivations per sandbox payment), and a key derived from the one held here adds nothing
         # to what this object already holds in memory.
         self._derived: dict[str, bytes] = {}

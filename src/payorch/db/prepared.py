@@ -1,8 +1,8 @@
 """Statements built once that PostgreSQL runs on the driver itself, without the engine between.
 
 Through the engine every statement pays for SQLAlchemy's execution (a greenlet crossing, the
-compiled cache's lookup, an execution context, a result object): about 40-45 us of CPU more
-than asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance.md,
+compiled cache's lookup, an execution context, a result object): more CPU than
+asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance.md,
 "Reads on the driver").
 ``Database.reading()`` (autocommit: every statement atomic alone) and ``Database.transaction()``
 (on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their

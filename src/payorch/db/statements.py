@@ -3,16 +3,15 @@
 A write that is one statement needs nothing of the engine's: no transaction, no ORM, no
 compilation per request. Through the engine it still paid for the checkout, the AUTOCOMMIT
 option, the statement and the return, each crossing SQLAlchemy's greenlet bridge (a greenlet
-and a fresh 16 KiB frame stack, mapped and unmapped, per crossing): about 160 us of CPU and five
-page faults per statement against about 48 us on asyncpg's pool (bench/statement_lane.py,
-docs/performance.md). The create of a payment intent, the hottest write, runs here; everything
-else stays on the engine.
+and a fresh frame stack, mapped and unmapped, per crossing): far more CPU than the same
+statement on asyncpg (bench/statement_lane.py; docs/performance.md, "The statement lane"). The
+create of a payment intent, the hottest write, runs here; everything else stays on the engine.
 
 The lane holds its connections itself, not in asyncpg's pool: taking a connection from that pool
 and giving it back cost about as much as the statement itself (its release runs in a task of its
-own under ``asyncio.shield``, with a timeout and an idle timer re-armed each time): 110k fewer
-instructions per create without it (docs/performance.md, "The lane's own connections"). Here a turn is a place
-in a first-come-first-served queue (``asyncio.Semaphore``: asyncpg's pool hands a returned
+own under ``asyncio.shield``, with a timeout and an idle timer re-armed each time;
+docs/performance.md, "The lane's own connections"). Here a turn is a place in a
+first-come-first-served queue (``asyncio.Semaphore``: asyncpg's pool hands a returned
 connection to whoever asks next, so under load a waiting request could lose it again and again
 to new arrivals) and an idle connection from a list. A connection goes back to the list only in a
 state known to be idle: the block ended, or PostgreSQL answered a statement with an error. After

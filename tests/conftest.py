@@ -8,42 +8,24 @@ isolate themselves by creating their own application (every query is scoped to o
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 
 import httpx
 import pytest
 
 from payorch.app import create_app
-from payorch.applications.service import create_application
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
-from payorch.config import Settings
 from payorch.db import Database
 from payorch.http.client import LocalApp
 from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.health import ProviderHealth
 from payorch.runtime import Runtime
 from payorch.webhooks.urls import Resolver
+from tests import kit
+from tests.kit import Sandbox, make_settings, new_application
 
-TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789"
 # The databases (`backend`, `database_url`, `database`, `own_database_url`) live in tests/databases.py.
 pytest_plugins = ["tests.databases"]
-
-
-def make_settings(database_url: str, **overrides: object) -> Settings:
-    values: dict[str, object] = {
-        "database_url": database_url,
-        "secret_key": TEST_SECRET_KEY,
-        "public_url": "http://testserver",
-        # Webhook tests deliver to receivers on loopback: allowed explicitly, on both databases
-        # (its default is off for PostgreSQL); tests of the setting override it.
-        "sandbox_webhooks_allow_private": True,
-        # Tests sharing the machine's Redis test sharing, not an outage: a busy machine can stall
-        # a reply past the 50 ms default and open the circuit. Outage tests set their own.
-        "redis_timeout_seconds": 1.0,
-    }
-    values.update(overrides)
-    return Settings(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -52,9 +34,12 @@ def clock() -> FrozenClock:
 
 
 @pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    """Override in a test module to change settings for its app."""
-    return {}
+def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
+    """The settings a test's app changes: ``pytest.mark.settings(name=value, ...)`` on the test or
+    its module (the closest mark wins); a module whose values need another fixture overrides
+    this fixture instead."""
+    marker = request.node.get_closest_marker("settings")
+    return dict(marker.kwargs) if marker is not None else {}
 
 
 @pytest.fixture
@@ -114,25 +99,6 @@ async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-@dataclass
-class Sandbox:
-    application_id: str
-    merchant_account_id: str
-    api_key: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"}
-
-
-async def new_application(runtime: Runtime, environment: str = "SANDBOX") -> Sandbox:
-    async with runtime.database.transaction() as conn:
-        created = await create_application(
-            conn, runtime.clock, name="test", environment=environment, merchant_name="shop"
-        )
-    return Sandbox(created.application_id, created.merchant_account_id, created.api_key)
-
-
 @pytest.fixture
 async def sandbox(runtime: Runtime) -> Sandbox:
     return await new_application(runtime)
@@ -140,13 +106,7 @@ async def sandbox(runtime: Runtime) -> Sandbox:
 
 @pytest.fixture
 def intent_body(sandbox: Sandbox) -> dict[str, object]:
-    return {
-        "merchant_account_id": sandbox.merchant_account_id,
-        "external_reference": "order-1",
-        "amount": 1500,
-        "currency": "CLP",
-        "return_url": "https://shop.example/return",
-    }
+    return kit.intent_body(sandbox)
 
 
 @pytest.fixture(scope="session")

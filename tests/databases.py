@@ -91,9 +91,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-async def template_database_url(
-    backend: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
+async def template_database_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
     """A migrated database nobody connects to: the source of every copy."""
     if backend == "sqlite":
         url = f"sqlite:///{tmp_path_factory.mktemp('template') / 'payorch.db'}"
@@ -108,9 +106,7 @@ async def template_database_url(
         await drop_postgres_database(url, admin)
 
 
-async def _copy_of_template(
-    template: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[str]:
+async def _copy_of_template(template: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
     if template.startswith("sqlite"):
         yield _copy_sqlite(template, tmp_path_factory.mktemp("db") / "payorch.db")
         return

@@ -18,7 +18,7 @@ from typing import IO
 
 import httpx
 
-from tests.conftest import TEST_SECRET_KEY
+from tests.kit import TEST_SECRET_KEY
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -102,7 +102,16 @@ def create_sandbox(env: dict[str, str]) -> dict[str, str]:
     """`payorch applications create --mock-connectors`: a sandbox application with MOCK
     connectors, as JSON (api_key, merchant_account_id, ...)."""
     done = run_cli(
-        ["applications", "create", "--name", "live", "--environment", "SANDBOX", "--mock-connectors", "--json"],
+        [
+            "applications",
+            "create",
+            "--name",
+            "live",
+            "--environment",
+            "SANDBOX",
+            "--mock-connectors",
+            "--json",
+        ],
         env,
     )
     assert done.returncode == 0, done.stderr

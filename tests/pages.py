@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 
 async def walk(

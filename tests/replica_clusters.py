@@ -47,8 +47,17 @@ class Clusters:
 
     def pg_ctl(self, cluster: str, *args: str) -> None:
         log = str(self.root / f"{cluster}.log")
-        run(self.bin / "pg_ctl", "-D", str(self.root / cluster), "-l", log, "-w",
-            "-t", str(START_TIMEOUT_SECONDS), *args)
+        run(
+            self.bin / "pg_ctl",
+            "-D",
+            str(self.root / cluster),
+            "-l",
+            log,
+            "-w",
+            "-t",
+            str(START_TIMEOUT_SECONDS),
+            *args,
+        )
 
 
 def _binaries() -> Path:
@@ -113,13 +122,24 @@ def primary_and_replica() -> Iterator[Clusters]:
         shutil.chown(root, "postgres")
     clusters = Clusters(binaries, root, free_port(), free_port())
     try:
-        run(binaries / "initdb", "-D", root / "primary", "-A", "trust", "-U", "postgres",
-            "--no-sync")
+        run(binaries / "initdb", "-D", root / "primary", "-A", "trust", "-U", "postgres", "--no-sync")
         # The ownership of files we write as root: the appended lines only, files stay theirs.
         _configure_primary(root / "primary", root, clusters.primary_port)
         clusters.pg_ctl("primary", "start")
-        run(binaries / "pg_basebackup", "-h", "127.0.0.1", "-p", str(clusters.primary_port),
-            "-U", "postgres", "-D", root / "replica", "-R", "-X", "stream")
+        run(
+            binaries / "pg_basebackup",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(clusters.primary_port),
+            "-U",
+            "postgres",
+            "-D",
+            root / "replica",
+            "-R",
+            "-X",
+            "stream",
+        )
         with (root / "replica" / "postgresql.conf").open("a") as conf:
             conf.write(f"port = {clusters.replica_port}\n")
         clusters.pg_ctl("replica", "start")

@@ -22,9 +22,7 @@ database_url = own_database
 
 
 def create_application(env: dict[str, str], name: str = "Shop") -> dict[str, str]:
-    done = run_cli(
-        ["applications", "create", "--name", name, "--environment", "SANDBOX", "--json"], env
-    )
+    done = run_cli(["applications", "create", "--name", name, "--environment", "SANDBOX", "--json"], env)
     assert done.returncode == 0, done.stderr
     created: dict[str, str] = json.loads(done.stdout)
     return created

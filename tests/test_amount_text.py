@@ -35,7 +35,9 @@ def test_what_a_locale_writes_it_reads_back(minor: int, currency: str, locale: L
 
 
 @given(text=st.text(max_size=12), currency=st.sampled_from(CURRENCIES), locale=st.sampled_from(LOCALES))
-def test_anything_else_is_refused_or_is_what_the_locale_writes(text: str, currency: str, locale: Locale) -> None:
+def test_anything_else_is_refused_or_is_what_the_locale_writes(
+    text: str, currency: str, locale: Locale
+) -> None:
     try:
         minor = read_amount(text, currency, locale)
     except UnreadableAmount as refused:

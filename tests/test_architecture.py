@@ -101,9 +101,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_package_has_no_import_cycle() -> None:
     graph = {module: _imported(module, path) for module, path in MODULES.items()}
     cycles = _cycles(graph)
-    assert not cycles, "import cycles:\n" + "\n".join(
-        f"  {len(c)} modules: {', '.join(c)}" for c in cycles
-    )
+    assert not cycles, "import cycles:\n" + "\n".join(f"  {len(c)} modules: {', '.join(c)}" for c in cycles)
 
 
 def test_the_cycle_finder_names_a_cycle() -> None:
@@ -112,7 +110,14 @@ def test_the_cycle_finder_names_a_cycle() -> None:
 
 
 # Who may open a connection or build a Database (docs/architecture.md, "Transactions").
-MAY_OPEN = ("payorch.db", "payorch.http.deps", "payorch.cli", "payorch.bootstrap", "payorch.composition", "payorch.worker.runner")
+MAY_OPEN = (
+    "payorch.db",
+    "payorch.http.deps",
+    "payorch.cli",
+    "payorch.bootstrap",
+    "payorch.composition",
+    "payorch.worker.runner",
+)
 
 
 def _may_open(module: str) -> bool:
@@ -162,9 +167,7 @@ def test_the_opening_finder_sees_each_form() -> None:
 
 def test_only_the_edges_open_connections() -> None:
     violations = _violations()
-    assert not violations, "opens a connection outside the edges:\n" + "\n".join(
-        f"  {v}" for v in violations
-    )
+    assert not violations, "opens a connection outside the edges:\n" + "\n".join(f"  {v}" for v in violations)
 
 
 # One registration per provider (docs/providers.md): a provider's id, the constant that holds it

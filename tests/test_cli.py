@@ -68,9 +68,7 @@ def test_migrate_is_repeatable(database_url: str) -> None:
         ("PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE", "maybe"),
     ],
 )
-def test_a_bad_setting_stops_the_start_with_one_line_naming_it(
-    tmp_path, variable: str, value: str
-) -> None:
+def test_a_bad_setting_stops_the_start_with_one_line_naming_it(tmp_path, variable: str, value: str) -> None:
     env = payorch_env(f"sqlite:///{tmp_path}/x.db", **{variable: value})
     result = run_cli(["migrate"], env)
     assert result.returncode == 2
@@ -108,7 +106,10 @@ def test_a_restart_keeps_every_intent(database_url: str) -> None:
         "return_url": "https://shop.example/r",
     }
     with live_server(env, "--no-worker") as base:
-        ids = [httpx.post(f"{base}/v1/payment-intents", json=body, headers=headers).json()["id"] for _ in range(5)]
+        ids = [
+            httpx.post(f"{base}/v1/payment-intents", json=body, headers=headers).json()["id"]
+            for _ in range(5)
+        ]
     with live_server(env, "--no-worker") as base:
         for intent_id in ids:
             response = httpx.get(f"{base}/v1/payment-intents/{intent_id}", headers=headers)
@@ -202,9 +203,7 @@ def test_first_start_on_an_empty_embedded_database_prints_a_sandbox_key_once(tmp
                 "return_url": "https://shop.example/r",
             },
         ).json()
-        checkout = httpx.post(
-            f"{base}/v1/payment-intents/{intent['id']}/checkout", headers=headers, json={}
-        )
+        checkout = httpx.post(f"{base}/v1/payment-intents/{intent['id']}/checkout", headers=headers, json={})
         assert checkout.status_code == 200, checkout.text
         assert checkout.json()["provider"] == "provider_a_redirect_post"  # MOCK A has priority 1
     finally:

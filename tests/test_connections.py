@@ -100,7 +100,7 @@ def test_a_slow_body_is_cut_at_the_body_deadline(strict: str) -> None:
     with connect(address(strict)) as sock:
         sock.sendall(
             b"POST /v1/payment-intents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 1000\r\n\r\n{\"amount\": "
+            b'Content-Length: 1000\r\n\r\n{"amount": '
         )
         answer, elapsed = _closed_after_trickle(sock, deadline=TIMEOUT + 8)
         assert TIMEOUT - 0.5 <= elapsed <= TIMEOUT + 5

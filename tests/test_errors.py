@@ -7,20 +7,7 @@ import pytest
 
 from payorch.app import create_app
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-
-
-def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, object]:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"}
-    error = body["error"]
-    assert set(error) == {"code", "message", "request_id", "details"}
-    assert error["code"] == code
-    assert error["message"]
-    assert isinstance(error["details"], dict)
-    assert response.headers["x-request-id"] == error["request_id"]
-    return error
+from tests.kit import Sandbox, assert_error
 
 
 @pytest.mark.parametrize(
@@ -118,7 +105,9 @@ async def test_oversized_chunked_body_is_413(client: httpx.AsyncClient, sandbox:
         yield b'"}'
 
     response = await client.post(
-        "/v1/payment-intents", content=chunks(), headers={**sandbox.headers, "Content-Type": "application/json"}
+        "/v1/payment-intents",
+        content=chunks(),
+        headers={**sandbox.headers, "Content-Type": "application/json"},
     )
     assert_error(response, 413, "PAYLOAD_TOO_LARGE")
 
@@ -133,7 +122,9 @@ async def test_bad_idempotency_key_is_400(client: httpx.AsyncClient, sandbox: Sa
 async def test_incoming_request_id_is_echoed_and_a_bad_one_replaced(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
-    response = await client.get("/v1/payment-intents/payi_x", headers={**sandbox.headers, "X-Request-Id": "abc-123"})
+    response = await client.get(
+        "/v1/payment-intents/payi_x", headers={**sandbox.headers, "X-Request-Id": "abc-123"}
+    )
     assert response.headers["x-request-id"] == "abc-123"
     assert response.json()["error"]["request_id"] == "abc-123"
     response = await client.get(
@@ -142,7 +133,9 @@ async def test_incoming_request_id_is_echoed_and_a_bad_one_replaced(
     assert response.headers["x-request-id"].startswith("req_")
 
 
-async def test_success_responses_carry_a_request_id(client: httpx.AsyncClient, sandbox: Sandbox, intent_body) -> None:
+async def test_success_responses_carry_a_request_id(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_body
+) -> None:
     response = await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
     assert response.status_code == 201
     assert response.headers["x-request-id"].startswith("req_")

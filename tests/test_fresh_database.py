@@ -46,16 +46,12 @@ def _mode(path: Path) -> str:
 
 def test_applications_create_migrates_a_fresh_database_first(fresh_database_url: str) -> None:
     env = payorch_env(fresh_database_url)
-    result = run_cli(
-        ["applications", "create", "--name", "First", "--environment", "SANDBOX", "--json"], env
-    )
+    result = run_cli(["applications", "create", "--name", "First", "--environment", "SANDBOX", "--json"], env)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     created = json.loads(result.stdout)  # stdout is exactly the JSON object
     with live_server(env, "--no-worker") as base:
-        answer = httpx.get(
-            f"{base}/v1/payments", headers={"Authorization": f"Bearer {created['api_key']}"}
-        )
+        answer = httpx.get(f"{base}/v1/payments", headers={"Authorization": f"Bearer {created['api_key']}"})
     assert answer.status_code == 200, answer.text
 
 

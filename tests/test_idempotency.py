@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from payorch.db.tables import idempotency_records, payment_intents
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 
 async def count_intents(runtime: Runtime, application_id: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 PAGED = {"cursor", "limit"}
 DATED = PAGED | {"from", "to", "status"}
@@ -57,9 +57,7 @@ async def test_unknown_or_malformed_parameters_are_400_naming_them(
     assert await errors_of(client, sandbox, f"{path}?{query}") == fields
 
 
-async def test_every_bad_parameter_is_named_at_once(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_every_bad_parameter_is_named_at_once(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     url = "/v1/payments?limit=0&status=BOGUS&from=x&external_reference=order-1"
     assert await errors_of(client, sandbox, url) == [
         "external_reference",
@@ -69,12 +67,8 @@ async def test_every_bad_parameter_is_named_at_once(
     ]
 
 
-async def test_the_events_typo_of_the_issue_is_refused(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
-    assert await errors_of(client, sandbox, "/v1/events?payment_intent=payi_x") == [
-        "payment_intent"
-    ]
+async def test_the_events_typo_of_the_issue_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    assert await errors_of(client, sandbox, "/v1/events?payment_intent=payi_x") == ["payment_intent"]
     ok = await client.get("/v1/events?payment_intent_id=payi_x", headers=sandbox.headers)
     assert ok.status_code == 200 and ok.json()["items"] == []
 
@@ -124,9 +118,7 @@ async def test_any_position_the_cursor_pattern_admits_is_a_valid_cursor(
     own, other = CURSORS[path]
     document = (await client.get("/openapi.json")).json()
     template = path.replace("whe_x", "{endpoint_id}")
-    [parameter] = [
-        p for p in document["paths"][template]["get"]["parameters"] if p["name"] == "cursor"
-    ]
+    [parameter] = [p for p in document["paths"][template]["get"]["parameters"] if p["name"] == "cursor"]
     [pattern] = [b["pattern"] for b in parameter["schema"]["anyOf"] if "pattern" in b]
     assert pattern == f"^{own}[0-9a-hjkmnp-tv-z]{{29}}$"
     response = await client.get(f"{path}?cursor={own}{SOME_ID}", headers=sandbox.headers)
@@ -134,9 +126,7 @@ async def test_any_position_the_cursor_pattern_admits_is_a_valid_cursor(
     assert await errors_of(client, sandbox, f"{path}?cursor={other}{SOME_ID}") == ["cursor"]
 
 
-async def test_the_events_cursor_is_a_sequence_number(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_the_events_cursor_is_a_sequence_number(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     ok = await client.get("/v1/events?cursor=999999999999999999", headers=sandbox.headers)
     assert ok.status_code == 200 and ok.json() == {"items": [], "next_cursor": None}
     assert await errors_of(client, sandbox, "/v1/events?cursor=evt_1") == ["cursor"]

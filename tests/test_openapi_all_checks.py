@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.live import live_server, payorch_env
 
 pytestmark = pytest.mark.slow
@@ -34,9 +34,7 @@ def live_url(database_url: str) -> Iterator[str]:
         yield url
 
 
-def test_schemathesis_all_checks_find_nothing(
-    live_url: str, sandbox: Sandbox, tmp_path: Path
-) -> None:
+def test_schemathesis_all_checks_find_nothing(live_url: str, sandbox: Sandbox, tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
@@ -61,9 +59,7 @@ def test_schemathesis_all_checks_find_nothing(
         "--suppress-health-check",
         "all",
     ]
-    run = subprocess.run(
-        command, capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, check=False
-    )
+    run = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT, cwd=tmp_path, check=False)
     report = run.stdout + run.stderr
     assert run.returncode == 0, report
     # Every generated case passed every check ("N generated, N passed"; a failure or an error

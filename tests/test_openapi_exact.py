@@ -11,8 +11,7 @@ import pytest
 
 from payorch.http.schemas import HTTP_URL_PATTERN
 from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
-from tests.conftest import Sandbox
-from tests.test_errors import assert_error
+from tests.kit import Sandbox, assert_error
 
 
 async def test_an_integer_field_takes_a_number_with_a_zero_fraction(
@@ -41,9 +40,7 @@ async def test_an_integer_field_takes_a_number_with_a_zero_fraction(
 async def test_an_optional_body_refuses_json_null(
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], path: str
 ) -> None:
-    intent = (
-        await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
-    ).json()
+    intent = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
     url = path.format(id=intent["id"])
     headers = {**sandbox.headers, "Content-Type": "application/json"}
     response = await client.post(url, content=b"null", headers=headers)
@@ -177,7 +174,11 @@ async def test_the_document_states_routing(client: httpx.AsyncClient) -> None:
     assert "422" in paths[base + "/evaluate"]["post"]["responses"]
     schemas = document["components"]["schemas"]
     assert schemas["RoutingRecordResponse"]["properties"]["strategy"]["enum"] == [
-        "explicit", "priority", "rule", "split", "success_rate"
+        "explicit",
+        "priority",
+        "rule",
+        "split",
+        "success_rate",
     ]
     assert "routing" in schemas["CheckoutResponse"]["required"]
     assert "routing" in schemas["PaymentIntentResponse"]["properties"]

@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 
 from payorch.app import create_app
 from payorch.composition import build_runtime
-from tests.conftest import Sandbox, make_settings
+from tests.kit import Sandbox, make_settings
 from tests.live import live_server, payorch_env
 
 pytestmark = pytest.mark.slow
@@ -120,7 +120,6 @@ def test_every_error_response_is_documented_with_the_error_envelope() -> None:
                     continue
                 schema = response["content"]["application/json"]["schema"]
                 assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}, (method, path)
-
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,8 @@ from payorch.runtime import Runtime
 from payorch.simulator import repository as simulator
 from payorch.simulator.provider_a import repository as simulator_a
 from payorch.simulator.provider_b import repository as simulator_b
-from tests.providers.helpers import A, B, mock_sandbox, pay, query_of, start
+from tests.kit import mock_sandbox
+from tests.providers.helpers import A, B, pay, query_of, start
 
 
 def every_prepared() -> list[Prepared]:
@@ -199,9 +200,7 @@ async def test_a_transaction_holds_the_driver_and_the_engine_statements_together
             )
             assert moved
             await conn.execute(  # built here: through the engine, in the same transaction
-                update(payment_intents)
-                .where(payment_intents.c.id == intent_id)
-                .values(description="changed")
+                update(payment_intents).where(payment_intents.c.id == intent_id).values(description="changed")
             )
             if ends == "raise":
                 raise _Stop

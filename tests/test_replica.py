@@ -25,8 +25,8 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, make_settings, new_application
 from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox, make_settings, new_application
 from tests.observability.scrape import scrape, value
 from tests.replica_clusters import Clusters, primary_and_replica, run
 
@@ -44,8 +44,17 @@ PAYMENT_EXPORT = "%FROM payments%ORDER BY%"
 def clusters() -> Iterator[Clusters]:
     with primary_and_replica() as made:
         upgrade_in_thread(made.primary_url)  # the replica follows
-        run(made.bin / "psql", "-h", "127.0.0.1", "-p", str(made.primary_port), "-U", "postgres",
-            "-c", "CREATE EXTENSION pg_stat_statements")
+        run(
+            made.bin / "psql",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(made.primary_port),
+            "-U",
+            "postgres",
+            "-c",
+            "CREATE EXTENSION pg_stat_statements",
+        )
         yield made
 
 
@@ -173,9 +182,7 @@ async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_p
         await set_replay(clusters, paused=True)  # the replica stops applying what it receives
         try:
             second = await create_intent(served, "order-2")
-            read = await served.client.get(
-                f"/v1/payment-intents/{second['id']}", headers=served.app.headers
-            )
+            read = await served.client.get(f"/v1/payment-intents/{second['id']}", headers=served.app.headers)
             assert read.status_code == 200, read.text
             assert {k: read.json()[k] for k in second} == second  # the primary's: all of it
             # Within the tolerated hour of lag, the list is still the replica's: without it.

@@ -7,85 +7,19 @@ per-address limit shortened so the test runs in seconds.
 from __future__ import annotations
 
 import re
-import shutil
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.live import free_port, live_server, payorch_env, stop_process
-from tests.needs import missing
+from tests.live import live_server, payorch_env
+from tests.nginx import HEADER_TIMEOUT, _nginx, nginx_serving, render
 from tests.rawhttp import address, assert_error_shape, connect, read_answer
 
 pytestmark = pytest.mark.slow
 
-TEMPLATE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "payorch.conf"
-HEADER_TIMEOUT = 1
 NGINX_REQUEST_ID = r"[0-9a-f]{32}"  # $request_id, forwarded to payorch as X-Request-Id
-
-
-def _nginx() -> str:
-    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
-    if found is None:
-        missing("Debian's nginx is not installed (apt-get install nginx)")
-    return found
-
-
-def _shortened(text: str, directive: str, value: str) -> str:
-    text, count = re.subn(rf"(?m)^(\s*){directive} \S+;", rf"\g<1>{directive} {value};", text)
-    assert count == 1, f"{directive} not found once in {TEMPLATE}"
-    return text
-
-
-def render(upstream: str, listen: str) -> str:
-    text = TEMPLATE.read_text()
-    text = text.replace("${PAYORCH_UPSTREAM}", upstream).replace("${PAYORCH_LISTEN}", listen)
-    text = _shortened(text, "client_header_timeout", f"{HEADER_TIMEOUT}s")
-    text = _shortened(text, "client_body_timeout", "5s")
-    return _shortened(text, "limit_conn payorch_per_address", "1")
-
-
-@contextmanager
-def nginx_serving(prefix: Path, config: str) -> Iterator[str]:
-    """nginx in the foreground with ``config`` (a rendered payorch.conf) under ``prefix``; its base URL."""
-    nginx = _nginx()
-    port = free_port()
-    (prefix / "payorch.conf").write_text(config.replace("${PAYORCH_LISTEN}", f"127.0.0.1:{port}"))
-    temp = " ".join(
-        f"{name}_temp_path {prefix}/{name};" for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    # One foreground process: no daemon, no workers switching to another user.
-    (prefix / "nginx.conf").write_text(
-        f"daemon off; master_process off; pid {prefix}/nginx.pid; error_log {prefix}/error.log;\n"
-        f"events {{}}\nhttp {{ access_log off; {temp} include {prefix}/payorch.conf; }}\n"
-    )
-    process = subprocess.Popen(
-        [nginx, "-p", str(prefix), "-c", str(prefix / "nginx.conf"), "-e", str(prefix / "error.log")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        deadline = time.monotonic() + 15
-        while True:
-            if process.poll() is not None:
-                out = process.stdout.read() if process.stdout else ""
-                raise RuntimeError(f"nginx exited: {out}{(prefix / 'error.log').read_text()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "nginx did not listen in 15 s"
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop_process(process, signal.SIGQUIT, 10)  # SIGQUIT: graceful
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +39,10 @@ def test_api_requests_pass_through_with_nginx_request_id(proxy: str) -> None:
     error = response.json()["error"]
     assert error["code"] == "AUTHENTICATION_FAILED"
     # payorch reused the id nginx generated and forwarded ($request_id: 32 hex digits).
-    assert re.fullmatch(NGINX_REQUEST_ID, error["request_id"]) and response.headers["x-request-id"] == error["request_id"]
+    assert (
+        re.fullmatch(NGINX_REQUEST_ID, error["request_id"])
+        and response.headers["x-request-id"] == error["request_id"]
+    )
 
 
 def test_internal_paths_are_not_exposed(proxy: str) -> None:
@@ -122,7 +59,11 @@ def test_nginx_closes_a_partial_request_line_after_client_header_timeout(proxy: 
 
 
 def test_a_body_over_64_kib_is_refused_by_nginx_in_the_error_shape(proxy: str) -> None:
-    response = httpx.post(proxy + "/v1/payment-intents", content=b"x" * (65 * 1024), headers={"Content-Type": "application/json"})
+    response = httpx.post(
+        proxy + "/v1/payment-intents",
+        content=b"x" * (65 * 1024),
+        headers={"Content-Type": "application/json"},
+    )
     assert response.status_code == 413 and response.json()["error"]["code"] == "PAYLOAD_TOO_LARGE"
 
 
@@ -134,7 +75,9 @@ def test_a_second_request_from_one_address_over_limit_conn_gets_503(proxy: str) 
         deadline = time.monotonic() + 5
         while True:
             with connect(target) as second:
-                second.sendall(b"GET /v1/payment-intents/payi_x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                second.sendall(
+                    b"GET /v1/payment-intents/payi_x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                )
                 answer = read_answer(second, timeout=5)
             if answer.startswith(b"HTTP/1.1 503") or time.monotonic() > deadline:
                 break
@@ -144,6 +87,8 @@ def test_a_second_request_from_one_address_over_limit_conn_gets_503(proxy: str) 
 
 def test_malformed_http_is_refused_by_nginx_in_the_error_shape(proxy: str) -> None:
     with connect(address(proxy)) as sock:
-        sock.sendall(b"GET /v1/payment-intents HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
+        sock.sendall(
+            b"GET /v1/payment-intents HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"
+        )
         answer = read_answer(sock, timeout=5)
     assert_error_shape(answer, 400, "MALFORMED_REQUEST", request_id=NGINX_REQUEST_ID)

@@ -15,7 +15,7 @@ import pytest
 
 from payorch.dashboard.web import CONTENT_SECURITY_POLICY
 from tests.live import free_port, live_server, payorch_env, run_cli
-from tests.test_reverse_proxy import _nginx, nginx_serving, render
+from tests.nginx import _nginx, nginx_serving, render
 
 pytestmark = pytest.mark.slow
 

@@ -16,7 +16,7 @@ from payorch.db import Database
 from payorch.db.engine import STATEMENT_LANE_SIZE
 from payorch.db.statements import APPLICATION_NAME
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 
 @pytest.fixture(autouse=True)

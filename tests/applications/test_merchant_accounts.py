@@ -11,7 +11,7 @@ from payorch.applications.records import MerchantAccount
 from payorch.applications.repository import insert_merchant
 from payorch.ids import new_id
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 URL = "/v1/admin/merchant-accounts"
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -20,9 +20,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 async def test_lists_the_applications_merchants_newest_first(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    second = MerchantAccount(
-        new_id("mrc"), sandbox.application_id, "second shop", datetime.now(UTC)
-    )
+    second = MerchantAccount(new_id("mrc"), sandbox.application_id, "second shop", datetime.now(UTC))
     async with runtime.database.transaction() as conn:
         await insert_merchant(conn, second)
     other = await new_application(runtime)
@@ -38,9 +36,7 @@ async def test_lists_the_applications_merchants_newest_first(
     assert [m["id"] for m in theirs] == [other.merchant_account_id]
 
 
-async def test_needs_a_key_and_takes_no_parameter(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_needs_a_key_and_takes_no_parameter(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     assert (await client.get(URL)).status_code == 401
     response = await client.get(URL + "?limit=5", headers=sandbox.headers)
     assert response.status_code == 400

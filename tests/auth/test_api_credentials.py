@@ -14,7 +14,7 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, make_settings, new_application
+from tests.kit import Sandbox, make_settings, new_application
 
 URL = "/v1/admin/api-credentials"
 
@@ -74,9 +74,7 @@ async def test_revoked_key_is_refused_at_once(
     assert again.status_code == 204
 
 
-async def test_last_active_key_cannot_be_revoked(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_last_active_key_cannot_be_revoked(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     first_id = (await client.get(URL, headers=sandbox.headers)).json()["items"][0]["id"]
     response = await client.delete(f"{URL}/{first_id}", headers=sandbox.headers)
     assert response.status_code == 409
@@ -113,21 +111,13 @@ async def test_another_process_refuses_the_key_within_the_cache_ttl(
         transport=httpx.ASGITransport(app=create_app(runtime=replica)), base_url="http://testserver"
     ) as other:
         doomed = (await client.post(URL, json={}, headers=sandbox.headers)).json()
-        assert (
-            await other.get("/v1/payments", headers=bearer(doomed["api_key"]))
-        ).status_code == 200
-        assert (
-            await client.delete(f"{URL}/{doomed['id']}", headers=sandbox.headers)
-        ).status_code == 204
-        assert (
-            await client.get("/v1/payments", headers=bearer(doomed["api_key"]))
-        ).status_code == 401
+        assert (await other.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 200
+        assert (await client.delete(f"{URL}/{doomed['id']}", headers=sandbox.headers)).status_code == 204
+        assert (await client.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 401
 
         later = time.monotonic() + auth_service.CACHE_SECONDS + 0.1
         monkeypatch.setattr(auth_service, "time", types.SimpleNamespace(monotonic=lambda: later))
-        assert (
-            await other.get("/v1/payments", headers=bearer(doomed["api_key"]))
-        ).status_code == 401
+        assert (await other.get("/v1/payments", headers=bearer(doomed["api_key"]))).status_code == 401
     await replica.close()
 
 

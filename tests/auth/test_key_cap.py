@@ -11,10 +11,9 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox, assert_error, new_application
 from tests.live import payorch_env, run_cli
-from tests.test_errors import assert_error
 
 pytestmark = pytest.mark.slow
 
@@ -80,9 +79,7 @@ async def test_the_dashboard_form_over_the_cap_says_what_to_do_and_creates_nothi
 
 def test_keys_create_over_the_cap_is_one_line(database_url: str) -> None:
     env = payorch_env(database_url, PAYORCH_MAX_API_KEYS="2")
-    done = run_cli(
-        ["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"], env
-    )
+    done = run_cli(["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"], env)
     assert done.returncode == 0, done.stderr
     application_id = json.loads(done.stdout)["application_id"]
     create = ["keys", "create", "--application", application_id]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.conftest import Sandbox
-from tests.test_errors import assert_error
+from tests.kit import Sandbox, assert_error
 
 URL = "/v1/admin/api-credentials"
 
@@ -17,9 +16,7 @@ def settings_overrides() -> dict[str, object]:
     return {"max_api_keys": 30}
 
 
-async def test_pages_walk_every_key_newest_first(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_pages_walk_every_key_newest_first(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     made = [(await client.post(URL, headers=sandbox.headers)).json()["id"] for _ in range(24)]
     first = await client.get(URL, headers=sandbox.headers)
     assert first.status_code == 200, first.text

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from payorch.db.tables.simulator import simulator_a_transactions
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.providers.browser import Browser
 from tests.providers.helpers import open_checkout
 
@@ -44,7 +44,9 @@ async def a_committed(runtime: Runtime, token: str) -> bool:
     return row.committed_at is not None
 
 
-async def b_statuses(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_id: str) -> list[str]:
+async def b_statuses(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_id: str
+) -> list[str]:
     """The statuses of provider B's payments for the intent (its external_reference)."""
     token = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["access_token"]
     found = await client.get(

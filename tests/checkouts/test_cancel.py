@@ -10,8 +10,8 @@ from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult,
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
 from tests.checkouts.cancel_helpers import a_committed, b_statuses, cancel, try_to_pay
-from tests.checkouts.test_returns import payment_count
-from tests.conftest import new_application
+from tests.checkouts.helpers import payment_count
+from tests.kit import mock_sandbox, new_application
 from tests.providers.helpers import (
     A,
     B,
@@ -19,7 +19,6 @@ from tests.providers.helpers import (
     choose_without_returning,
     create_intent,
     events_of,
-    mock_sandbox,
     pay,
     read,
     set_fault,
@@ -48,7 +47,10 @@ async def test_cancel_a_created_intent(client: httpx.AsyncClient, runtime: Runti
     again = await cancel(client, sandbox, intent["id"])
     assert again.status_code == 409
     error = again.json()["error"]
-    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "CANCELLED", "allowed_statuses": ALLOWED_STATUSES}
+    assert error["code"] == "INVALID_STATE" and error["details"] == {
+        "status": "CANCELLED",
+        "allowed_statuses": ALLOWED_STATUSES,
+    }
     assert error["message"].endswith(ALLOWED), error["message"]
     assert (await checkout(client, sandbox, intent["id"])).status_code == 409
     # A reason of one's own; an empty one or an unknown field is refused and changes nothing.
@@ -103,16 +105,17 @@ async def test_cancel_at_provider_b_expires_the_preference(
     assert await payment_count(runtime, intent["id"]) == 0
 
 
-async def test_cancel_after_authorization_is_refused(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_cancel_after_authorization_is_refused(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, A)
     await pay(client, body, "approve")
     response = await cancel(client, sandbox, intent["id"], key="cancel-late")
     assert response.status_code == 409, response.text
     error = response.json()["error"]
-    assert error["code"] == "INVALID_STATE" and error["details"] == {"status": "AUTHORIZED", "allowed_statuses": ALLOWED_STATUSES}
+    assert error["code"] == "INVALID_STATE" and error["details"] == {
+        "status": "AUTHORIZED",
+        "allowed_statuses": ALLOWED_STATUSES,
+    }
     assert error["message"] == f"A AUTHORIZED payment intent cannot be cancelled. {ALLOWED}"
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
     assert cancelled_reasons(await events_of(runtime, intent["id"])) == []
@@ -129,7 +132,10 @@ async def test_the_buyer_paid_but_never_returned(client: httpx.AsyncClient, runt
         response = await cancel(client, sandbox, intent["id"])
         assert response.status_code == 409, response.text
         error = response.json()["error"]
-        assert error["code"] == "INVALID_STATE" and error["details"] == {"status": status, "allowed_statuses": ALLOWED_STATUSES}
+        assert error["code"] == "INVALID_STATE" and error["details"] == {
+            "status": status,
+            "allowed_statuses": ALLOWED_STATUSES,
+        }
         assert status in error["message"] and "already paid or is paying" in error["message"]
         read_back = await read(client, sandbox, intent["id"])
         assert read_back["status"] == status, provider
@@ -142,7 +148,10 @@ async def test_the_buyer_paid_but_never_returned(client: httpx.AsyncClient, runt
         else:
             assert await payment_count(runtime, intent["id"]) == 0
             refused = await cancel(client, sandbox, intent["id"])
-            assert refused.json()["error"]["message"] == f"A PROCESSING payment intent cannot be cancelled. {ALLOWED}"
+            assert (
+                refused.json()["error"]["message"]
+                == f"A PROCESSING payment intent cannot be cancelled. {ALLOWED}"
+            )
 
 
 async def test_provider_unavailable_changes_nothing_and_the_key_retries(
@@ -178,9 +187,7 @@ async def test_provider_unavailable_changes_nothing_and_the_key_retries(
     assert not await a_committed(runtime, body["checkout"]["fields"]["token_ws"])
 
 
-async def test_another_applications_intent_is_not_found(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_another_applications_intent_is_not_found(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     stranger = await new_application(runtime)

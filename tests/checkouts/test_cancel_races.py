@@ -18,18 +18,9 @@ from payorch.db.tables.providers import checkouts
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentOutcome, PaymentResult
 from payorch.runtime import Runtime
 from tests.checkouts.cancel_helpers import a_committed, b_statuses, cancel, try_to_pay
-from tests.checkouts.test_returns import payment_count
-from tests.conftest import Sandbox
-from tests.providers.helpers import (
-    A,
-    B,
-    checkout,
-    choose_without_returning,
-    events_of,
-    mock_sandbox,
-    read,
-    start,
-)
+from tests.checkouts.helpers import payment_count
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, checkout, choose_without_returning, events_of, read, start
 
 ROUNDS = 8
 
@@ -64,7 +55,9 @@ async def test_a_cancel_racing_a_return_after_approval(client: httpx.AsyncClient
     for _ in range(ROUNDS):
         intent, body = await start(client, sandbox, A)
         location = await choose_without_returning(client, body, "approve")
-        returned, cancelled = await asyncio.gather(client.get(location), cancel(client, sandbox, intent["id"]))
+        returned, cancelled = await asyncio.gather(
+            client.get(location), cancel(client, sandbox, intent["id"])
+        )
         assert returned.status_code == 303
         assert await outcome_of(client, runtime, sandbox, intent["id"], cancelled) == "AUTHORIZED"
 
@@ -79,9 +72,7 @@ async def test_a_cancel_racing_the_buyer_paying(
     seen = set()
     for _ in range(ROUNDS):
         intent, body = await start(client, sandbox, provider)
-        _, cancelled = await asyncio.gather(
-            try_to_pay(client, body), cancel(client, sandbox, intent["id"])
-        )
+        _, cancelled = await asyncio.gather(try_to_pay(client, body), cancel(client, sandbox, intent["id"]))
         status = await outcome_of(client, runtime, sandbox, intent["id"], cancelled)
         seen.add(status)
         if status == "CANCELLED":
@@ -108,7 +99,6 @@ async def test_a_cancel_racing_a_replacement(client: httpx.AsyncClient, runtime:
             assert "approved" not in await b_statuses(client, runtime, sandbox, intent["id"])
         read_back = await read(client, sandbox, intent["id"])
         assert read_back["status"] == "CANCELLED" and await payment_count(runtime, intent["id"]) == 0
-
 
 
 async def test_a_checkout_closed_between_the_read_and_the_lease_gets_no_provider_call(

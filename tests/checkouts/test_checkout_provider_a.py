@@ -10,16 +10,8 @@ import httpx
 
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
-from tests.providers.helpers import (
-    RETURN_URL,
-    A,
-    events_of,
-    mock_sandbox,
-    pay,
-    query_of,
-    read,
-    start,
-)
+from tests.kit import mock_sandbox
+from tests.providers.helpers import RETURN_URL, A, events_of, pay, query_of, read, start
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -81,9 +73,7 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert failed["data"]["provider"] == A and failed["data"]["reason"]
 
 
-async def test_cancel_comes_back_by_post_and_cancels(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_cancel_comes_back_by_post_and_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "cancel")
@@ -93,9 +83,7 @@ async def test_cancel_comes_back_by_post_and_cancels(
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_timeout_shape_does_not_authorize(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_timeout_shape_does_not_authorize(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     trip = await pay(client, body, "timeout")

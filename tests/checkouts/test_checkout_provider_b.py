@@ -10,13 +10,13 @@ from prometheus_client import REGISTRY
 
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
+from tests.kit import mock_sandbox
 from tests.providers.helpers import (
     B,
     checkout,
     choose_without_returning,
     create_intent,
     events_of,
-    mock_sandbox,
     pay,
     query_of,
     read,
@@ -71,11 +71,7 @@ async def test_reject_fails(client: httpx.AsyncClient, runtime: Runtime) -> None
     assert trip.left_to and query_of(trip.left_to)["status"] == "FAILED"
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
     failed = (await events_of(runtime, intent["id"]))[-1]
-    assert (
-        failed["type"] == "payment.failed"
-        and failed["data"]["provider"] == B
-        and failed["data"]["reason"]
-    )
+    assert failed["type"] == "payment.failed" and failed["data"]["provider"] == B and failed["data"]["reason"]
 
 
 async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> None:
@@ -87,9 +83,7 @@ async def test_cancel_cancels(client: httpx.AsyncClient, runtime: Runtime) -> No
     assert cancelled["type"] == "payment.cancelled" and cancelled["data"]["reason"]
 
 
-async def test_pending_then_settled_by_notification(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_pending_then_settled_by_notification(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     trip = await pay(client, body, "pending")
@@ -108,18 +102,14 @@ async def test_pending_then_rejected(client: httpx.AsyncClient, runtime: Runtime
     assert (await read(client, sandbox, intent["id"]))["status"] == "FAILED"
 
 
-async def test_notification_without_return_authorizes(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_notification_without_return_authorizes(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     await choose_without_returning(client, body, "approve")  # the buyer closed the tab
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 
 
-async def test_forged_notifications_are_refused(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_forged_notifications_are_refused(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
     listed = await client.get(
@@ -128,9 +118,7 @@ async def test_forged_notifications_are_refused(
     )
     connector_id = next(c["id"] for c in listed.json()["items"] if c["provider"] == B)
     url = f"/v1/provider-notifications/{B}/{connector_id}"
-    unsigned = await client.post(
-        url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}}
-    )
+    unsigned = await client.post(url, params={"data.id": "1", "type": "payment"}, json={"data": {"id": "1"}})
     assert unsigned.status_code == 400
     bad = await client.post(
         url,
@@ -139,15 +127,11 @@ async def test_forged_notifications_are_refused(
         json={"type": "payment", "data": {"id": "1"}},
     )
     assert bad.status_code == 400
-    assert (
-        await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})
-    ).status_code == 404
+    assert (await client.post(f"/v1/provider-notifications/{B}/cfg_unknown", json={})).status_code == 404
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
 
 
-async def test_replacing_b_by_a_expires_the_preference(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_replacing_b_by_a_expires_the_preference(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     first = await checkout(client, sandbox, intent["id"], B)
@@ -170,9 +154,7 @@ async def test_replacing_b_by_a_expires_the_preference(
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     await pay(client, second.json(), "approve")
     read_back = await read(client, sandbox, intent["id"])
-    assert (
-        read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
-    )
+    assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == "provider_a_redirect_post"
 
 
 async def test_after_a_rejection_the_preference_cannot_be_paid_again(

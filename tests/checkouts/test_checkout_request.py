@@ -9,23 +9,17 @@ from sqlalchemy import func, select
 
 from payorch.db.tables.providers import checkouts
 from payorch.runtime import Runtime
-from tests.conftest import new_application
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, pay, read, start
+from tests.kit import mock_sandbox, new_application
+from tests.providers.helpers import A, B, checkout, create_intent, pay, read, start
 
 
 async def checkout_count(runtime: Runtime, intent_id: str) -> int:
     async with runtime.database.transaction() as conn:
-        query = (
-            select(func.count())
-            .select_from(checkouts)
-            .where(checkouts.c.payment_intent_id == intent_id)
-        )
+        query = select(func.count()).select_from(checkouts).where(checkouts.c.payment_intent_id == intent_id)
         return int((await conn.execute(query)).scalar_one())
 
 
-async def test_same_key_same_answer_one_checkout(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_same_key_same_answer_one_checkout(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     first = await checkout(client, sandbox, intent["id"], key="k-1")
@@ -35,19 +29,13 @@ async def test_same_key_same_answer_one_checkout(
     assert second.headers.get("idempotent-replayed") == "true"
     assert await checkout_count(runtime, intent["id"]) == 1
     conflict = await checkout(client, sandbox, intent["id"], provider=B, key="k-1")
-    assert (
-        conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
-    )
+    assert conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
 
 
-async def test_concurrent_same_key_makes_one_checkout(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_concurrent_same_key_makes_one_checkout(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
-    responses = await asyncio.gather(
-        *(checkout(client, sandbox, intent["id"], key="same") for _ in range(4))
-    )
+    responses = await asyncio.gather(*(checkout(client, sandbox, intent["id"], key="same") for _ in range(4)))
     codes = sorted(r.status_code for r in responses)
     assert codes.count(200) >= 1 and set(codes) <= {200, 409}, [r.text for r in responses]
     for r in responses:
@@ -78,19 +66,13 @@ async def test_provider_not_configured_is_422(client: httpx.AsyncClient, runtime
     sandbox = await new_application(runtime)  # no connectors at all
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"])
-    assert (
-        response.status_code == 422
-        and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
-    )
+    assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     # Only B enabled: asking for A is a 422; auto picks B.
     url = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"
     added = await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)
     assert added.status_code == 201
     response = await checkout(client, sandbox, intent["id"], A)
-    assert (
-        response.status_code == 422
-        and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
-    )
+    assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     # A disabled connector counts as not configured.
     disabled = await client.post(
         url, json={"provider": A, "mode": "MOCK", "enabled": False}, headers=sandbox.headers
@@ -113,10 +95,7 @@ async def test_explicit_provider_must_be_enabled_at_intent_creation(
         "provider": A,
     }
     response = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
-    assert (
-        response.status_code == 422
-        and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
-    )
+    assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     url = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"
     assert (
         await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)
@@ -134,16 +113,11 @@ async def test_currency_must_be_supported(client: httpx.AsyncClient, runtime: Ru
     await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)
     intent = await create_intent(client, sandbox, amount=1000, currency="EUR")
     response = await checkout(client, sandbox, intent["id"])
-    assert (
-        response.status_code == 422
-        and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
-    )
+    assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     assert "EUR" in response.json()["error"]["message"]
 
 
-async def test_checkout_of_a_final_intent_is_409(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_checkout_of_a_final_intent_is_409(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     await pay(client, body, "reject")
@@ -153,8 +127,7 @@ async def test_checkout_of_a_final_intent_is_409(
     assert error["code"] == "INVALID_STATE" and error["details"]["status"] == "FAILED"
     assert error["details"]["allowed_statuses"] == ["CREATED", "REQUIRES_ACTION"]
     assert error["message"] == (
-        "Not allowed while the status is FAILED. "
-        "Allowed only while the status is CREATED or REQUIRES_ACTION."
+        "Not allowed while the status is FAILED. Allowed only while the status is CREATED or REQUIRES_ACTION."
     )
     # Errors free the key: nothing was stored.
     again = await checkout(client, sandbox, intent["id"], key="after")
@@ -180,9 +153,7 @@ async def test_replacing_a_paid_checkout_is_refused_and_records_the_payment(
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 
 
-async def test_unknown_and_foreign_intents_are_404(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_unknown_and_foreign_intents_are_404(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox)
     other = await mock_sandbox(runtime)
@@ -203,8 +174,6 @@ async def test_a_request_without_body_uses_the_intent_provider(
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await create_intent(client, sandbox, provider=B)
-    response = await client.post(
-        f"/v1/payment-intents/{intent['id']}/checkout", headers=sandbox.headers
-    )
+    response = await client.post(f"/v1/payment-intents/{intent['id']}/checkout", headers=sandbox.headers)
     assert response.status_code == 200, response.text
     assert response.json()["provider"] == B

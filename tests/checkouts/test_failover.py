@@ -9,18 +9,9 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.databases import own_database
-from tests.providers.helpers import (
-    A,
-    B,
-    checkout,
-    create_intent,
-    mock_sandbox,
-    pay,
-    read,
-    set_fault,
-)
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, checkout, create_intent, pay, read, set_fault
 
 database_url = own_database  # reconciliation sweeps the database: this module gets its own
 
@@ -43,9 +34,7 @@ async def others_down(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
             await set_fault(client, sandbox, registration.provider_id, "error")
 
 
-async def provider_of_new_checkout(
-    client: httpx.AsyncClient, sandbox, provider: str | None = None
-) -> str:  # type: ignore[no-untyped-def]
+async def provider_of_new_checkout(client: httpx.AsyncClient, sandbox, provider: str | None = None) -> str:  # type: ignore[no-untyped-def]
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"], provider)
     assert response.status_code == 200, response.text
@@ -119,13 +108,11 @@ async def test_explicit_provider_is_used_even_when_skipped(
     # Explicitly A while it is down: no failover to another provider, a 503.
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"], A)
-    assert (
-        response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
-    )
+    assert response.status_code == 503 and response.json()["error"]["code"] == "CONNECTOR_UNAVAILABLE"
     message = response.json()["error"]["message"]
     assert message.startswith(f"The requested provider is unavailable: {A} is down ("), message
     assert message.endswith(
-        'No other provider is tried when one is named; retry later, or request the checkout '
+        "No other provider is tried when one is named; retry later, or request the checkout "
         'with "provider": "auto".'
     )
     await set_fault(client, sandbox, A, "ok")
@@ -164,7 +151,7 @@ async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     from payorch.checkouts.reconcile_processing import ReconcileProcessing
-    from tests.checkouts.test_worker_jobs import run_until_idle
+    from tests.checkouts.helpers import run_until_idle
     from tests.providers.helpers import choose_without_returning, query_of, start
 
     sandbox = await mock_sandbox(runtime)

@@ -12,7 +12,7 @@ from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
-from tests.conftest import make_settings
+from tests.kit import make_settings, mock_sandbox
 from tests.providers.helpers import (
     REDIS_URL,
     A,
@@ -20,7 +20,6 @@ from tests.providers.helpers import (
     checkout,
     create_intent,
     forget_redis_keys,
-    mock_sandbox,
     redis_health,
     redis_prefix,
     set_fault,
@@ -65,9 +64,7 @@ async def test_a_provider_skipped_on_one_replica_is_skipped_on_another(
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as other:
             intent = await create_intent(other, sandbox)
             response = await checkout(other, sandbox, intent["id"])
-            assert (
-                response.status_code == 200 and response.json()["provider"] == B
-            )  # skipped there too
+            assert response.status_code == 200 and response.json()["provider"] == B  # skipped there too
     finally:
         store = runtime.provider_health
         assert isinstance(store, RedisHealth)

@@ -17,27 +17,29 @@ import pytest
 from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.clock import FrozenClock
 from payorch.providers.provider_a import wire as a_wire
-from payorch.providers.provider_b.signature import sign_notification
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from tests.checkouts.cancel_helpers import cancel
-from tests.checkouts.test_returns import authorized_events, payment_count
-from tests.checkouts.test_worker_jobs import run_until_idle
-from tests.conftest import Sandbox
+from tests.checkouts.helpers import (
+    authorized_events,
+    b_choose_silently,
+    b_notify,
+    payment_count,
+    run_until_idle,
+)
 from tests.databases import own_database
+from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import (
     A,
     B,
     checkout,
     choose_without_returning,
     events_of,
-    mock_sandbox,
     open_checkout,
     pay,
     press_without_returning,
     query_of,
     read,
-    set_fault,
     simulated_a_status,
     start,
 )
@@ -136,9 +138,7 @@ async def a_abort_shaped_return(
 async def test_a_abort_shaped_return_of_a_paid_checkout_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, shape: str, method: str
 ) -> None:
-    sandbox, intent, _, genuine = await a_abort_shaped_return(
-        client, runtime, shape, method, "approve"
-    )
+    sandbox, intent, _, genuine = await a_abort_shaped_return(client, runtime, shape, method, "approve")
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
     # The genuine return that follows changes nothing more.
     assert genuine is not None and (await client.get(genuine)).status_code == 303
@@ -194,51 +194,11 @@ async def test_a_normal_return_of_an_unpaid_checkout_never_authorizes(
 # -- provider B -----------------------------------------------------------------------------------
 
 
-async def b_choose_silently(
-    client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, Any], outcome: str
-) -> dict[str, str]:
-    """The buyer pays at B's page; its notification to us fails (API fault) and the redirect is
-    not followed. Answer the genuine return's parameters."""
-    await set_fault(client, sandbox, B, "error")
-    try:
-        location = await choose_without_returning(client, body, outcome)
-    finally:
-        await set_fault(client, sandbox, B, "ok")
-    return query_of(location)
-
-
 def b_return(genuine: dict[str, str], **changes: str) -> dict[str, str]:
     """The genuine return with some fields changed (the parts the browser controls)."""
     params = {k: v for k, v in genuine.items() if k != "payment_intent_id"}
     params.update(changes)
     return params
-
-
-async def b_notify(
-    client: httpx.AsyncClient,
-    runtime: Runtime,
-    sandbox: Sandbox,
-    payment_id: str,
-    claims: str,
-    secret: str | None = None,
-) -> httpx.Response:
-    """A notification about ``payment_id`` whose body claims ``claims``, signed now with the
-    connector's webhook secret (or with ``secret``)."""
-    listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors",
-        headers=sandbox.headers,
-    )
-    connector_id = next(c["id"] for c in listed.json()["items"] if c["provider"] == B)
-    if secret is None:
-        secret = mock_credentials(runtime.cipher, "provider_b", sandbox.application_id)["webhook_secret"]
-    ts = int(runtime.clock.now().timestamp())
-    signature = sign_notification(secret, data_id=payment_id, request_id="req-1", ts=ts)
-    return await client.post(
-        f"/v1/provider-notifications/{B}/{connector_id}",
-        params={"data.id": payment_id, "type": "payment"},
-        headers={"x-signature": signature, "x-request-id": "req-1"},
-        json={"type": "payment", "action": claims, "data": {"id": payment_id, "status": claims}},
-    )
 
 
 async def test_b_notification_signed_now_with_a_wrong_secret_is_refused(

@@ -12,14 +12,9 @@ import pytest
 
 from payorch.client import Payment as ClientPayment
 from payorch.runtime import Runtime
-from tests.checkouts.test_forged_returns import b_choose_silently
-from tests.conftest import Sandbox
-from tests.providers.helpers import B, events_of, mock_sandbox, pay, read, start
-
-
-async def control(client: httpx.AsyncClient, sandbox: Sandbox, path: str, **body: Any) -> httpx.Response:
-    """A simulator control (docs/simulator.md, "Controls")."""
-    return await client.post(f"/simulator/controls/{path}", json=body, headers=sandbox.headers)
+from tests.checkouts.helpers import _disputes, _payment, b_choose_silently, control
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import B, events_of, pay, read, start
 
 
 async def moved(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str) -> None:
@@ -151,21 +146,6 @@ async def test_a_signed_webhook_with_a_bad_signature_is_still_refused(
         url, params={"data.id": "123", "type": "payment", "topic": "payment", "id": "123"}
     )
     assert answer.status_code == 400
-
-
-async def _payment(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str) -> dict[str, Any]:
-    payment_id = (await read(client, sandbox, intent_id))["payment"]["id"]
-    response = await client.get(f"/v1/payments/{payment_id}", headers=sandbox.headers)
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
-
-def _disputes(events: list[dict[str, Any]]) -> list[tuple[str, str | None, str | None]]:
-    return [
-        (e["type"], e["data"]["kind"], e["data"].get("outcome"))
-        for e in events
-        if e["type"].startswith("payment.dispute")
-    ]
 
 
 async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refunds(
@@ -306,7 +286,7 @@ async def test_concurrent_duplicate_notices_authorize_once_and_dispute_once(
     copies of the mediation's notice: one payment.disputed."""
     import asyncio
 
-    from tests.checkouts.test_forged_returns import b_notify
+    from tests.checkouts.helpers import b_notify
 
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox, B)
@@ -326,6 +306,4 @@ async def test_concurrent_duplicate_notices_authorize_once_and_dispute_once(
         *(b_notify(client, runtime, sandbox, payment_id, "approved") for _ in range(5))
     )
     assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
-    assert _disputes(await events_of(runtime, intent["id"])) == [
-        ("payment.disputed", "mediation", None)
-    ]
+    assert _disputes(await events_of(runtime, intent["id"])) == [("payment.disputed", "mediation", None)]

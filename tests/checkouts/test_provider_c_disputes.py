@@ -11,15 +11,17 @@ from typing import Any
 import httpx
 
 from payorch.runtime import Runtime
-from tests.checkouts.test_provider_b_hard_cases import _disputes, _payment, control
-from tests.conftest import Sandbox
-from tests.providers.helpers import events_of, mock_sandbox, pay, read, start
+from tests.checkouts.helpers import _disputes, _payment, control
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import events_of, pay, read, start
 
 C = "provider_c_redirect_get"
 
 
 async def moved(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str) -> list[str]:
-    answer = await control(client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=C)
+    answer = await control(
+        client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=C
+    )
     assert answer.status_code == 200, answer.text
     assert answer.json()["provider"] == C
     return list(answer.json()["references"])
@@ -90,10 +92,14 @@ async def test_a_lost_opening_event_is_recorded_when_the_closing_one_arrives(
     ]
 
 
-async def test_nothing_to_dispute_before_the_payment_is_a_404(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_nothing_to_dispute_before_the_payment_is_a_404(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, _ = await start(client, sandbox, C)
-    answer = await control(client, sandbox, "settle", payment_intent_id=intent["id"], outcome="chargeback", provider=C)
+    answer = await control(
+        client, sandbox, "settle", payment_intent_id=intent["id"], outcome="chargeback", provider=C
+    )
     assert answer.status_code == 404
     closing = await control(
         client, sandbox, "settle", payment_intent_id=intent["id"], outcome="chargeback_won", provider=C

@@ -5,35 +5,20 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from sqlalchemy import func, select
 
-from payorch.db.tables.providers import payments
 from payorch.runtime import Runtime
+from tests.checkouts.helpers import authorized_events, payment_count
+from tests.kit import mock_sandbox
 from tests.providers.helpers import (
     A,
     checkout,
     choose_without_returning,
     events_of,
-    mock_sandbox,
     pay,
     query_of,
     read,
     start,
 )
-
-
-async def payment_count(runtime: Runtime, intent_id: str) -> int:
-    async with runtime.database.transaction() as conn:
-        query = (
-            select(func.count())
-            .select_from(payments)
-            .where(payments.c.payment_intent_id == intent_id)
-        )
-        return int((await conn.execute(query)).scalar_one())
-
-
-def authorized_events(events: list[dict]) -> int:  # type: ignore[type-arg]
-    return sum(1 for e in events if e["type"] == "payment.authorized")
 
 
 async def test_forged_returns_change_nothing(client: httpx.AsyncClient, runtime: Runtime) -> None:
@@ -55,9 +40,7 @@ async def test_forged_returns_change_nothing(client: httpx.AsyncClient, runtime:
     # The browser's parameters say nothing: the other buyer approves, and a return carrying
     # that token on this intent still changes nothing here.
     await pay(client, other_body, "approve")
-    response = await client.get(
-        base, params={"token_ws": other_body["checkout"]["fields"]["token_ws"]}
-    )
+    response = await client.get(base, params={"token_ws": other_body["checkout"]["fields"]["token_ws"]})
     assert response.status_code == 303
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     assert (await read(client, sandbox, other["id"]))["status"] == "AUTHORIZED"
@@ -83,9 +66,7 @@ async def test_double_return_authorizes_once(client: httpx.AsyncClient, runtime:
     assert authorized_events(await events_of(runtime, intent["id"])) == 1
 
 
-async def test_racing_returns_commit_and_authorize_once(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_racing_returns_commit_and_authorize_once(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
@@ -128,9 +109,7 @@ async def test_post_return_is_accepted(client: httpx.AsyncClient, runtime: Runti
     intent, body = await start(client, sandbox)
     location = await choose_without_returning(client, body, "approve")
     token = query_of(location)["token_ws"]
-    response = await client.post(
-        f"/v1/checkout-returns/{A}/{intent['id']}", data={"token_ws": token}
-    )
+    response = await client.post(f"/v1/checkout-returns/{A}/{intent['id']}", data={"token_ws": token})
     assert response.status_code == 303
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
 

@@ -14,8 +14,9 @@ from payorch.checkouts.reconcile_processing import ReconcileProcessing
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.runtime import Runtime
-from tests.conftest import make_settings
+from tests.checkouts.helpers import run_until_idle
 from tests.databases import own_database
+from tests.kit import make_settings, mock_sandbox
 from tests.observability.scrape import scrape, value
 from tests.providers.browser import Browser
 from tests.providers.helpers import (
@@ -23,7 +24,6 @@ from tests.providers.helpers import (
     B,
     choose_without_returning,
     events_of,
-    mock_sandbox,
     open_checkout,
     read,
     set_fault,
@@ -32,13 +32,6 @@ from tests.providers.helpers import (
 )
 
 database_url = own_database  # expiry and reconciliation sweep the database: this module gets its own
-
-
-async def run_until_idle(job: object, runtime: Runtime, rounds: int = 50) -> None:
-    for _ in range(rounds):
-        if await job.run_once(runtime) == 0:  # type: ignore[attr-defined]
-            return
-    raise AssertionError("the job never went idle")
 
 
 async def test_unknown_commit_outcome_is_settled_by_reconciliation(
@@ -68,9 +61,7 @@ async def test_unknown_commit_outcome_is_settled_by_reconciliation(
     assert read_back["status"] == "AUTHORIZED" and read_back["payment"]["authorization_code"]
     # A late second return changes nothing more.
     assert (await client.get(location)).status_code == 303
-    assert [e["type"] for e in await events_of(runtime, intent["id"])].count(
-        "payment.authorized"
-    ) == 1
+    assert [e["type"] for e in await events_of(runtime, intent["id"])].count("payment.authorized") == 1
 
 
 async def test_expiry_asks_the_provider_first(
@@ -91,9 +82,7 @@ async def test_expiry_asks_the_provider_first(
         **(await events_of(runtime, unpaid["id"]))[-1],
         "type": "payment.expired",
     }
-    assert (await events_of(runtime, unpaid["id"]))[-1]["data"] == {
-        "payment_intent_id": unpaid["id"]
-    }
+    assert (await events_of(runtime, unpaid["id"]))[-1]["data"] == {"payment_intent_id": unpaid["id"]}
     assert (await read(client, sandbox, paid_late["id"]))["status"] == "AUTHORIZED"
 
 
@@ -115,9 +104,7 @@ async def test_an_expired_checkout_can_no_longer_be_paid(
 
     clock.set(ends - timedelta(seconds=30))  # what the provider's clock says now
     trip = await open_checkout(client, body)
-    if trip.page is not None and any(
-        ("outcome", "approve") in form.buttons for form in trip.page.forms
-    ):
+    if trip.page is not None and any(("outcome", "approve") in form.buttons for form in trip.page.forms):
         await Browser(client).press(trip.page, "outcome", "approve")  # the buyer pays anyway
     clock.set(ends + timedelta(seconds=1))
     await run_until_idle(ReconcileProcessing(), runtime)

@@ -16,7 +16,7 @@ import pytest
 from payorch.admin_cli import KEYS_PAGE
 from payorch.runtime import Runtime
 from tests.cli.helpers import refused
-from tests.conftest import new_application
+from tests.kit import new_application
 from tests.live import payorch_env, run_cli
 
 pytestmark = pytest.mark.slow

@@ -12,8 +12,9 @@ import pytest
 
 from payorch.runtime import Runtime
 from tests.cli.helpers import refused
+from tests.kit import mock_sandbox
 from tests.live import payorch_env, run_cli
-from tests.providers.helpers import A, create_intent, mock_sandbox, pay, read, start
+from tests.providers.helpers import A, create_intent, pay, read, start
 
 pytestmark = pytest.mark.slow
 

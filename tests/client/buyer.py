@@ -30,11 +30,7 @@ def pay(checkout: Checkout, outcome: str = "approve", timeout: float = 30) -> di
             page = browser.get(action.url)
         page.raise_for_status()
         form = next(
-            (
-                f
-                for f in map(_attrs, _FORM.findall(page.text))
-                if f.get("method", "").lower() == "post"
-            ),
+            (f for f in map(_attrs, _FORM.findall(page.text)) if f.get("method", "").lower() == "post"),
             None,
         )
         assert form is not None, f"no outcome form on the simulator page: {page.text[:300]}"

@@ -50,13 +50,11 @@ def generate(sync_source: str) -> str:
     replacements = [
         (
             '"""The synchronous client."""',
-            '"""The asynchronous client, generated from _sync.py by '
-            'tests/client/generate_async.py."""',
+            '"""The asynchronous client, generated from _sync.py by tests/client/generate_async.py."""',
         ),
         (
             "import time\nfrom collections.abc import Callable, Iterator, Mapping",
-            "import asyncio\n"
-            "from collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
+            "import asyncio\nfrom collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
         ),
         ("class PayorchClient(SyncAdministration):", "class AsyncPayorchClient(AsyncAdministration):"),
         # Import order as isort wants it: _async_admin sorts before _core, _sync_admin after.

@@ -28,8 +28,8 @@ import pytest
 from payorch.client import Event, PayorchClient, ProviderError, WebhookVerificationError
 from payorch.client.webhooks import verify
 from tests.client.buyer import pay
-from tests.conftest import TEST_SECRET_KEY
 from tests.databases import create_postgres_database, drop_postgres_database
+from tests.kit import TEST_SECRET_KEY
 from tests.live import free_port
 from tests.webhooks.receiver import loopback_socket
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from payorch.client import PayorchClient
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.live import live_server, payorch_env
 
 pytestmark = pytest.mark.slow
@@ -37,9 +37,7 @@ def docs_url(database_url: str) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
-def test_example_runs(
-    name: str, docs_url: str, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_example_runs(name: str, docs_url: str, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAYORCH_BASE_URL", docs_url)
     monkeypatch.setenv("PAYORCH_API_KEY", sandbox.api_key)
     monkeypatch.setenv("PAYORCH_MERCHANT_ACCOUNT_ID", sandbox.merchant_account_id)
@@ -50,9 +48,7 @@ def test_example_runs(
 
 def _add_mock_connector(url: str, sandbox: Sandbox) -> None:
     with PayorchClient(sandbox.api_key, url) as client:
-        client.create_connector(
-            sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK"
-        )
+        client.create_connector(sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK")
 
 
 def test_the_readme_tour_runs_and_its_link_can_be_paid(

@@ -21,7 +21,7 @@ from payorch.client import (
     RetryPolicy,
 )
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.live import free_port, live_server, payorch_env
 
 pytestmark = pytest.mark.slow
@@ -142,18 +142,14 @@ def test_sync_cancel_payment_intent(sync_client: PayorchClient, sandbox: Sandbox
     assert refused.value.code == "INVALID_STATE"
 
 
-async def test_async_cancel_payment_intent(
-    async_client: AsyncPayorchClient, sandbox: Sandbox
-) -> None:
+async def test_async_cancel_payment_intent(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
     created = await async_client.create_payment_intent(**intent_args(sandbox, "order-cancel-a"))  # type: ignore[arg-type]
     cancelled = await async_client.cancel_payment_intent(created.id)
     assert cancelled.status == "CANCELLED"
     assert [t.type for t in cancelled.timeline][-1] == "payment.cancelled"
 
 
-def test_sync_list_and_iterate_payment_intents(
-    sync_client: PayorchClient, sandbox: Sandbox
-) -> None:
+def test_sync_list_and_iterate_payment_intents(sync_client: PayorchClient, sandbox: Sandbox) -> None:
     made = [
         sync_client.create_payment_intent(**intent_args(sandbox, f"order-list-{i}")).id  # type: ignore[arg-type]
         for i in range(3)
@@ -173,18 +169,14 @@ def test_sync_list_and_iterate_payment_intents(
     assert refused.value.code == "VALIDATION_ERROR"
 
 
-async def test_async_list_payment_intents(
-    async_client: AsyncPayorchClient, sandbox: Sandbox
-) -> None:
+async def test_async_list_payment_intents(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
     created = await async_client.create_payment_intent(**intent_args(sandbox, "order-list-a"))  # type: ignore[arg-type]
     page = await async_client.list_payment_intents(merchant_account_id=sandbox.merchant_account_id)
     assert [i.id for i in page.items] == [created.id] and page.next_cursor is None
     assert [i.id async for i in async_client.iter_payment_intents(status="CREATED")] == [created.id]
 
 
-async def test_async_connector_then_checkout(
-    async_client: AsyncPayorchClient, sandbox: Sandbox
-) -> None:
+async def test_async_connector_then_checkout(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
     connector = await async_client.create_connector(
         sandbox.merchant_account_id,
         provider="provider_a_redirect_post",
@@ -197,9 +189,7 @@ async def test_async_connector_then_checkout(
             sandbox.merchant_account_id, provider="provider_a_redirect_post", mode="MOCK"
         )
     assert duplicate.value.code == "CONNECTOR_CONFIG_ALREADY_EXISTS"
-    changed = await async_client.update_connector(
-        sandbox.merchant_account_id, connector.id, priority=5
-    )
+    changed = await async_client.update_connector(sandbox.merchant_account_id, connector.id, priority=5)
     assert changed.priority == 5
     created = await async_client.create_payment_intent(**intent_args(sandbox))  # type: ignore[arg-type]
     checkout = await async_client.create_checkout(created.id, idempotency_key="co-1")
@@ -250,9 +240,7 @@ async def test_async_webhook_endpoints(async_client: AsyncPayorchClient) -> None
         await async_client.get_webhook_endpoint(endpoint.id)
 
 
-async def test_async_connectors_and_events(
-    async_client: AsyncPayorchClient, sandbox: Sandbox
-) -> None:
+async def test_async_connectors_and_events(async_client: AsyncPayorchClient, sandbox: Sandbox) -> None:
     connectors = await async_client.list_connectors(sandbox.merchant_account_id)
     assert all(c.id.startswith("cfg_") for c in connectors)
     created = await async_client.create_payment_intent(**intent_args(sandbox))  # type: ignore[arg-type]

@@ -52,9 +52,7 @@ CREATE = {
 
 
 def error(status: int, code: str, details: dict[str, Any] | None = None) -> httpx.Response:
-    body = {
-        "error": {"code": code, "message": "m", "request_id": "req_x", "details": details or {}}
-    }
+    body = {"error": {"code": code, "message": "m", "request_id": "req_x", "details": details or {}}}
     return httpx.Response(status, json=body, headers={"X-Request-Id": "req_x"})
 
 
@@ -151,9 +149,7 @@ def test_each_operation_gets_its_own_key_and_an_explicit_key_is_kept() -> None:
 
 def test_429_honours_retry_after_then_gives_up_after_max_attempts() -> None:
     sleeps: list[float] = []
-    script = Script(
-        *(error(429, "RATE_LIMIT_EXCEEDED", {"retry_after_seconds": 2}) for _ in range(4))
-    )
+    script = Script(*(error(429, "RATE_LIMIT_EXCEEDED", {"retry_after_seconds": 2}) for _ in range(4)))
     with pytest.raises(RateLimitError) as caught:
         sync_client(script, sleeps).get_payment_intent("payi_1")
     assert len(script.requests) == 4 and sleeps == [2.0, 2.0, 2.0]

@@ -19,8 +19,8 @@ from payorch.client.webhooks import standard_secret, verify
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
 from tests.databases import own_database
+from tests.kit import Sandbox
 from tests.webhooks.receiver import Receiver, serve_receiver
 
 database_url = own_database  # the delivery job sweeps the database: this module gets its own

@@ -25,9 +25,7 @@ BODY = json.dumps(
 ).encode()
 
 
-def signed_headers(
-    body: bytes = BODY, timestamp: int = NOW, secret: str = SECRET
-) -> dict[str, str]:
+def signed_headers(body: bytes = BODY, timestamp: int = NOW, secret: str = SECRET) -> dict[str, str]:
     digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
     return {
         "Content-Type": "application/json",

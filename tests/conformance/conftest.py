@@ -14,7 +14,7 @@ from payorch.providers.registry import PROVIDER_IDS, registration_of
 from payorch.runtime import Runtime
 from tests.conformance.kit import Shop, driver_of
 from tests.conformance.network import Network
-from tests.providers.helpers import mock_sandbox
+from tests.kit import mock_sandbox
 
 
 @pytest.fixture(params=PROVIDER_IDS)

@@ -17,9 +17,9 @@ from payorch.clock import FrozenClock
 from payorch.providers.registration import ProviderRegistration
 from payorch.runtime import Runtime
 from payorch.simulator.conformance import ConformanceDriver, ForgedNotification, ForgedReturn, Visit
-from tests.checkouts.test_returns import payment_count
+from tests.checkouts.helpers import payment_count
 from tests.conformance.network import HeldNotification, Network
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.providers.browser import Browser, Trip
 from tests.providers.helpers import RETURN_URL, events_of, open_checkout, query_of
 
@@ -234,4 +234,3 @@ class Shop:
             headers=self.sandbox.headers,
         )
         assert response.status_code == 200, response.text
-

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.checkouts.reconcile_processing import ReconcileProcessing
-from tests.checkouts.test_worker_jobs import run_until_idle
+from tests.checkouts.helpers import run_until_idle
 from tests.conformance.kit import Checkout, Shop, instant
 from tests.databases import own_database
 

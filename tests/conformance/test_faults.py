@@ -61,4 +61,3 @@ async def test_an_explicit_provider_down_is_503_and_moves_nothing(shop: Shop, fa
     again = await shop.request_checkout(intent_id)  # back up: named, it is used again
     assert again.status_code == 200, again.text
     assert again.json()["provider"] == shop.id
-

@@ -39,9 +39,9 @@ async def test_returns_saying_not_paid_of_a_paid_checkout_authorize_once(shop: S
         checkout = await shop.start()
         await shop.paid_silently(checkout)
         assert await shop.status(checkout.intent_id) == "REQUIRES_ACTION", shape.label
-        forged = (await shop.driver.returns(
+        forged = await shop.driver.returns(
             shop.client, shop.runtime.cipher, shop.visit(checkout), claims_paid=False
-        ))
+        )
         await shop.send_return(checkout.intent_id, next(f for f in forged if f.label == shape.label))
         await shop.assert_authorized_once(checkout.intent_id, shape.label)
         await shop.follow_return(checkout)  # the genuine return, late: nothing more

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -16,29 +13,13 @@ from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
-from tests.conftest import TEST_SECRET_KEY, make_settings
+from tests.connectors.helpers import run_cli
+from tests.kit import make_settings
 
 pytestmark = pytest.mark.slow
 
-SRC = str(Path(__file__).resolve().parents[2] / "src")
 # The connectors are listed by priority.
 MOCK_ORDER = sorted(REGISTRATIONS, key=lambda r: r.mock_priority)
-
-
-def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": SRC,
-        "PAYORCH_DATABASE_URL": database_url,
-        "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
-    }
-    return subprocess.run(  # noqa: S603 - our own CLI, fixed arguments
-        [sys.executable, "-m", "payorch", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 async def test_applications_create_with_mock_connectors(
@@ -94,9 +75,7 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
     await bootstrap_sandbox(settings, "http://127.0.0.1:8000")
     printed = capsys.readouterr().out
     api_key = next(line.split()[-1] for line in printed.splitlines() if "API key:" in line)
-    merchant = next(
-        line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line
-    )
+    merchant = next(line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line)
     runtime = build_runtime(settings)
     try:
         from payorch.app import create_app

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.providers import connectors
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 A = "provider_a_redirect_post"
 B = "provider_b_redirect_get"
@@ -21,13 +21,9 @@ def path(merchant_id: str) -> str:
     return f"/v1/admin/merchant-accounts/{merchant_id}/connectors"
 
 
-async def test_create_list_and_patch(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
-) -> None:
+async def test_create_list_and_patch(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime) -> None:
     body = {"provider": A, "mode": "SANDBOX", "priority": 5, "credentials": A_CREDENTIALS}
-    response = await client.post(
-        path(sandbox.merchant_account_id), json=body, headers=sandbox.headers
-    )
+    response = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
     assert response.status_code == 201, response.text
     created = response.json()
     assert created["id"].startswith("cfg_")
@@ -36,9 +32,7 @@ async def test_create_list_and_patch(
     assert "credentials" not in created and "secret-api-key-value" not in response.text
 
     mock = {"provider": B, "mode": "MOCK", "priority": 1}
-    response = await client.post(
-        path(sandbox.merchant_account_id), json=mock, headers=sandbox.headers
-    )
+    response = await client.post(path(sandbox.merchant_account_id), json=mock, headers=sandbox.headers)
     assert response.status_code == 201, response.text
     assert response.json()["has_credentials"] is False
 
@@ -60,9 +54,7 @@ async def test_create_list_and_patch(
     # Encrypted at rest: the stored column is a Fernet token, not the secret.
     async with runtime.database.transaction() as conn:
         stored = (
-            await conn.execute(
-                select(connectors.c.credentials).where(connectors.c.id == created["id"])
-            )
+            await conn.execute(select(connectors.c.credentials).where(connectors.c.id == created["id"]))
         ).scalar_one()
     assert "secret-api-key-value" not in stored
     assert "secret-api-key-value" in runtime.cipher.decrypt(stored)
@@ -72,9 +64,7 @@ async def test_duplicate_provider_is_409(client: httpx.AsyncClient, sandbox: San
     body = {"provider": A, "mode": "MOCK"}
     first = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
     assert first.status_code == 201
-    second = await client.post(
-        path(sandbox.merchant_account_id), json=body, headers=sandbox.headers
-    )
+    second = await client.post(path(sandbox.merchant_account_id), json=body, headers=sandbox.headers)
     assert second.status_code == 409
     assert second.json()["error"]["code"] == "CONNECTOR_CONFIG_ALREADY_EXISTS"
 
@@ -93,9 +83,7 @@ async def test_concurrent_creates_make_one(client: httpx.AsyncClient, sandbox: S
     assert len(listed.json()["items"]) == 1
 
 
-async def test_credentials_are_validated_per_provider(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_credentials_are_validated_per_provider(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     url = path(sandbox.merchant_account_id)
     cases = [
         ({"provider": A, "mode": "SANDBOX"}, "credentials"),
@@ -147,9 +135,7 @@ async def test_modes_follow_the_application_environment(
 
     production = await new_application(runtime, "PRODUCTION")
     url = path(production.merchant_account_id)
-    response = await client.post(
-        url, json={"provider": A, "mode": "MOCK"}, headers=production.headers
-    )
+    response = await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=production.headers)
     assert response.status_code == 403 and response.json()["error"]["code"] == "FORBIDDEN"
     response = await client.post(
         url,
@@ -166,9 +152,7 @@ async def test_modes_follow_the_application_environment(
 
 async def test_patch_rules(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     url = path(sandbox.merchant_account_id)
-    created = (
-        await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)
-    ).json()
+    created = (await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)).json()
     item = f"{url}/{created['id']}"
     # SANDBOX needs credentials: none stored, none sent.
     response = await client.patch(item, json={"mode": "SANDBOX"}, headers=sandbox.headers)
@@ -181,9 +165,7 @@ async def test_patch_rules(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     for bad in ({"provider": A}, {"enabled": None}, {"priority": 1.5}):
         response = await client.patch(item, json=bad, headers=sandbox.headers)
         assert response.status_code == 400, (bad, response.text)
-    response = await client.patch(
-        f"{url}/cfg_unknown", json={"priority": 1}, headers=sandbox.headers
-    )
+    response = await client.patch(f"{url}/cfg_unknown", json={"priority": 1}, headers=sandbox.headers)
     assert response.status_code == 404
 
 
@@ -191,16 +173,12 @@ async def test_another_application_gets_404(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
     url = path(sandbox.merchant_account_id)
-    created = (
-        await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)
-    ).json()
+    created = (await client.post(url, json={"provider": A, "mode": "MOCK"}, headers=sandbox.headers)).json()
     other = await new_application(runtime)
     assert (await client.get(url, headers=other.headers)).status_code == 404
     response = await client.post(url, json={"provider": B, "mode": "MOCK"}, headers=other.headers)
     assert response.status_code == 404
-    response = await client.patch(
-        f"{url}/{created['id']}", json={"priority": 9}, headers=other.headers
-    )
+    response = await client.patch(f"{url}/{created['id']}", json={"priority": 9}, headers=other.headers)
     assert response.status_code == 404
     # Nor through its own merchant id.
     response = await client.patch(

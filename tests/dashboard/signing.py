@@ -6,7 +6,7 @@ import re
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 

@@ -6,7 +6,6 @@ refused. Screenshots at 1280 and 390 px go to PAYORCH_E2E_SCREENSHOTS, or build/
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -17,15 +16,13 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.dashboard.helpers import WIDTHS, shots_dir
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 from tests.webhooks.receiver import Receiver, serve_receiver
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
-WIDTHS = ((1280, 900), (390, 844))
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +38,6 @@ def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
 async def receiver() -> AsyncIterator[Receiver]:
     async with serve_receiver() as found:
         yield found
-
-
-def shots_dir(backend_url: str) -> Path:
-    backend = "postgres" if backend_url.startswith("postgres") else "sqlite"
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", ROOT / "build" / "screenshots")) / backend
-    target.mkdir(parents=True, exist_ok=True)
-    return target
 
 
 async def wait_for_delivery(api: httpx.AsyncClient, status: str, attempts: int) -> None:

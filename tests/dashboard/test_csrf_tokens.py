@@ -12,8 +12,8 @@ import httpx
 from fastapi.routing import APIRoute
 
 from payorch.dashboard.routes import ROUTERS
-from tests.conftest import Sandbox
 from tests.dashboard.signing import csrf_of, sign_in
+from tests.kit import Sandbox
 
 NON_ASCII = ["é" * 64, "0" * 63 + "é", "€", "\u00ff"]
 

@@ -13,11 +13,11 @@ import pytest
 from payorch.client.models import PaymentIntent
 from payorch.providers.payment_errors import MESSAGES, PaymentErrorCode
 from payorch.runtime import Runtime
-from tests.checkouts.test_payment_errors import CASES, Setup, a_error_page, assert_failed_with, market_decline
-from tests.conftest import Sandbox
+from tests.checkouts.helpers import CASES, Setup, a_error_page, assert_failed_with, market_decline
 from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox, mock_sandbox
 from tests.providers.browser import Browser
-from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, start
+from tests.providers.helpers import A, B, events_of, pay, read, start
 
 MARKET = "/simulator/controls/market"
 PENDING = {"approve": 0.0, "decline": 0.0, "give_up": 0.0, "pending": 1.0}

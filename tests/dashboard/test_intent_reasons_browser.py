@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.checkouts.test_payment_errors import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
-from tests.dashboard.test_browser import WIDTHS, shots_dir
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.checkouts.helpers import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
+from tests.dashboard.helpers import WIDTHS, shots_dir
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 from tests.providers import browser as buyer_browser

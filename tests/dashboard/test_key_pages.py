@@ -8,8 +8,8 @@ import re
 import httpx
 import pytest
 
-from tests.conftest import Sandbox
 from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox
 
 URL = "/v1/admin/api-credentials"
 PREFIX = re.compile(r'<td class="mono">([0-9a-f]{12})</td>')

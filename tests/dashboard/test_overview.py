@@ -10,10 +10,9 @@ import httpx
 from payorch.clock import FrozenClock
 from payorch.providers.health import health_key
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.dashboard.helpers import add_mock_connector
 from tests.dashboard.signing import sign_in
-from tests.dashboard.test_settings_pages import add_mock_connector
-from tests.payments.conftest import authorized_payment
+from tests.kit import Sandbox, authorized_payment
 
 
 async def test_the_overview_counts_draws_and_shows_health(

@@ -9,9 +9,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
-from tests.payments.conftest import authorized_payment
+from tests.kit import Sandbox, authorized_payment, new_application
 from tests.payments.fakes import REJECT, TIMEOUT_APPLIED, FakeGateway
 
 INTENT_LINK = re.compile(r'href="/dashboard/payments/(payi_[0-9a-z]+)"')

@@ -10,9 +10,8 @@ import httpx
 
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.dashboard.signing import sign_in
-from tests.payments.conftest import authorized_payment
+from tests.kit import Sandbox, authorized_payment
 
 INTENT_LINK = re.compile(r'href="/dashboard/payments/(payi_[0-9a-z]+)"')
 NAV = '<nav aria-label="Dashboard">'

@@ -16,8 +16,8 @@ from payorch.connectors.records import Connector
 from payorch.connectors.service import decrypt_credentials
 from payorch.providers.base import Mode
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox, new_application
 from tests.live import payorch_env, run_cli
 
 pytestmark = pytest.mark.slow

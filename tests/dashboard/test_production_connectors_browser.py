@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.dashboard.test_browser import WIDTHS, shots_dir
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.dashboard.helpers import WIDTHS, shots_dir
 from tests.live import live_server, payorch_env, run_cli
 from tests.needs import missing
 

@@ -7,9 +7,9 @@ import re
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.dashboard.helpers import add_mock_connector
 from tests.dashboard.signing import sign_in
-from tests.dashboard.test_settings_pages import add_mock_connector
+from tests.kit import Sandbox
 
 C = "provider_c_redirect_get"
 

@@ -16,8 +16,8 @@ import pytest
 
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import mock_credentials
-from tests.conftest import TEST_SECRET_KEY
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.kit import TEST_SECRET_KEY
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.dashboard.test_browser import WIDTHS, shots_dir
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.dashboard.helpers import WIDTHS, shots_dir
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 

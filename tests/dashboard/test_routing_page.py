@@ -13,7 +13,8 @@ import httpx
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.kit import mock_sandbox
+from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 from tests.routing.helpers import C
 from tests.success_rates.market import market_payment, set_market
 

@@ -7,8 +7,8 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import assert_back_to_sign_in, csrf_of, sign_in, sign_in_with
+from tests.kit import Sandbox, new_application
 
 
 async def test_sign_in_sets_a_guarded_session_cookie_and_pages_refuse_framing(

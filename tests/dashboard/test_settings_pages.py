@@ -8,20 +8,9 @@ import httpx
 
 from payorch.connectors import repository as connectors
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.dashboard.helpers import add_mock_connector
 from tests.dashboard.signing import assert_back_to_sign_in, sign_in
-
-
-async def add_mock_connector(
-    client: httpx.AsyncClient, app: Sandbox, provider: str = "provider_b_redirect_get"
-) -> None:
-    added = await client.post(
-        f"/v1/admin/merchant-accounts/{app.merchant_account_id}/connectors",
-        json={"provider": provider, "mode": "MOCK"},
-        headers=app.headers,
-    )
-    assert added.status_code == 201, added.text
-
+from tests.kit import Sandbox, new_application
 
 KEY = re.compile(r'<code id="secret">(pay_sb_[0-9a-f]+_[0-9a-f]+)</code>')
 REVOKE = re.compile(r'action="/dashboard/api-keys/(key_[0-9a-z]+)/revoke"')

@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.dashboard.signing import sign_in
-from tests.payments.conftest import authorized_payment
+from tests.kit import Sandbox, authorized_payment
 from tests.payments.fakes import FakeGateway
 
 RULE = "with &#39;.&#39; before at most 2 decimals, and &#39;,&#39; between thousands"
@@ -42,7 +41,9 @@ REFUSED = [
 
 async def add_mock_connector(client: httpx.AsyncClient, app: Sandbox) -> None:
     url = f"/v1/admin/merchant-accounts/{app.merchant_account_id}/connectors"
-    added = await client.post(url, json={"provider": "provider_b_redirect_get", "mode": "MOCK"}, headers=app.headers)
+    added = await client.post(
+        url, json={"provider": "provider_b_redirect_get", "mode": "MOCK"}, headers=app.headers
+    )
     assert added.status_code == 201, added.text
 
 
@@ -114,7 +115,9 @@ async def test_all_that_is_left_is_confirmed_when_it_is_more_than_half(
     asked = await client.post(url, data={"csrf": csrf, "refund_key": "all", "amount": ""})
     assert asked.status_code == 200 and "Refund $2,000.00?" in asked.text and "all that is left" in asked.text
     assert gateway.refund_calls == []
-    done = await client.post(url, data={"csrf": csrf, "refund_key": "all", "amount": "", "confirmed": "200000"})
+    done = await client.post(
+        url, data={"csrf": csrf, "refund_key": "all", "amount": "", "confirmed": "200000"}
+    )
     assert done.status_code == 303 and gateway.total_applied() == 200_000
 
 
@@ -154,7 +157,9 @@ async def test_a_refused_test_payment_keeps_the_form_with_the_message_beside_its
     page = refused.text
     assert '<form method="post"' in page and 'value="10,50"' in page and 'value="USD"' in page
     assert re.search(r'id="amount-error"[^>]*>[^<]*only separates thousands', page), page
-    assert re.search(r'<input id="amount"[^>]*aria-invalid="true"[^>]*aria-describedby="amount-rule amount-error"', page)
+    assert re.search(
+        r'<input id="amount"[^>]*aria-invalid="true"[^>]*aria-describedby="amount-rule amount-error"', page
+    )
     # A provider the merchant has no connector for: told beside the provider, the choice kept.
     other = await client.post(
         "/dashboard/sandbox", data={**form, "amount": "10.50", "provider": "provider_c_redirect_get"}
@@ -164,7 +169,8 @@ async def test_a_refused_test_payment_keeps_the_form_with_the_message_beside_its
     assert '<option value="provider_c_redirect_get" selected>' in other.text
     # A merchant of no one: told above the form.
     unknown = await client.post(
-        "/dashboard/sandbox", data={**form, "merchant_account_id": "mrc_nobody", "amount": "1", "provider": "auto"}
+        "/dashboard/sandbox",
+        data={**form, "merchant_account_id": "mrc_nobody", "amount": "1", "provider": "auto"},
     )
     assert unknown.status_code == 400 and 'id="form-problem"' in unknown.text, unknown.text
     assert (await client.get("/v1/payment-intents", headers=sandbox.headers)).json()["items"] == []
@@ -177,7 +183,9 @@ async def test_a_priority_that_is_not_a_whole_number_is_a_400(
     csrf = await sign_in(client, sandbox)
     await add_mock_connector(client, sandbox)
     page = (await client.get("/dashboard/providers")).text
-    [connector_id] = re.findall(rf"/dashboard/providers/{sandbox.merchant_account_id}/(cfg_[0-9a-z]+)", page)[:1]
+    [connector_id] = re.findall(rf"/dashboard/providers/{sandbox.merchant_account_id}/(cfg_[0-9a-z]+)", page)[
+        :1
+    ]
     url = f"/dashboard/providers/{sandbox.merchant_account_id}/{connector_id}"
     answer = await client.post(url, data={"csrf": csrf, "action": "priority", "priority": priority})
     assert answer.status_code == 400, answer.text

@@ -20,8 +20,8 @@ import pytest
 
 from payorch.client.errors import WebhookVerificationError
 from payorch.client.webhooks import verify
-from tests.dashboard.test_browser import WIDTHS, shots_dir
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
+from tests.dashboard.helpers import WIDTHS, shots_dir
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 from tests.webhooks.receiver import Received, Receiver, loopback_socket, serve_receiver

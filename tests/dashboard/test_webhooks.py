@@ -12,9 +12,9 @@ import pytest
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
 from tests.dashboard.signing import sign_in
 from tests.databases import own_database
+from tests.kit import Sandbox
 from tests.webhooks.helpers import PRIVATE_ON, create_intent
 from tests.webhooks.receiver import Receiver, serve_receiver
 

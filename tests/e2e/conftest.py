@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.browser import CHROMIUM, Server
 from tests.live import live_server, payorch_env
 from tests.needs import missing
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-@dataclass
-class Server:
-    url: str
-    env: dict[str, str]
 
 
 @pytest.fixture(scope="module")

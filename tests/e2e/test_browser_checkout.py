@@ -9,43 +9,17 @@ shop's return_url is answered by the browser itself (route interception): no tra
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, Server
+from tests.browser import CHROMIUM, Server
+from tests.e2e.helpers import RETURN_URL, open_checkout
 from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-RETURN_URL = "https://shop.example/return"
-
-
-def consumer_page(checkout: dict) -> str:  # type: ignore[type-arg]
-    """What a consumer's page does with a POST checkout: a form of hidden fields, submitted."""
-    inputs = "".join(
-        f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
-        for k, v in checkout["fields"].items()
-    )
-    return (
-        "<!doctype html><title>Shop</title>"
-        f'<form id="pay" method="POST" action="{html.escape(checkout["url"])}">{inputs}'
-        '<button type="submit">Pay</button></form>'
-    )
-
-
-async def open_checkout(page, checkout: dict) -> None:  # type: ignore[no-untyped-def,type-arg]
-    """The consumer sends the browser to the checkout; answer once the simulator page is up."""
-    if checkout["method"] == "POST":
-        await page.set_content(consumer_page(checkout))
-        async with page.expect_navigation():
-            await page.click("#pay button")
-    else:
-        await page.goto(checkout["url"])
-    await page.wait_for_selector('button[name="outcome"][value="approve"]')
 
 
 async def walk(server: Server, provider: str, shots: Path) -> None:
@@ -87,9 +61,7 @@ async def walk(server: Server, provider: str, shots: Path) -> None:
 
                 async def shop(route):  # type: ignore[no-untyped-def]
                     landed.append(route.request.url)
-                    await route.fulfill(
-                        status=200, content_type="text/html", body="<h1>Thanks</h1>"
-                    )
+                    await route.fulfill(status=200, content_type="text/html", body="<h1>Thanks</h1>")
 
                 await page.route("https://shop.example/**", shop)
                 await open_checkout(page, checkout)

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.conftest import CHROMIUM, Server
-from tests.e2e.test_browser_checkout import RETURN_URL, open_checkout
+from tests.browser import CHROMIUM, Server
+from tests.e2e.helpers import RETURN_URL, open_checkout
 from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

@@ -11,7 +11,7 @@ import jsonschema_rs
 import orjson
 
 from payorch.events.catalogue import payload_of
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 
 async def checked_events(client: httpx.AsyncClient, sandbox: Sandbox) -> list[dict[str, Any]]:

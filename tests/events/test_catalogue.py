@@ -18,11 +18,11 @@ from payorch.events.catalogue import CATALOGUE, PaymentAuthorized, payload_of
 from payorch.events.types import ALL_EVENT_TYPES, WEBHOOK_TEST, EventType
 from payorch.runtime import Runtime
 from payorch.webhooks.tools import TEST_EVENT_TYPE
-from tests.checkouts.test_provider_b_hard_cases import control
-from tests.conftest import Sandbox
+from tests.checkouts.helpers import control
 from tests.databases import own_database
 from tests.events.helpers import checked_events
-from tests.providers.helpers import B, create_intent, mock_sandbox, pay, read, start
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import B, create_intent, pay, read, start
 
 database_url = own_database  # a webhook endpoint with a queued test delivery: a database of its own
 

@@ -4,27 +4,31 @@ without a known intent by a reconciliation run, webhook_endpoint.disabled by the
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import httpx
+import pytest
 
 from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
 from tests.databases import own_database
 from tests.events.helpers import checked_events
-from tests.providers.helpers import A, B, mock_sandbox, read, start
-from tests.reconciliation.helpers import reconcile
-from tests.reconciliation.test_discrepancy_controls import made
-from tests.reconciliation.test_reconciliation import paid
-from tests.webhooks.conftest import receiver
-from tests.webhooks.helpers import create_endpoint, create_intent
-from tests.webhooks.receiver import Receiver
-from tests.webhooks.test_auto_disable import HOUR, settings_overrides
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, read, start
+from tests.reconciliation.helpers import made, paid, reconcile
+from tests.webhooks.helpers import AUTO_DISABLE, HOUR, create_endpoint, create_intent
+from tests.webhooks.receiver import Receiver, serve_receiver
 
 database_url = own_database  # the jobs sweep the database: this module gets its own
-# The webhook tests' fixtures: a local receiver, and the settings of automatic disabling.
-__all__ = ["receiver", "settings_overrides"]
+pytestmark = pytest.mark.settings(**AUTO_DISABLE)  # as tests/webhooks/test_auto_disable.py
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[Receiver]:
+    async with serve_receiver() as server:
+        yield server
 
 
 def _types(events: list[dict[str, object]]) -> set[object]:

@@ -10,7 +10,7 @@ from payorch.events import service as events
 from payorch.events.catalogue import CATALOGUE, PaymentExpired, ReconciliationDiscrepancy
 from payorch.reconciliation.records import FindingAction, FindingKind
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 
 async def test_an_optional_field_left_none_is_absent(

@@ -14,9 +14,8 @@ import pytest
 from payorch.app import create_app
 from payorch.client import AsyncPayorchClient, NotFoundError, PayorchClient
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox, authorized_payment
 from tests.live import live_server, payorch_env
-from tests.payments.conftest import authorized_payment
 
 pytestmark = pytest.mark.slow
 

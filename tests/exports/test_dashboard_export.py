@@ -10,9 +10,8 @@ from datetime import timedelta
 import httpx
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
-from tests.payments.conftest import authorized_payment
+from tests.kit import Sandbox, authorized_payment, new_application
 
 
 async def test_the_form_downloads_the_signed_in_applications_export(
@@ -21,7 +20,13 @@ async def test_the_form_downloads_the_signed_in_applications_export(
     await sign_in(client, sandbox)
     page = await client.get("/dashboard/exports")
     assert page.status_code == 200, page.text
-    for field in ('name="kind"', 'name="from"', 'name="to"', 'name="format"', 'action="/dashboard/exports/download"'):
+    for field in (
+        'name="kind"',
+        'name="from"',
+        'name="to"',
+        'name="format"',
+        'action="/dashboard/exports/download"',
+    ):
         assert field in page.text
     assert 'href="/dashboard/exports" aria-current="page"' in page.text
     now = runtime.clock.now()
@@ -38,7 +43,10 @@ async def test_the_form_downloads_the_signed_in_applications_export(
     assert download.headers["content-disposition"].startswith('attachment; filename="payorch-payments-')
     assert download.headers["cache-control"] == "no-store"
     header, row = list(csv.reader(io.StringIO(download.text, newline="")))
-    assert (row[header.index("payment_id")], row[header.index("external_reference")]) == (paid.payment_id, "'-1")
+    assert (row[header.index("payment_id")], row[header.index("external_reference")]) == (
+        paid.payment_id,
+        "'-1",
+    )
     assert row[header.index("amount_formatted")] == "$25.00"
 
 

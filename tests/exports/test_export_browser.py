@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 
@@ -63,7 +63,9 @@ async def test_the_exports_page_downloads_a_csv(
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:
-            context = await browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+            context = await browser.new_context(
+                viewport={"width": 1280, "height": 900}, accept_downloads=True
+            )
             page = await context.new_page()
             await page.goto(url + "/dashboard/sign-in")
             await page.get_by_label("API key").fill(app["api_key"])
@@ -74,7 +76,9 @@ async def test_the_exports_page_downloads_a_csv(
             await page.wait_for_url(f"{url}/dashboard/payments/{intent_id}", timeout=30_000)
             await page.get_by_role("link", name="Exports").click()
             await page.wait_for_url(url + "/dashboard/exports")
-            assert await page.get_by_label("From (UTC)").input_value() == (today - timedelta(days=1)).isoformat()
+            assert (
+                await page.get_by_label("From (UTC)").input_value() == (today - timedelta(days=1)).isoformat()
+            )
             await page.get_by_label("Before (UTC)").fill((today + timedelta(days=1)).isoformat())
             for width, height in WIDTHS:
                 await page.set_viewport_size({"width": width, "height": height})

@@ -20,12 +20,10 @@ from payorch.exports import service
 from payorch.payments import repository as payments
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Paid, Sandbox, assert_error, authorized_payment, new_application
 from tests.pages import walk
 from tests.payments import fakes
-from tests.payments.conftest import Paid, authorized_payment
 from tests.payments.fakes import FakeGateway
-from tests.test_errors import assert_error
 
 HYPERLINK = '=HYPERLINK("http://x","y")'
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -105,12 +103,22 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     made: list[Paid] = [
         await authorized_payment(runtime, sandbox, amount=1500, at_ms=ms(runtime)),
         await authorized_payment(
-            runtime, sandbox, amount=2500, currency="USD", provider=PROVIDER_B,
-            at_ms=ms(runtime) + 1, external_reference=HYPERLINK,
+            runtime,
+            sandbox,
+            amount=2500,
+            currency="USD",
+            provider=PROVIDER_B,
+            at_ms=ms(runtime) + 1,
+            external_reference=HYPERLINK,
         ),
         await authorized_payment(
-            runtime, sandbox, amount=1000, currency="USD", provider=PROVIDER_B,
-            at_ms=ms(runtime) + 2, external_reference="'-2 quoted",
+            runtime,
+            sandbox,
+            amount=1000,
+            currency="USD",
+            provider=PROVIDER_B,
+            at_ms=ms(runtime) + 2,
+            external_reference="'-2 quoted",
         ),
     ]
     other = await new_application(runtime)
@@ -131,7 +139,12 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     day_two = runtime.clock.now()
     made.append(
         await authorized_payment(
-            runtime, sandbox, amount=700, currency="USD", provider=PROVIDER_B, at_ms=ms(runtime),
+            runtime,
+            sandbox,
+            amount=700,
+            currency="USD",
+            provider=PROVIDER_B,
+            at_ms=ms(runtime),
             external_reference="@SUM(1)",
         )
     )
@@ -148,9 +161,19 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     assert [row["payment_id"] for row in rows] == [p["id"] for p in reversed(listed)]
     assert [row["payment_id"] for row in rows] == [p.payment_id for p in made]
     for row, api in zip(rows, reversed(listed), strict=True):
-        for name in ("payment_intent_id", "external_reference", "merchant_account_id", "provider",
-                     "status", "amount", "refunded_amount", "currency", "authorization_code",
-                     "authorized_at", "created_at"):
+        for name in (
+            "payment_intent_id",
+            "external_reference",
+            "merchant_account_id",
+            "provider",
+            "status",
+            "amount",
+            "refunded_amount",
+            "currency",
+            "authorization_code",
+            "authorized_at",
+            "created_at",
+        ):
             assert row[name] == api[name], name
         assert row["provider_reference"] == "tok-" + row["payment_intent_id"][-10:]
     assert rows[1]["external_reference"] == HYPERLINK
@@ -169,15 +192,26 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     by_id = {refund["refund_id"]: refund for refund in api_refunds}
     for row in rows:
         api = by_id[row["refund_id"]]
-        for name in ("payment_id", "payment_intent_id", "status", "amount", "currency", "reason",
-                     "failure_reason", "created_at"):
+        for name in (
+            "payment_id",
+            "payment_intent_id",
+            "status",
+            "amount",
+            "currency",
+            "reason",
+            "failure_reason",
+            "created_at",
+        ):
             assert row[name] == api[name], name
         payment = next(p for p in listed if p["id"] == row["payment_id"])
         assert (row["external_reference"], row["merchant_account_id"], row["provider"]) == (
-            payment["external_reference"], payment["merchant_account_id"], payment["provider"]
+            payment["external_reference"],
+            payment["merchant_account_id"],
+            payment["provider"],
         )
     assert {(row["status"], row["provider_reference"]) for row in rows} == {
-        ("SUCCEEDED", "prv-" + refunded.json()["refund_id"]), ("FAILED", None)
+        ("SUCCEEDED", "prv-" + refunded.json()["refund_id"]),
+        ("FAILED", None),
     }
 
     # Disputes: each as the payment reads it.
@@ -187,17 +221,23 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     for row in rows:
         api = (await client.get(f"/v1/payments/{row['payment_id']}", headers=sandbox.headers)).json()
         assert (row["status"], row["kind"], row["disputed_at"], row["closed_at"]) == (
-            api["dispute"]["status"], api["dispute"]["kind"], api["dispute"]["disputed_at"],
+            api["dispute"]["status"],
+            api["dispute"]["kind"],
+            api["dispute"]["disputed_at"],
             api["dispute"]["closed_at"],
         )
         assert (row["amount"], row["currency"], row["external_reference"]) == (
-            api["amount"], api["currency"], api["external_reference"]
+            api["amount"],
+            api["currency"],
+            api["external_reference"],
         )
 
     # Balances: the totals of what the API lists, per UTC day, currency and provider.
     expected: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     for payment in listed:
-        expected[(payment["created_at"][:10], payment["currency"], payment["provider"])][0] += payment["amount"]
+        expected[(payment["created_at"][:10], payment["currency"], payment["provider"])][0] += payment[
+            "amount"
+        ]
         dispute = payment["dispute"]
         if dispute is not None and dispute["status"] != "WON":
             key = (dispute["disputed_at"][:10], payment["currency"], payment["provider"])
@@ -205,10 +245,14 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
     for refund in api_refunds:
         if refund["status"] == "SUCCEEDED":
             payment = next(p for p in listed if p["id"] == refund["payment_id"])
-            expected[(refund["created_at"][:10], refund["currency"], payment["provider"])][1] += refund["amount"]
+            expected[(refund["created_at"][:10], refund["currency"], payment["provider"])][1] += refund[
+                "amount"
+            ]
     rows = await both(client, sandbox, "balances", start, end)
-    assert {(r["day"], r["currency"], r["provider"]): [r["authorized"], r["refunded"], r["disputed"]]
-            for r in rows} == expected
+    assert {
+        (r["day"], r["currency"], r["provider"]): [r["authorized"], r["refunded"], r["disputed"]]
+        for r in rows
+    } == expected
     assert all(r["net"] == r["authorized"] - r["refunded"] - r["disputed"] for r in rows)
     day_two_usd = next(r for r in rows if r["day"] == f"{day_two:%Y-%m-%d}" and r["currency"] == "USD")
     assert (day_two_usd["net"], day_two_usd["net_formatted"]) == (-300, "-$3.00")
@@ -295,5 +339,9 @@ async def test_an_unknown_export_is_404_and_a_missing_key_401(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
     query = "from=2026-11-01&to=2026-11-02"
-    assert_error(await client.get(f"/v1/exports/chargebacks?{query}", headers=sandbox.headers), 404, "RESOURCE_NOT_FOUND")
+    assert_error(
+        await client.get(f"/v1/exports/chargebacks?{query}", headers=sandbox.headers),
+        404,
+        "RESOURCE_NOT_FOUND",
+    )
     assert_error(await client.get(f"/v1/exports/payments?{query}"), 401, "AUTHENTICATION_FAILED")

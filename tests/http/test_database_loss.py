@@ -22,8 +22,8 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, make_settings
 from tests.databases import own_database
+from tests.kit import Sandbox, make_settings
 
 database_url = own_database  # its backends are terminated: this module gets its own
 
@@ -111,7 +111,9 @@ def assert_unavailable(answer: httpx.Response) -> None:
 async def create_intent(
     client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object], key: str
 ) -> httpx.Response:
-    return await client.post("/v1/payment-intents", json=body, headers={**sandbox.headers, "Idempotency-Key": key})
+    return await client.post(
+        "/v1/payment-intents", json=body, headers={**sandbox.headers, "Idempotency-Key": key}
+    )
 
 
 async def intents_of(client: httpx.AsyncClient, sandbox: Sandbox, reference: str) -> list[str]:
@@ -225,7 +227,9 @@ async def unreachable(clock: FrozenClock) -> AsyncIterator[httpx.AsyncClient]:
 async def test_an_unreachable_database_is_503_with_retry_after(unreachable: httpx.AsyncClient) -> None:
     key = {"Authorization": "Bearer pay_sb_000000000000_" + "0" * 48}
     assert_unavailable(await unreachable.get("/v1/payment-intents", headers=key))
-    assert_unavailable(await unreachable.post("/v1/admin/webhook-endpoints", json={"url": "http://a.example"}, headers=key))
+    assert_unavailable(
+        await unreachable.post("/v1/admin/webhook-endpoints", json={"url": "http://a.example"}, headers=key)
+    )
 
 
 async def test_a_dashboard_page_without_its_database_is_503_with_retry_after(

@@ -12,7 +12,7 @@ from fastapi.routing import APIRoute
 
 from payorch.app import create_app, create_in_process_app
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 API_PREFIXES = ("/v1/", "/simulator/")
 

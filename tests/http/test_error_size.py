@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 LISTED = 10  # problems listed in details.errors at most (docs/api.md)
 SMALL = 4096  # bytes: ten problems and the envelope fit well within it
@@ -36,7 +36,9 @@ async def test_a_body_of_many_unknown_fields_answers_ten_problems_and_the_count_
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object]
 ) -> None:
     unknown = {f"field_{n:04d}": n for n in range(2000)}
-    answer = await client.post("/v1/payment-intents", json={**intent_body, **unknown}, headers=sandbox.headers)
+    answer = await client.post(
+        "/v1/payment-intents", json={**intent_body, **unknown}, headers=sandbox.headers
+    )
     details = validation_error(answer)["details"]
     assert isinstance(details, dict)
     assert [problem["field"] for problem in details["errors"]] == [f"field_{n:04d}" for n in range(LISTED)]
@@ -53,7 +55,9 @@ async def test_a_long_unknown_name_is_cut_in_the_answer(client: httpx.AsyncClien
     assert any(field.startswith("nnnn") and field.endswith("…") for field in fields), fields
 
 
-async def test_a_few_problems_are_all_listed_with_none_more(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+async def test_a_few_problems_are_all_listed_with_none_more(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
     error = validation_error(
         await client.get("/v1/payment-intents?status=X&limit=0", headers=sandbox.headers)
     )

@@ -17,8 +17,18 @@ from payorch.http.context import IN_PROCESS, request_id_var
 
 PUBLIC = "http://127.0.0.1:8000"
 SCOPE_KEYS = (
-    "type", "asgi", "http_version", "method", "scheme", "path", "raw_path", "query_string",
-    "server", "client", "root_path", IN_PROCESS,
+    "type",
+    "asgi",
+    "http_version",
+    "method",
+    "scheme",
+    "path",
+    "raw_path",
+    "query_string",
+    "server",
+    "client",
+    "root_path",
+    IN_PROCESS,
 )
 
 
@@ -59,9 +69,16 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "POST",
         "/v1/provider-notifications/b/cfg_1?data.id=123&type=payment",
-        {"content": b'{"id": 1}', "headers": {"Content-Type": "application/json", "x-signature": "ts=1,v1=ab"}},
+        {
+            "content": b'{"id": 1}',
+            "headers": {"Content-Type": "application/json", "x-signature": "ts=1,v1=ab"},
+        },
     ),
-    ("PUT", "/simulator/a/rswebpay/transactions/tok%2Fen", {"json": {"x": "y"}, "headers": {"Tbk-Api-Key-Id": "k"}}),
+    (
+        "PUT",
+        "/simulator/a/rswebpay/transactions/tok%2Fen",
+        {"json": {"x": "y"}, "headers": {"Tbk-Api-Key-Id": "k"}},
+    ),
     ("POST", "/simulator/a/rswebpay/transactions/t/refunds", {}),
     ("GET", "/simulator/b/v1/payments/1", {"headers": {"User-Agent": "mine", "Accept": "application/json"}}),
     ("DELETE", "/v1/x", {"headers": {"Authorization": "Bearer pay_sb_x"}}),

@@ -7,7 +7,7 @@ import re
 import httpx
 import pytest
 
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -127,7 +127,9 @@ async def test_currency_refusals_say_why(
     assert response.json()["error"]["message"].startswith(expected), response.text
 
 
-@pytest.mark.parametrize("missing", ["merchant_account_id", "external_reference", "amount", "currency", "return_url"])
+@pytest.mark.parametrize(
+    "missing", ["merchant_account_id", "external_reference", "amount", "currency", "return_url"]
+)
 async def test_required_fields(
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], missing: str
 ) -> None:

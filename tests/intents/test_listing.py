@@ -15,7 +15,7 @@ from payorch.ids import new_id
 from payorch.intents.records import PaymentIntent
 from payorch.intents.repository import insert_intent
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.pages import ids
 
 T0 = int(datetime(2026, 11, 1, tzinfo=UTC).timestamp() * 1000)  # seeded intents at T0 + i s
@@ -95,18 +95,14 @@ async def test_newest_first_without_gaps_or_duplicates_while_intents_arrive(
 
 
 async def test_each_filter(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
-    other_merchant = MerchantAccount(
-        new_id("mrc"), sandbox.application_id, "second shop", datetime.now(UTC)
-    )
+    other_merchant = MerchantAccount(new_id("mrc"), sandbox.application_id, "second shop", datetime.now(UTC))
     async with runtime.database.transaction() as conn:
         await insert_merchant(conn, other_merchant)
     created = await seed(runtime, sandbox, at_ms=T0)
     waiting = await seed(
         runtime, sandbox, at_ms=T0 + 1000, status="REQUIRES_ACTION", provider="provider_b_redirect"
     )
-    processing = await seed(
-        runtime, sandbox, at_ms=T0 + 2000, status="PROCESSING", reference="order-7"
-    )
+    processing = await seed(runtime, sandbox, at_ms=T0 + 2000, status="PROCESSING", reference="order-7")
     chosen = await seed(
         runtime,
         sandbox,
@@ -155,9 +151,7 @@ async def test_another_applications_intents_are_never_listed(
     assert await listed(client, sandbox, f"&merchant_account_id={other.merchant_account_id}") == []
 
 
-async def test_default_page_is_20(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_default_page_is_20(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     for i in range(21):
         await seed(runtime, sandbox, at_ms=T0 + i)
     body = (await client.get(URL, headers=sandbox.headers)).json()

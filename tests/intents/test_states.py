@@ -16,7 +16,7 @@ from payorch.errors import InvalidState
 from payorch.events import repository as events_repository
 from payorch.intents import repository, service
 from payorch.intents.states import (
-    EVENT_OF_MOVE,
+    EVENTS_OF_MOVE,
     FINAL,
     TRANSITIONS,
     IntentStatus,
@@ -25,7 +25,8 @@ from payorch.intents.states import (
     next_status,
 )
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.events.samples import sample_payloads
+from tests.kit import Sandbox
 
 S, M = IntentStatus, Move
 
@@ -81,9 +82,8 @@ async def test_every_move_in_the_database(
         async with runtime.database.transaction() as conn:
             row = await repository.get(conn, sandbox.application_id, intent_id, for_update=True)
             provider = "provider_a" if move is Move.START_CHECKOUT else None
-            new = await service.apply_move(
-                conn, runtime.clock, row, move, data={"provider": "x"}, provider=provider
-            )
+            payloads = sample_payloads(move, intent_id)  # the data of each event the move emits
+            new = await service.apply_move(conn, runtime.clock, row, move, *payloads, provider=provider)
     except InvalidState as error:
         assert expected is None
         allowed_from = [s.value for s in IntentStatus if (s, move) in EXPECTED]
@@ -100,28 +100,37 @@ async def test_every_move_in_the_database(
     assert stored == (expected or status).value
     if new is not None:  # the move answers the intent as the row now holds it, field for field
         assert new == row_after
-    wrote_event = expected is not None and EVENT_OF_MOVE[move] is not None
-    assert len(after) == before + (1 if wrote_event else 0)
-    if wrote_event:
-        assert after[-1].type == EVENT_OF_MOVE[move]
+    written = EVENTS_OF_MOVE[move] if expected is not None else ()  # a move's events, in order
+    assert len(after) == before + len(written)
+    assert [entry.type for entry in after[before:]] == list(written)
 
 
 async def test_a_stale_read_cannot_move_the_intent(
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], runtime: Runtime
 ) -> None:
     """Two movers read REQUIRES_ACTION; the second's compare-and-set fails with INVALID_STATE."""
-    intent_id = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()["id"]
+    intent_id = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()[
+        "id"
+    ]
     async with runtime.database.transaction() as conn:
         row = await repository.get(conn, sandbox.application_id, intent_id)
-        await service.apply_move(conn, runtime.clock, row, Move.START_CHECKOUT)
+        await service.apply_move(
+            conn, runtime.clock, row, Move.START_CHECKOUT, *sample_payloads(Move.START_CHECKOUT, intent_id)
+        )
     async with runtime.database.transaction() as conn:
         stale = await repository.get(conn, sandbox.application_id, intent_id)
     async with runtime.database.transaction() as conn:
-        await service.apply_move(conn, runtime.clock, stale, Move.AUTHORIZE)
+        authorized = sample_payloads(Move.AUTHORIZE, intent_id)
+        await service.apply_move(conn, runtime.clock, stale, Move.AUTHORIZE, *authorized)
     with pytest.raises(InvalidState) as caught:
         async with runtime.database.transaction() as conn:
-            await service.apply_move(conn, runtime.clock, stale, Move.FAIL)
-    assert caught.value.details == {"status": "AUTHORIZED", "allowed_statuses": ["REQUIRES_ACTION", "PROCESSING"]}
+            await service.apply_move(
+                conn, runtime.clock, stale, Move.FAIL, *sample_payloads(Move.FAIL, intent_id)
+            )
+    assert caught.value.details == {
+        "status": "AUTHORIZED",
+        "allowed_statuses": ["REQUIRES_ACTION", "PROCESSING"],
+    }
     assert caught.value.message.endswith("Allowed only while the status is REQUIRES_ACTION or PROCESSING.")
 
 

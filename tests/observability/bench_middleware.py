@@ -20,7 +20,7 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.observability.middleware import MetricsMiddleware
-from tests.conftest import make_settings, new_application
+from tests.kit import make_settings, new_application
 
 
 async def _trivial(scope: Any, receive: Any, send: Any) -> None:
@@ -56,9 +56,7 @@ async def macro(rounds: int = 5, per_round: int = 300) -> dict[str, float]:
     sandbox = await new_application(runtime)
     with_app = create_app(runtime=runtime)
     without_app = create_app(runtime=runtime)
-    without_app.user_middleware = [
-        m for m in without_app.user_middleware if m.cls is not MetricsMiddleware
-    ]
+    without_app.user_middleware = [m for m in without_app.user_middleware if m.cls is not MetricsMiddleware]
     body = {
         "merchant_account_id": sandbox.merchant_account_id,
         "external_reference": "bench",
@@ -68,9 +66,7 @@ async def macro(rounds: int = 5, per_round: int = 300) -> dict[str, float]:
     }
     results: dict[str, list[float]] = {"with": [], "without": []}
     clients = {
-        name: httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://testserver"
-        )
+        name: httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
         for name, app in (("with", with_app), ("without", without_app))
     }
     for http in clients.values():  # warm up
@@ -80,9 +76,7 @@ async def macro(rounds: int = 5, per_round: int = 300) -> dict[str, float]:
         for name, http in clients.items():
             started = time.perf_counter()
             for _ in range(per_round):
-                response = await http.post(
-                    "/v1/payment-intents", json=body, headers=sandbox.headers
-                )
+                response = await http.post("/v1/payment-intents", json=body, headers=sandbox.headers)
                 assert response.status_code == 201
             results[name].append(per_round / (time.perf_counter() - started))
     for http in clients.values():

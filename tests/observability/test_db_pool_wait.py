@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from payorch.db import Database
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.observability.scrape import Samples, scrape, value
 
 HELD_SECONDS = 0.4
@@ -41,9 +41,7 @@ async def test_a_request_waiting_for_the_pool_is_measured(
     # left slow checkouts of their own, so only what this test adds is compared.
 
     async with database.reading():  # the pool's only connection, taken
-        waiting = asyncio.create_task(
-            client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers)
-        )
+        waiting = asyncio.create_task(client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers))
         await asyncio.sleep(HELD_SECONDS)
         assert not waiting.done()
     assert (await waiting).status_code == 404

@@ -13,7 +13,7 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.db.migrate import alembic_config
 from payorch.runtime import Runtime
-from tests.conftest import make_settings
+from tests.kit import make_settings
 
 
 async def serve(database_url: str) -> tuple[httpx.AsyncClient, Runtime]:
@@ -62,9 +62,7 @@ async def test_readyz_is_503_when_the_database_is_unreachable(broken: httpx.Asyn
 
 
 @pytest.mark.parametrize("revision", [None, "0001", "0004"])
-async def test_readyz_is_503_until_migrations_are_current(
-    tmp_path: Path, revision: str | None
-) -> None:
+async def test_readyz_is_503_until_migrations_are_current(tmp_path: Path, revision: str | None) -> None:
     url = f"sqlite:///{tmp_path / 'behind.db'}"
     if revision is not None:
         import threading

@@ -6,8 +6,9 @@ from __future__ import annotations
 import httpx
 
 from payorch.runtime import Runtime
+from tests.kit import mock_sandbox
 from tests.observability.scrape import scrape, value
-from tests.providers.helpers import B, mock_sandbox, pay, read, start
+from tests.providers.helpers import B, pay, read, start
 
 NAME = "payorch_payment_intent_status_changes_total"
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from payorch.app import create_app
 from payorch.logs import MASK, build_handler, iso_millis, redact
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.observability.capture import Capture, logs
 
 __all__ = ["logs"]  # the fixture
@@ -170,9 +170,7 @@ def test_extra_fields_become_json_fields_and_terminal_colours_do_not() -> None:
     logger.addHandler(handler)
     logger.propagate, old = False, logger.propagate
     try:
-        logger.warning(
-            "delivery %s failed", "whd_1", extra={"attempt": 3, "color_message": "\x1b[31m"}
-        )
+        logger.warning("delivery %s failed", "whd_1", extra={"attempt": 3, "color_message": "\x1b[31m"})
     finally:
         logger.removeHandler(handler)
         logger.propagate = old

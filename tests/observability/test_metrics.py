@@ -11,8 +11,8 @@ from prometheus_client import REGISTRY
 
 from payorch.observability import metrics
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-from tests.providers.helpers import B, mock_sandbox, start
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import B, start
 
 ROUTE = "/v1/payment-intents/{payment_intent_id}"
 CHECKOUT = "/v1/payment-intents/{payment_intent_id}/checkout"
@@ -39,9 +39,7 @@ async def test_requests_are_counted_by_route_template_and_status(
         created = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
         ids.append(created.json()["id"])
     for intent_id in ids:
-        assert (
-            await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)
-        ).is_success
+        assert (await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)).is_success
     await client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers)
 
     assert sample("payorch_http_requests_total", **ok) == before[0] + 2

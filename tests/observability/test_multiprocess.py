@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from payorch.db.migrate import upgrade_in_thread
-from tests.conftest import TEST_SECRET_KEY
+from tests.kit import TEST_SECRET_KEY
 from tests.live import free_port
 
 pytestmark = pytest.mark.slow

@@ -25,9 +25,7 @@ PROMTOOL = Path("/usr/bin/promtool")
 def promtool(*args: str) -> subprocess.CompletedProcess[str]:
     if not PROMTOOL.exists():
         missing("promtool (Debian package prometheus)")
-    return subprocess.run(
-        [str(PROMTOOL), *args], capture_output=True, text=True, timeout=120, check=False
-    )
+    return subprocess.run([str(PROMTOOL), *args], capture_output=True, text=True, timeout=120, check=False)
 
 
 def alerts() -> list[dict[str, object]]:
@@ -86,5 +84,3 @@ def test_a_broken_rule_fails_its_promtool_test(tmp_path: Path) -> None:
     done = promtool("test", "rules", *(str(tmp_path / "tests" / p.name) for p in RULE_TESTS))
     assert done.returncode != 0
     assert re.search(r"alertname: PayorchProviderSkipped", done.stdout + done.stderr)
-
-

@@ -13,6 +13,7 @@ from payorch.clock import FrozenClock
 from payorch.observability import metrics
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
+from tests.kit import mock_sandbox
 from tests.observability.scrape import scrape, value
 from tests.providers.helpers import (
     A,
@@ -20,7 +21,6 @@ from tests.providers.helpers import (
     checkout,
     create_intent,
     forget_redis_keys,
-    mock_sandbox,
     redis_health,
     redis_prefix,
     set_fault,

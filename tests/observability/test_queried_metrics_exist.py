@@ -19,8 +19,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import Sandbox
 from tests.databases import own_database
+from tests.kit import Sandbox
 from tests.live import create_sandbox, free_port, live_server, payorch_env, stop_process
 from tests.providers.helpers import start
 from tests.webhooks.helpers import create_endpoint
@@ -81,7 +81,11 @@ def test_the_parser_finds_names_and_leaves_label_values_out() -> None:
     assert metrics == {"payorch_a_bucket"} and recorded == {"payorch:x:rate5m"}
     text = "# TYPE payorch_h histogram\n# TYPE payorch_c_total counter\n# TYPE payorch_g gauge\n"
     assert exported(text) == {
-        "payorch_h_bucket", "payorch_h_sum", "payorch_h_count", "payorch_c_total", "payorch_g"
+        "payorch_h_bucket",
+        "payorch_h_sum",
+        "payorch_h_count",
+        "payorch_c_total",
+        "payorch_g",
     }
 
 
@@ -134,8 +138,12 @@ async def test_every_queried_metric_is_exported_by_serve_or_worker(
 
     rule_metrics, rule_records = queried(rule_expressions())
     board_metrics, board_records = queried(board_expressions())
-    defined = {str(rule["record"]) for group in yaml.safe_load(RULES.read_text())["groups"]
-               for rule in group["rules"] if "record" in rule}
+    defined = {
+        str(rule["record"])
+        for group in yaml.safe_load(RULES.read_text())["groups"]
+        for rule in group["rules"]
+        if "record" in rule
+    }
     assert rule_records | board_records <= defined, "recording rules used but not defined"
     wanted = rule_metrics | board_metrics
     assert len(wanted) >= 15, sorted(wanted)  # the parser found the queries' names
@@ -148,5 +156,8 @@ async def test_every_queried_metric_is_exported_by_serve_or_worker(
         for sample in family.samples
     }
     names = {name for name, _ in samples}
-    assert ("payorch_worker_job_last_success_timestamp_seconds", (("worker_job", "webhook-deliveries"),)) in samples
+    assert (
+        "payorch_worker_job_last_success_timestamp_seconds",
+        (("worker_job", "webhook-deliveries"),),
+    ) in samples
     assert "payorch_webhook_delivery_attempt_duration_seconds_count" in names

@@ -8,9 +8,9 @@ from __future__ import annotations
 import httpx
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox, mock_sandbox
 from tests.observability.capture import Capture, lines_of, logs
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 
 __all__ = ["logs"]  # the fixture
 

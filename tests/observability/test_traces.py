@@ -35,8 +35,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 
 from payorch.crypto import Cipher
 from payorch.providers.registry import REGISTRATIONS
-from tests.conftest import TEST_SECRET_KEY
 from tests.databases import own_database
+from tests.kit import TEST_SECRET_KEY
 from tests.live import create_sandbox, live_server, payorch_env, run_cli
 from tests.webhooks.receiver import serve_receiver
 
@@ -184,7 +184,9 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
             caller = {"traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"}
             with live_server(env) as base:
                 async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
-                    endpoint = await client.post("/v1/admin/webhook-endpoints", json={"url": hooks.url("/hook")})
+                    endpoint = await client.post(
+                        "/v1/admin/webhook-endpoints", json={"url": hooks.url("/hook")}
+                    )
                     assert endpoint.status_code == 201, endpoint.text
                     body = endpoint.json()
                     webhook_secret = (body.get("data") or body)["secret"]
@@ -204,9 +206,12 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
                     assert read.json()["status"] == "AUTHORIZED", read.text
                     await hooks.wait_for(2, timeout=30)  # created, then authorized
                 # The attempts of both events, exported by the worker.
-                collector.wait_for("two webhook attempt spans", lambda: len(collector.named("webhook attempt")) >= 2)
                 collector.wait_for(
-                    "the return's span", lambda: any("checkout-returns" in s.name for s in collector.named("GET "))
+                    "two webhook attempt spans", lambda: len(collector.named("webhook attempt")) >= 2
+                )
+                collector.wait_for(
+                    "the return's span",
+                    lambda: any("checkout-returns" in s.name for s in collector.named("GET ")),
                 )
 
     spans = collector.spans
@@ -215,7 +220,11 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
 
     # The create: a server span continuing the caller's trace, with route, status, application.
     create = next(s for s in spans if s.name == "POST /v1/payment-intents")
-    assert (create.trace_id, create.parent_id, create.kind) == (CALLER_TRACE, CALLER_SPAN, ProtoSpan.SPAN_KIND_SERVER)
+    assert (create.trace_id, create.parent_id, create.kind) == (
+        CALLER_TRACE,
+        CALLER_SPAN,
+        ProtoSpan.SPAN_KIND_SERVER,
+    )
     assert create.attributes["http.route"] == "/v1/payment-intents"
     assert create.attributes["http.response.status_code"] == 201
     assert create.attributes["payorch.application_id"] == app["application_id"]
@@ -262,8 +271,13 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
         assert 200 <= int(str(call.attributes["http.response.status_code"])) < 300
         assert call.attributes["payorch.provider"] in {r.provider_id for r in REGISTRATIONS}
         assert call.attributes["payorch.provider.operation"]
-        assert call.name == f"provider {call.attributes['payorch.provider']} {call.attributes['payorch.provider.operation']}"
-    checkout_request = next(s for s in spans if s.name == "POST /v1/payment-intents/{payment_intent_id}/checkout")
+        assert (
+            call.name
+            == f"provider {call.attributes['payorch.provider']} {call.attributes['payorch.provider.operation']}"
+        )
+    checkout_request = next(
+        s for s in spans if s.name == "POST /v1/payment-intents/{payment_intent_id}/checkout"
+    )
     assert any(s.parent_id == checkout_request.span_id for s in calls), "the checkout asks the provider"
     assert any(s.trace_id == returned.trace_id for s in calls), "the return asks the provider"
 
@@ -301,7 +315,10 @@ async def test_an_endpoint_with_the_exporter_none_exports_nothing(database_url: 
             answer = httpx.post(
                 base + "/v1/payment-intents",
                 json=intent_body(app["merchant_account_id"]),
-                headers={"Authorization": f"Bearer {app['api_key']}", "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01"},
+                headers={
+                    "Authorization": f"Bearer {app['api_key']}",
+                    "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01",
+                },
             )
             assert answer.status_code == 201, answer.text
             time.sleep(1)  # 20 export periods
@@ -309,7 +326,9 @@ async def test_an_endpoint_with_the_exporter_none_exports_nothing(database_url: 
 
 
 def test_an_exporter_other_than_otlp_stops_the_start(database_url: str) -> None:
-    env = payorch_env(database_url, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_TRACES_EXPORTER="zipkin")
+    env = payorch_env(
+        database_url, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_TRACES_EXPORTER="zipkin"
+    )
     done = run_cli(["worker"], env, timeout=60)
     assert done.returncode == 1
     assert "OTEL_TRACES_EXPORTER=zipkin: payorch exports over OTLP (otlp) or not at all (none)" in done.stderr

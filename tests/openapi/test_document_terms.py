@@ -17,7 +17,7 @@ from payorch.http.openapi import install_openapi
 from payorch.http.openapi_terms import error_codes
 from payorch.http.routing import mount
 from payorch.intents.states import IntentStatus
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 OPEN_OPERATIONS = {
     "checkout_return_get",

@@ -18,7 +18,7 @@ from types import ModuleType, SimpleNamespace
 import pytest
 
 from tests.client.buyer import pay
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.live import live_server, payorch_env
 
 pytestmark = pytest.mark.slow

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+import pytest
+
 from payorch.payments.refund_gateway import (
     GatewayRefundAnswer,
     GatewayRefundOutcome,
@@ -56,3 +58,18 @@ class FakeGateway:
 
     def total_applied(self) -> int:
         return sum(self.applied.values())
+
+
+@pytest.fixture
+def gateway() -> FakeGateway:
+    return FakeGateway()
+
+
+@pytest.fixture
+def refund_gateway(request: pytest.FixtureRequest) -> FakeGateway | None:
+    """The runtime is built with the fake for the tests that ask for ``gateway``; the others
+    refund through the provider adapters."""
+    if "gateway" in request.fixturenames:
+        fake: FakeGateway = request.getfixturevalue("gateway")
+        return fake
+    return None

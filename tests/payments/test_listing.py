@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, authorized_payment, new_application
 from tests.pages import walk
-from tests.payments.conftest import authorized_payment
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 T0 = int(datetime(2026, 11, 1, tzinfo=UTC).timestamp() * 1000)  # payments at T0 + i seconds
@@ -42,21 +41,15 @@ async def test_read_payment_has_the_decided_fields(
     }
     assert body["dispute"] is None
     assert body["id"] == paid.payment_id and body["payment_intent_id"] == paid.intent_id
-    assert (
-        body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0
-    )
+    assert body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0
     assert body["currency"] == "USD" and body["provider"] == "provider_a_redirect_post"
     assert TIMESTAMP.match(body["authorized_at"]) and TIMESTAMP.match(body["created_at"])
     # The intent carries it as its payment.
-    intent = (
-        await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)
-    ).json()
+    intent = (await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)).json()
     assert intent["payment"]["id"] == paid.payment_id
 
 
-async def collect(
-    client: httpx.AsyncClient, app: Sandbox, query: str, limit: int
-) -> tuple[list[str], int]:
+async def collect(client: httpx.AsyncClient, app: Sandbox, query: str, limit: int) -> tuple[list[str], int]:
     items, pages = await walk(client, app, "/v1/payments" + ("?" + query.lstrip("&") if query else ""), limit)
     return [item["id"] for item in items], pages
 
@@ -94,29 +87,21 @@ async def test_pages_are_newest_first_without_gaps_or_duplicates_while_payments_
     assert first["next_cursor"] is None
 
 
-async def test_status_and_time_filters(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_status_and_time_filters(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     made = []
     for i in range(12):
         status = "REFUNDED" if i % 3 == 0 else "AUTHORIZED"
         made.append(
-            (
-                await authorized_payment(runtime, sandbox, at_ms=T0 + i * 1000, status=status)
-            ).payment_id
+            (await authorized_payment(runtime, sandbox, at_ms=T0 + i * 1000, status=status)).payment_id
         )
 
     refunded, pages = await collect(client, sandbox, "&status=REFUNDED", 2)
     assert refunded == [made[9], made[6], made[3], made[0]] and pages == 2
 
     # from inclusive, to exclusive; timestamps with zone, and dates.
-    window, _ = await collect(
-        client, sandbox, "&from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:07.000Z", 3
-    )
+    window, _ = await collect(client, sandbox, "&from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:07.000Z", 3)
     assert window == [made[6], made[5], made[4], made[3]]
-    window, _ = await collect(
-        client, sandbox, "&from=2026-11-01T01:00:03%2B01:00&status=AUTHORIZED", 100
-    )
+    window, _ = await collect(client, sandbox, "&from=2026-11-01T01:00:03%2B01:00&status=AUTHORIZED", 100)
     assert window == [m for i, m in enumerate(made) if i >= 3 and i % 3][::-1]
     day, _ = await collect(client, sandbox, "&from=2026-11-01&to=2026-11-02", 5)
     assert day == made[::-1]
@@ -149,14 +134,10 @@ async def test_bad_query_parameters_are_400(
     assert error["details"]["errors"][0]["field"] == field
 
 
-async def test_default_page_size_is_20(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_default_page_size_is_20(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     for i in range(21):
         await authorized_payment(runtime, sandbox, at_ms=T0 + i)
     body = (await client.get("/v1/payments", headers=sandbox.headers)).json()
     assert len(body["items"]) == 20 and body["next_cursor"] is not None
-    rest = (
-        await client.get(f"/v1/payments?cursor={body['next_cursor']}", headers=sandbox.headers)
-    ).json()
+    rest = (await client.get(f"/v1/payments?cursor={body['next_cursor']}", headers=sandbox.headers)).json()
     assert len(rest["items"]) == 1 and rest["next_cursor"] is None

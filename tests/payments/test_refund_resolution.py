@@ -8,12 +8,11 @@ import httpx
 from payorch.clock import FrozenClock
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.databases import own_database
+from tests.kit import Sandbox, authorized_payment
 from tests.payments import fakes
-from tests.payments.conftest import authorized_payment
 from tests.payments.fakes import FakeGateway
-from tests.payments.test_refunds import event_payloads, intent_status
+from tests.payments.helpers import event_payloads, intent_status
 
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
@@ -79,9 +78,7 @@ async def test_5xx_that_did_not_apply_is_sent_again_once_after_reading(
 ) -> None:
     paid = await authorized_payment(runtime, sandbox, amount=1000)
     gateway.mode = fakes.TIMEOUT_NOT_APPLIED
-    response = await client.post(
-        f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers
-    )
+    response = await client.post(f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers)
     assert response.status_code == 202
     refund_id = response.json()["refund_id"]
 

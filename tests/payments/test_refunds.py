@@ -3,35 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import httpx
-from sqlalchemy import select
 
-from payorch.db.tables import events
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, authorized_payment, new_application
 from tests.payments import fakes
-from tests.payments.conftest import authorized_payment
 from tests.payments.fakes import FakeGateway
-
-
-async def event_payloads(runtime: Runtime, intent_id: str) -> list[dict[str, object]]:
-    async with runtime.database.engine.connect() as conn:
-        rows = (
-            await conn.execute(
-                select(events.c.payload)
-                .where(events.c.payment_intent_id == intent_id)
-                .order_by(events.c.seq)
-            )
-        ).all()
-    return [json.loads(row.payload) for row in rows]
-
-
-async def intent_status(client: httpx.AsyncClient, app: Sandbox, intent_id: str) -> str:
-    response = await client.get(f"/v1/payment-intents/{intent_id}", headers=app.headers)
-    assert response.status_code == 200, response.text
-    return str(response.json()["status"])
+from tests.payments.helpers import event_payloads, intent_status
 
 
 async def test_partial_then_full_refund(
@@ -40,9 +19,7 @@ async def test_partial_then_full_refund(
     paid = await authorized_payment(runtime, sandbox, amount=1000)
     url = f"/v1/payments/{paid.payment_id}/refunds"
 
-    first = await client.post(
-        url, json={"amount": 300, "reason": "damaged"}, headers=sandbox.headers
-    )
+    first = await client.post(url, json={"amount": 300, "reason": "damaged"}, headers=sandbox.headers)
     assert first.status_code == 201, first.text
     body = first.json()
     assert body["refund_id"].startswith("rfd_")
@@ -97,9 +74,7 @@ async def test_over_refund_is_422_with_available_amount(
 ) -> None:
     paid = await authorized_payment(runtime, sandbox, amount=1000)
     url = f"/v1/payments/{paid.payment_id}/refunds"
-    assert (
-        await client.post(url, json={"amount": 400}, headers=sandbox.headers)
-    ).status_code == 201
+    assert (await client.post(url, json={"amount": 400}, headers=sandbox.headers)).status_code == 201
     response = await client.post(url, json={"amount": 601}, headers=sandbox.headers)
     assert response.status_code == 422
     error = response.json()["error"]
@@ -221,9 +196,7 @@ async def test_an_intent_id_in_place_of_a_payment_id_points_to_payment_id(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
 ) -> None:
     paid = await authorized_payment(runtime, sandbox)
-    intent = (
-        await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)
-    ).json()
+    intent = (await client.get(f"/v1/payment-intents/{paid.intent_id}", headers=sandbox.headers)).json()
     assert intent["payment"]["id"] == paid.payment_id  # where the message sends the reader
     for method, path in (
         ("POST", f"/v1/payments/{paid.intent_id}/refunds"),
@@ -251,9 +224,7 @@ async def test_payment_not_refundable_is_409(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, gateway: FakeGateway
 ) -> None:
     paid = await authorized_payment(runtime, sandbox, status="REFUNDED")
-    response = await client.post(
-        f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers
-    )
+    response = await client.post(f"/v1/payments/{paid.payment_id}/refunds", json={}, headers=sandbox.headers)
     assert response.status_code == 409
     error = response.json()["error"]
     assert error["details"] == {
@@ -284,9 +255,7 @@ async def test_provider_refusal_is_502_and_releases_the_amount(
     assert [e["type"] for e in emitted] == ["refund.requested", "refund.failed"]
     assert emitted[1]["data"]["reason"] == "16: refund not allowed"
     listed = (await client.get(url, headers=sandbox.headers)).json()["items"]
-    assert [(r["status"], r["failure_reason"]) for r in listed] == [
-        ("FAILED", "16: refund not allowed")
-    ]
+    assert [(r["status"], r["failure_reason"]) for r in listed] == [("FAILED", "16: refund not allowed")]
 
     # The amount is available again, and an error left the key free: the same key runs again.
     gateway.mode = fakes.OK
@@ -308,9 +277,7 @@ async def test_idempotency_key_replays_and_refunds_once(
     assert replay.headers["Idempotent-Replayed"] == "true"
     assert replay.json() == first.json()
     conflict = await client.post(url, json={"amount": 200}, headers=headers)
-    assert (
-        conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
-    )
+    assert conflict.status_code == 409 and conflict.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
     assert len(gateway.refund_calls) == 1
 
     # Ten concurrent requests with one key: one refund.

@@ -13,9 +13,9 @@ from payorch.clock import FrozenClock
 from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_refunds
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.databases import own_database
-from tests.providers.helpers import A, B, events_of, mock_sandbox, pay, read, set_fault, start
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, events_of, pay, read, set_fault, start
 
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
@@ -36,9 +36,7 @@ async def paid_payment(
     assert trip.left_to is not None, trip
     read_back = await read(client, sandbox, intent["id"])
     assert read_back["status"] == "AUTHORIZED", read_back
-    payment = await client.get(
-        f"/v1/payments/{read_back['payment']['id']}", headers=sandbox.headers
-    )
+    payment = await client.get(f"/v1/payments/{read_back['payment']['id']}", headers=sandbox.headers)
     assert payment.status_code == 200
     return dict(payment.json())
 
@@ -130,9 +128,7 @@ async def test_provider_timeout_then_the_worker_resolves_with_one_provider_refun
     intent = await read(client, sandbox, payment["payment_intent_id"])
     assert intent["status"] == "PARTIALLY_REFUNDED"
     succeeded = [
-        e
-        for e in await events_of(runtime, payment["payment_intent_id"])
-        if e["type"] == "refund.succeeded"
+        e for e in await events_of(runtime, payment["payment_intent_id"]) if e["type"] == "refund.succeeded"
     ]
     assert len(succeeded) == 1
     assert succeeded[0]["data"]["payment_intent_status"] == "PARTIALLY_REFUNDED"
@@ -157,9 +153,7 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     async with runtime.database.engine.connect() as conn:
         row = await repository.get_any(conn, payment["id"])
         assert row is not None
-        connector = await refund_connector(
-            conn, runtime.cipher, row.merchant_account_id, provider
-        )
+        connector = await refund_connector(conn, runtime.cipher, row.merchant_account_id, provider)
     order = RefundOrder(
         refund_id="rfd_behind_our_back",
         amount=1500,
@@ -201,9 +195,7 @@ async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
     answers = await asyncio.gather(
         *(client.post(url, json={"amount": 300}, headers=sandbox.headers) for _ in range(10))
     )
-    assert sorted(a.status_code for a in answers) == [201] * 3 + [422] * 7, [
-        a.text for a in answers
-    ]
+    assert sorted(a.status_code for a in answers) == [201] * 3 + [422] * 7, [a.text for a in answers]
     assert await refunded_at_provider(runtime, provider, payment) == 900
     intent = await read(client, sandbox, payment["payment_intent_id"])
     assert intent["status"] == "PARTIALLY_REFUNDED"

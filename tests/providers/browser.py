@@ -90,9 +90,7 @@ class Browser:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self.client = client
 
-    async def open(
-        self, url: str, method: str = "GET", fields: dict[str, str] | None = None
-    ) -> Trip:
+    async def open(self, url: str, method: str = "GET", fields: dict[str, str] | None = None) -> Trip:
         visited: list[str] = []
         for _ in range(20):
             if urlsplit(url).hostname != OWN_HOST:

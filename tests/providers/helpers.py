@@ -9,10 +9,10 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from payorch.clock import Clock
-from payorch.connectors.service import add_mock_connectors
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests import kit
+from tests.kit import Sandbox
 from tests.needs import missing
 from tests.providers.browser import Browser, Trip
 
@@ -21,38 +21,9 @@ B = "provider_b_redirect_get"
 RETURN_URL = "https://shop.example/return?order=1"
 
 
-async def mock_sandbox(runtime: Runtime) -> Sandbox:
-    """A sandbox application whose merchant has MOCK A (priority 1) and MOCK B (priority 2)."""
-    sandbox = await new_application(runtime)
-    async with runtime.database.transaction() as conn:
-        await add_mock_connectors(
-            conn,
-            runtime.clock,
-            application_id=sandbox.application_id,
-            merchant_account_id=sandbox.merchant_account_id,
-        )
-    return sandbox
-
-
-async def create_intent(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    *,
-    amount: int = 1500,
-    currency: str = "CLP",
-    **extra: Any,
-) -> dict[str, Any]:
-    body = {
-        "merchant_account_id": sandbox.merchant_account_id,
-        "external_reference": "order-1",
-        "amount": amount,
-        "currency": currency,
-        "return_url": RETURN_URL,
-        **extra,
-    }
-    response = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
-    assert response.status_code == 201, response.text
-    return response.json()
+async def create_intent(client: httpx.AsyncClient, sandbox: Sandbox, **fields: Any) -> dict[str, Any]:
+    """tests/kit.py's create_intent, returning to the shop with ``?order=1``."""
+    return await kit.create_intent(client, sandbox, **{"return_url": RETURN_URL, **fields})
 
 
 async def checkout(
@@ -66,9 +37,7 @@ async def checkout(
     if key:
         headers["Idempotency-Key"] = key
     body = {} if provider is None else {"provider": provider}
-    return await client.post(
-        f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=headers
-    )
+    return await client.post(f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=headers)
 
 
 async def start(
@@ -114,9 +83,7 @@ async def events_of(runtime: Runtime, intent_id: str) -> list[dict[str, Any]]:
 
     async with runtime.database.transaction() as conn:
         rows = await conn.execute(
-            select(events.c.payload)
-            .where(events.c.payment_intent_id == intent_id)
-            .order_by(events.c.seq)
+            select(events.c.payload).where(events.c.payment_intent_id == intent_id).order_by(events.c.seq)
         )
         return [json.loads(row.payload) for row in rows]
 
@@ -141,9 +108,7 @@ async def press_without_returning(
     trip = await open_checkout(client, checkout_body)
     assert trip.page is not None
     form = trip.page.form_with_button("outcome", outcome)
-    return await client.post(
-        urljoin(trip.page.url, form.action), data={**form.fields, "outcome": outcome}
-    )
+    return await client.post(urljoin(trip.page.url, form.action), data={**form.fields, "outcome": outcome})
 
 
 async def choose_without_returning(
@@ -168,7 +133,9 @@ async def redis_health(clock: Clock, threshold: int, skip_seconds: float, prefix
     skipped (a failure with CI set: tests/needs.py)."""
     # A generous timeout: these tests are about shared health, not an outage (tests/ratelimit's
     # outage tests pause their own Redis), and a busy machine can stall a reply past 50 ms.
-    store = RedisHealth.from_url(REDIS_URL, clock, threshold, skip_seconds, prefix=prefix, timeout_seconds=2.0)
+    store = RedisHealth.from_url(
+        REDIS_URL, clock, threshold, skip_seconds, prefix=prefix, timeout_seconds=2.0
+    )
     try:
         await store._redis.ping()
     except Exception as exc:  # noqa: BLE001

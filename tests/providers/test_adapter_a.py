@@ -35,7 +35,7 @@ from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.adapter import buy_order_for, session_id_for
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 API_KEY = "secret-api-key-0123456789abcdef"
 COMMERCE = "597000000001"
@@ -182,7 +182,9 @@ def test_buy_order_is_deterministic_short_and_in_the_charset() -> None:
 
 
 async def test_session_id_depends_on_the_key(ctx: ConnectorContext) -> None:
-    other = ConnectorContext(**{**ctx.__dict__, "credentials": Credentials({**ctx.credentials, "api_key": "other"})})
+    other = ConnectorContext(
+        **{**ctx.__dict__, "credentials": Credentials({**ctx.credentials, "api_key": "other"})}
+    )
     assert session_id_for(ctx, CHECKOUT_ID) != session_id_for(other, CHECKOUT_ID)
     assert len(session_id_for(ctx, CHECKOUT_ID)) <= wire.SESSION_ID_MAX
 
@@ -219,15 +221,11 @@ async def test_create_sends_the_wire_fields_and_answers_a_post_checkout(
 
 async def test_create_keeps_a_shorter_requested_expiry(ctx: ConnectorContext, fake: Fake) -> None:
     fake.handler = reply(200, {"token": TOKEN, "url": BASE + "/x"})
-    session = await adapter.create_checkout(
-        ctx, checkout_request(expires_at=NOW + timedelta(minutes=2))
-    )
+    session = await adapter.create_checkout(ctx, checkout_request(expires_at=NOW + timedelta(minutes=2)))
     assert session.expires_at == NOW + timedelta(minutes=2)
 
 
-async def test_create_refuses_other_currencies_without_calling(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_create_refuses_other_currencies_without_calling(ctx: ConnectorContext, fake: Fake) -> None:
     with pytest.raises(ProviderRejected):
         await adapter.create_checkout(ctx, checkout_request(currency="USD"))
     assert fake.requests == []
@@ -298,9 +296,7 @@ async def test_normal_return_commits_and_authorizes(ctx: ConnectorContext, fake:
         {"status": "AUTHORIZED", "response_code": -3},
     ],
 )
-async def test_normal_return_rejected(
-    ctx: ConnectorContext, fake: Fake, changes: dict[str, Any]
-) -> None:
+async def test_normal_return_rejected(ctx: ConnectorContext, fake: Fake, changes: dict[str, Any]) -> None:
     fake.handler = reply(200, tx_body(**changes))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
     assert result.outcome is PaymentOutcome.FAILED
@@ -427,9 +423,7 @@ async def test_commit_422_reads_the_status_instead(ctx: ConnectorContext, fake: 
     assert result.outcome is PaymentOutcome.AUTHORIZED  # never FAILED because of the second commit
 
 
-async def test_commit_422_on_an_unfinished_token_is_not_paid(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_commit_422_on_an_unfinished_token_is_not_paid(ctx: ConnectorContext, fake: Fake) -> None:
     fake.handler = by_method(
         PUT=reply(422, {"error_message": "Invalid status 0 for transaction while authorizing"}),
         GET=reply(200, tx_body(status="INITIALIZED", response_code=None, authorization_code=None)),
@@ -642,9 +636,7 @@ async def test_no_notifications(ctx: ConnectorContext) -> None:
 # -- secrets --------------------------------------------------------------------------------------
 
 
-async def test_incomplete_credentials_are_refused_before_any_call(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_incomplete_credentials_are_refused_before_any_call(ctx: ConnectorContext, fake: Fake) -> None:
     # A connector whose stored credentials lack a field never calls the provider with an empty
     # header: the adapter refuses, naming the field and never a value.
     fake.handler = reply(200, tx_body())

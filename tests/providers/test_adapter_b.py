@@ -41,7 +41,7 @@ from payorch.providers.provider_b.signature import (
 from payorch.providers.provider_b.signature import sign_notification, verify_signature
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 TOKEN = "TEST-1234567890-secret-access-token"  # noqa: S105 - a test value
 WEBHOOK_SECRET = "whsec-0123456789abcdef0123456789abcdef"  # noqa: S105 - a test value
@@ -179,8 +179,7 @@ def search(*payments: dict[str, Any]) -> dict[str, Any]:
 PREFERENCE_ANSWER = {
     "id": PREFERENCE,
     "init_point": BASE + "/checkout/v1/redirect?pref_id=" + PREFERENCE,
-    "sandbox_init_point": "https://sandbox.provider-b.test/checkout/v1/redirect?pref_id="
-    + PREFERENCE,
+    "sandbox_init_point": "https://sandbox.provider-b.test/checkout/v1/redirect?pref_id=" + PREFERENCE,
     "date_created": "2026-11-22T10:00:00.000-04:00",
 }
 
@@ -254,9 +253,7 @@ async def test_unit_price_from_minor_units(
     assert wire.to_minor(sent, currency) == amount  # exact round trip
 
 
-async def test_sandbox_mode_uses_the_sandbox_init_point(
-    http: httpx.AsyncClient, fake: Fake
-) -> None:
+async def test_sandbox_mode_uses_the_sandbox_init_point(http: httpx.AsyncClient, fake: Fake) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     session = await adapter.create_checkout(make_ctx(http, Mode.SANDBOX), checkout_request())
     assert session.url == PREFERENCE_ANSWER["sandbox_init_point"]
@@ -289,9 +286,7 @@ async def test_create_failures(
     assert TOKEN not in str(caught.value)
 
 
-async def test_unsupported_currency_is_refused_without_calling(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_unsupported_currency_is_refused_without_calling(ctx: ConnectorContext, fake: Fake) -> None:
     with pytest.raises(ProviderRejected):
         await adapter.create_checkout(ctx, checkout_request(currency="XXX"))
     assert fake.requests == []
@@ -389,9 +384,7 @@ async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: Fa
     assert result.outcome is PaymentOutcome.CANCELLED
 
 
-async def test_null_return_while_the_buyer_pays_in_another_tab(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_null_return_while_the_buyer_pays_in_another_tab(ctx: ConnectorContext, fake: Fake) -> None:
     searches = iter([search(), search(payment(id=5, status="approved"))])
 
     async def next_search(request: httpx.Request) -> httpx.Response:
@@ -422,9 +415,7 @@ async def test_a_rejected_payment_does_not_hide_a_later_approved_one(
     assert result.outcome is PaymentOutcome.AUTHORIZED and result.provider_payment_reference == "6"
 
 
-async def test_null_return_finds_a_payment_made_after_all(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_null_return_finds_a_payment_made_after_all(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on(
         "GET",
         wire.PAYMENTS_SEARCH,
@@ -464,9 +455,7 @@ async def test_foreign_or_forged_returns_are_ignored(
     assert fake.requests == []
 
 
-async def test_a_return_naming_an_unknown_payment_is_ignored(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_a_return_naming_an_unknown_payment_is_ignored(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(404, {"message": "Payment not found"}))
     assert (await adapter.confirm_return(ctx, checkout_ref(), return_params())).outcome is (
         PaymentOutcome.IGNORED
@@ -576,9 +565,7 @@ def refund_request(**changes: Any) -> RefundRequest:
 REFUNDS = "/v1/payments/987654321/refunds"
 
 
-async def test_whole_refund_sends_an_empty_body_and_our_refund_id(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_whole_refund_sends_an_empty_body_and_our_refund_id(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on(
         "POST",
         REFUNDS,
@@ -675,23 +662,18 @@ def notification(
 ) -> IncomingNotification:
     ts = int(NOW.timestamp()) if ts is None else ts
     headers = {
-        "x-signature": signature
-        or sign_notification(secret, data_id=data_id, request_id=request_id, ts=ts)
+        "x-signature": signature or sign_notification(secret, data_id=data_id, request_id=request_id, ts=ts)
     }
     if request_id is not None:
         headers["x-request-id"] = request_id
     query = {"type": topic}
     if data_id is not None:
         query["data.id"] = data_id
-    body = json.dumps(
-        {"id": 1, "type": topic, "action": "payment.updated", "data": {"id": data_id}}
-    ).encode()
+    body = json.dumps({"id": 1, "type": topic, "action": "payment.updated", "data": {"id": data_id}}).encode()
     return IncomingNotification(headers=headers, query=query, body=body)
 
 
-async def test_valid_notification_names_the_payment_and_its_intent(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_valid_notification_names_the_payment_and_its_intent(ctx: ConnectorContext, fake: Fake) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status="approved")))
     ref = await adapter.parse_notification(ctx, notification())
     assert ref.provider_payment_reference == "987654321"
@@ -771,9 +753,7 @@ def test_absent_parts_are_dropped_from_the_manifest() -> None:
     )
 
 
-async def test_other_topics_are_acknowledged_without_reading(
-    ctx: ConnectorContext, fake: Fake
-) -> None:
+async def test_other_topics_are_acknowledged_without_reading(ctx: ConnectorContext, fake: Fake) -> None:
     ref = await adapter.parse_notification(ctx, notification(topic="point_integration_wh"))
     assert ref.provider_payment_reference is None
     assert fake.requests == []
@@ -792,9 +772,7 @@ async def test_notification_read_failure_is_unavailable(ctx: ConnectorContext, f
 
 
 async def test_connector_without_webhook_secret_refuses(http: httpx.AsyncClient) -> None:
-    ctx = ConnectorContext(
-        **{**make_ctx(http).__dict__, "credentials": Credentials({"access_token": TOKEN})}
-    )
+    ctx = ConnectorContext(**{**make_ctx(http).__dict__, "credentials": Credentials({"access_token": TOKEN})})
     with pytest.raises(InvalidNotification):
         await adapter.parse_notification(ctx, notification())
 
@@ -931,9 +909,7 @@ async def buyer_chooses(
     assert page.status_code == 200, page.text
     assert (f'name="outcome" value="{outcome}"' in page.text) is offered
     pref_id = dict(parse_qsl(urlsplit(session.url).query))["pref_id"]
-    chosen = await ctx.http.post(
-        SIM + "/checkout/v1/redirect", data={"pref_id": pref_id, "outcome": outcome}
-    )
+    chosen = await ctx.http.post(SIM + "/checkout/v1/redirect", data={"pref_id": pref_id, "outcome": outcome})
     assert chosen.status_code == 303, chosen.text
     return dict(parse_qsl(urlsplit(chosen.headers["location"]).query))
 
@@ -963,9 +939,7 @@ async def test_sim_approve_return_and_notification(sim: Any) -> None:
     note = await adapter.parse_notification(ctx, incoming)
     assert note.payment_intent_id == ref.payment_intent_id
     assert note.provider_payment_reference == result.provider_payment_reference
-    confirmed = await adapter.read_status(
-        ctx, ref, payment_reference=note.provider_payment_reference
-    )
+    confirmed = await adapter.read_status(ctx, ref, payment_reference=note.provider_payment_reference)
     assert confirmed.outcome is PaymentOutcome.AUTHORIZED
     # A paid checkout cannot be replaced.
     assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.AUTHORIZED
@@ -982,7 +956,11 @@ async def test_sim_approve_return_and_notification(sim: Any) -> None:
 
 @pytest.mark.parametrize(
     ("choice", "outcome"),
-    [("reject", PaymentOutcome.FAILED), ("pending", PaymentOutcome.PROCESSING), ("cancel", PaymentOutcome.CANCELLED)],
+    [
+        ("reject", PaymentOutcome.FAILED),
+        ("pending", PaymentOutcome.PROCESSING),
+        ("cancel", PaymentOutcome.CANCELLED),
+    ],
 )
 async def test_sim_other_outcomes(sim: Any, choice: str, outcome: PaymentOutcome) -> None:
     ctx, _, _ = sim
@@ -1003,9 +981,7 @@ async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> 
     # Pending: cannot be replaced.
     assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.PROCESSING
 
-    await control(
-        ctx, sandbox, "settle", {"payment_intent_id": ref.payment_intent_id, "outcome": "approve"}
-    )
+    await control(ctx, sandbox, "settle", {"payment_intent_id": ref.payment_intent_id, "outcome": "approve"})
     (incoming,) = capture.received
     note = await adapter.parse_notification(ctx, incoming)
     assert note.payment_intent_id == ref.payment_intent_id

@@ -31,7 +31,7 @@ from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.registration import mock_credentials
 from payorch.providers.provider_c.signature import sign
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.simulator.provider_c_app import HOOK_URL, Events, c_app, c_headers
 
 __all__ = ["c_app"]

@@ -16,9 +16,7 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
 @pytest.fixture(params=["in-process", "redis"])
-async def health(
-    request: pytest.FixtureRequest, clock: FrozenClock
-) -> AsyncIterator[ProviderHealth]:
+async def health(request: pytest.FixtureRequest, clock: FrozenClock) -> AsyncIterator[ProviderHealth]:
     if request.param == "in-process":
         yield InProcessHealth(clock, threshold=3, skip_seconds=10)
         return
@@ -38,9 +36,7 @@ async def health(
         await store.aclose()
 
 
-async def test_skipped_after_threshold_then_one_trial(
-    health: ProviderHealth, clock: FrozenClock
-) -> None:
+async def test_skipped_after_threshold_then_one_trial(health: ProviderHealth, clock: FrozenClock) -> None:
     key = "provider_a_redirect_post:MOCK:cfg_1"
     for _ in range(2):
         await health.failed(key)

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.connectors.test_cli_connectors import run_cli
+from tests.connectors.helpers import run_cli
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, make_settings, new_application
+from tests.kit import Sandbox, make_settings, new_application
 from tests.needs import missing
 
 

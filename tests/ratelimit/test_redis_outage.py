@@ -19,11 +19,11 @@ from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
-from tests.conftest import Sandbox, make_settings, new_application
 from tests.dashboard.signing import sign_in
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.kit import Sandbox, make_settings, mock_sandbox, new_application
+from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 from tests.ratelimit.own_redis import OwnRedis
-from tests.simulator.conftest import A_API
+from tests.simulator.helpers import A_API
 
 pytestmark = pytest.mark.slow
 

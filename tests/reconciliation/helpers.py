@@ -8,7 +8,12 @@ import httpx
 
 from payorch.reconciliation.job import ReconcileDays
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
+from tests.providers.helpers import (
+    pay,
+    read,
+    start,
+)
 
 
 def today(runtime: Runtime) -> str:
@@ -42,3 +47,29 @@ def of_provider(body: dict[str, Any], provider: str) -> dict[str, Any]:
 
 def kinds(body: dict[str, Any]) -> list[tuple[str, str, str]]:
     return sorted((f["provider"], f["kind"], f["action"]) for f in body["findings"])
+
+
+C = "provider_c_redirect_get"
+
+
+async def paid(
+    client: httpx.AsyncClient, sandbox: Sandbox, provider: str, amount: int = 1500
+) -> dict[str, Any]:
+    intent, body = await start(client, sandbox, provider, amount=amount)
+    await pay(client, body, "approve")
+    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
+    return intent
+
+
+def types(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+async def made(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> dict[str, Any]:
+    answer = await discrepancy(client, sandbox, **body)
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+async def discrepancy(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> httpx.Response:
+    return await client.post("/simulator/controls/discrepancies", json=body, headers=sandbox.headers)

@@ -13,22 +13,15 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.simulator.jobs import DeliverSimulatorNotifications
-from tests.conftest import Sandbox, new_application
-from tests.providers.helpers import A, B, events_of, mock_sandbox, read, start
-from tests.reconciliation.helpers import kinds, reconcile
-from tests.reconciliation.test_reconciliation import C, paid, types
+from tests.databases import own_database
+from tests.kit import mock_sandbox, new_application
+from tests.providers.helpers import A, B, events_of, read, start
+from tests.reconciliation.helpers import C, discrepancy, kinds, made, paid, reconcile, types
 
 EVERY = pytest.mark.parametrize("provider", [A, B, C])
-
-
-async def discrepancy(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> httpx.Response:
-    return await client.post("/simulator/controls/discrepancies", json=body, headers=sandbox.headers)
-
-
-async def made(client: httpx.AsyncClient, sandbox: Sandbox, **body: Any) -> dict[str, Any]:
-    answer = await discrepancy(client, sandbox, **body)
-    assert answer.status_code == 200, answer.text
-    return dict(answer.json())
+# The simulator's notification job sweeps the whole database: this module gets its own, so no
+# other module's notifications are due when a test here advances the clock.
+database_url = own_database
 
 
 @EVERY
@@ -37,8 +30,14 @@ async def test_a_refund_done_at_the_provider_is_found_and_flagged(
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, provider, 3000)
-    await made(client, sandbox, provider=provider, kind="refunded_at_provider",
-               payment_intent_id=intent["id"], amount=1000)
+    await made(
+        client,
+        sandbox,
+        provider=provider,
+        kind="refunded_at_provider",
+        payment_intent_id=intent["id"],
+        amount=1000,
+    )
     body = await reconcile(client, sandbox, runtime)
     assert kinds(body) == [(provider, "refunded_outside", "FLAGGED")]
     [finding] = body["findings"]
@@ -52,7 +51,9 @@ async def test_an_approval_with_no_return_and_no_notice_is_found_and_applied_onc
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent, _ = await start(client, sandbox, provider, amount=2000)
-    answer = await made(client, sandbox, provider=provider, kind="approved_unreturned", payment_intent_id=intent["id"])
+    answer = await made(
+        client, sandbox, provider=provider, kind="approved_unreturned", payment_intent_id=intent["id"]
+    )
     assert answer["references"]
     # No return, no notice: payorch still waits.
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
@@ -70,7 +71,9 @@ async def test_an_amount_changed_at_the_provider_is_a_mismatch_with_both_sides(
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, provider, 1500)
-    await made(client, sandbox, provider=provider, kind="amount_changed", payment_intent_id=intent["id"], amount=1400)
+    await made(
+        client, sandbox, provider=provider, kind="amount_changed", payment_intent_id=intent["id"], amount=1400
+    )
     body = await reconcile(client, sandbox, runtime)
     assert kinds(body) == [(provider, "amount_mismatch", "FLAGGED")]
     [finding] = body["findings"]
@@ -84,7 +87,14 @@ async def test_a_currency_changed_at_the_provider_is_a_mismatch(
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, provider, 1500)
-    await made(client, sandbox, provider=provider, kind="amount_changed", payment_intent_id=intent["id"], currency="USD")
+    await made(
+        client,
+        sandbox,
+        provider=provider,
+        kind="amount_changed",
+        payment_intent_id=intent["id"],
+        currency="USD",
+    )
     body = await reconcile(client, sandbox, runtime)
     assert kinds(body) == [(provider, "amount_mismatch", "FLAGGED")]
     [finding] = body["findings"]
@@ -125,18 +135,37 @@ async def test_a_production_application_may_not_use_the_control(
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "FORBIDDEN", answer.text
 
 
-async def test_bad_requests_are_refused_and_change_nothing(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_bad_requests_are_refused_and_change_nothing(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, A, 1500)
     refused: list[tuple[dict[str, Any], int]] = [
         ({"provider": A, "kind": "orphan", "amount": 100}, 400),  # A's reader cannot see one
         ({"provider": B, "kind": "refunded_at_provider"}, 400),  # no intent
         ({"provider": B, "kind": "orphan", "payment_intent_id": intent["id"], "amount": 1}, 400),
-        ({"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"]}, 400),  # nothing to change
-        ({"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"], "currency": "USD"}, 400),
-        ({"provider": A, "kind": "refunded_at_provider", "payment_intent_id": intent["id"], "amount": 9999}, 400),
+        (
+            {"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"]},
+            400,
+        ),  # nothing to change
+        (
+            {"provider": A, "kind": "amount_changed", "payment_intent_id": intent["id"], "currency": "USD"},
+            400,
+        ),
+        (
+            {
+                "provider": A,
+                "kind": "refunded_at_provider",
+                "payment_intent_id": intent["id"],
+                "amount": 9999,
+            },
+            400,
+        ),
         ({"provider": "provider_z", "kind": "orphan", "amount": 1}, 400),
-        ({"provider": B, "kind": "refunded_at_provider", "payment_intent_id": intent["id"]}, 404),  # paid at A
+        (
+            {"provider": B, "kind": "refunded_at_provider", "payment_intent_id": intent["id"]},
+            404,
+        ),  # paid at A
         ({"provider": A, "kind": "approved_unreturned", "payment_intent_id": intent["id"]}, 404),  # none open
     ]
     for body, status in refused:

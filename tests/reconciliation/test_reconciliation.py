@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from datetime import date
-from typing import Any
 
 import httpx
 
@@ -16,32 +15,10 @@ from payorch.providers.registry import registration_of
 from payorch.reconciliation import service
 from payorch.reconciliation.job import ReconcileDays
 from payorch.runtime import Runtime
-from tests.checkouts.test_provider_b_hard_cases import _payment, control
-from tests.conftest import Sandbox
-from tests.providers.helpers import (
-    A,
-    B,
-    events_of,
-    mock_sandbox,
-    pay,
-    press_without_returning,
-    read,
-    start,
-)
-from tests.reconciliation.helpers import kinds, of_provider, reconcile, report, today
-
-C = "provider_c_redirect_get"
-
-
-async def paid(client: httpx.AsyncClient, sandbox: Sandbox, provider: str, amount: int = 1500) -> dict[str, Any]:
-    intent, body = await start(client, sandbox, provider, amount=amount)
-    await pay(client, body, "approve")
-    assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
-    return intent
-
-
-def types(events: list[dict[str, Any]]) -> list[str]:
-    return [e["type"] for e in events]
+from tests.checkouts.helpers import _payment, control
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, events_of, pay, press_without_returning, read, start
+from tests.reconciliation.helpers import C, kinds, of_provider, paid, reconcile, report, today, types
 
 
 async def c_api(
@@ -76,7 +53,9 @@ async def test_an_approval_with_no_return_is_applied_once_even_run_twice_and_at_
     assert pressed.status_code in (200, 303), pressed.text
     assert (await read(client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
     asked = [
-        await client.post("/v1/reports/reconciliation", json={"date": today(runtime)}, headers=sandbox.headers)
+        await client.post(
+            "/v1/reports/reconciliation", json={"date": today(runtime)}, headers=sandbox.headers
+        )
         for _ in range(2)
     ]
     assert [a.status_code for a in asked] == [202, 202]
@@ -128,7 +107,9 @@ async def test_a_refund_done_at_the_provider_is_flagged_with_both_sides(
     assert types(await events_of(runtime, intent["id"])).count("reconciliation.discrepancy") == 1
 
 
-async def test_an_orphan_payment_at_the_provider_is_flagged(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_an_orphan_payment_at_the_provider_is_flagged(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     made = await c_api(
         client,
@@ -153,7 +134,9 @@ async def test_an_orphan_payment_at_the_provider_is_flagged(client: httpx.AsyncC
     assert finding["at_provider"]["amount"] == 4200
 
 
-async def test_a_dispute_nobody_notified_is_recorded_once(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_a_dispute_nobody_notified_is_recorded_once(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, B)
     # The chargeback's notification arrives while payorch cannot read the provider: nothing recorded.
@@ -170,13 +153,17 @@ async def test_a_dispute_nobody_notified_is_recorded_once(client: httpx.AsyncCli
     assert emitted.count("payment.disputed") == 1 and emitted.count("reconciliation.discrepancy") == 1
 
 
-async def test_a_day_is_refused_when_it_is_not_a_past_day(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_a_day_is_refused_when_it_is_not_a_past_day(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     for bad in ("2026-02-30", "tomorrow", "0000-00-00"):
         answer = await client.post("/v1/reports/reconciliation", json={"date": bad}, headers=sandbox.headers)
         assert answer.status_code == 400 and answer.json()["error"]["code"] == "VALIDATION_ERROR", answer.text
     # A real day still to come: not over yet, 409 (the document admits any real day).
-    later = await client.post("/v1/reports/reconciliation", json={"date": "9999-01-01"}, headers=sandbox.headers)
+    later = await client.post(
+        "/v1/reports/reconciliation", json={"date": "9999-01-01"}, headers=sandbox.headers
+    )
     assert later.status_code == 409 and later.json()["error"]["code"] == "INVALID_STATE", later.text
     missing = await client.get(
         "/v1/reports/reconciliation", params={"date": today(runtime)}, headers=sandbox.headers

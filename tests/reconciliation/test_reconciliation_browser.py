@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.conftest import CHROMIUM
+from tests.browser import CHROMIUM
 from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 
@@ -77,7 +77,9 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
         paid = [await intent_at_b(api, app, url, amount) for amount in (12_000, 8_500)]
         unreturned, _ = await intent_at_b(api, app, url, 4_000)
         async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+            browser = await pw.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
             try:
                 page = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
                 await page.goto(url + "/dashboard/sign-in")
@@ -88,8 +90,12 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
                     await page.goto(checkout_url)
                     await page.click('button[name="outcome"][value="approve"]')
                     await page.wait_for_url(f"{url}/dashboard/payments/{intent_id}", timeout=30_000)
-                await discrepancy(api, provider=B, kind="refunded_at_provider", payment_intent_id=paid[0][0], amount=2_000)
-                await discrepancy(api, provider=B, kind="amount_changed", payment_intent_id=paid[1][0], amount=8_000)
+                await discrepancy(
+                    api, provider=B, kind="refunded_at_provider", payment_intent_id=paid[0][0], amount=2_000
+                )
+                await discrepancy(
+                    api, provider=B, kind="amount_changed", payment_intent_id=paid[1][0], amount=8_000
+                )
                 await discrepancy(api, provider=B, kind="orphan", amount=5_000)
                 await discrepancy(api, provider=B, kind="approved_unreturned", payment_intent_id=unreturned)
                 await page.get_by_role("link", name="Reconciliation").click()

@@ -11,12 +11,9 @@ import httpx
 
 from payorch.reconciliation.job import ReconcileDays
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
 from tests.dashboard.signing import csrf_of, sign_in
-from tests.providers.helpers import mock_sandbox
-from tests.reconciliation.helpers import reconcile, report, today
-from tests.reconciliation.test_discrepancy_controls import made
-from tests.reconciliation.test_reconciliation import C, paid
+from tests.kit import Sandbox, mock_sandbox
+from tests.reconciliation.helpers import C, made, paid, reconcile, report, today
 
 
 async def flagged_day(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime) -> dict[str, Any]:
@@ -39,7 +36,9 @@ async def test_a_finding_is_resolved_once_with_its_note(client: httpx.AsyncClien
     path = resolve_path(finding["id"])
     for bad in ({"note": ""}, {}, {"note": "x" * 1001}, {"note": "ok", "extra": 1}):
         refused = await client.post(path, json=bad, headers=sandbox.headers)
-        assert refused.status_code == 400 and refused.json()["error"]["code"] == "VALIDATION_ERROR", refused.text
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == "VALIDATION_ERROR", (
+            refused.text
+        )
     stranger = await client.post(path, json={"note": "mine"}, headers=other.headers)
     assert stranger.status_code == 404 and stranger.json()["error"]["code"] == "RESOURCE_NOT_FOUND"
     assert (await report(client, sandbox, runtime))["findings"][0]["status"] == "OPEN"  # nothing changed
@@ -73,7 +72,7 @@ async def test_the_days_page_lists_what_to_look_at_and_resolves_it(
     page = await client.get("/dashboard/reconciliation", params={"date": day})
     assert "To look at (1)" in page.text and "Refunded at the provider outside payorch" in page.text
     assert f'href="/dashboard/payments/{finding["payment_intent_id"]}"' in page.text
-    action = f'/dashboard/reconciliation/findings/{finding["id"]}/resolve'
+    action = f"/dashboard/reconciliation/findings/{finding['id']}/resolve"
     assert f'action="{action}"' in page.text
     blank = await client.post(action, data={"csrf": csrf_of(page), "note": "  "})
     assert blank.status_code == 400  # a page saying what to fix
@@ -83,7 +82,9 @@ async def test_the_days_page_lists_what_to_look_at_and_resolves_it(
     resolved = await client.post(action, data={"csrf": csrf_of(page), "note": "booked"})
     assert resolved.status_code == 303 and resolved.headers["location"].endswith("notice=resolved")
     after = await client.get("/dashboard/reconciliation", params={"date": day})
-    assert "To look at (0)" in after.text and "Applied or resolved (1)" in after.text and "booked" in after.text
+    assert (
+        "To look at (0)" in after.text and "Applied or resolved (1)" in after.text and "booked" in after.text
+    )
     assert (await report(client, sandbox, runtime))["findings"][0]["note"] == "booked"
     bad_day = await client.get("/dashboard/reconciliation", params={"date": "2026-02-30"})
     assert bad_day.status_code == 400

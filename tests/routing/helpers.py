@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 
 C = "provider_c_redirect_get"
 
@@ -20,7 +20,9 @@ async def put_routing(client: httpx.AsyncClient, sandbox: Sandbox, body: dict[st
     return await client.put(routing_url(sandbox), json=body, headers=sandbox.headers)
 
 
-async def save_rules(client: httpx.AsyncClient, sandbox: Sandbox, *rules: dict[str, Any], default: str = "priority") -> dict[str, Any]:
+async def save_rules(
+    client: httpx.AsyncClient, sandbox: Sandbox, *rules: dict[str, Any], default: str = "priority"
+) -> dict[str, Any]:
     response = await put_routing(client, sandbox, {"default": default, "rules": list(rules)})
     assert response.status_code == 200, response.text
     return response.json()

@@ -11,8 +11,9 @@ import pytest
 from payorch.app import create_app
 from payorch.client import AsyncPayorchClient, InvalidRequestError, PayorchClient
 from payorch.runtime import Runtime
+from tests.kit import mock_sandbox
 from tests.live import live_server, payorch_env
-from tests.providers.helpers import A, B, mock_sandbox
+from tests.providers.helpers import A, B
 from tests.routing.helpers import C
 
 pytestmark = pytest.mark.slow
@@ -41,10 +42,15 @@ async def test_async_routing_methods(runtime: Runtime) -> None:
         decided = await client.evaluate_routing(mrc, amount=100, currency="USD")
         assert decided.provider == C and decided.routing.rule == "usd" and decided.routing.version == 1
         with pytest.raises(InvalidRequestError) as refused:
-            await client.replace_routing(mrc, rules=[{"name": "a", "if": {"currency": ["USD"]}, "then": {"priority": [A]}}])
+            await client.replace_routing(
+                mrc, rules=[{"name": "a", "if": {"currency": ["USD"]}, "then": {"priority": [A]}}]
+            )
         assert refused.value.code == "VALIDATION_ERROR"
         intent = await client.create_payment_intent(
-            merchant_account_id=mrc, external_reference="o", amount=100, currency="USD",
+            merchant_account_id=mrc,
+            external_reference="o",
+            amount=100,
+            currency="USD",
             return_url="https://shop.example/r",
         )
         started = await client.create_checkout(intent.id)

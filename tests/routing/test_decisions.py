@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, read, set_fault
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, checkout, create_intent, read, set_fault
 from tests.routing.helpers import C, save_rules, split_pick
 
 
@@ -29,7 +29,9 @@ async def started_event(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: 
     return dict(event["data"])
 
 
-async def test_without_rules_priority_decides_and_says_so(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_without_rules_priority_decides_and_says_so(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     body = await routed(client, sandbox)
     assert body["provider"] == A
@@ -44,14 +46,20 @@ async def test_without_rules_priority_decides_and_says_so(client: httpx.AsyncCli
     assert event["provider"] == A and event["routing"] == routing
 
 
-async def test_a_priority_rule_on_currency_amount_and_metadata(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_a_priority_rule_on_currency_amount_and_metadata(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
     saved = await save_rules(
         client,
         sandbox,
         {
             "name": "app-usd",
-            "if": {"currency": ["USD"], "amount": {"gte": 1000, "lt": 500000}, "metadata": {"channel": "app"}},
+            "if": {
+                "currency": ["USD"],
+                "amount": {"gte": 1000, "lt": 500000},
+                "metadata": {"channel": "app"},
+            },
             "then": {"priority": [C, B]},
         },
     )
@@ -76,7 +84,9 @@ async def test_a_priority_rule_on_currency_amount_and_metadata(client: httpx.Asy
 
 async def test_a_rule_fails_over_within_its_list(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
-    await save_rules(client, sandbox, {"name": "c-first", "if": {"currency": ["USD"]}, "then": {"priority": [C, B]}})
+    await save_rules(
+        client, sandbox, {"name": "c-first", "if": {"currency": ["USD"]}, "then": {"priority": [C, B]}}
+    )
     await set_fault(client, sandbox, C, "error")
     body = await routed(client, sandbox, amount=1000, currency="USD")
     assert body["provider"] == B
@@ -106,9 +116,13 @@ async def test_a_split_is_weighted_by_the_intent_id_and_kept_on_retry(
         assert again.status_code == 200 and again.json()["provider"] == expected
 
 
-async def test_an_explicit_provider_is_still_used_and_recorded(client: httpx.AsyncClient, runtime: Runtime) -> None:
+async def test_an_explicit_provider_is_still_used_and_recorded(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
     sandbox = await mock_sandbox(runtime)
-    await save_rules(client, sandbox, {"name": "all-c", "if": {"currency": ["CLP"]}, "then": {"priority": [C]}})
+    await save_rules(
+        client, sandbox, {"name": "all-c", "if": {"currency": ["CLP"]}, "then": {"priority": [C]}}
+    )
     created = await create_intent(client, sandbox, provider=B)
     response = await checkout(client, sandbox, created["id"])
     assert response.status_code == 200 and response.json()["provider"] == B

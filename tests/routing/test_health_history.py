@@ -27,7 +27,8 @@ from payorch.routing.health_history import (
     unavailable_time,
 )
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, forget_redis_keys, mock_sandbox, redis_health, redis_prefix
+from tests.kit import mock_sandbox
+from tests.providers.helpers import A, forget_redis_keys, redis_health, redis_prefix
 
 
 @pytest.fixture(params=["in-process", "redis"])

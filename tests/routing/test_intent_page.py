@@ -10,7 +10,8 @@ import httpx
 
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.providers.helpers import A, B, checkout, create_intent, mock_sandbox, set_fault
+from tests.kit import mock_sandbox
+from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 from tests.routing.helpers import save_rules, split_pick
 
 

@@ -10,7 +10,8 @@ from sqlalchemy import func, select
 from payorch.db.tables import events, payment_intents
 from payorch.db.tables.routing import routing_versions
 from payorch.runtime import Runtime
-from tests.providers.helpers import A, B, mock_sandbox, set_fault
+from tests.kit import mock_sandbox
+from tests.providers.helpers import A, B, set_fault
 from tests.routing.helpers import C, evaluate, routing_url, save_rules, split_pick
 
 TO_C = {"name": "to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}}
@@ -54,14 +55,21 @@ async def test_activating_a_version_that_no_longer_passes_is_refused(
     await save_rules(client, sandbox, TO_C)
     await save_rules(client, sandbox, TO_B)
     connectors = (
-        await client.get(f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers)
+        await client.get(
+            f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
+        )
     ).json()["items"]
     c_id = next(c["id"] for c in connectors if c["provider"] == C)
     patch_url = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors/{c_id}"
-    assert (await client.patch(patch_url, json={"enabled": False}, headers=sandbox.headers)).status_code == 200
+    assert (
+        await client.patch(patch_url, json={"enabled": False}, headers=sandbox.headers)
+    ).status_code == 200
     refused = await client.post(routing_url(sandbox, "/versions/1/activate"), headers=sandbox.headers)
     assert refused.status_code == 400
-    assert refused.json()["error"]["details"]["errors"][0]["message"] == f'rule 0 "to-c": {C} is not enabled for this merchant'
+    assert (
+        refused.json()["error"]["details"]["errors"][0]["message"]
+        == f'rule 0 "to-c": {C} is not enabled for this merchant'
+    )
     assert (await client.get(routing_url(sandbox), headers=sandbox.headers)).json()["version"] == 2
 
 
@@ -86,7 +94,11 @@ async def test_the_dry_run_decides_and_writes_nothing(client: httpx.AsyncClient,
     await save_rules(
         client,
         sandbox,
-        {"name": "app", "if": {"currency": ["USD"], "metadata": {"channel": "app"}}, "then": {"priority": [C, B]}},
+        {
+            "name": "app",
+            "if": {"currency": ["USD"], "metadata": {"channel": "app"}},
+            "then": {"priority": [C, B]},
+        },
         {"name": "spread", "if": {"currency": ["CLP"]}, "then": split},
     )
 
@@ -110,7 +122,9 @@ async def test_the_dry_run_decides_and_writes_nothing(client: httpx.AsyncClient,
     explicit = await evaluate(client, sandbox, amount=100, currency="USD", provider=B)
     assert explicit.json()["routing"]["strategy"] == "explicit" and explicit.json()["provider"] == B
     unsupported = await evaluate(client, sandbox, amount=100, currency="USD", provider=A)
-    assert unsupported.status_code == 422 and unsupported.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
+    assert (
+        unsupported.status_code == 422 and unsupported.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
+    )
     bad = await evaluate(client, sandbox, amount=0, currency="usd")
     assert bad.status_code == 400
     assert sorted(e["field"] for e in bad.json()["error"]["details"]["errors"]) == ["amount", "currency"]
@@ -125,11 +139,18 @@ async def test_the_dry_run_reports_a_skipped_provider_without_a_trial(
     for _ in range(3):  # the default threshold: A is skipped from now on
         created = await client.post(
             "/v1/payment-intents",
-            json={"merchant_account_id": sandbox.merchant_account_id, "external_reference": "o",
-                  "amount": 100, "currency": "CLP", "return_url": "https://shop.example/r"},
+            json={
+                "merchant_account_id": sandbox.merchant_account_id,
+                "external_reference": "o",
+                "amount": 100,
+                "currency": "CLP",
+                "return_url": "https://shop.example/r",
+            },
             headers=sandbox.headers,
         )
-        answer = await client.post(f"/v1/payment-intents/{created.json()['id']}/checkout", json={}, headers=sandbox.headers)
+        answer = await client.post(
+            f"/v1/payment-intents/{created.json()['id']}/checkout", json={}, headers=sandbox.headers
+        )
         assert answer.json()["provider"] == B
     decided = (await evaluate(client, sandbox, amount=100, currency="CLP")).json()
     assert decided["provider"] == B

@@ -9,8 +9,8 @@ import pytest
 
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
-from tests.simulator.conftest import (
+from tests.kit import Sandbox, new_application
+from tests.simulator.helpers import (
     A_API,
     B,
     a_headers,
@@ -30,12 +30,8 @@ def settings_overrides() -> dict[str, object]:
     return {"provider_timeout_seconds": 0.2}
 
 
-async def _fault(
-    http: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str
-) -> httpx.Response:
-    return await http.post(
-        FAULTS, json={"provider": provider, "mode": mode}, headers=sandbox.headers
-    )
+async def _fault(http: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> httpx.Response:
+    return await http.post(FAULTS, json={"provider": provider, "mode": mode}, headers=sandbox.headers)
 
 
 async def test_error_mode_answers_500_applies_nothing_and_only_for_that_application(
@@ -84,9 +80,7 @@ async def test_timeout_mode_answers_after_the_adapter_timeout(
     assert answer.status_code == 504
     await _fault(sim, sandbox, "provider_b_redirect_get", "ok")
     found = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={"external_reference": "payi_t"}, headers=headers
-        )
+        await sim.get(f"{B}/v1/payments/search", params={"external_reference": "payi_t"}, headers=headers)
     ).json()
     assert found["paging"]["total"] == 0
     error = await _fault(sim, sandbox, "provider_b_redirect_get", "error")
@@ -116,9 +110,7 @@ async def test_list_faults(sim: httpx.AsyncClient, sandbox: Sandbox) -> None:
         {"provider": "provider_a", "mode": "ok", "extra": 1},
     ],
 )
-async def test_fault_validation(
-    sim: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object]
-) -> None:
+async def test_fault_validation(sim: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object]) -> None:
     answer = await sim.post(FAULTS, json=body, headers=sandbox.headers)
     assert answer.status_code == 400 and answer.json()["error"]["code"] == "VALIDATION_ERROR"
 
@@ -189,8 +181,6 @@ async def test_faults_leave_the_buyer_pages_alone(
 ) -> None:
     token = await create_a(sim, a_headers(runtime, sandbox.application_id))
     await _fault(sim, sandbox, "provider_a", "error")
-    page = await sim.post(
-        "/simulator/provider_a/webpayserver/initTransaction", data={"token_ws": token}
-    )
+    page = await sim.post("/simulator/provider_a/webpayserver/initTransaction", data={"token_ws": token})
     assert page.status_code == 200
     assert (await decide_a(sim, token, "approve")).status_code == 303

@@ -25,9 +25,7 @@ APP = "app_01abcdefghjkmnpqrstvwxyz012"
 
 def test_provider_a_shape_matches_contract() -> None:
     creds = mock_credentials(CIPHER, "provider_a", APP)
-    expected = hmac.new(
-        CIPHER.derive("simulator"), f"provider_a:{APP}".encode(), hashlib.sha256
-    ).hexdigest()
+    expected = hmac.new(CIPHER.derive("simulator"), f"provider_a:{APP}".encode(), hashlib.sha256).hexdigest()
     assert creds == {"commerce_code": APP, "api_key": expected}
     assert application_of(CIPHER, "provider_a", creds) == APP
 

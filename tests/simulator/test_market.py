@@ -11,9 +11,9 @@ import pytest
 
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, mock_sandbox, new_application
 from tests.providers.browser import Browser
-from tests.providers.helpers import mock_sandbox, read, start
+from tests.providers.helpers import read, start
 
 MARKET = "/simulator/controls/market"
 ALL_OF = {

@@ -11,8 +11,8 @@ from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from payorch.simulator.provider_a.wire import COMMIT_WINDOW_SECONDS
-from tests.conftest import Sandbox, new_application
-from tests.simulator.conftest import A_API, RETURN_A, a_headers, create_a, decide_a
+from tests.kit import Sandbox, new_application
+from tests.simulator.helpers import A_API, RETURN_A, a_headers, create_a, decide_a
 
 GOOD = {
     "buy_order": "order-1",
@@ -80,9 +80,7 @@ async def test_create_validation_answers_the_provider_error_body(
     assert answer.json() == {"error_message": message}
 
 
-async def test_limits_are_inclusive(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_limits_are_inclusive(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     body = {
         "buy_order": "A|_=&%.,~:/?[+!@()>-z" + "12345",
         "session_id": "s" * 61,
@@ -94,9 +92,7 @@ async def test_limits_are_inclusive(
     assert answer.status_code == 200, answer.text
 
 
-async def test_malformed_json_is_400(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_malformed_json_is_400(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = {**a_headers(runtime, sandbox.application_id), "Content-Type": "application/json"}
     answer = await sim.post(A_API, content=b"{not json", headers=headers)
     assert answer.status_code == 400 and answer.json() == {"error_message": "Invalid json format"}
@@ -104,9 +100,7 @@ async def test_malformed_json_is_400(
     assert answer.status_code == 400
 
 
-async def test_bad_or_missing_key_is_401(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_bad_or_missing_key_is_401(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     for bad in (
         {},
@@ -138,14 +132,10 @@ async def test_unknown_or_foreign_token_is_404(
             sim.post(f"{A_API}/{unknown}/refunds", json={"amount": 1}, headers=other),
         ):
             answer = await call
-            assert answer.status_code == 404 and answer.json() == {
-                "error_message": "Transaction not found"
-            }
+            assert answer.status_code == 404 and answer.json() == {"error_message": "Transaction not found"}
 
 
-async def test_commit_once_after_approval(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_commit_once_after_approval(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     early = await sim.put(f"{A_API}/{token}", headers=headers)
@@ -158,19 +148,13 @@ async def test_commit_once_after_approval(
     assert committed.status_code == 200
     body = committed.json()
     assert body["status"] == "AUTHORIZED" and body["response_code"] == 0
-    assert (
-        body["amount"] == 1500
-        and body["buy_order"] == "order-1"
-        and body["session_id"] == "session-1"
-    )
+    assert body["amount"] == 1500 and body["buy_order"] == "order-1" and body["session_id"] == "session-1"
     assert body["card_detail"] == {"card_number": "6623"} and body["payment_type_code"] == "VN"
     assert len(body["authorization_code"]) == 6 and len(body["accounting_date"]) == 4
     assert body["transaction_date"].endswith("Z") and body["balance"] == 1500
     second = await sim.put(f"{A_API}/{token}", headers=headers)
     assert second.status_code == 422
-    assert second.json() == {
-        "error_message": "Transaction has an invalid finished state: committed"
-    }
+    assert second.json() == {"error_message": "Transaction has an invalid finished state: committed"}
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json() == body
 
 
@@ -236,9 +220,7 @@ async def test_commit_without_a_choice_after_the_token_lived_is_expired(
     assert answer.json() == {"error_message": "Transaction has an invalid finished state: expired"}
 
 
-async def test_commit_body_must_be_empty(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_commit_body_must_be_empty(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
@@ -253,9 +235,7 @@ async def test_concurrent_commits_succeed_once(
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
-    answers = await asyncio.gather(
-        *(sim.put(f"{A_API}/{token}", headers=headers) for _ in range(6))
-    )
+    answers = await asyncio.gather(*(sim.put(f"{A_API}/{token}", headers=headers) for _ in range(6)))
     assert sorted(a.status_code for a in answers) == [200] + [422] * 5
 
 
@@ -299,25 +279,17 @@ async def test_late_full_refund_and_partial_refunds_are_nullifications(
     late = await _authorized(sim, headers)
     partial = await _authorized(sim, headers)
     clock.advance(3 * 3600 + 1)
-    body = (
-        await sim.post(f"{A_API}/{late}/refunds", json={"amount": "1500"}, headers=headers)
-    ).json()
+    body = (await sim.post(f"{A_API}/{late}/refunds", json={"amount": "1500"}, headers=headers)).json()
     assert body["type"] == "NULLIFIED" and body["balance"] == 0 and body["nullified_amount"] == 1500
     assert body["response_code"] == 0 and len(body["authorization_code"]) == 6
     assert (await sim.get(f"{A_API}/{late}", headers=headers)).json()["status"] == "NULLIFIED"
 
-    first = (
-        await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 500}, headers=headers)
-    ).json()
+    first = (await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 500}, headers=headers)).json()
     assert first["type"] == "NULLIFIED" and first["balance"] == 1000
-    assert (await sim.get(f"{A_API}/{partial}", headers=headers)).json()[
-        "status"
-    ] == "PARTIALLY_NULLIFIED"
+    assert (await sim.get(f"{A_API}/{partial}", headers=headers)).json()["status"] == "PARTIALLY_NULLIFIED"
     over = await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1001}, headers=headers)
     assert over.status_code == 422 and "(311)" in over.json()["error_message"]
-    last = (
-        await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1000}, headers=headers)
-    ).json()
+    last = (await sim.post(f"{A_API}/{partial}/refunds", json={"amount": 1000}, headers=headers)).json()
     assert last["type"] == "NULLIFIED" and last["balance"] == 0
 
 
@@ -343,10 +315,7 @@ async def test_concurrent_refunds_never_exceed_the_amount(
     headers = a_headers(runtime, sandbox.application_id)
     token = await _authorized(sim, headers, amount=1000)
     answers = await asyncio.gather(
-        *(
-            sim.post(f"{A_API}/{token}/refunds", json={"amount": 300}, headers=headers)
-            for _ in range(5)
-        )
+        *(sim.post(f"{A_API}/{token}/refunds", json={"amount": 300}, headers=headers) for _ in range(5))
     )
     assert sorted(a.status_code for a in answers) == [200, 200, 200, 422, 422]
     assert (await sim.get(f"{A_API}/{token}", headers=headers)).json()["balance"] == 100

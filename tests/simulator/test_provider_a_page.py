@@ -9,8 +9,8 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-from tests.simulator.conftest import (
+from tests.kit import Sandbox
+from tests.simulator.helpers import (
     A_API,
     A_PAGE,
     RETURN_A,
@@ -24,9 +24,7 @@ from tests.simulator.conftest import (
 async def test_page_shows_amount_merchant_order_and_the_outcome_buttons(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    token = await create_a(
-        sim, a_headers(runtime, sandbox.application_id), amount=125990, buy_order="ORD-77"
-    )
+    token = await create_a(sim, a_headers(runtime, sandbox.application_id), amount=125990, buy_order="ORD-77")
     page = await sim.post(A_PAGE, data={"token_ws": token})
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     assert "$125.990" in page.text and "shop" in page.text and "ORD-77" in page.text
@@ -61,9 +59,7 @@ async def test_normal_end_returns_only_token_ws_by_get(
 async def test_timeout_returns_order_and_session_only(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    token = await create_a(
-        sim, a_headers(runtime, sandbox.application_id), buy_order="o-9", session_id="s-9"
-    )
+    token = await create_a(sim, a_headers(runtime, sandbox.application_id), buy_order="o-9", session_id="s-9")
     back = await decide_a(sim, token, "timeout")
     assert back.status_code == 303
     assert query_of(back) == {"TBK_ORDEN_COMPRA": "o-9", "TBK_ID_SESION": "s-9"}
@@ -95,9 +91,7 @@ async def test_abort_comes_back_as_an_auto_submitted_post_form(
     assert ".submit()" in back.text
 
 
-async def test_return_url_query_is_kept(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_return_url_query_is_kept(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     token = await create_a(
         sim, a_headers(runtime, sandbox.application_id), return_url="https://shop.example/r?a=1"
     )
@@ -142,6 +136,4 @@ async def test_way_back_from_a_finished_page_keeps_the_shop_query(
     await decide_a(sim, token, "approve")
     page = await sim.post(A_PAGE, data={"token_ws": token})
     assert page.status_code == 409
-    assert (
-        f'href="https://shop.example/r?a=1&amp;token_ws={token}"' in page.text
-    )  # a link, not a GET form
+    assert f'href="https://shop.example/r?a=1&amp;token_ws={token}"' in page.text  # a link, not a GET form

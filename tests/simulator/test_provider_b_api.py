@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
-from tests.simulator.conftest import (
+from tests.kit import Sandbox, new_application
+from tests.simulator.helpers import (
     B_PAGE,
     B,
     b_headers,
@@ -126,9 +126,7 @@ async def test_preference_validation_answers_the_provider_error_body(
     assert body["error"]
 
 
-async def test_malformed_bodies_are_400(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_malformed_bodies_are_400(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = {**b_headers(runtime, sandbox.application_id), "Content-Type": "application/json"}
     for raw in (b"{oops", b"[]"):
         answer = await sim.post(B + "/checkout/preferences", content=raw, headers=headers)
@@ -167,23 +165,17 @@ async def test_bad_token_is_401_and_foreign_resources_are_404(
     other = b_headers(runtime, (await new_application(runtime)).application_id)
     for call in (
         sim.get(f"{B}/v1/payments/{payment_id}", headers=other),
-        sim.post(
-            f"{B}/v1/payments/{payment_id}/refunds", headers={**other, "X-Idempotency-Key": "k"}
-        ),
+        sim.post(f"{B}/v1/payments/{payment_id}/refunds", headers={**other, "X-Idempotency-Key": "k"}),
         sim.put(f"{B}/v1/payments/{payment_id}", json={"status": "cancelled"}, headers=other),
         sim.get(f"{B}/checkout/preferences/{preference['id']}", headers=other),
-        sim.put(
-            f"{B}/checkout/preferences/{preference['id']}", json={"expires": True}, headers=other
-        ),
+        sim.put(f"{B}/checkout/preferences/{preference['id']}", json={"expires": True}, headers=other),
         sim.get(f"{B}/v1/payments/abc", headers=headers),
         sim.get(f"{B}/v1/payments/123", headers=headers),
     ):
         answer = await call
         assert answer.status_code == 404 and answer.json()["error"] == "not_found"
     found = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={"external_reference": "payi_test"}, headers=other
-        )
+        await sim.get(f"{B}/v1/payments/search", params={"external_reference": "payi_test"}, headers=other)
     ).json()
     assert found["paging"]["total"] == 0
 
@@ -199,11 +191,7 @@ async def test_payment_fields(sim: httpx.AsyncClient, runtime: Runtime, sandbox:
     )
     assert payment["external_reference"] == "payi_test" and payment["transaction_amount"] == 1500
     assert payment["transaction_amount_refunded"] == 0 and payment["currency_id"] == "CLP"
-    assert (
-        payment["date_approved"]
-        and payment["date_created"]
-        and len(payment["authorization_code"]) == 6
-    )
+    assert payment["date_approved"] and payment["date_created"] and len(payment["authorization_code"]) == 6
 
 
 async def test_search_by_external_reference_sorted_and_paged(
@@ -211,35 +199,25 @@ async def test_search_by_external_reference_sorted_and_paged(
 ) -> None:
     headers = b_headers(runtime, sandbox.application_id)
     first = await _paid(sim, headers, "reject", reference="payi_s")
-    second = await _paid(
-        sim, headers, "approve", reference="payi_s"
-    )  # same preference kind, new one
+    second = await _paid(sim, headers, "approve", reference="payi_s")  # same preference kind, new one
     await _paid(sim, headers, reference="payi_other")
     params = {"external_reference": "payi_s", "sort": "date_created", "criteria": "desc"}
     found = (await sim.get(f"{B}/v1/payments/search", params=params, headers=headers)).json()
     assert found["paging"] == {"total": 2, "limit": 30, "offset": 0}
     assert {p["id"] for p in found["results"]} == {first, second}
     page = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={**params, "limit": 1, "offset": 1}, headers=headers
-        )
+        await sim.get(f"{B}/v1/payments/search", params={**params, "limit": 1, "offset": 1}, headers=headers)
     ).json()
     assert page["paging"] == {"total": 2, "limit": 1, "offset": 1} and len(page["results"]) == 1
     approved = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={**params, "status": "approved"}, headers=headers
-        )
+        await sim.get(f"{B}/v1/payments/search", params={**params, "status": "approved"}, headers=headers)
     ).json()
     assert [p["id"] for p in approved["results"]] == [second]
     for bad in ({"limit": 0}, {"limit": "x"}, {"criteria": "up"}, {"offset": -1}, {"id": "x"}):
-        assert (
-            await sim.get(f"{B}/v1/payments/search", params=bad, headers=headers)
-        ).status_code == 400
+        assert (await sim.get(f"{B}/v1/payments/search", params=bad, headers=headers)).status_code == 400
 
 
-async def test_partial_then_full_refund(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_partial_then_full_refund(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = b_headers(runtime, sandbox.application_id)
     payment_id = await _paid(sim, headers)
     partial = await sim.post(
@@ -325,17 +303,13 @@ async def test_refund_errors(sim: httpx.AsyncClient, runtime: Runtime, sandbox: 
     ] == 0
 
 
-async def test_cancel_only_while_pending(
-    sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
-) -> None:
+async def test_cancel_only_while_pending(sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> None:
     headers = b_headers(runtime, sandbox.application_id)
     pending = await _paid(sim, headers, "pending")
     assert (
         await sim.put(f"{B}/v1/payments/{pending}", json={"status": "approved"}, headers=headers)
     ).status_code == 400
-    cancelled = await sim.put(
-        f"{B}/v1/payments/{pending}", json={"status": "cancelled"}, headers=headers
-    )
+    cancelled = await sim.put(f"{B}/v1/payments/{pending}", json={"status": "cancelled"}, headers=headers)
     assert cancelled.status_code == 200
     assert (cancelled.json()["status"], cancelled.json()["status_detail"]) == (
         "cancelled",
@@ -343,13 +317,9 @@ async def test_cancel_only_while_pending(
     )
     approved = await _paid(sim, headers)
     for payment_id in (pending, approved):
-        answer = await sim.put(
-            f"{B}/v1/payments/{payment_id}", json={"status": "cancelled"}, headers=headers
-        )
+        answer = await sim.put(f"{B}/v1/payments/{payment_id}", json={"status": "cancelled"}, headers=headers)
         assert answer.status_code == 400
-    assert (await sim.get(f"{B}/v1/payments/{approved}", headers=headers)).json()[
-        "status"
-    ] == "approved"
+    assert (await sim.get(f"{B}/v1/payments/{approved}", headers=headers)).json()["status"] == "approved"
 
 
 async def test_expiring_a_preference_by_put(
@@ -371,9 +341,7 @@ async def test_expiring_a_preference_by_put(
     back = await pay_b(sim, preference["id"], "approve")  # a stale page still pressed
     assert query_of(back)["status"] == "null" and query_of(back)["payment_id"] == "null"
     found = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={"external_reference": "payi_test"}, headers=headers
-        )
+        await sim.get(f"{B}/v1/payments/search", params={"external_reference": "payi_test"}, headers=headers)
     ).json()
     assert found["paging"]["total"] == 0
     invalid = await sim.put(
@@ -391,9 +359,7 @@ async def test_expiring_now_closes_the_checkout_at_once(
     preference = await create_b(sim, headers)
     now = isoformat(runtime.clock.now())
     body = {"expires": True, "expiration_date_from": now, "expiration_date_to": now}
-    answer = await sim.put(
-        f"{B}/checkout/preferences/{preference['id']}", json=body, headers=headers
-    )
+    answer = await sim.put(f"{B}/checkout/preferences/{preference['id']}", json=body, headers=headers)
     assert answer.status_code == 200
     page = await sim.get(B_PAGE, params={"pref_id": preference["id"]})
     assert "expired" in page.text and 'value="approve"' not in page.text

@@ -10,8 +10,8 @@ import httpx
 from payorch.providers.provider_b.signature import verify_signature
 from payorch.runtime import Runtime
 from payorch.simulator.provider_b.credentials import webhook_secret
-from tests.conftest import Sandbox, new_application
-from tests.simulator.conftest import B, Receiver, b_headers, create_b, pay_b, query_of
+from tests.kit import Sandbox, new_application
+from tests.simulator.helpers import B, Receiver, b_headers, create_b, pay_b, query_of
 
 
 async def _two_attempts(sim: httpx.AsyncClient, headers: dict[str, str], reference: str) -> list[str]:

@@ -15,9 +15,9 @@ from payorch.db import Phases
 from payorch.runtime import Runtime
 from payorch.simulator.provider_b.credentials import webhook_secret
 from payorch.simulator.provider_b.notify import deliver_due
-from tests.conftest import Sandbox
 from tests.databases import own_database
-from tests.simulator.conftest import (
+from tests.kit import Sandbox
+from tests.simulator.helpers import (
     B_PAGE,
     RETURN_B,
     B,
@@ -69,12 +69,7 @@ async def test_page_shows_total_items_merchant_and_buttons(
     preference = await create_b(sim, b_headers(runtime, sandbox.application_id))
     page = await sim.get(preference["init_point"].removeprefix("http://testserver"))
     assert page.status_code == 200
-    assert (
-        "$1.500" in page.text
-        and "$750" in page.text
-        and "Book" in page.text
-        and "shop" in page.text
-    )
+    assert "$1.500" in page.text and "$750" in page.text and "Book" in page.text and "shop" in page.text
     assert re.findall(r'name="outcome" value="(\w+)"', page.text) == [
         "approve",
         "reject",
@@ -94,24 +89,17 @@ async def test_unknown_preference_page_is_404(sim: httpx.AsyncClient) -> None:
 async def test_approve_goes_to_success_and_notifies_signed(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, receiver: Receiver
 ) -> None:
-    preference = await create_b(
-        sim, b_headers(runtime, sandbox.application_id), reference="payi_ok"
-    )
+    preference = await create_b(sim, b_headers(runtime, sandbox.application_id), reference="payi_ok")
     back = await pay_b(sim, preference["id"], "approve")
     assert back.status_code == 303 and back.headers["location"].startswith(RETURN_B + "payi_ok?")
     params = query_of(back)
     assert set(params) == PARAMS
     assert params["status"] == params["collection_status"] == "approved"
-    assert (
-        params["payment_id"] == params["collection_id"]
-        and params["external_reference"] == "payi_ok"
-    )
+    assert params["payment_id"] == params["collection_id"] and params["external_reference"] == "payi_ok"
     assert params["preference_id"] == preference["id"] and params["payment_type"] == "credit_card"
     assert params["site_id"] == "MLC" and params["processing_mode"] == "aggregator"
     assert len(receiver.received) == 1
-    body = assert_signed(
-        runtime, sandbox.application_id, receiver.received[0], int(params["payment_id"])
-    )
+    body = assert_signed(runtime, sandbox.application_id, receiver.received[0], int(params["payment_id"]))
     assert body["action"] == "payment.created"
 
 
@@ -207,9 +195,7 @@ async def test_settle_reject(
         headers=sandbox.headers,
     )
     assert settled.status_code == 200
-    assert (await sim.get(f"{B}/v1/payments/{payment_id}", headers=headers)).json()[
-        "status"
-    ] == "rejected"
+    assert (await sim.get(f"{B}/v1/payments/{payment_id}", headers=headers)).json()["status"] == "rejected"
     assert len(receiver.received) == 1
 
 
@@ -224,9 +210,7 @@ async def test_a_paid_checkout_cannot_be_paid_again(
     assert f'value="{first["payment_id"]}"' in again.text
     assert (await sim.get(B_PAGE, params={"pref_id": preference["id"]})).status_code == 409
     found = (
-        await sim.get(
-            f"{B}/v1/payments/search", params={"external_reference": "payi_twice"}, headers=headers
-        )
+        await sim.get(f"{B}/v1/payments/search", params={"external_reference": "payi_twice"}, headers=headers)
     ).json()
     assert found["paging"]["total"] == 1
 
@@ -271,11 +255,7 @@ async def test_failed_notification_is_retried_quickly_then_by_the_worker(
     payment_id = int(query_of(await pay_b(sim, preference["id"], "approve"))["payment_id"])
 
     def hooks() -> list[dict[str, object]]:  # the worker may also send other tests' leftovers
-        return [
-            h
-            for h in receiver.received
-            if h["query"] == {"data.id": str(payment_id), "type": "payment"}
-        ]
+        return [h for h in receiver.received if h["query"] == {"data.id": str(payment_id), "type": "payment"}]
 
     assert len(hooks()) == 3  # three quick attempts, all refused
     await deliver_due(runtime, Phases(runtime.database))

@@ -14,7 +14,7 @@ from payorch.providers.provider_c.registration import mock_credentials
 from payorch.providers.provider_c.signature import verify
 from payorch.runtime import Runtime
 from payorch.simulator.provider_c.credentials import PUBLIC_SECRET_KEY
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.simulator.provider_c_app import C, Events, c_app, c_headers, session_form
 
 __all__ = ["c_app"]

@@ -11,7 +11,7 @@ import httpx
 from payorch.providers.provider_c.registration import mock_credentials
 from payorch.providers.provider_c.signature import verify
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.simulator.provider_c_app import C, Events, c_app, c_headers, session_form
 
 __all__ = ["c_app"]
@@ -30,7 +30,9 @@ async def received(events: Events, count: int) -> list[dict[str, object]]:
 async def paid_session(http: httpx.AsyncClient, headers: dict[str, str], reference: str) -> None:
     created = await http.post(C + "/v1/checkout/sessions", data=session_form(reference), headers=headers)
     assert created.status_code == 200, created.text
-    assert (await http.post(httpx.URL(created.json()["url"]).path, data={"outcome": "approve"})).status_code == 303
+    assert (
+        await http.post(httpx.URL(created.json()["url"]).path, data={"outcome": "approve"})
+    ).status_code == 303
 
 
 async def test_events_are_sent_again_signed_duplicated_and_newest_first(

@@ -19,10 +19,10 @@ from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from payorch.simulator.provider_b.credentials import PUBLIC_B_ACCESS_TOKEN
 from payorch.worker.jobs import default_jobs
-from tests.conftest import Sandbox
 from tests.databases import own_database
-from tests.simulator import conftest as simulated
-from tests.simulator.conftest import A_API, a_headers, create_a, decide_a
+from tests.kit import Sandbox
+from tests.simulator import helpers as simulated
+from tests.simulator.helpers import A_API, a_headers, create_a, decide_a
 
 database_url = own_database  # the purge job sweeps the database: this module gets its own
 
@@ -123,7 +123,9 @@ async def test_public_b_token_writes_are_limited_and_its_rows_purged(
         assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
         assert refused.json()["status"] == 429 and refused.json()["message"] == "Too Many Requests"
         # Reads are not limited; an application's own token is not limited and sees none of it.
-        assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)).status_code == 200
+        assert (
+            await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)
+        ).status_code == 200
         assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=mock)).status_code == 404
         own = await simulated.create_b(http, mock, reference="payi_own")
 
@@ -131,7 +133,9 @@ async def test_public_b_token_writes_are_limited_and_its_rows_purged(
         job = next(job for job in default_jobs() if job.name == "simulator-public-purge")
         while await job.run_once(runtime):
             pass
-        assert (await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)).status_code == 404
+        assert (
+            await http.get(f"{simulated.B}/v1/payments/{payment_id}", headers=PUBLIC_B)
+        ).status_code == 404
         gone = await http.get(f"{simulated.B}/checkout/preferences/{preference['id']}", headers=PUBLIC_B)
         assert gone.status_code == 404
         kept = await http.get(f"{simulated.B}/checkout/preferences/{own['id']}", headers=mock)

@@ -10,8 +10,8 @@ from payorch.composition import build_runtime
 from payorch.runtime import Runtime
 from payorch.simulator.jobs import DeliverSimulatorNotifications
 from payorch.worker.jobs import default_jobs
-from tests.conftest import make_settings, new_application
-from tests.simulator.conftest import (
+from tests.kit import make_settings, new_application
+from tests.simulator.helpers import (
     A_API,
     B,
     a_headers,
@@ -27,9 +27,7 @@ from tests.simulator.conftest import (
 def _replica(database_url: str) -> tuple[Runtime, httpx.AsyncClient]:
     runtime = build_runtime(make_settings(database_url))  # its own engine and pool: a new process
     app = create_app(runtime=runtime)
-    return runtime, httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
-    )
+    return runtime, httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
 
 
 async def test_a_checkout_survives_a_restart(database_url: str) -> None:
@@ -49,9 +47,7 @@ async def test_a_checkout_survives_a_restart(database_url: str) -> None:
 
     second, http = _replica(database_url)
     async with http:
-        assert (
-            await http.put(f"{A_API}/{token}", headers=a)
-        ).status_code == 500  # the fault survived too
+        assert (await http.put(f"{A_API}/{token}", headers=a)).status_code == 500  # the fault survived too
         await http.post(
             "/simulator/controls/faults",
             json={"provider": "provider_a", "mode": "ok"},
@@ -60,9 +56,7 @@ async def test_a_checkout_survives_a_restart(database_url: str) -> None:
         assert (await decide_a(http, token, "approve")).status_code == 303
         assert (await http.put(f"{A_API}/{token}", headers=a)).json()["status"] == "AUTHORIZED"
         payment_id = query_of(await pay_b(http, preference["id"], "approve"))["payment_id"]
-        assert (await http.get(f"{B}/v1/payments/{payment_id}", headers=b)).json()[
-            "status"
-        ] == "approved"
+        assert (await http.get(f"{B}/v1/payments/{payment_id}", headers=b)).json()["status"] == "approved"
     await second.close()
 
 

@@ -78,9 +78,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "PAYORCH_SECRET_KEY": SECRET,
         "PAYORCH_PUBLIC_URL": url,
     }
-    subprocess.run(
-        [sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True
-    )
+    subprocess.run([sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True)
     created = subprocess.run(
         [
             sys.executable,
@@ -152,9 +150,7 @@ def _buyer_chooses_a(url: str, token: str, outcome: str) -> httpx.Response:
     """What a browser does: POST token_ws to the page, then press a button."""
     page = httpx.post(url, data={"token_ws": token})
     assert page.status_code == 200 and f'value="{outcome}"' in page.text
-    return httpx.post(
-        url.rsplit("/", 1)[0] + "/decide", data={"token_ws": token, "outcome": outcome}
-    )
+    return httpx.post(url.rsplit("/", 1)[0] + "/decide", data={"token_ws": token, "outcome": outcome})
 
 
 def test_transbank_sdk_create_commit_status_refund(webpay: Transaction) -> None:
@@ -174,11 +170,7 @@ def test_transbank_sdk_create_commit_status_refund(webpay: Transaction) -> None:
 
     assert webpay.status(created["token"])["status"] == "AUTHORIZED"
     refund = webpay.refund(created["token"], 1000)
-    assert (
-        refund["type"] == "NULLIFIED"
-        and refund["balance"] == 1500
-        and refund["nullified_amount"] == 1000
-    )
+    assert refund["type"] == "NULLIFIED" and refund["balance"] == 1500 and refund["nullified_amount"] == 1000
     assert webpay.status(created["token"])["status"] == "PARTIALLY_NULLIFIED"
     with pytest.raises(TransactionRefundError) as too_much:
         webpay.refund(created["token"], 5000)
@@ -204,9 +196,7 @@ def test_transbank_sdk_full_refund_is_a_reversal_and_errors_are_typed(webpay: Tr
     assert invalid.value.code == 422
 
 
-def test_transbank_sdk_with_mock_credentials_and_a_bad_key(
-    server: Server, webpay: Transaction
-) -> None:
+def test_transbank_sdk_with_mock_credentials_and_a_bad_key(server: Server, webpay: Transaction) -> None:
     creds = mock_credentials(Cipher([SECRET]), "provider_a", server.application_id)
     own = Transaction(WebpayOptions(creds["commerce_code"], creds["api_key"], IntegrationType.TEST))
     created = own.create("sdk-order-4", "s", 1500, "https://shop.example/return")
@@ -238,9 +228,7 @@ class SimulatorHttpClient(HttpClient):  # type: ignore[misc]
 
 
 def _mp(server: Server, token: str) -> mercadopago.SDK:
-    return mercadopago.SDK(
-        token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b")
-    )
+    return mercadopago.SDK(token, http_client=SimulatorHttpClient(server.url + "/simulator/provider_b"))
 
 
 def _buyer_pays_b(server: Server, preference_id: str, outcome: str) -> int:
@@ -257,9 +245,7 @@ def mp(server: Server) -> mercadopago.SDK:
     return _mp(server, B_ACCESS_TOKEN)
 
 
-def test_mercadopago_sdk_preference_payment_search_refund(
-    server: Server, mp: mercadopago.SDK
-) -> None:
+def test_mercadopago_sdk_preference_payment_search_refund(server: Server, mp: mercadopago.SDK) -> None:
     reference = f"sdk-{time.monotonic_ns()}"
     created = mp.preference().create(
         {
@@ -289,18 +275,14 @@ def test_mercadopago_sdk_preference_payment_search_refund(
     page = httpx.get(preference["init_point"])
     assert page.status_code == 200 and "$9.980" in page.text
     back = httpx.post(page.url, data={"pref_id": preference["id"], "outcome": "approve"})
-    assert back.status_code == 303 and back.headers["location"].startswith(
-        "https://shop.example/ok?"
-    )
+    assert back.status_code == 303 and back.headers["location"].startswith("https://shop.example/ok?")
     payment_id = int(httpx.URL(back.headers["location"]).params["payment_id"])
 
     payment = mp.payment().get(payment_id)
     assert payment["status"] == 200
     assert payment["response"]["status"] == "approved"
     assert payment["response"]["transaction_amount"] == 9980
-    found = mp.payment().search(
-        {"external_reference": reference, "sort": "date_created", "criteria": "desc"}
-    )
+    found = mp.payment().search({"external_reference": reference, "sort": "date_created", "criteria": "desc"})
     assert found["status"] == 200 and found["response"]["paging"]["total"] == 1
     assert found["response"]["results"][0]["id"] == payment_id
 
@@ -361,4 +343,6 @@ def test_mercadopago_sdk_public_token_and_an_applications_token_never_see_each_o
     public_id, own_id = ids
     assert mp.payment().get(own_id)["status"] == 404
     assert own.payment().get(public_id)["status"] == 404
-    assert [p["id"] for p in mp.payment().search({"external_reference": "sdk-scope"})["response"]["results"]] == [public_id]
+    assert [
+        p["id"] for p in mp.payment().search({"external_reference": "sdk-scope"})["response"]["results"]
+    ] == [public_id]

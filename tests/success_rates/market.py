@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.providers.browser import Browser
 from tests.providers.helpers import checkout, create_intent, read
 
@@ -24,7 +24,13 @@ async def set_market(
 ) -> None:
     if approve + decline + give_up + pending < 1:
         decline = 1 - approve - give_up - pending
-    body = {"provider": provider, "approve": approve, "decline": decline, "give_up": give_up, "pending": pending}
+    body = {
+        "provider": provider,
+        "approve": approve,
+        "decline": decline,
+        "give_up": give_up,
+        "pending": pending,
+    }
     response = await client.post(MARKET, json=body, headers=sandbox.headers)
     assert response.status_code == 200, response.text
 
@@ -34,7 +40,9 @@ async def market_payment(client: httpx.AsyncClient, sandbox: Sandbox) -> tuple[d
     intent = await create_intent(client, sandbox)
     answer = await checkout(client, sandbox, intent["id"])
     assert answer.status_code == 200, answer.text
-    bought = await client.post(MARKET + "/buy", json={"payment_intent_id": intent["id"]}, headers=sandbox.headers)
+    bought = await client.post(
+        MARKET + "/buy", json={"payment_intent_id": intent["id"]}, headers=sandbox.headers
+    )
     assert bought.status_code == 200, bought.text
     back = bought.json()["return"]
     if back is not None:

@@ -5,19 +5,17 @@ provider, a provider error does, and a share of intents explores the others."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import httpx
 import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-from tests.providers.helpers import A, B, mock_sandbox, set_fault
+from tests.kit import Sandbox, mock_sandbox
+from tests.providers.helpers import A, B, set_fault
 from tests.routing.helpers import C, save_rules
+from tests.success_rates.helpers import MEASURED, scores
 from tests.success_rates.market import market_payment, set_market
-
-MEASURED = 20  # attempts before a provider has a rate (success_rates/build.py)
 
 
 @pytest.fixture
@@ -25,10 +23,6 @@ def settings_overrides() -> dict[str, object]:
     # Dozens of payments in a moment: the per-application rate limit (100/second by default)
     # would answer 429 on a fast machine.
     return {"routing_exploration": 0.0, "routing_window_attempts": 20, "rate_limit": "100000/second"}
-
-
-def scores(body: dict[str, Any]) -> dict[str, Any]:
-    return {c["provider"]: c["score"] for c in body["routing"]["candidates"]}
 
 
 async def _market(client: httpx.AsyncClient, runtime: Runtime, a: float, b: float, c: float) -> Sandbox:

@@ -11,12 +11,12 @@ from payorch.app import create_app
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.runtime import Runtime
-from tests.conftest import make_settings
+from tests.kit import make_settings, mock_sandbox
 from tests.needs import missing
-from tests.providers.helpers import REDIS_URL, A, B, mock_sandbox
+from tests.providers.helpers import REDIS_URL, A, B
 from tests.routing.helpers import C, save_rules
+from tests.success_rates.helpers import MEASURED, scores
 from tests.success_rates.market import market_payment, set_market
-from tests.success_rates.test_routing_by_rate import MEASURED, scores
 
 OVERRIDES = {"routing_exploration": 0.0, "routing_window_attempts": 20, "redis_url": REDIS_URL}
 

@@ -44,9 +44,11 @@ async def forget_endpoints(runtime: Runtime) -> AsyncIterator[None]:
 
 @pytest.fixture
 def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
-    """Chosen by indirect parametrization (helpers.PRIVATE_ON / PRIVATE_OFF); a module may
-    still define its own."""
-    overrides: dict[str, object] = getattr(request, "param", {})
+    """``pytest.mark.settings(...)`` as everywhere (tests/conftest.py), and on top of it what an
+    indirect parametrization chose (helpers.PRIVATE_ON / PRIVATE_OFF)."""
+    marker = request.node.get_closest_marker("settings")
+    overrides: dict[str, object] = dict(marker.kwargs) if marker is not None else {}
+    overrides.update(getattr(request, "param", {}))
     return overrides
 
 

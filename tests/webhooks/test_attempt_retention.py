@@ -17,7 +17,7 @@ from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.webhooks.retention import purge_attempts
 from payorch.worker.jobs import PurgeWebhookAttempts, default_jobs
 from payorch.worker.runner import Worker
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 

@@ -12,22 +12,12 @@ import pytest
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.kit import Sandbox
+from tests.webhooks.helpers import AUTO_DISABLE, BASE, HOUR, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
-HOUR = 3600
-
-
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # Retries every hour; disabled after a day of failures with at least 4 failed attempts.
-    return {
-        "webhook_retry_schedule": ",".join([str(HOUR)] * 6),
-        "webhook_timeout_seconds": 0.5,
-        "webhook_disable_after_seconds": 24 * HOUR,
-        "webhook_disable_after_attempts": 4,
-    }
+# Retries every hour; disabled after a day of failures with at least 4 failed attempts.
+pytestmark = pytest.mark.settings(**AUTO_DISABLE)
 
 
 async def _endpoint(client: httpx.AsyncClient, app: Sandbox, endpoint_id: str) -> dict[str, object]:
@@ -111,9 +101,7 @@ async def test_a_success_ends_the_streak_and_few_attempts_never_disable(
         await deliveries.run_until_idle(runtime)
         clock.advance(10 * HOUR)
     # A 2xx ends the streak: more failures later start a new one, not yet a day old.
-    await client.patch(
-        f"{BASE}/{flaky_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
-    )
+    await client.patch(f"{BASE}/{flaky_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
     await create_intent(client, sandbox, "b")
     await deliveries.run_until_idle(runtime)
     await client.patch(
@@ -187,11 +175,7 @@ async def test_the_circuit_breaker_holds_a_failing_endpoint_then_probes_it(
     await deliveries.settle()
     assert await deliveries.run_until_idle(runtime) == 0
     # The endpoint is fixed: the next probe gets a 2xx and closes the breaker; the rest flow.
-    await client.patch(
-        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/fixed")}, headers=sandbox.headers
-    )
+    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/fixed")}, headers=sandbox.headers)
     clock.advance(30)
     assert await deliveries.run_until_idle(runtime) == 11
-    assert all(
-        d["status"] == "SUCCEEDED" for d in await deliveries_of(client, sandbox, endpoint_id)
-    )
+    assert all(d["status"] == "SUCCEEDED" for d in await deliveries_of(client, sandbox, endpoint_id))

@@ -14,15 +14,13 @@ from itertools import pairwise
 
 import httpx
 import pytest
-from sqlalchemy import insert
 
 from payorch.clock import FrozenClock
-from payorch.db.tables.webhooks import webhook_deliveries
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.runner import Worker
-from tests.conftest import Sandbox, new_application
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.kit import Sandbox, new_application
+from tests.webhooks.helpers import BASE, backlog, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 DEAD = "/status/500"  # answers at once: a quick failure
@@ -31,34 +29,6 @@ DEAD = "/status/500"  # answers at once: a quick failure
 @pytest.fixture
 def settings_overrides() -> dict[str, object]:
     return {"webhook_retry_schedule": "1,1,1,1,1,1"}
-
-
-async def backlog(
-    client: httpx.AsyncClient, runtime: Runtime, app: Sandbox, endpoint_id: str, count: int
-) -> None:
-    """``count`` due deliveries for the endpoint: one through an intent, the rest copies of it
-    inserted with SQL (what a backlog looks like to the claim)."""
-    await create_intent(client, app, "backlog")
-    [first] = await deliveries_of(client, app, endpoint_id)
-    now = runtime.clock.now()
-    rows = [
-        {
-            "id": f"whd_backlog{n:08d}",
-            "application_id": app.application_id,
-            "endpoint_id": endpoint_id,
-            "event_id": first["event_id"],
-            "event_type": first["event_type"],
-            "status": "PENDING",
-            "attempts": 0,
-            "schedule_attempts": 0,
-            "next_attempt_at": now,
-            "created_at": now,
-            "updated_at": now,
-        }
-        for n in range(count - 1)
-    ]
-    async with runtime.database.transaction() as conn:
-        await conn.execute(insert(webhook_deliveries), rows)
 
 
 @dataclass(frozen=True)

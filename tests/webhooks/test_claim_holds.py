@@ -20,10 +20,9 @@ from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.webhooks import queue
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
-from tests.webhooks.helpers import create_endpoint
+from tests.kit import Sandbox
+from tests.webhooks.helpers import probed_endpoint
 from tests.webhooks.receiver import Receiver
-from tests.webhooks.test_backoff import backlog
 
 FAILING = "/status/500"
 LockEndpoints = Callable[..., Awaitable[queue.LockedEndpoints]]
@@ -33,27 +32,6 @@ LockEndpoints = Callable[..., Awaitable[queue.LockedEndpoints]]
 def _postgresql_only(database_url: str) -> None:
     if not database_url.startswith("postgresql"):
         pytest.skip("the claim's lock and another worker's commit: PostgreSQL only")
-
-
-async def probed_endpoint(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, url: str, deliveries: int = 5
-) -> str:
-    """An endpoint whose breaker's hold just ended (its next claim is a probe), with a backlog
-    of ``deliveries`` due."""
-    endpoint_id, _ = await create_endpoint(client, sandbox, url)
-    await backlog(client, runtime, sandbox, endpoint_id, deliveries)
-    now = runtime.clock.now()
-    async with runtime.database.transaction() as conn:
-        await conn.execute(
-            update(webhook_endpoints)
-            .where(webhook_endpoints.c.id == endpoint_id)
-            .values(
-                failing_since=now - timedelta(hours=1),
-                failed_attempts=100,
-                breaker_until=now - timedelta(seconds=1),
-            )
-        )
-    return endpoint_id
 
 
 def committed_before_the_lock(

@@ -13,7 +13,7 @@ import pytest
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.cli.helpers import refused
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.live import payorch_env, run_cli
 from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver

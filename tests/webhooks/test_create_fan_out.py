@@ -18,7 +18,7 @@ from payorch.ids import id_pattern
 from payorch.runtime import Runtime
 from payorch.webhooks import fanout, wakeups
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import BASE, create_endpoint, deliveries_of
 from tests.webhooks.receiver import Receiver
 
@@ -43,22 +43,15 @@ async def test_each_subscribed_enabled_endpoint_gets_one_delivery(
     client: httpx.AsyncClient, sandbox: Sandbox, receiver: Receiver, subscribed: int
 ) -> None:
     every_type = [
-        (await create_endpoint(client, sandbox, receiver.url(f"/all{n}")))[0]
-        for n in range(subscribed - 1)
+        (await create_endpoint(client, sandbox, receiver.url(f"/all{n}")))[0] for n in range(subscribed - 1)
     ]
     by_type, _ = await create_endpoint(client, sandbox, receiver.url("/created"), [CREATED])
-    other_type, _ = await create_endpoint(
-        client, sandbox, receiver.url("/other"), ["payment.authorized"]
-    )
+    other_type, _ = await create_endpoint(client, sandbox, receiver.url("/other"), ["payment.authorized"])
     disabled, _ = await create_endpoint(client, sandbox, receiver.url("/off"))
-    response = await client.patch(
-        f"{BASE}/{disabled}", json={"enabled": False}, headers=sandbox.headers
-    )
+    response = await client.patch(f"{BASE}/{disabled}", json={"enabled": False}, headers=sandbox.headers)
     assert response.status_code == 200, response.text
 
-    response = await client.post(
-        "/v1/payment-intents", json=_intent(sandbox, "fan"), headers=sandbox.headers
-    )
+    response = await client.post("/v1/payment-intents", json=_intent(sandbox, "fan"), headers=sandbox.headers)
     assert response.status_code == 201, response.text
     intent_id = response.json()["id"]
 
@@ -69,9 +62,7 @@ async def test_each_subscribed_enabled_endpoint_gets_one_delivery(
         ids.append(delivery["id"])
         event_ids.add(delivery["event_id"])
     assert len(set(ids)) == subscribed
-    events = await client.get(
-        "/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers
-    )
+    events = await client.get("/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers)
     assert event_ids == {event["id"] for event in events.json()["items"]}  # the one event
     assert all(re.match(id_pattern("whd"), i) for i in ids)
     assert await deliveries_of(client, sandbox, other_type) == []
@@ -95,9 +86,7 @@ async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
     transport = httpx.ASGITransport(app=create_app(runtime=runtime), raise_app_exceptions=False)
     failing = httpx.AsyncClient(transport=transport, base_url="http://testserver")
     async with failing:
-        response = await failing.post(
-            "/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers
-        )
+        response = await failing.post("/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers)
     assert response.status_code == 500
     listed = await client.get(
         "/v1/payment-intents", params={"external_reference": "late"}, headers=sandbox.headers
@@ -108,9 +97,7 @@ async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
 
     monkeypatch.undo()
     # The key was not stored either: the same request now creates the intent, once.
-    response = await client.post(
-        "/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers
-    )
+    response = await client.post("/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers)
     assert response.status_code == 201, response.text
     assert REPLAY_HEADER not in response.headers
     assert len(await deliveries_of(client, sandbox, first)) == 1

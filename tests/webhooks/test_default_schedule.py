@@ -11,7 +11,7 @@ from payorch.clock import FrozenClock
 from payorch.config import Settings
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 

@@ -13,7 +13,7 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.webhooks.helpers import (
     BASE,
     create_endpoint,
@@ -63,9 +63,7 @@ async def test_a_delivery_is_signed_and_carries_the_stored_bytes(
     assert body["data"]["payment_intent_id"] == intent_id
     assert body["data"]["amount"] == 1500 and body["data"]["currency"] == "CLP"
     # The exact bytes stored with the event, the same ones GET /v1/events returns.
-    listed = await client.get(
-        "/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers
-    )
+    listed = await client.get("/v1/events", params={"payment_intent_id": intent_id}, headers=sandbox.headers)
     assert request.body in listed.content
     # A re-serialized body would not verify.
     reserialized = orjson.dumps(body, option=orjson.OPT_INDENT_2)
@@ -172,9 +170,7 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
     assert len(receiver.requests) == sent
 
     detail = (
-        await client.get(
-            f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
-        )
+        await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)
     ).json()
     assert [a["number"] for a in detail["attempt_history"]] == list(range(1, 8))
     assert all(a["error"] == "unexpected_status" for a in detail["attempt_history"])
@@ -195,26 +191,20 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
     assert delivery["status"] == "EXHAUSTED" and delivery["attempts"] == 14
     assert delivery["response_status"] == 503
 
-    await client.patch(
-        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
-    )
+    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
     assert (await client.post(retry_url, headers=sandbox.headers)).status_code == 202
     assert await deliveries.run_until_idle(runtime) == 1
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["status"] == "SUCCEEDED" and delivery["attempts"] == 15
     history = (
-        await client.get(
-            f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
-        )
+        await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)
     ).json()
     assert len(history["attempt_history"]) == 15  # history kept across schedules
 
     again = await client.post(retry_url, headers=sandbox.headers)
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "WEBHOOK_DELIVERY_ALREADY_SUCCEEDED"
-    missing = await client.post(
-        f"{BASE}/{endpoint_id}/deliveries/whd_nope/retry", headers=sandbox.headers
-    )
+    missing = await client.post(f"{BASE}/{endpoint_id}/deliveries/whd_nope/retry", headers=sandbox.headers)
     assert missing.status_code == 404
 
 
@@ -266,9 +256,7 @@ async def test_deliveries_list_pages_newest_first(
         await create_intent(client, sandbox, f"order-{n}")
     items = await deliveries_of(client, sandbox, endpoint_id)
     page = (
-        await client.get(
-            f"{BASE}/{endpoint_id}/deliveries", params={"limit": 2}, headers=sandbox.headers
-        )
+        await client.get(f"{BASE}/{endpoint_id}/deliveries", params={"limit": 2}, headers=sandbox.headers)
     ).json()
     assert [d["id"] for d in page["items"]] == [d["id"] for d in items[:2]]
     assert items == sorted(items, key=lambda d: d["id"], reverse=True)
@@ -310,9 +298,7 @@ async def test_deliveries_are_scoped_to_their_endpoint_and_application(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
 ) -> None:
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
-    sibling_id, _ = await create_endpoint(
-        client, sandbox, receiver.url("/sibling"), ["payment.failed"]
-    )
+    sibling_id, _ = await create_endpoint(client, sandbox, receiver.url("/sibling"), ["payment.failed"])
     await create_intent(client, sandbox)
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     other = await new_application(runtime)
@@ -321,6 +307,4 @@ async def test_deliveries_are_scoped_to_their_endpoint_and_application(
         path = f"{BASE}/{endpoint}/deliveries/{delivery['id']}"
         assert (await client.get(path, headers=app.headers)).status_code == 404
         assert (await client.post(path + "/retry", headers=app.headers)).status_code == 404
-    assert (
-        await client.get(f"{BASE}/{endpoint_id}/deliveries", headers=other.headers)
-    ).status_code == 404
+    assert (await client.get(f"{BASE}/{endpoint_id}/deliveries", headers=other.headers)).status_code == 404

@@ -14,7 +14,7 @@ from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import LEASE_MARGIN_SECONDS, WebhookDeliveries
 from payorch.worker.runner import Worker
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.webhooks.helpers import (
     BASE,
     FakeDns,
@@ -55,9 +55,7 @@ async def test_connects_to_the_vetted_address_with_the_original_host(
     assert lookups == ["hooks.test"]  # resolved once, by the vetting, for the one attempt
 
 
-@pytest.mark.parametrize(
-    "rebound", [["93.184.216.34", "10.0.0.7"], ["169.254.169.254"], ["fd00:ec2::254"]]
-)
+@pytest.mark.parametrize("rebound", [["93.184.216.34", "10.0.0.7"], ["169.254.169.254"], ["fd00:ec2::254"]])
 async def test_production_addresses_are_judged_again_at_every_attempt(
     client: httpx.AsyncClient, runtime: Runtime, dns: FakeDns, rebound: list[str]
 ) -> None:
@@ -148,9 +146,7 @@ async def test_a_crashed_workers_claims_are_retried_after_the_lease(
     crashed._results.clear()
     await crashed.drain()
 
-    await client.patch(
-        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
-    )
+    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
     survivor = WebhookDeliveries()
     try:
         assert await survivor.run_until_idle(runtime) == 0  # still leased to the dead worker
@@ -182,9 +178,7 @@ async def test_deleting_an_endpoint_drops_its_pending_deliveries(
 ) -> None:
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
     await create_intent(client, sandbox)
-    assert (
-        await client.delete(f"{BASE}/{endpoint_id}", headers=sandbox.headers)
-    ).status_code == 204
+    assert (await client.delete(f"{BASE}/{endpoint_id}", headers=sandbox.headers)).status_code == 204
     job = WebhookDeliveries()
     try:
         assert await job.run_until_idle(runtime) == 0

@@ -7,7 +7,7 @@ import httpx
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.pages import ids, walk
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
@@ -40,9 +40,7 @@ async def test_filters_of_both_lists(
 
     assert await ids(client, sandbox, ALL + "?status=PENDING") == pending
     assert await ids(client, sandbox, ALL + "?status=SUCCEEDED") == [done["id"]]
-    assert await ids(client, sandbox, ALL + "?status=PENDING&status=SUCCEEDED") == [
-        d["id"] for d in every
-    ]
+    assert await ids(client, sandbox, ALL + "?status=PENDING&status=SUCCEEDED") == [d["id"] for d in every]
     assert await ids(client, sandbox, ALL + "?status=EXHAUSTED") == []
     by_second, _ = await walk(client, sandbox, ALL + f"?endpoint_id={second_endpoint}")
     assert [d["endpoint_id"] for d in by_second] == [second_endpoint]
@@ -61,9 +59,7 @@ async def test_filters_of_both_lists(
 
     # The per-endpoint list keeps working and takes the same filters (its endpoint is the path's).
     one = f"{BASE}/{first_endpoint}/deliveries"
-    assert await ids(client, sandbox, one) == [
-        d["id"] for d in every if d["endpoint_id"] == first_endpoint
-    ]
+    assert await ids(client, sandbox, one) == [d["id"] for d in every if d["endpoint_id"] == first_endpoint]
     assert await ids(client, sandbox, one + "?status=SUCCEEDED") == [done["id"]]
     assert await ids(client, sandbox, one + "?status=PENDING") == [
         d["id"] for d in every if d["endpoint_id"] == first_endpoint and d["status"] == "PENDING"
@@ -106,9 +102,7 @@ async def test_pages_have_no_gaps_or_duplicates_while_deliveries_arrive(
     assert seen == before and len(before) == 5
 
 
-async def test_bad_cursor_of_another_list_is_400(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_bad_cursor_of_another_list_is_400(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     response = await client.get(f"{ALL}?cursor=cGF5aV8w", headers=sandbox.headers)  # "payi_0"
     assert response.status_code == 400
     assert response.json()["error"]["details"]["errors"][0]["field"] == "cursor"

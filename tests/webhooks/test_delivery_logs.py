@@ -10,7 +10,7 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.observability.capture import Capture, lines_of, logs
 from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver

@@ -10,7 +10,7 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.observability.scrape import Samples, scrape, value
 from tests.webhooks.helpers import FakeDns, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver

@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
 from tests.dashboard.signing import sign_in
-from tests.test_errors import assert_error
+from tests.kit import Sandbox, assert_error, new_application
 from tests.webhooks.helpers import BASE, CREATED, create_endpoint, create_intent
 
 CAP = 3
@@ -87,9 +86,7 @@ async def test_one_event_queues_at_most_the_cap_of_deliveries(
         await client.post(BASE, json={"url": f"http://127.0.0.1:8080/{n}"}, headers=sandbox.headers)
     CREATED.extend(await endpoint_ids(client, sandbox))
     await create_intent(client, sandbox)
-    listed = await client.get(
-        "/v1/admin/webhook-deliveries", params={"limit": 100}, headers=sandbox.headers
-    )
+    listed = await client.get("/v1/admin/webhook-deliveries", params={"limit": 100}, headers=sandbox.headers)
     assert listed.status_code == 200 and len(listed.json()["items"]) == CAP
 
 
@@ -101,9 +98,7 @@ async def test_the_dashboard_form_over_the_cap_says_what_to_do_and_creates_nothi
     csrf = await sign_in(client, sandbox)
     page = await client.get("/dashboard/webhooks")
     assert f"at most {CAP} endpoints" in page.text
-    answer = await client.post(
-        "/dashboard/webhooks", data={"csrf": csrf, "url": "http://127.0.0.1:8080/x"}
-    )
+    answer = await client.post("/dashboard/webhooks", data={"csrf": csrf, "url": "http://127.0.0.1:8080/x"})
     assert answer.status_code == 409, answer.text
     assert f"at most {CAP} are allowed" in answer.text and "Delete an endpoint" in answer.text
     assert len(await endpoint_ids(client, sandbox)) == CAP

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 
 BASE = "/v1/admin/webhook-endpoints"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -49,18 +49,14 @@ async def test_create_answers_201_with_wrapper_and_a_secret_shown_once(
     async with runtime.database.transaction() as conn:
         stored = (
             await conn.execute(
-                select(webhook_endpoints.c.secret_encrypted).where(
-                    webhook_endpoints.c.id == data["id"]
-                )
+                select(webhook_endpoints.c.secret_encrypted).where(webhook_endpoints.c.id == data["id"])
             )
         ).scalar_one()
     assert data["secret"] not in stored
     assert runtime.cipher.decrypt(stored) == data["secret"]
 
 
-async def test_each_endpoint_gets_its_own_secret(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_each_endpoint_gets_its_own_secret(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     first = (await _create(client, sandbox)).json()["data"]["secret"]
     second = (await _create(client, sandbox)).json()["data"]["secret"]
     assert first != second
@@ -93,9 +89,7 @@ async def test_bad_bodies_are_400_validation_error(
     assert listed.json()["items"] == []
 
 
-async def test_patch_changes_url_events_and_enabled(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_patch_changes_url_events_and_enabled(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     created = (await _create(client, sandbox)).json()["data"]
     url = f"{BASE}/{created['id']}"
     response = await client.patch(
@@ -154,9 +148,7 @@ async def test_list_pages_newest_first(client: httpx.AsyncClient, sandbox: Sandb
     page = (await client.get(BASE, params={"limit": 2}, headers=sandbox.headers)).json()
     assert [e["id"] for e in page["items"]] == ids[::-1][:2]
     assert page["next_cursor"]
-    rest = await client.get(
-        BASE, params={"limit": 2, "cursor": page["next_cursor"]}, headers=sandbox.headers
-    )
+    rest = await client.get(BASE, params={"limit": 2, "cursor": page["next_cursor"]}, headers=sandbox.headers)
     assert [e["id"] for e in rest.json()["items"]] == [ids[0]]
     assert rest.json()["next_cursor"] is None
     for params in ({"limit": 0}, {"limit": 101}, {"limit": "x"}, {"cursor": "%%%"}):

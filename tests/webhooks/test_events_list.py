@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.webhooks.helpers import create_intent
 
 
@@ -31,36 +31,26 @@ async def test_lists_the_stored_bodies_newest_first_with_a_cursor(
     assert len(everything["items"]) == 3 and everything["next_cursor"] is None
 
 
-async def test_filters_by_type_and_payment_intent(
-    client: httpx.AsyncClient, sandbox: Sandbox
-) -> None:
+async def test_filters_by_type_and_payment_intent(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     first = await create_intent(client, sandbox, "a")
     await create_intent(client, sandbox, "b")
-    by_intent = await client.get(
-        "/v1/events", params={"payment_intent_id": first}, headers=sandbox.headers
-    )
+    by_intent = await client.get("/v1/events", params={"payment_intent_id": first}, headers=sandbox.headers)
     [event] = by_intent.json()["items"]
     assert event["data"]["payment_intent_id"] == first
     by_type = await client.get(
         "/v1/events", params={"type": "payment_intent.created"}, headers=sandbox.headers
     )
     assert len(by_type.json()["items"]) == 2
-    none = await client.get(
-        "/v1/events", params={"type": "payment.authorized"}, headers=sandbox.headers
-    )
+    none = await client.get("/v1/events", params={"type": "payment.authorized"}, headers=sandbox.headers)
     assert none.json() == {"items": [], "next_cursor": None}
     # The body listed is byte for byte the stored one (what deliveries sign).
     assert orjson.dumps(event) in by_intent.content
 
 
-async def test_only_the_callers_events(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
-) -> None:
+async def test_only_the_callers_events(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime) -> None:
     intent = await create_intent(client, sandbox)
     other = await new_application(runtime)
-    response = await client.get(
-        "/v1/events", params={"payment_intent_id": intent}, headers=other.headers
-    )
+    response = await client.get("/v1/events", params={"payment_intent_id": intent}, headers=other.headers)
     assert response.json()["items"] == []
     assert (await client.get("/v1/events", headers=other.headers)).json()["items"] == []
 

@@ -15,10 +15,9 @@ import httpx
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.webhooks.sender import AttemptOutcome, Sender
-from tests.conftest import Sandbox
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.kit import Sandbox
+from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of, self_signed
 from tests.webhooks.receiver import Receiver, loopback_socket, serve_receiver
-from tests.webhooks.test_tls import self_signed
 
 SECRET = "cd" * 32
 

@@ -16,7 +16,7 @@ import pytest
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.runner import Worker
-from tests.conftest import new_application
+from tests.kit import new_application
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 

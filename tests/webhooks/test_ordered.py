@@ -13,7 +13,7 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import BASE, CREATED, create_intent
 from tests.webhooks.receiver import Receiver
 
@@ -53,9 +53,7 @@ async def test_an_ordered_endpoint_waits_for_the_intents_earlier_notice(
     receiver: Receiver,
     deliveries: WebhookDeliveries,
 ) -> None:
-    ordered_id = await _endpoint(
-        client, sandbox, {"url": receiver.url("/status/503"), "ordered": True}
-    )
+    ordered_id = await _endpoint(client, sandbox, {"url": receiver.url("/status/503"), "ordered": True})
     unordered_id = await _endpoint(client, sandbox, {"url": receiver.url("/status/500")})
     first = await create_intent(client, sandbox, "first")
     assert await deliveries.run_until_idle(runtime) == 2  # both fail; retried in 1 s

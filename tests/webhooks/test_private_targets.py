@@ -9,7 +9,7 @@ import pytest
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import (
     BASE,
     PRIVATE_OFF,
@@ -53,9 +53,7 @@ async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
     # stays among the answers, first: a sender that tried the addresses would reach it.
     answers = {"hooks.test": [receiver.host]}
     resolve_from(dns, answers)
-    endpoint_id, _ = await create_endpoint(
-        client, sandbox, f"http://hooks.test:{receiver.port}/hook"
-    )
+    endpoint_id, _ = await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/hook")
     answers["hooks.test"] = [receiver.host, internal]
     delivery = await attempt_once(client, runtime, deliveries, sandbox, endpoint_id)
     assert delivery["error"] == "url_not_allowed"
@@ -105,8 +103,6 @@ async def test_a_loopback_receiver_is_reached_but_its_answer_is_not_stored(
     assert delivery["response_status"] == status
     assert delivery["status"] == ("SUCCEEDED" if status == 200 else "PENDING")
     assert delivery["response_excerpt"] is None
-    detail = await client.get(
-        f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
-    )
+    detail = await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)
     [attempt] = detail.json()["attempt_history"]
     assert attempt["response_status"] == status and attempt["response_excerpt"] is None

@@ -11,7 +11,7 @@ import pytest
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox, new_application
+from tests.kit import Sandbox, new_application
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
@@ -51,9 +51,7 @@ async def test_recover_restarts_exhausted_deliveries_since_a_time_once(
     assert [d["status"] for d in listed] == ["EXHAUSTED"] * 3
 
     # The receiver is fixed; recover restarts only the two created since `since`.
-    await client.patch(
-        f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers
-    )
+    await client.patch(f"{BASE}/{endpoint_id}", json={"url": receiver.url("/ok")}, headers=sandbox.headers)
     url = f"{BASE}/{endpoint_id}/recover"
     response = await client.post(url, json={"since": isoformat(since)}, headers=sandbox.headers)
     assert response.status_code == 200, response.text

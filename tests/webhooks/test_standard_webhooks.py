@@ -15,7 +15,7 @@ from standardwebhooks.webhooks import WebhookVerificationError
 from payorch.client.webhooks import standard_secret, verify
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
+from tests.kit import Sandbox
 from tests.webhooks.helpers import create_endpoint, create_intent, independent_signature_ok
 from tests.webhooks.receiver import Receiver
 

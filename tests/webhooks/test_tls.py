@@ -3,49 +3,14 @@ host name (SNI and hostname verification use the name, not the address)."""
 
 from __future__ import annotations
 
-import datetime
 import ssl
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
 from payorch.webhooks.sender import Sender
-from tests.webhooks.helpers import independent_signature_ok
+from tests.webhooks.helpers import independent_signature_ok, self_signed
 from tests.webhooks.receiver import serve_receiver
 
 SECRET = "ab" * 32
-
-
-def self_signed(name: str, directory: Path) -> tuple[str, str, bytes]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    pem = cert.public_bytes(serialization.Encoding.PEM)
-    certfile, keyfile = directory / f"{name}.crt", directory / f"{name}.key"
-    certfile.write_bytes(pem)
-    keyfile.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return str(certfile), str(keyfile), pem
 
 
 async def test_https_to_a_pinned_address_verifies_the_host_name(tmp_path: Path) -> None:

@@ -16,12 +16,18 @@ import orjson
 import pytest
 
 from payorch.runtime import Runtime
-from tests.conftest import Sandbox
-from tests.webhooks.helpers import CREATED, create_endpoint, create_intent
+from tests.kit import Sandbox
+from tests.webhooks.helpers import (
+    CREATED,
+    backlog,
+    counts,
+    create_endpoint,
+    create_intent,
+    probed_endpoint,
+    start_worker,
+    wait_started,
+)
 from tests.webhooks.receiver import Receiver
-from tests.webhooks.test_backoff import backlog
-from tests.webhooks.test_claim_holds import probed_endpoint
-from tests.webhooks.test_worker_processes import counts, start_worker, wait_started
 
 pytestmark = pytest.mark.slow
 
@@ -120,9 +126,7 @@ async def test_two_workers_keep_an_ordered_endpoints_notices_in_order(
     assert receiver.most_at_once[SLOW] >= 2  # intents were delivered side by side...
     for intent_id in intents:
         [creation, cancellation] = [
-            orjson.loads(r.body) | {"at": r.at}
-            for r in receiver.at(SLOW)
-            if intent_id in r.body.decode()
+            orjson.loads(r.body) | {"at": r.at} for r in receiver.at(SLOW) if intent_id in r.body.decode()
         ]
         # ...but each intent's cancellation only after its creation notice was answered.
         assert creation["type"] == "payment_intent.created"

@@ -15,7 +15,7 @@ from payorch.config import load_settings
 from payorch.runtime import Runtime
 from payorch.webhooks import urls
 from payorch.webhooks.urls import Resolver
-from tests.conftest import new_application
+from tests.kit import new_application
 from tests.webhooks.helpers import PRIVATE_OFF, PRIVATE_ON, PRIVATE_UNSET
 
 BASE = "/v1/admin/webhook-endpoints"
@@ -172,9 +172,7 @@ async def test_sandbox_reaches_public_addresses_only_while_the_setting_is_off(
 
 
 @pytest.mark.parametrize("settings_overrides", [PRIVATE_ON, PRIVATE_OFF], indirect=True)
-async def test_metadata_address_reasons_are_clear(
-    client: httpx.AsyncClient, runtime: Runtime
-) -> None:
+async def test_metadata_address_reasons_are_clear(client: httpx.AsyncClient, runtime: Runtime) -> None:
     for environment, url in (
         ("SANDBOX", "http://169.254.169.254/latest/meta-data/"),
         ("PRODUCTION", "https://169.254.169.254/latest/meta-data/"),
@@ -203,9 +201,7 @@ async def test_update_applies_the_rules_too(client: httpx.AsyncClient, runtime: 
     created = await client.post(BASE, json={"url": "https://shop.example/h"}, headers=app.headers)
     assert created.status_code == 201, created.text
     url = f"{BASE}/{created.json()['data']['id']}"
-    response = await client.patch(
-        url, json={"url": "https://internal.example/h"}, headers=app.headers
-    )
+    response = await client.patch(url, json={"url": "https://internal.example/h"}, headers=app.headers)
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
     assert (await client.get(url, headers=app.headers)).json()["url"] == "https://shop.example/h"

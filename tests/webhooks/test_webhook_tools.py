@@ -18,8 +18,7 @@ from payorch.client.webhooks import verify
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.conftest import Sandbox
-from tests.test_errors import assert_error
+from tests.kit import Sandbox, assert_error
 from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 

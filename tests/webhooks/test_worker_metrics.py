@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import TEST_SECRET_KEY, Sandbox
+from tests.kit import TEST_SECRET_KEY, Sandbox
 from tests.live import free_port
 from tests.observability.scrape import parse, value
 from tests.webhooks.helpers import create_endpoint, create_intent

@@ -4,9 +4,7 @@ killed with SIGKILL mid-way. Every delivery ends SUCCEEDED and the receiver saw 
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import sys
 import time
 from pathlib import Path
 
@@ -16,44 +14,19 @@ from sqlalchemy import func, select
 
 from payorch.db.tables.webhooks import webhook_deliveries
 from payorch.runtime import Runtime
-from tests.conftest import TEST_SECRET_KEY, Sandbox
-from tests.webhooks.helpers import create_endpoint, create_intent
+from tests.kit import Sandbox
+from tests.webhooks.helpers import (
+    counts,
+    create_endpoint,
+    create_intent,
+    start_worker,
+    wait_started,
+)
 from tests.webhooks.receiver import Receiver
 
 pytestmark = pytest.mark.slow
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 EVENTS = 150
-TIMEOUT_SECONDS = 2  # lease = timeout + 10 s margin
-
-
-async def start_worker(
-    database_url: str, log: Path, settings: dict[str, str] | None = None
-) -> asyncio.subprocess.Process:
-    """A `payorch worker` process; ``settings``: more PAYORCH_* environment variables."""
-    env = {
-        **os.environ,
-        **(settings or {}),  # the test's own settings over whatever the environment has
-        "PYTHONPATH": str(SRC),
-        "PAYORCH_DATABASE_URL": database_url,
-        "PAYORCH_SECRET_KEY": TEST_SECRET_KEY,
-        "PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE": "true",  # the receiver is on loopback
-        "PAYORCH_WEBHOOK_TIMEOUT_SECONDS": str(TIMEOUT_SECONDS),
-    }
-    handle = log.open("wb")
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "payorch", "worker", env=env, stdout=handle, stderr=handle
-    )
-
-
-async def wait_started(log: Path, seconds: float = 60) -> None:
-    """Interpreter start-up is slow on a loaded machine: wait for the worker's own word."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if log.exists() and b"worker started" in log.read_bytes():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"worker did not start: {log.read_bytes()[-2000:]!r}")
 
 
 async def claims_of(runtime: Runtime, pid: int | None) -> int:
@@ -63,16 +36,6 @@ async def claims_of(runtime: Runtime, pid: int | None) -> int:
             webhook_deliveries.c.status == "PENDING",
         )
         return int((await conn.execute(query)).scalar_one())
-
-
-async def counts(runtime: Runtime, application_id: str) -> dict[str, int]:
-    async with runtime.database.transaction() as conn:
-        rows = await conn.execute(
-            select(webhook_deliveries.c.status, func.count())
-            .where(webhook_deliveries.c.application_id == application_id)
-            .group_by(webhook_deliveries.c.status)
-        )
-        return {status: n for status, n in rows.all()}
 
 
 @pytest.mark.slow

@@ -1,0 +1,98 @@
+"""The test tree's own rules (docs/testing in the README): no test module imports another test
+module or a conftest.py (shared set-ups live in tests/kit.py and helper modules), and every test
+module that starts a process or a browser, itself or through its directory's conftest.py, is
+marked ``slow`` (``make test-fast`` leaves those out)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+# What starts a process or a browser in this tree: names a module calls or imports.
+STARTS = re.compile(
+    r"\b(live_server|run_cli|start_worker|nginx_serving|OwnRedis|own_redis|subprocess|"
+    r"create_subprocess_exec|create_subprocess_shell|Popen|async_playwright|sync_playwright|"
+    r"chromium|started_server|serve_payorch)\b"
+)
+SLOW = re.compile(r"pytest\.mark\.slow\b|\bmark\.slow\b")
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in TESTS.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def imported(path: Path) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return names
+
+
+def is_test_module(name: str) -> bool:
+    last = name.rsplit(".", 1)[-1]
+    return name.startswith("tests.") and (last.startswith("test_") or last == "conftest")
+
+
+def test_no_module_imports_a_test_module_or_a_conftest() -> None:
+    offenders = {
+        str(path.relative_to(TESTS)): bad
+        for path in modules()
+        if (bad := sorted({name for name in imported(path) if is_test_module(name)}))
+    }
+    assert offenders == {}
+
+
+def starts_something(path: Path) -> bool:
+    code = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+    return bool(STARTS.search(code))
+
+
+def starting_fixtures(conftest: Path) -> set[str]:
+    """The fixtures of a conftest.py whose own code starts a process or a browser."""
+    source = conftest.read_text()
+    return {
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any("fixture" in ast.unparse(d) for d in node.decorator_list)
+        and STARTS.search(ast.get_source_segment(source, node) or "")
+    }
+
+
+def uses_a_starting_fixture(path: Path) -> bool:
+    """Whether the module names a starting fixture of a conftest.py above it."""
+    names = set().union(
+        *(starting_fixtures(c) for c in TESTS.rglob("conftest.py") if c.parent in path.parents)
+    )
+    return any(re.search(rf"\b{name}\b", path.read_text()) for name in names)
+
+
+def test_every_module_that_starts_a_process_or_a_browser_is_marked_slow() -> None:
+    unmarked = [
+        str(path.relative_to(TESTS))
+        for path in modules()
+        if path.name.startswith("test_")
+        and path.name != Path(__file__).name
+        and (starts_something(path) or uses_a_starting_fixture(path))
+        and not SLOW.search(path.read_text())
+    ]
+    assert unmarked == []
+
+
+def test_the_rules_catch_what_they_name(tmp_path: Path) -> None:
+    """The two checks are not vacuous: a planted import and a planted browser are found."""
+    planted = tmp_path / "test_planted.py"
+    planted.write_text("from tests.webhooks.test_backoff import backlog\nimport tests.conftest\n")
+    assert sorted(n for n in imported(planted) if is_test_module(n)) == [
+        "tests.conftest",
+        "tests.webhooks.test_backoff",
+    ]
+    planted.write_text("from playwright.async_api import async_playwright\n")
+    assert starts_something(planted) and not SLOW.search(planted.read_text())

@@ -29,6 +29,7 @@ from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
+from payorch.events.catalogue import PaymentCancelled
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.intents import service as intents
@@ -156,9 +157,7 @@ async def _stop(runtime: Runtime, target: _Target) -> PaymentResult:
         raise ProviderError(f"The provider refused to stop the checkout: {exc.reason}") from None
 
 
-async def _provider_wins(
-    runtime: Runtime, phases: Phases, target: _Target, result: PaymentResult
-) -> str:
+async def _provider_wins(runtime: Runtime, phases: Phases, target: _Target, result: PaymentResult) -> str:
     """Record what the provider says (an authorization as a return would) and free the lease."""
     assert target.checkout is not None
     async with phases.transaction() as conn:
@@ -188,7 +187,8 @@ async def _finish(
         expected = target.checkout.id if target.checkout is not None else None
         if fresh.status != target.intent.status or (active.id if active else None) != expected:
             raise _Changed  # a checkout request got in first: its checkout must be stopped too
-        await intents.apply_move(conn, runtime.clock, fresh, Move.CANCEL, data={"reason": reason})
+        cancelled = PaymentCancelled(payment_intent_id=fresh.id, reason=reason)
+        await intents.apply_move(conn, runtime.clock, fresh, Move.CANCEL, cancelled)
         if active is not None:
             now = runtime.clock.now()
             await repository.record_result(

@@ -31,6 +31,8 @@ from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ResourceNotFound
+from payorch.events.catalogue import PaymentCheckoutStarted
+from payorch.events.catalogue_parts import Routing
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.ids import new_id
@@ -197,9 +199,7 @@ async def _stop_current(runtime: Runtime, phases: Phases, plan: _Plan) -> None:
     )
 
 
-async def _create(
-    runtime: Runtime, plan: _Plan
-) -> tuple[Connector, CheckoutSession, str, RoutingRecord]:
+async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSession, str, RoutingRecord]:
     """Try the candidates in order (routing's Attempts: health skips, failover)."""
     intent = plan.intent
     now = runtime.clock.now()
@@ -267,14 +267,11 @@ async def _record(
             raise InvalidState(intent.status, "Another checkout request won the race.", allowed=REPLACEABLE)
         provider = connector.provider
         routed = decided.as_json()
+        started = PaymentCheckoutStarted(
+            payment_intent_id=intent.id, provider=provider, routing=Routing.model_validate(routed)
+        )
         moved = await apply_move(
-            conn,
-            clock,
-            intent,
-            Move.START_CHECKOUT,
-            data={"provider": provider, "routing": routed},
-            provider=provider,
-            routing=routed,
+            conn, clock, intent, Move.START_CHECKOUT, started, provider=provider, routing=routed
         )
         checkout = Checkout(
             id=checkout_id,

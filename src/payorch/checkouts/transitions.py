@@ -15,6 +15,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.checkouts import repository
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.clock import Clock
+from payorch.events.catalogue import (
+    PaymentAuthorized,
+    PaymentCancelled,
+    PaymentExpired,
+    PaymentFailed,
+    PaymentProcessing,
+)
+from payorch.events.catalogue_parts import LastPaymentError
 from payorch.ids import new_id
 from payorch.intents.records import PaymentIntent
 from payorch.intents.service import apply_move
@@ -57,30 +65,36 @@ async def apply_result(
     # Why the payment did not go through, in the provider's own terms (its registration maps
     # them): stored with a move to FAILED, CANCELLED or EXPIRED and sent in its event.
     error = last_payment_error(registration_of(provider).payment_errors, result, provider=provider, at=now)
+    why = None if error is None else LastPaymentError.model_validate(error)
     if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
         after = await _authorize(conn, clock, intent, checkout, result, now)
     elif outcome is PaymentOutcome.PROCESSING:
         if allowed(status, Move.PROCESS):
             # What it waits for, in the adapter's words from the provider's answer (the page shows it).
             waiting = result.reason or "The provider has the payment in process."
-            data = {"provider": provider, "reason": waiting}
-            after = await apply_move(conn, clock, intent, Move.PROCESS, data=data)
+            processing = PaymentProcessing(payment_intent_id=intent.id, provider=provider, reason=waiting)
+            after = await apply_move(conn, clock, intent, Move.PROCESS, processing)
             first_check_at = now + reconcile_delay(0)
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
-        data = {"provider": provider, "reason": reason}
-        after = await apply_move(conn, clock, intent, Move.FAIL, data=data, last_payment_error=error)
-    elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED):
-        move = Move.CANCEL if outcome is PaymentOutcome.CANCELLED else Move.EXPIRE
-        if allowed(status, move):
-            data = (
-                {"reason": result.reason or "The buyer cancelled the payment."} if move is Move.CANCEL else {}
-            )
-            after = await apply_move(conn, clock, intent, move, data=data, last_payment_error=error)
-        elif allowed(status, Move.FAIL):  # a payment in process that ended without paying
-            reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
-            data = {"provider": provider, "reason": reason}
-            after = await apply_move(conn, clock, intent, Move.FAIL, data=data, last_payment_error=error)
+        failed = PaymentFailed(
+            payment_intent_id=intent.id, provider=provider, reason=reason, last_payment_error=why
+        )
+        after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
+    elif outcome is PaymentOutcome.CANCELLED and allowed(status, Move.CANCEL):
+        reason = result.reason or "The buyer cancelled the payment."
+        cancelled = PaymentCancelled(payment_intent_id=intent.id, reason=reason, last_payment_error=why)
+        after = await apply_move(conn, clock, intent, Move.CANCEL, cancelled, last_payment_error=error)
+    elif outcome is PaymentOutcome.EXPIRED and allowed(status, Move.EXPIRE):
+        expired = PaymentExpired(payment_intent_id=intent.id, last_payment_error=why)
+        after = await apply_move(conn, clock, intent, Move.EXPIRE, expired, last_payment_error=error)
+    elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED) and allowed(status, Move.FAIL):
+        # a payment in process that ended without paying
+        reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
+        failed = PaymentFailed(
+            payment_intent_id=intent.id, provider=provider, reason=reason, last_payment_error=why
+        )
+        after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
     final = IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
         IntentStatus.FAILED,
@@ -107,18 +121,14 @@ async def _authorize(
     now: datetime,
 ) -> PaymentIntent:
     payment_id = new_id("pay")
-    after = await apply_move(
-        conn,
-        clock,
-        intent,
-        Move.AUTHORIZE,
-        data={
-            "payment_id": payment_id,
-            "provider": checkout.provider,
-            "amount": intent.amount,
-            "currency": intent.currency,
-        },
+    authorized = PaymentAuthorized(
+        payment_intent_id=intent.id,
+        payment_id=payment_id,
+        provider=checkout.provider,
+        amount=intent.amount,
+        currency=intent.currency,
     )
+    after = await apply_move(conn, clock, intent, Move.AUTHORIZE, authorized)
     # The unique payment_intent_id is the last guard: a second authorization fails here.
     await payments.record_authorization(
         conn,

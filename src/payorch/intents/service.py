@@ -6,7 +6,6 @@ write stays in their transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -16,13 +15,13 @@ from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
+from payorch.events.catalogue import IntentEventData, PaymentIntentCreated
 from payorch.events.records import Event, TimelineEntry
-from payorch.events.types import EventType
 from payorch.ids import new_id
 from payorch.intents import repository
 from payorch.intents.records import PaymentIntent, PaymentIntentDetail, Waiting
 from payorch.intents.schemas import CreatePaymentIntent
-from payorch.intents.states import EVENT_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
+from payorch.intents.states import EVENTS_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
 from payorch.jsontypes import JsonObject
 from payorch.observability.metrics import record_intent_status
 from payorch.providers.registry import get_adapter
@@ -41,17 +40,13 @@ async def create_intent(
 
 async def check_create(conn: AsyncConnection, caller: Caller, request: CreatePaymentIntent) -> None:
     """What must hold before an intent is created (reads only)."""
-    if not await applications.merchant_belongs_to(
-        conn, request.merchant_account_id, caller.application_id
-    ):
+    if not await applications.merchant_belongs_to(conn, request.merchant_account_id, caller.application_id):
         raise ResourceNotFound(f"No merchant account {request.merchant_account_id}.")
     gate.check_currency(request.provider, request.currency)
     await gate.check_enabled(conn, request.merchant_account_id, request.provider)
 
 
-def new_intent(
-    clock: Clock, caller: Caller, request: CreatePaymentIntent
-) -> tuple[PaymentIntent, Event]:
+def new_intent(clock: Clock, caller: Caller, request: CreatePaymentIntent) -> tuple[PaymentIntent, Event]:
     """The intent and its payment_intent.created event, not yet written."""
     now = clock.now()
     intent = PaymentIntent(
@@ -70,20 +65,15 @@ def new_intent(
         created_at=now,
         updated_at=now,
     )
-    event = events.new_event(
-        application_id=caller.application_id,
-        type=EventType.PAYMENT_INTENT_CREATED,
+    created = PaymentIntentCreated(
         payment_intent_id=intent.id,
-        data={
-            "merchant_account_id": request.merchant_account_id,
-            "external_reference": request.external_reference,
-            "amount": request.amount,
-            "currency": request.currency,
-            "requested_provider": request.provider,
-        },
-        at=now,
+        merchant_account_id=request.merchant_account_id,
+        external_reference=request.external_reference,
+        amount=request.amount,
+        currency=request.currency,
+        requested_provider=request.provider,
     )
-    return intent, event
+    return intent, events.payload_event(application_id=caller.application_id, payload=created, at=now)
 
 
 def created_detail(intent: PaymentIntent, event: Event) -> PaymentIntentDetail:
@@ -129,20 +119,22 @@ async def apply_move(
     clock: Clock,
     intent: PaymentIntent,
     move: Move,
-    *,
-    data: Mapping[str, object] | None = None,
+    *payloads: IntentEventData,
     provider: str | None = None,
     routing: JsonObject | None = None,
     last_payment_error: JsonObject | None = None,
 ) -> PaymentIntent:
-    """Move the intent and write the move's event, both in ``conn``'s transaction; answer the
+    """Move the intent and write the move's events, all in ``conn``'s transaction; answer the
     intent as moved (what the row now holds, so the caller need not read it again).
 
+    ``payloads``: the data of each event the move emits (EVENTS_OF_MOVE, intents/states.py), in
+    that order, each about this intent (ValueError otherwise, before anything is written).
     ``provider``: also record the provider a checkout chose; ``last_payment_error``: why the
-    payment did not go through (also in the event's data). Compare-and-set on the status read
-    by the caller: if another transaction moved the intent meanwhile, nothing is written and
-    INVALID_STATE is raised with the status found.
+    payment did not go through (stored on the intent; the caller puts it in the event's data
+    too). Compare-and-set on the status read by the caller: if another transaction moved the
+    intent meanwhile, nothing is written and INVALID_STATE is raised with the status found.
     """
+    _check_payloads(intent, move, payloads)
     new = next_status(intent.status, move)
     now = clock.now()
     if not await repository.compare_and_set_status(
@@ -157,19 +149,8 @@ async def apply_move(
     ):
         found = await repository.status_of(conn, intent.id) or intent.status
         raise InvalidState(found, allowed=statuses_allowing(move))
-    event_type = EVENT_OF_MOVE[move]
-    if event_type is not None:
-        event_data = dict(data or {})
-        if last_payment_error is not None:
-            event_data["last_payment_error"] = last_payment_error
-        await events.emit(
-            conn,
-            application_id=intent.application_id,
-            type=event_type,
-            payment_intent_id=intent.id,
-            data=event_data,
-            at=now,
-        )
+    for payload in payloads:
+        await events.emit_payload(conn, application_id=intent.application_id, payload=payload, at=now)
     record_intent_status(provider or intent.provider, new.value)
     return replace(
         intent,
@@ -179,6 +160,16 @@ async def apply_move(
         routing=routing if provider is not None else intent.routing,
         last_payment_error=last_payment_error or intent.last_payment_error,
     )
+
+
+def _check_payloads(intent: PaymentIntent, move: Move, payloads: tuple[IntentEventData, ...]) -> None:
+    """The payloads are the move's events, in order, each about ``intent``."""
+    expected = EVENTS_OF_MOVE[move]
+    given = tuple(str(payload.TYPE) for payload in payloads)
+    if given != expected:
+        raise ValueError(f"The move {move.value} emits {list(expected)}, not {list(given)}.")
+    if any(payload.payment_intent_id != intent.id for payload in payloads):
+        raise ValueError(f"An event of the move {move.value} is about another intent than {intent.id}.")
 
 
 async def record_refund(

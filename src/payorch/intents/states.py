@@ -54,17 +54,18 @@ TRANSITIONS: dict[tuple[IntentStatus, Move], IntentStatus] = {
     (S.PARTIALLY_REFUNDED, M.REFUND_REST): S.REFUNDED,
 }
 
-# The event each move emits. Refund moves emit refund.succeeded, written by the refund service
-# (it carries refund fields the intent does not know).
-EVENT_OF_MOVE: dict[Move, EventType | None] = {
-    M.START_CHECKOUT: EventType.PAYMENT_CHECKOUT_STARTED,
-    M.PROCESS: EventType.PAYMENT_PROCESSING,
-    M.AUTHORIZE: EventType.PAYMENT_AUTHORIZED,
-    M.FAIL: EventType.PAYMENT_FAILED,
-    M.CANCEL: EventType.PAYMENT_CANCELLED,
-    M.EXPIRE: EventType.PAYMENT_EXPIRED,
-    M.REFUND_PART: None,
-    M.REFUND_REST: None,
+# The events each move emits, in this order, in the move's transaction (intents.service.apply_move
+# takes their payloads). Refund moves emit none here: refund.succeeded is the refund service's to
+# write (it carries refund fields the intent does not know).
+EVENTS_OF_MOVE: dict[Move, tuple[EventType, ...]] = {
+    M.START_CHECKOUT: (EventType.PAYMENT_CHECKOUT_STARTED,),
+    M.PROCESS: (EventType.PAYMENT_PROCESSING,),
+    M.AUTHORIZE: (EventType.PAYMENT_AUTHORIZED,),
+    M.FAIL: (EventType.PAYMENT_FAILED,),
+    M.CANCEL: (EventType.PAYMENT_CANCELLED,),
+    M.EXPIRE: (EventType.PAYMENT_EXPIRED,),
+    M.REFUND_PART: (),
+    M.REFUND_REST: (),
 }
 
 FINAL = frozenset({S.FAILED, S.CANCELLED, S.EXPIRED, S.REFUNDED})

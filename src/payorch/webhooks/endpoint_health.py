@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import isoformat
 from payorch.events import service as events
-from payorch.events.types import EventType
+from payorch.events.catalogue import WebhookEndpointDisabled
 from payorch.runtime import Runtime
 from payorch.webhooks import health
 from payorch.webhooks.records import AUTO_DISABLED, RecordedAttempt
@@ -49,17 +49,13 @@ async def disable_failing_endpoints(
             endpoint.id,
             endpoint.failing_since.isoformat(),
         )
-        await events.emit(
-            conn,
-            application_id=endpoint.application_id,
-            type=EventType.WEBHOOK_ENDPOINT_DISABLED,
-            payment_intent_id=None,
-            data={
-                "webhook_endpoint_id": endpoint.id,
-                "url": endpoint.url,
-                "reason": AUTO_DISABLED,
-                "failing_since": isoformat(endpoint.failing_since),
-                "failed_attempts": endpoint.failed_attempts,
-            },
-            at=now,
+        disabled_event = WebhookEndpointDisabled(
+            webhook_endpoint_id=endpoint.id,
+            url=endpoint.url,
+            reason=AUTO_DISABLED,
+            failing_since=isoformat(endpoint.failing_since),
+            failed_attempts=endpoint.failed_attempts,
+        )
+        await events.emit_payload(
+            conn, application_id=endpoint.application_id, payload=disabled_event, at=now
         )

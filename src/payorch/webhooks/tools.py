@@ -13,23 +13,23 @@ from sqlalchemy import and_, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
-from payorch.clock import Clock, isoformat
+from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.db.tables import events
 from payorch.db.tables.webhooks import webhook_deliveries as deliveries
 from payorch.db.tables.webhooks import webhook_endpoints as endpoints
 from payorch.errors import InvalidState, LimitExceeded
 from payorch.events import repository as event_rows
-from payorch.events.records import Event
-from payorch.ids import new_id
-from payorch.jsontypes import dumps
+from payorch.events.catalogue import WebhookTest
+from payorch.events.service import payload_event
+from payorch.events.types import WEBHOOK_TEST
 from payorch.webhooks import repository
 from payorch.webhooks.fanout import new_delivery
 from payorch.webhooks.records import PENDING, Delivery, WebhookEndpoint
 from payorch.webhooks.service import get_endpoint
 from payorch.webhooks.signing import new_secret
 
-TEST_EVENT_TYPE = "webhook.test"
+TEST_EVENT_TYPE = WEBHOOK_TEST
 # A test event is a real event and delivery (GET /v1/events lists it): so that an endpoint cannot
 # become a way to fill the tables, at most this many of its test deliveries may wait at once.
 MAX_PENDING_TESTS = 10
@@ -55,16 +55,9 @@ async def send_test_event(conn: AsyncConnection, clock: Clock, caller: Caller, e
             current=waiting,
             remedy="Wait until the endpoint's earlier test deliveries succeed or are exhausted.",
         )
-    now = clock.now()
-    event_id = new_id("evt")
-    body = {
-        "id": event_id,
-        "type": TEST_EVENT_TYPE,
-        "created_at": isoformat(now),
-        "test": True,
-        "data": {"webhook_endpoint_id": endpoint.id, "url": endpoint.url},
-    }
-    event = Event(event_id, caller.application_id, TEST_EVENT_TYPE, None, dumps(body).decode(), now)
+    test = WebhookTest(webhook_endpoint_id=endpoint.id, url=endpoint.url)
+    # "test": true in its envelope; never traced (as it always was)
+    event = payload_event(application_id=caller.application_id, payload=test, at=clock.now(), traced=False)
     await event_rows.insert_event(conn, event)
     delivery = new_delivery(event, endpoint.id)  # this endpoint only: no fan-out
     await repository.insert_deliveries(conn, [delivery])

@@ -1,0 +1,55 @@
+"""Sample payloads of the events an intent's move emits (intents.states.EVENTS_OF_MOVE), built
+as apply_move's callers build them: for tests that move an intent directly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from payorch.events.catalogue import (
+    IntentEventData,
+    PaymentAuthorized,
+    PaymentCancelled,
+    PaymentCheckoutStarted,
+    PaymentExpired,
+    PaymentFailed,
+    PaymentProcessing,
+)
+from payorch.events.catalogue_parts import Routing
+from payorch.events.types import EventType
+from payorch.intents.states import EVENTS_OF_MOVE, Move
+from payorch.routing.record import Strategy
+
+PROVIDER = "provider_a"
+_ROUTING = Routing(
+    strategy=Strategy.EXPLICIT,
+    rule=None,
+    version=None,
+    candidates=[],
+    skipped=[],
+    chosen=PROVIDER,
+    fallback=None,
+)
+
+SAMPLES: dict[EventType, Callable[[str], IntentEventData]] = {
+    EventType.PAYMENT_CHECKOUT_STARTED: lambda intent_id: PaymentCheckoutStarted(
+        payment_intent_id=intent_id, provider=PROVIDER, routing=_ROUTING
+    ),
+    EventType.PAYMENT_PROCESSING: lambda intent_id: PaymentProcessing(
+        payment_intent_id=intent_id, provider=PROVIDER, reason="In review."
+    ),
+    EventType.PAYMENT_AUTHORIZED: lambda intent_id: PaymentAuthorized(
+        payment_intent_id=intent_id, payment_id="pay_sample", provider=PROVIDER, amount=1500, currency="CLP"
+    ),
+    EventType.PAYMENT_FAILED: lambda intent_id: PaymentFailed(
+        payment_intent_id=intent_id, provider=PROVIDER, reason="Declined."
+    ),
+    EventType.PAYMENT_CANCELLED: lambda intent_id: PaymentCancelled(
+        payment_intent_id=intent_id, reason="Cancelled."
+    ),
+    EventType.PAYMENT_EXPIRED: lambda intent_id: PaymentExpired(payment_intent_id=intent_id),
+}
+
+
+def sample_payloads(move: Move, intent_id: str) -> tuple[IntentEventData, ...]:
+    """A payload for each event ``move`` emits, in its order."""
+    return tuple(SAMPLES[event_type](intent_id) for event_type in EVENTS_OF_MOVE[move])

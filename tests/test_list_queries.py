@@ -111,6 +111,7 @@ CURSORS = {
 SOME_ID = "0" * 28 + "z"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("path", sorted(CURSORS))
 async def test_any_position_the_cursor_pattern_admits_is_a_valid_cursor(
     client: httpx.AsyncClient, sandbox: Sandbox, path: str

@@ -6,6 +6,7 @@ marked ``slow`` (``make test-fast`` leaves those out)."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -20,13 +21,19 @@ STARTS = re.compile(
 SLOW = re.compile(r"pytest\.mark\.slow\b|\bmark\.slow\b")
 
 
+@functools.cache
+def text(path: Path) -> str:
+    return path.read_text()
+
+
+@functools.cache
 def modules() -> list[Path]:
     return sorted(p for p in TESTS.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def imported(path: Path) -> list[str]:
     names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(text(path), str(path))):
         if isinstance(node, ast.ImportFrom) and node.module:
             names.append(node.module)
             names += [f"{node.module}.{alias.name}" for alias in node.names]
@@ -50,13 +57,13 @@ def test_no_module_imports_a_test_module_or_a_conftest() -> None:
 
 
 def starts_something(path: Path) -> bool:
-    code = "\n".join(line for line in path.read_text().splitlines() if not line.lstrip().startswith("#"))
+    code = "\n".join(line for line in text(path).splitlines() if not line.lstrip().startswith("#"))
     return bool(STARTS.search(code))
 
 
 def starting_fixtures(conftest: Path) -> set[str]:
     """The fixtures of a conftest.py whose own code starts a process or a browser."""
-    source = conftest.read_text()
+    source = text(conftest)
     return {
         node.name
         for node in ast.walk(ast.parse(source))
@@ -66,12 +73,19 @@ def starting_fixtures(conftest: Path) -> set[str]:
     }
 
 
+@functools.cache
+def starting_fixtures_above(directory: Path) -> frozenset[str]:
+    conftests = [
+        c
+        for c in modules()
+        if c.name == "conftest.py" and (c.parent == directory or c.parent in directory.parents)
+    ]
+    return frozenset().union(*(starting_fixtures(c) for c in conftests))
+
+
 def uses_a_starting_fixture(path: Path) -> bool:
     """Whether the module names a starting fixture of a conftest.py above it."""
-    names = set().union(
-        *(starting_fixtures(c) for c in TESTS.rglob("conftest.py") if c.parent in path.parents)
-    )
-    return any(re.search(rf"\b{name}\b", path.read_text()) for name in names)
+    return any(re.search(rf"\b{name}\b", text(path)) for name in starting_fixtures_above(path.parent))
 
 
 def test_every_module_that_starts_a_process_or_a_browser_is_marked_slow() -> None:
@@ -81,7 +95,7 @@ def test_every_module_that_starts_a_process_or_a_browser_is_marked_slow() -> Non
         if path.name.startswith("test_")
         and path.name != Path(__file__).name
         and (starts_something(path) or uses_a_starting_fixture(path))
-        and not SLOW.search(path.read_text())
+        and not SLOW.search(text(path))
     ]
     assert unmarked == []
 
@@ -94,5 +108,6 @@ def test_the_rules_catch_what_they_name(tmp_path: Path) -> None:
         "tests.conftest",
         "tests.webhooks.test_backoff",
     ]
-    planted.write_text("from playwright.async_api import async_playwright\n")
-    assert starts_something(planted) and not SLOW.search(planted.read_text())
+    browser = tmp_path / "test_planted_browser.py"
+    browser.write_text("from playwright.async_api import async_playwright\n")
+    assert starts_something(browser) and not SLOW.search(browser.read_text())

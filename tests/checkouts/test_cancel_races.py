@@ -62,6 +62,7 @@ async def test_a_cancel_racing_a_return_after_approval(client: httpx.AsyncClient
         assert await outcome_of(client, runtime, sandbox, intent["id"], cancelled) == "AUTHORIZED"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("provider", [A, B])
 async def test_a_cancel_racing_the_buyer_paying(
     client: httpx.AsyncClient, runtime: Runtime, provider: str

@@ -41,6 +41,7 @@ async def provider_of_new_checkout(client: httpx.AsyncClient, sandbox, provider:
     return str(response.json()["provider"])
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("fault", ["error", "timeout"])
 async def test_auto_fails_over_to_the_next_provider(
     client: httpx.AsyncClient, runtime: Runtime, fault: str
@@ -147,6 +148,7 @@ async def test_skipped_provider_and_the_other_down_is_503_with_the_wait(
     assert response.json()["error"]["details"]["retry_after_seconds"] == 5  # A's trial comes first
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_commit_that_times_out_leaves_processing_then_reconciles(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:

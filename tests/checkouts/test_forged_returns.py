@@ -201,6 +201,7 @@ def b_return(genuine: dict[str, str], **changes: str) -> dict[str, str]:
     return params
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_b_notification_signed_now_with_a_wrong_secret_is_refused(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -219,6 +220,7 @@ async def test_b_notification_signed_now_with_a_wrong_secret_is_refused(
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("method", ["GET", "POST"])
 @pytest.mark.parametrize(
     "says",
@@ -247,6 +249,7 @@ async def test_b_return_saying_unpaid_of_an_approved_payment_authorizes(
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("via", ["return", "notification"])
 async def test_b_a_stale_rejection_does_not_hide_the_retry_that_paid(
     client: httpx.AsyncClient, runtime: Runtime, via: str
@@ -265,6 +268,7 @@ async def test_b_a_stale_rejection_does_not_hide_the_retry_that_paid(
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("method", ["GET", "POST"])
 @pytest.mark.parametrize(
     ("provider_state", "says", "expected"),
@@ -329,6 +333,7 @@ async def paid_without_return(
     return sandbox, {**intent, "checkout_expires_at": body["expires_at"]}
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("provider", [A, B])
 async def test_expiry_of_a_checkout_paid_without_return_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
@@ -342,6 +347,7 @@ async def test_expiry_of_a_checkout_paid_without_return_authorizes(
     await assert_authorized_once(client, runtime, sandbox, intent["id"])
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("provider", [A, B])
 async def test_replacing_a_checkout_paid_without_return_authorizes(
     client: httpx.AsyncClient, runtime: Runtime, provider: str

@@ -65,6 +65,7 @@ async def test_each_status_moves_the_intent_as_documented(
     )
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("order", ["oldest_first", "newest_first"])
 @pytest.mark.parametrize(
     ("style", "topic"),
@@ -203,6 +204,7 @@ async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refu
     assert (await _payment(client, sandbox, intent["id"]))["refunded_amount"] == 1500
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_chargeback_lost_is_recorded_even_when_its_opening_notice_was_lost(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -249,6 +251,7 @@ async def test_a_chargeback_won_after_a_won_mediation_is_a_second_dispute(
     assert payment["dispute"]["status"] == "WON" and payment["dispute"]["kind"] == "chargeback"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_payment_first_seen_in_mediation_is_authorized_then_disputed(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -279,6 +282,7 @@ async def test_provider_a_cannot_be_disputed_from_the_controls(
     assert bad.status_code == 400 and "outcome" in bad.json()["error"]["message"], bad.text
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_concurrent_duplicate_notices_authorize_once_and_dispute_once(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from payorch.runtime import Runtime
 from tests.checkouts.helpers import _disputes, _payment, control
@@ -74,6 +75,7 @@ async def test_a_won_chargeback_then_a_second_one(client: httpx.AsyncClient, run
     assert (await _payment(client, sandbox, intent["id"]))["dispute"]["status"] == "OPEN"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_lost_opening_event_is_recorded_when_the_closing_one_arrives(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

@@ -183,6 +183,7 @@ async def test_provider_b_checkout_expires(
     assert (await read(client, sandbox, intent["id"]))["status"] == "EXPIRED"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_provider_b_pending_settled_by_reconciliation_when_notifications_fail(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:

@@ -67,6 +67,7 @@ async def receiver() -> AsyncIterator[Receiver]:
         yield server
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_the_client_sends_a_test_and_rotates_the_secret(
     runtime: Runtime, sandbox: Sandbox, clock: FrozenClock, receiver: Receiver
 ) -> None:

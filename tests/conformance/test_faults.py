@@ -22,6 +22,7 @@ async def _first_for_auto(shop: Shop) -> None:
     assert response.status_code == 200, response.text
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @FAULTS
 async def test_auto_fails_over_to_the_next_provider(shop: Shop, fault: str) -> None:
     others = [r for r in REGISTRATIONS if r is not shop.provider and CURRENCY in r.supported_currencies]
@@ -43,6 +44,7 @@ async def test_auto_fails_over_to_the_next_provider(shop: Shop, fault: str) -> N
     assert read_back["status"] == "AUTHORIZED" and read_back["provider"] == body["provider"]
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @FAULTS
 async def test_an_explicit_provider_down_is_503_and_moves_nothing(shop: Shop, fault: str) -> None:
     intent_id = await shop.intent()

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from payorch.payments import repository
 from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
 from payorch.payments.refunds import refund_connector
@@ -107,6 +109,7 @@ async def test_refused_by_the_provider(shop: Shop) -> None:
     assert await _books(shop, checkout) == AMOUNT  # only what was done behind our back
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_answer_lost_after_the_provider_applied_it(shop: Shop) -> None:
     checkout, payment_id = await _paid(shop)
     shop.network.lose_next_answer(f"/simulator/{shop.provider.simulator_name}/")

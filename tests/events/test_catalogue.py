@@ -71,6 +71,7 @@ async def _paid_disputed_and_refunded(client: httpx.AsyncClient, sandbox: Sandbo
     assert (await read(client, sandbox, intent["id"]))["status"] == "REFUNDED"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

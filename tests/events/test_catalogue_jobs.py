@@ -57,6 +57,7 @@ async def test_discrepancies_with_and_without_an_intent(client: httpx.AsyncClien
     assert sorted("payment_intent_id" in e["data"] for e in found) == [False, True]
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_endpoint_disabled_for_failing(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: FrozenClock, receiver: Receiver
 ) -> None:

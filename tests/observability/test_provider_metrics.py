@@ -94,6 +94,7 @@ async def test_each_provider_call_is_timed_and_failures_counted_by_kind(
         assert 0.25 <= seconds < 1.3
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_the_health_gauge_follows_skipping_and_the_trial(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, health_store: str
 ) -> None:

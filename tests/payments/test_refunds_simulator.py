@@ -95,6 +95,7 @@ async def test_partial_then_full_refund_through_the_simulator(
     assert over.status_code == 409
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("provider", [A, B])
 async def test_provider_timeout_then_the_worker_resolves_with_one_provider_refund(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str

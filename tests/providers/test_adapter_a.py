@@ -790,6 +790,7 @@ async def test_sim_return_of_another_checkout_changes_nothing(runtime: Runtime) 
     assert (await adapter.read_status(ctx, current)).outcome is PaymentOutcome.NOT_PAID
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_sim_faults_make_the_commit_unknown_then_status_settles(runtime: Runtime) -> None:
     ctx, sandbox = await sim_context(runtime)
     await set_fault(ctx, sandbox, "error")

@@ -1003,6 +1003,7 @@ async def test_sim_replaced_checkout_is_expired_and_its_return_ignored(sim: Any)
     assert (await adapter.read_status(ctx, current)).outcome is PaymentOutcome.NOT_PAID
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_sim_faults(sim: Any) -> None:
     ctx, sandbox, _ = sim
     ref, session = await sim_checkout(ctx)

@@ -10,6 +10,7 @@ import asyncio
 from datetime import date
 
 import httpx
+import pytest
 
 from payorch.providers.registry import registration_of
 from payorch.reconciliation import service
@@ -31,6 +32,7 @@ async def c_api(
     )
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_clean_day_reports_every_payment_matched(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     for provider, amount in ((A, 1500), (B, 2500), (C, 3500), (C, 100)):
@@ -134,6 +136,7 @@ async def test_an_orphan_payment_at_the_provider_is_flagged(
     assert finding["at_provider"]["amount"] == 4200
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_dispute_nobody_notified_is_recorded_once(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

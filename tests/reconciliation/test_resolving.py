@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from payorch.reconciliation.job import ReconcileDays
 from payorch.runtime import Runtime
@@ -29,6 +30,7 @@ def resolve_path(finding_id: str) -> str:
     return f"/v1/reports/reconciliation/findings/{finding_id}/resolve"
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_finding_is_resolved_once_with_its_note(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     other = await mock_sandbox(runtime)

@@ -9,6 +9,7 @@ import json
 import re
 
 import httpx
+import pytest
 
 from payorch.clock import FrozenClock
 from payorch.db import Phases
@@ -237,6 +238,7 @@ async def test_notifications_only_to_this_service(
     assert receiver.received == []  # and nothing was sent off this machine (loopback only)
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_failed_notification_is_retried_quickly_then_by_the_worker(
     sim: httpx.AsyncClient,
     runtime: Runtime,

@@ -106,6 +106,7 @@ async def test_public_rows_are_purged_after_a_day_and_mock_rows_never(
         assert (await http.get(f"{A_API}/{old_mock}", headers=mock)).status_code == 200
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_public_b_token_writes_are_limited_and_its_rows_purged(
     from_address: Clients, runtime: Runtime, clock: FrozenClock, sandbox: Sandbox
 ) -> None:

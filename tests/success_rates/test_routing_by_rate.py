@@ -33,6 +33,7 @@ async def _market(client: httpx.AsyncClient, runtime: Runtime, a: float, b: floa
     return sandbox
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_each_provider_is_measured_then_the_best_is_chosen(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
@@ -84,6 +85,7 @@ async def test_a_provider_error_counts_against_it(
     assert scores(body)[B] == {"rate": None, "attempts": 1}
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("settings_overrides", [{"routing_exploration": 0.3, "rate_limit": "100000/second"}])
 async def test_a_share_of_intents_explores_the_others(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock

@@ -33,6 +33,7 @@ async def settings_overrides() -> dict[str, object]:
     return OVERRIDES
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_outcomes_counted_by_one_process_rank_providers_in_another(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, database_url: str
 ) -> None:

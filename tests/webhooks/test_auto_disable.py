@@ -27,6 +27,7 @@ async def _endpoint(client: httpx.AsyncClient, app: Sandbox, endpoint_id: str) -
     return body
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_endpoint_failing_long_enough_is_disabled_and_others_are_told(
     client: httpx.AsyncClient,
     sandbox: Sandbox,

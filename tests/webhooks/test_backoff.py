@@ -54,6 +54,7 @@ def drive(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: 
     return Drive(client, sandbox, runtime, clock, receiver, deliveries)
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(drive: Drive) -> None:
     client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
@@ -87,6 +88,7 @@ async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(d
     assert len(receiver.at("/fixed")) == 33
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_held_deliveries_keep_their_schedule_and_are_all_attempted_later(drive: Drive) -> None:
     client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
@@ -115,6 +117,7 @@ async def test_held_deliveries_keep_their_schedule_and_are_all_attempted_later(d
         assert all((b - a).total_seconds() >= 1 for a, b in pairwise(times)), times
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_healthy_endpoint_is_served_while_a_dead_ones_backlog_waits(
     client: httpx.AsyncClient, runtime: Runtime, receiver: Receiver
 ) -> None:

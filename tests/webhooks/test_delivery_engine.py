@@ -77,6 +77,7 @@ async def test_production_addresses_are_judged_again_at_every_attempt(
     assert delivery["status"] == "PENDING" and delivery["response_status"] is None
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_slow_endpoint_does_not_delay_the_others(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver
 ) -> None:
@@ -128,6 +129,7 @@ async def test_an_idle_worker_attempts_a_new_delivery_promptly(
     assert statistics.median(latencies) < 0.25, latencies
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_a_crashed_workers_claims_are_retried_after_the_lease(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
@@ -221,6 +223,7 @@ async def test_a_retry_during_an_attempt_sends_no_second_concurrent_request(
     assert len(receiver.requests) == 1
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize("settings_overrides", [{"webhook_timeout_seconds": 0.5}])
 async def test_a_retry_during_a_failing_attempt_restarts_the_schedule_from_that_attempt(
     client: httpx.AsyncClient,

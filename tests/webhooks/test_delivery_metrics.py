@@ -58,6 +58,7 @@ async def test_each_attempt_is_counted_by_outcome(
     assert delivery["attempts"] == 1
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_address_refused_at_delivery_time_is_url_not_allowed(
     client: httpx.AsyncClient, runtime: Runtime, dns: FakeDns
 ) -> None:
@@ -76,6 +77,7 @@ async def test_an_address_refused_at_delivery_time_is_url_not_allowed(
     assert deltas(before, await scrape(client)) == {"url_not_allowed": 1}
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_exhausted_is_counted_once_when_the_last_attempt_fails(
     client: httpx.AsyncClient,
     sandbox: Sandbox,

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+import pytest
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
@@ -48,6 +49,7 @@ async def _closing_server() -> AsyncIterator[str]:
         yield host
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_each_failure_kind_has_its_reason_and_message(tmp_path: Path) -> None:
     dns = await _attempt("http://hooks.invalid:8080/x")
     assert (dns.error, dns.failure_reason) == ("url_not_allowed", "dns_error")

@@ -35,6 +35,7 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_dead_endpoints_of_one_application_do_not_delay_another(
     client: httpx.AsyncClient, runtime: Runtime, receiver: Receiver
 ) -> None:
@@ -71,6 +72,7 @@ async def test_dead_endpoints_of_one_application_do_not_delay_another(
     assert still_dead > 128
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_endpoint_that_times_out_is_tried_one_at_a_time_until_it_answers(
     client: httpx.AsyncClient, runtime: Runtime, receiver: Receiver
 ) -> None:
@@ -109,6 +111,7 @@ async def test_an_endpoint_that_times_out_is_tried_one_at_a_time_until_it_answer
     assert sum(d["status"] == "SUCCEEDED" for d in items) == len(receiver.at("/ok")) >= 8
 
 
+@pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize(
     "settings_overrides",
     [{"webhook_timeout_seconds": TIMEOUT, "webhook_max_in_flight_per_application": 4}],

@@ -7,7 +7,8 @@ import re
 import httpx
 import pytest
 
-from tests.kit import Sandbox, new_application
+from tests import kit
+from tests.kit import Sandbox, create_intent, new_application
 
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
@@ -27,10 +28,8 @@ async def test_create_answers_201_with_the_spec_fields(
     assert [t["type"] for t in body["timeline"]] == ["payment_intent.created"]
 
 
-async def test_read_has_provider_timeline_and_no_payment(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object]
-) -> None:
-    created = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
+async def test_read_has_provider_timeline_and_no_payment(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    created = await create_intent(client, sandbox)
     response = await client.get(f"/v1/payment-intents/{created['id']}", headers=sandbox.headers)
     assert response.status_code == 200
     body = response.json()
@@ -43,7 +42,7 @@ async def test_read_has_provider_timeline_and_no_payment(
 async def test_another_application_gets_404(
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], runtime
 ) -> None:
-    created = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
+    created = await create_intent(client, sandbox)
     other = await new_application(runtime)
     response = await client.get(f"/v1/payment-intents/{created['id']}", headers=other.headers)
     assert response.status_code == 404
@@ -88,12 +87,11 @@ async def test_another_application_gets_404(
 async def test_bad_input_is_a_400_and_creates_nothing(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     change: dict[str, object],
     field: str,
 ) -> None:
     response = await client.post(
-        "/v1/payment-intents", json={**intent_body, **change}, headers=sandbox.headers
+        "/v1/payment-intents", json=kit.intent_body(sandbox, **change), headers=sandbox.headers
     )
     assert response.status_code == 400, response.text
     error = response.json()["error"]
@@ -116,12 +114,11 @@ async def test_bad_input_is_a_400_and_creates_nothing(
 async def test_currency_refusals_say_why(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     currency: str,
     expected: str,
 ) -> None:
     response = await client.post(
-        "/v1/payment-intents", json={**intent_body, "currency": currency}, headers=sandbox.headers
+        "/v1/payment-intents", json=kit.intent_body(sandbox, currency=currency), headers=sandbox.headers
     )
     assert response.status_code == 400, response.text
     assert response.json()["error"]["message"].startswith(expected), response.text

@@ -15,7 +15,7 @@ from payorch.ids import new_id
 from payorch.intents.records import PaymentIntent
 from payorch.intents.repository import insert_intent
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox, create_intent, new_application
 from tests.pages import ids
 
 T0 = int(datetime(2026, 11, 1, tzinfo=UTC).timestamp() * 1000)  # seeded intents at T0 + i s
@@ -61,7 +61,7 @@ async def listed(client: httpx.AsyncClient, app: Sandbox, query: str = "") -> li
 
 
 async def test_newest_first_without_gaps_or_duplicates_while_intents_arrive(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_body: dict[str, object]
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
     now_ms = int(time.time() * 1000)
     existing = [await seed(runtime, sandbox, at_ms=now_ms - 100_000 + i) for i in range(7)]
@@ -72,8 +72,7 @@ async def test_newest_first_without_gaps_or_duplicates_while_intents_arrive(
         body = (await client.get(url, headers=sandbox.headers)).json()
         seen += [item["id"] for item in body["items"]]
         # A new intent arrives between pages: newer than every page, it never shifts them.
-        created = await client.post(URL, json=intent_body, headers=sandbox.headers)
-        assert created.status_code == 201
+        await create_intent(client, sandbox)
         cursor = body["next_cursor"]
         if cursor is None:
             break

@@ -26,7 +26,7 @@ from payorch.intents.states import (
 )
 from payorch.runtime import Runtime
 from tests.events.samples import sample_payloads
-from tests.kit import Sandbox
+from tests.kit import Sandbox, create_intent
 
 S, M = IntentStatus, Move
 
@@ -64,13 +64,11 @@ def test_final_states_have_no_way_out() -> None:
 async def test_every_move_in_the_database(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     runtime: Runtime,
     status: IntentStatus,
     move: Move,
 ) -> None:
-    created = await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
-    intent_id = created.json()["id"]
+    intent_id = (await create_intent(client, sandbox))["id"]
     async with runtime.database.transaction() as conn:  # put the intent in the starting state
         await conn.execute(
             update(payment_intents).where(payment_intents.c.id == intent_id).values(status=status.value)
@@ -106,12 +104,10 @@ async def test_every_move_in_the_database(
 
 
 async def test_a_stale_read_cannot_move_the_intent(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], runtime: Runtime
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
     """Two movers read REQUIRES_ACTION; the second's compare-and-set fails with INVALID_STATE."""
-    intent_id = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()[
-        "id"
-    ]
+    intent_id = (await create_intent(client, sandbox))["id"]
     async with runtime.database.transaction() as conn:
         row = await repository.get(conn, sandbox.application_id, intent_id)
         await service.apply_move(

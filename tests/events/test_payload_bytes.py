@@ -5,8 +5,10 @@ last_payment_error, the absent optional field, the webhook.test envelope's ``"te
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import cast
 
 import pytest
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.clock import FrozenClock, isoformat
@@ -21,7 +23,7 @@ from payorch.events.catalogue import (
 )
 from payorch.events.catalogue_parts import LastPaymentError, Routing
 from payorch.events.records import Event
-from payorch.events.service import payload_event
+from payorch.events.service import emit_payload, payload_event
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.service import new_intent
 from payorch.jsontypes import JsonObject, dumps
@@ -163,3 +165,10 @@ def test_the_webhook_endpoint_events() -> None:
     assert test.payload == _as_before(
         test, {"webhook_endpoint_id": "whe_1", "url": "https://shop.example/hooks"}, test=True
     )
+
+
+async def test_the_test_event_is_never_emitted_to_the_subscriptions() -> None:
+    test = WebhookTest(webhook_endpoint_id="whe_1", url="https://shop.example/hooks")
+    with pytest.raises(ValueError, match="webhook.test"):
+        # refused before the connection is used
+        await emit_payload(cast("AsyncConnection", None), application_id="app_1", payload=test, at=AT)

@@ -14,7 +14,7 @@ from payorch.errors import ValidationFailed
 from payorch.events import repository
 from payorch.events.catalogue import TEST_EVENTS, EventData, payload_of
 from payorch.events.records import Event, StoredEvent, TimelineEntry
-from payorch.events.types import ALL_EVENT_TYPES
+from payorch.events.types import ALL_EVENT_TYPES, EventType
 from payorch.ids import new_id
 from payorch.jsontypes import dumps
 from payorch.observability import tracing
@@ -58,7 +58,10 @@ def payload_event(*, application_id: str, payload: EventData, at: datetime, trac
 async def emit_payload(
     conn: AsyncConnection, *, application_id: str, payload: EventData, at: datetime
 ) -> Event:
-    """Write the event whose data is ``payload``, and its deliveries, in ``conn``'s transaction."""
+    """Write the event whose data is ``payload``, and its deliveries, in ``conn``'s transaction.
+
+    Only an EventType (ValueError for webhook.test: it goes to one endpoint, webhooks/tools.py)."""
+    EventType(payload.TYPE)  # never fanned out to the subscriptions
     event = payload_event(application_id=application_id, payload=payload, at=at)
     await write(conn, event)
     return event

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
 from payorch.clock import Clock
+from payorch.ids import new_id
+from payorch.providers.base import (
+    CheckoutRef,
+    CheckoutRequest,
+    CheckoutSession,
+    ConnectorContext,
+    Credentials,
+    Mode,
+    ProviderAdapter,
+)
 from payorch.providers.health import RedisHealth
 from payorch.runtime import Runtime
 from tests import kit
@@ -166,3 +177,84 @@ async def simulated_a_status(
         f"/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions/{token}",
         headers=headers,
     )
+
+
+# -- the adapter tests (test_adapter_a/b/c.py) ------------------------------------------------------
+
+
+def connector_context(
+    provider: str,
+    *,
+    mode: Mode,
+    base_url: str,
+    credentials: dict[str, str],
+    http: httpx.AsyncClient,
+    clock: Clock,
+    application_id: str = "app_test",
+    timeout_seconds: float = 0.2,
+) -> ConnectorContext:
+    """A connector ``cfg_test`` of ``provider`` built by hand (a fake provider's, or the
+    simulator's with MOCK credentials)."""
+    return ConnectorContext(
+        connector_id="cfg_test",
+        application_id=application_id,
+        provider=provider,
+        mode=mode,
+        base_url=base_url,
+        credentials=Credentials(credentials),
+        http=http,
+        clock=clock,
+        timeout_seconds=timeout_seconds,
+    )
+
+
+async def mock_connector(runtime: Runtime, provider: str) -> tuple[ConnectorContext, Sandbox]:
+    """A new sandbox application and a MOCK connector of ``provider`` for it (the simulator,
+    in-process through runtime.http), built as the service builds one."""
+    sandbox = await kit.new_application(runtime)
+    ctx = runtime.connector_contexts.build(
+        connector_id=new_id("cfg"),
+        application_id=sandbox.application_id,
+        provider=provider,
+        mode=Mode.MOCK,
+        credentials=None,
+    )
+    return ctx, sandbox
+
+
+async def start_session(
+    adapter: ProviderAdapter,
+    ctx: ConnectorContext,
+    *,
+    amount: int = 1500,
+    currency: str = "CLP",
+    intent: str | None = None,
+    description: str = "Order",
+    notification_url: str | None = None,
+) -> tuple[CheckoutRef, CheckoutSession]:
+    """``adapter.create_checkout`` for a new intent (returning to our checkout-return route),
+    and the reference the service keeps of the session."""
+    intent = intent or new_id("payi")
+    checkout_id = new_id("chk")
+    session = await adapter.create_checkout(
+        ctx,
+        CheckoutRequest(
+            payment_intent_id=intent,
+            checkout_id=checkout_id,
+            amount=amount,
+            currency=currency,
+            description=description,
+            return_url=f"http://testserver/v1/checkout-returns/{ctx.provider}/{intent}",
+            notification_url=notification_url,
+            expires_at=ctx.clock.now() + timedelta(minutes=10),
+        ),
+    )
+    ref = CheckoutRef(
+        payment_intent_id=intent,
+        checkout_id=checkout_id,
+        provider_reference=session.provider_reference,
+        amount=amount,
+        currency=currency,
+        provider_data=session.provider_data,
+    )
+    return ref, session

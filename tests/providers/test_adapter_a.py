@@ -7,12 +7,10 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import httpx
 import pytest
 
 from payorch.clock import FrozenClock
@@ -35,7 +33,9 @@ from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.adapter import buy_order_for, session_id_for
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox
+from tests.providers.fake_transport import FakeProvider, Handler, broken, by_method, fake_http, reply, slow
+from tests.providers.helpers import connector_context, mock_connector, start_session
 
 API_KEY = "secret-api-key-0123456789abcdef"
 COMMERCE = "597000000001"
@@ -44,72 +44,28 @@ TX = BASE + wire.TRANSACTIONS
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=UTC)
 TOKEN = "t" * 64
 
-Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
+# The simulator tests below: long enough for an in-process simulator call on a loaded two-core
+# machine (1 s was not); the one timeout-fault test here then waits 6 s.
+pytestmark = pytest.mark.settings(provider_timeout_seconds=5)
+
 adapter = get_adapter(PROVIDER_A)
 
 
-class Fake:
-    """A scripted provider: records requests, answers with the handler."""
-
-    def __init__(self, handler: Handler | None = None) -> None:
-        self.requests: list[httpx.Request] = []
-        self.handler = handler
-
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        assert self.handler is not None, f"unexpected call {request.method} {request.url}"
-        return await self.handler(request)
-
-
-def reply(status: int, body: Any = None, *, raw: bytes | None = None) -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        if raw is not None:
-            return httpx.Response(status, content=raw)
-        return httpx.Response(status, json=body)
-
-    return handler
-
-
-def slow() -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(5)
-        return httpx.Response(200, json={})
-
-    return handler
-
-
-def broken() -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("connection refused", request=request)
-
-    return handler
-
-
-def by_method(**answers: Handler) -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        return await answers[request.method](request)
-
-    return handler
+@pytest.fixture
+async def fake() -> FakeProvider:
+    return FakeProvider()
 
 
 @pytest.fixture
-async def fake() -> Fake:
-    return Fake()
-
-
-@pytest.fixture
-async def ctx(fake: Fake) -> Any:
-    async with httpx.AsyncClient(transport=httpx.MockTransport(fake)) as http:
-        yield ConnectorContext(
-            connector_id="cfg_test",
-            application_id="app_test",
-            provider=PROVIDER_A,
+async def ctx(fake: FakeProvider) -> Any:
+    async with fake_http(fake) as http:
+        yield connector_context(
+            PROVIDER_A,
             mode=Mode.SANDBOX,
             base_url=BASE,
-            credentials=Credentials({"commerce_code": COMMERCE, "api_key": API_KEY}),
+            credentials={"commerce_code": COMMERCE, "api_key": API_KEY},
             http=http,
             clock=FrozenClock(NOW),
-            timeout_seconds=0.2,
         )
 
 
@@ -193,7 +149,7 @@ async def test_session_id_depends_on_the_key(ctx: ConnectorContext) -> None:
 
 
 async def test_create_sends_the_wire_fields_and_answers_a_post_checkout(
-    ctx: ConnectorContext, fake: Fake
+    ctx: ConnectorContext, fake: FakeProvider
 ) -> None:
     fake.handler = reply(200, {"token": TOKEN, "url": BASE + "/webpayserver/initTransaction"})
     session = await adapter.create_checkout(ctx, checkout_request())
@@ -219,13 +175,15 @@ async def test_create_sends_the_wire_fields_and_answers_a_post_checkout(
     assert session.provider_data["buy_order"] == body["buy_order"]
 
 
-async def test_create_keeps_a_shorter_requested_expiry(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_create_keeps_a_shorter_requested_expiry(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(200, {"token": TOKEN, "url": BASE + "/x"})
     session = await adapter.create_checkout(ctx, checkout_request(expires_at=NOW + timedelta(minutes=2)))
     assert session.expires_at == NOW + timedelta(minutes=2)
 
 
-async def test_create_refuses_other_currencies_without_calling(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_create_refuses_other_currencies_without_calling(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     with pytest.raises(ProviderRejected):
         await adapter.create_checkout(ctx, checkout_request(currency="USD"))
     assert fake.requests == []
@@ -247,7 +205,7 @@ async def test_create_refuses_other_currencies_without_calling(ctx: ConnectorCon
     ],
 )
 async def test_create_failures_are_classified(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.handler = handler
     with pytest.raises(error) as caught:
@@ -255,7 +213,7 @@ async def test_create_failures_are_classified(
     assert API_KEY not in str(caught.value)
 
 
-async def test_timeout_is_enforced_by_the_adapter(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_timeout_is_enforced_by_the_adapter(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = slow()
     started = asyncio.get_running_loop().time()
     with pytest.raises(ProviderUnavailable, match="no answer within"):
@@ -263,7 +221,7 @@ async def test_timeout_is_enforced_by_the_adapter(ctx: ConnectorContext, fake: F
     assert asyncio.get_running_loop().time() - started < 2
 
 
-async def test_rejection_carries_the_provider_message(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_rejection_carries_the_provider_message(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(422, {"error_message": "Invalid value for parameter: amount"})
     with pytest.raises(ProviderRejected) as caught:
         await adapter.create_checkout(ctx, checkout_request())
@@ -274,7 +232,7 @@ async def test_rejection_carries_the_provider_message(ctx: ConnectorContext, fak
 # -- returns --------------------------------------------------------------------------------------
 
 
-async def test_normal_return_commits_and_authorizes(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_normal_return_commits_and_authorizes(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(200, tx_body())
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
     (request,) = fake.requests
@@ -296,7 +254,9 @@ async def test_normal_return_commits_and_authorizes(ctx: ConnectorContext, fake:
         {"status": "AUTHORIZED", "response_code": -3},
     ],
 )
-async def test_normal_return_rejected(ctx: ConnectorContext, fake: Fake, changes: dict[str, Any]) -> None:
+async def test_normal_return_rejected(
+    ctx: ConnectorContext, fake: FakeProvider, changes: dict[str, Any]
+) -> None:
     fake.handler = reply(200, tx_body(**changes))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
     assert result.outcome is PaymentOutcome.FAILED
@@ -304,7 +264,7 @@ async def test_normal_return_rejected(ctx: ConnectorContext, fake: Fake, changes
 
 
 @pytest.mark.parametrize("vci", ["TSY", "TSN", "NEWVALUE", None, ""])
-async def test_vci_is_never_validated(ctx: ConnectorContext, fake: Fake, vci: str | None) -> None:
+async def test_vci_is_never_validated(ctx: ConnectorContext, fake: FakeProvider, vci: str | None) -> None:
     fake.handler = reply(200, tx_body(vci=vci))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
     assert result.outcome is PaymentOutcome.AUTHORIZED
@@ -330,7 +290,7 @@ SHAPES = ["timeout", "abort", "abort_token_only", "error"]
 
 @pytest.mark.parametrize("shape", SHAPES)
 async def test_abort_shaped_return_ends_only_after_the_status_says_unpaid(
-    ctx: ConnectorContext, fake: Fake, shape: str
+    ctx: ConnectorContext, fake: FakeProvider, shape: str
 ) -> None:
     params, outcome = abort_shapes(ctx)[shape]
     fake.handler = reply(200, tx_body(status="FAILED", response_code=-1))
@@ -342,7 +302,7 @@ async def test_abort_shaped_return_ends_only_after_the_status_says_unpaid(
 
 @pytest.mark.parametrize("shape", SHAPES)
 async def test_abort_shaped_return_of_a_paid_transaction_commits_it(
-    ctx: ConnectorContext, fake: Fake, shape: str
+    ctx: ConnectorContext, fake: FakeProvider, shape: str
 ) -> None:
     params, _ = abort_shapes(ctx)[shape]
     fake.handler = reply(200, tx_body())  # status and commit both say authorized
@@ -361,7 +321,7 @@ async def test_abort_shaped_return_of_a_paid_transaction_commits_it(
     ],
 )
 async def test_abort_shaped_return_of_an_undecided_transaction_moves_nothing(
-    ctx: ConnectorContext, fake: Fake, shape: str, answer: Handler
+    ctx: ConnectorContext, fake: FakeProvider, shape: str, answer: Handler
 ) -> None:
     params, _ = abort_shapes(ctx)[shape]
     fake.handler = answer
@@ -384,7 +344,7 @@ async def test_abort_shaped_return_of_an_undecided_transaction_moves_nothing(
     ],
 )
 async def test_foreign_or_forged_returns_are_ignored(
-    ctx: ConnectorContext, fake: Fake, params: dict[str, str]
+    ctx: ConnectorContext, fake: FakeProvider, params: dict[str, str]
 ) -> None:
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), params)
     assert result.outcome is PaymentOutcome.IGNORED
@@ -392,7 +352,7 @@ async def test_foreign_or_forged_returns_are_ignored(
 
 
 async def test_timeout_return_with_the_real_order_but_a_guessed_session_is_ignored(
-    ctx: ConnectorContext, fake: Fake
+    ctx: ConnectorContext, fake: FakeProvider
 ) -> None:
     ref = checkout_ref(ctx)
     params = {"TBK_ORDEN_COMPRA": buy_order_for(INTENT), "TBK_ID_SESION": CHECKOUT_ID}
@@ -404,7 +364,7 @@ async def test_timeout_return_with_the_real_order_but_a_guessed_session_is_ignor
     [slow(), broken(), reply(500, {"error_message": "x"}), reply(200, raw=b"{oops")],
 )
 async def test_commit_with_unknown_outcome_is_processing(
-    ctx: ConnectorContext, fake: Fake, handler: Handler
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler
 ) -> None:
     fake.handler = handler
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
@@ -413,7 +373,7 @@ async def test_commit_with_unknown_outcome_is_processing(
     assert "unknown" in (result.reason or "")
 
 
-async def test_commit_422_reads_the_status_instead(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_commit_422_reads_the_status_instead(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = by_method(
         PUT=reply(422, {"error_message": "Transaction has an invalid finished state: committed"}),
         GET=reply(200, tx_body()),
@@ -423,7 +383,9 @@ async def test_commit_422_reads_the_status_instead(ctx: ConnectorContext, fake: 
     assert result.outcome is PaymentOutcome.AUTHORIZED  # never FAILED because of the second commit
 
 
-async def test_commit_422_on_an_unfinished_token_is_not_paid(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_commit_422_on_an_unfinished_token_is_not_paid(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     fake.handler = by_method(
         PUT=reply(422, {"error_message": "Invalid status 0 for transaction while authorizing"}),
         GET=reply(200, tx_body(status="INITIALIZED", response_code=None, authorization_code=None)),
@@ -432,14 +394,14 @@ async def test_commit_422_on_an_unfinished_token_is_not_paid(ctx: ConnectorConte
     assert result.outcome is PaymentOutcome.NOT_PAID
 
 
-async def test_commit_401_is_a_rejection(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_commit_401_is_a_rejection(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(401, {"error_message": "Not Authorized"})
     with pytest.raises(ProviderRejected):
         await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
 
 
 async def test_a_transaction_that_does_not_match_the_checkout_is_ignored(
-    ctx: ConnectorContext, fake: Fake
+    ctx: ConnectorContext, fake: FakeProvider
 ) -> None:
     fake.handler = reply(200, tx_body(amount=1))
     result = await adapter.confirm_return(ctx, checkout_ref(ctx), {"token_ws": TOKEN})
@@ -467,7 +429,7 @@ async def test_a_transaction_that_does_not_match_the_checkout_is_ignored(
     ],
 )
 async def test_read_status_maps(
-    ctx: ConnectorContext, fake: Fake, answer: Handler, outcome: PaymentOutcome
+    ctx: ConnectorContext, fake: FakeProvider, answer: Handler, outcome: PaymentOutcome
 ) -> None:
     fake.handler = answer
     result = await adapter.read_status(ctx, checkout_ref(ctx))
@@ -488,14 +450,14 @@ async def test_read_status_maps(
     ],
 )
 async def test_read_status_failures(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.handler = handler
     with pytest.raises(error):
         await adapter.read_status(ctx, checkout_ref(ctx))
 
 
-async def test_cancel_checkout_confirms_nothing_started(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_cancel_checkout_confirms_nothing_started(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(200, tx_body(status="INITIALIZED", response_code=None))
     assert (await adapter.cancel_checkout(ctx, checkout_ref(ctx))).outcome is PaymentOutcome.NOT_PAID
     fake.handler = reply(200, tx_body())
@@ -518,7 +480,7 @@ def refund_request(**changes: Any) -> RefundRequest:
     return RefundRequest(**values)
 
 
-async def test_refund_reversed(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_refund_reversed(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(200, {"type": "REVERSED"})
     result = await adapter.refund(ctx, refund_request())
     (request,) = fake.requests
@@ -527,7 +489,7 @@ async def test_refund_reversed(ctx: ConnectorContext, fake: Fake) -> None:
     assert result.outcome is ProviderRefundOutcome.SUCCEEDED and result.amount == 1500
 
 
-async def test_refund_nullified(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_refund_nullified(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.handler = reply(
         200,
         {
@@ -547,7 +509,7 @@ async def test_refund_nullified(ctx: ConnectorContext, fake: Fake) -> None:
 
 @pytest.mark.parametrize("code", [16, 53, 284, 310, 311])
 async def test_refund_error_codes_are_rejections_with_reasons(
-    ctx: ConnectorContext, fake: Fake, code: int
+    ctx: ConnectorContext, fake: FakeProvider, code: int
 ) -> None:
     fake.handler = reply(422, {"error_message": f"Refund refused, response code {code}"})
     with pytest.raises(ProviderRejected) as caught:
@@ -578,7 +540,7 @@ async def test_refund_error_codes_are_rejections_with_reasons(
     ],
 )
 async def test_refund_failures(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.handler = handler
     with pytest.raises(error):
@@ -616,7 +578,7 @@ async def test_refund_failures(
 )
 async def test_read_refund_from_the_balance(
     ctx: ConnectorContext,
-    fake: Fake,
+    fake: FakeProvider,
     body: dict[str, Any],
     request_changes: dict[str, Any],
     outcome: ProviderRefundOutcome,
@@ -636,7 +598,9 @@ async def test_no_notifications(ctx: ConnectorContext) -> None:
 # -- secrets --------------------------------------------------------------------------------------
 
 
-async def test_incomplete_credentials_are_refused_before_any_call(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_incomplete_credentials_are_refused_before_any_call(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     # A connector whose stored credentials lack a field never calls the provider with an empty
     # header: the adapter refuses, naming the field and never a value.
     fake.handler = reply(200, tx_body())
@@ -648,7 +612,7 @@ async def test_incomplete_credentials_are_refused_before_any_call(ctx: Connector
 
 
 async def test_secrets_are_masked_in_reprs_and_logs(
-    ctx: ConnectorContext, fake: Fake, caplog: pytest.LogCaptureFixture
+    ctx: ConnectorContext, fake: FakeProvider, caplog: pytest.LogCaptureFixture
 ) -> None:
     for text in (repr(ctx), str(ctx), repr(ctx.credentials), str(ctx.credentials)):
         assert API_KEY not in text and COMMERCE not in text
@@ -673,49 +637,12 @@ SIM_PAGE = "http://testserver/simulator/provider_a/webpayserver"
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # Long enough for an in-process simulator call on a loaded two-core machine (1 s was not);
-    # the one timeout-fault test here then waits 6 s.
-    return {"provider_timeout_seconds": 5}
-
-
 async def sim_context(runtime: Runtime) -> tuple[ConnectorContext, Sandbox]:
-    sandbox = await new_application(runtime)
-    ctx = runtime.connector_contexts.build(
-        connector_id=new_id("cfg"),
-        application_id=sandbox.application_id,
-        provider=PROVIDER_A,
-        mode=Mode.MOCK,
-        credentials=None,
-    )
-    return ctx, sandbox
+    return await mock_connector(runtime, PROVIDER_A)
 
 
 async def sim_checkout(ctx: ConnectorContext, amount: int = 1500) -> tuple[CheckoutRef, Any]:
-    intent = new_id("payi")
-    checkout_id = new_id("chk")
-    session = await adapter.create_checkout(
-        ctx,
-        CheckoutRequest(
-            payment_intent_id=intent,
-            checkout_id=checkout_id,
-            amount=amount,
-            currency="CLP",
-            description="Order",
-            return_url=f"http://testserver/v1/checkout-returns/{PROVIDER_A}/{intent}",
-            expires_at=ctx.clock.now() + timedelta(minutes=10),
-        ),
-    )
-    ref = CheckoutRef(
-        payment_intent_id=intent,
-        checkout_id=checkout_id,
-        provider_reference=session.provider_reference,
-        amount=amount,
-        currency="CLP",
-        provider_data=session.provider_data,
-    )
-    return ref, session
+    return await start_session(adapter, ctx, amount=amount)
 
 
 async def buyer_chooses(ctx: ConnectorContext, session: Any, outcome: str) -> dict[str, str]:

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -41,7 +39,9 @@ from payorch.providers.provider_b.signature import (
 from payorch.providers.provider_b.signature import sign_notification, verify_signature
 from payorch.providers.registry import get_adapter
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox
+from tests.providers.fake_transport import FakeProvider, Handler, broken, fake_http, reply, slow
+from tests.providers.helpers import connector_context, mock_connector, start_session
 
 TOKEN = "TEST-1234567890-secret-access-token"  # noqa: S105 - a test value
 WEBHOOK_SECRET = "whsec-0123456789abcdef0123456789abcdef"  # noqa: S105 - a test value
@@ -53,72 +53,32 @@ PREFERENCE = "123456-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
 RETURN_URL = "http://testserver/v1/checkout-returns/provider_b_redirect_get/" + INTENT
 NOTIFY_URL = "http://testserver/v1/provider-notifications/provider_b_redirect_get/cfg_test"
 
-Handler = Callable[[httpx.Request], Awaitable[httpx.Response]]
+# The simulator tests below: long enough for an in-process simulator call on a loaded two-core
+# machine (1 s was not); the one timeout-fault test here then waits 6 s.
+pytestmark = pytest.mark.settings(provider_timeout_seconds=5)
+
 adapter = get_adapter(PROVIDER_B)
 
 
-class Fake:
-    def __init__(self) -> None:
-        self.requests: list[httpx.Request] = []
-        self.routes: dict[tuple[str, str], Handler] = {}
-        self.default: Handler | None = None
-
-    def on(self, method: str, path: str, handler: Handler) -> None:
-        self.routes[(method, path)] = handler
-
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        handler = self.routes.get((request.method, request.url.path), self.default)
-        assert handler is not None, f"unexpected call {request.method} {request.url}"
-        return await handler(request)
-
-
-def reply(status: int, body: Any = None, *, raw: bytes | None = None) -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        if raw is not None:
-            return httpx.Response(status, content=raw)
-        return httpx.Response(status, json=body)
-
-    return handler
-
-
-def slow() -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(5)
-        return httpx.Response(200, json={})
-
-    return handler
-
-
-def broken() -> Handler:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        raise httpx.ReadError("connection reset", request=request)
-
-    return handler
-
-
 @pytest.fixture
-async def fake() -> Fake:
-    return Fake()
+async def fake() -> FakeProvider:
+    return FakeProvider()
 
 
 def make_ctx(http: httpx.AsyncClient, mode: Mode = Mode.PRODUCTION) -> ConnectorContext:
-    return ConnectorContext(
-        connector_id="cfg_test",
-        application_id="app_test",
-        provider=PROVIDER_B,
+    return connector_context(
+        PROVIDER_B,
         mode=mode,
         base_url=BASE,
-        credentials=Credentials({"access_token": TOKEN, "webhook_secret": WEBHOOK_SECRET}),
+        credentials={"access_token": TOKEN, "webhook_secret": WEBHOOK_SECRET},
         http=http,
         clock=FrozenClock(NOW),
-        timeout_seconds=0.2,
     )
 
 
 @pytest.fixture
-async def http(fake: Fake) -> Any:
-    async with httpx.AsyncClient(transport=httpx.MockTransport(fake)) as client:
+async def http(fake: FakeProvider) -> Any:
+    async with fake_http(fake) as client:
         yield client
 
 
@@ -195,7 +155,7 @@ PREFERENCE_ANSWER = {
     ],
 )
 async def test_the_item_carries_the_shops_description_and_order(
-    ctx: ConnectorContext, fake: Fake, description: str | None, item: dict[str, str]
+    ctx: ConnectorContext, fake: FakeProvider, description: str | None, item: dict[str, str]
 ) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     await adapter.create_checkout(
@@ -206,7 +166,7 @@ async def test_the_item_carries_the_shops_description_and_order(
     assert {k: v for k, v in sent.items() if k in ("title", "description")} == item
 
 
-async def test_create_preference_fields(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_create_preference_fields(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     session = await adapter.create_checkout(ctx, checkout_request())
 
@@ -243,7 +203,7 @@ async def test_create_preference_fields(ctx: ConnectorContext, fake: Fake) -> No
     [(1500, "CLP", 1500), (1, "USD", 0.01), (100, "BRL", 1), (999_999_999_999_999, "USD", None)],
 )
 async def test_unit_price_from_minor_units(
-    ctx: ConnectorContext, fake: Fake, amount: int, currency: str, unit_price: float | None
+    ctx: ConnectorContext, fake: FakeProvider, amount: int, currency: str, unit_price: float | None
 ) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     await adapter.create_checkout(ctx, checkout_request(amount=amount, currency=currency))
@@ -253,7 +213,7 @@ async def test_unit_price_from_minor_units(
     assert wire.to_minor(sent, currency) == amount  # exact round trip
 
 
-async def test_sandbox_mode_uses_the_sandbox_init_point(http: httpx.AsyncClient, fake: Fake) -> None:
+async def test_sandbox_mode_uses_the_sandbox_init_point(http: httpx.AsyncClient, fake: FakeProvider) -> None:
     fake.on("POST", wire.PREFERENCES, reply(201, PREFERENCE_ANSWER))
     session = await adapter.create_checkout(make_ctx(http, Mode.SANDBOX), checkout_request())
     assert session.url == PREFERENCE_ANSWER["sandbox_init_point"]
@@ -263,7 +223,7 @@ async def test_sandbox_mode_uses_the_sandbox_init_point(http: httpx.AsyncClient,
     ("handler", "error"),
     [
         (slow(), ProviderUnavailable),
-        (broken(), ProviderUnavailable),
+        (broken(httpx.ReadError, "connection reset"), ProviderUnavailable),
         (reply(500, {"message": "internal_error"}), ProviderUnavailable),
         (reply(201, raw=b"<html>"), ProviderUnavailable),
         (reply(201, {"id": PREFERENCE}), ProviderUnavailable),
@@ -278,7 +238,7 @@ async def test_sandbox_mode_uses_the_sandbox_init_point(http: httpx.AsyncClient,
     ],
 )
 async def test_create_failures(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.on("POST", wire.PREFERENCES, handler)
     with pytest.raises(error) as caught:
@@ -286,7 +246,9 @@ async def test_create_failures(
     assert TOKEN not in str(caught.value)
 
 
-async def test_unsupported_currency_is_refused_without_calling(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_unsupported_currency_is_refused_without_calling(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     with pytest.raises(ProviderRejected):
         await adapter.create_checkout(ctx, checkout_request(currency="XXX"))
     assert fake.requests == []
@@ -326,7 +288,7 @@ def return_params(**changes: str) -> dict[str, str]:
     ],
 )
 async def test_return_reads_the_payment(
-    ctx: ConnectorContext, fake: Fake, status: str, outcome: PaymentOutcome
+    ctx: ConnectorContext, fake: FakeProvider, status: str, outcome: PaymentOutcome
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status=status)))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status=status))))
@@ -358,7 +320,7 @@ async def test_return_reads_the_payment(
     ],
 )
 async def test_a_payment_that_does_not_match_is_not_trusted(
-    ctx: ConnectorContext, fake: Fake, changes: dict[str, Any]
+    ctx: ConnectorContext, fake: FakeProvider, changes: dict[str, Any]
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(**changes)))
     params = return_params(external_reference="null")
@@ -367,7 +329,7 @@ async def test_a_payment_that_does_not_match_is_not_trusted(
     assert "not trusted" in (result.reason or "")
 
 
-async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     params = return_params(payment_id="null", collection_id="null", status="null")
@@ -384,7 +346,9 @@ async def test_null_return_searches_by_reference(ctx: ConnectorContext, fake: Fa
     assert result.outcome is PaymentOutcome.CANCELLED
 
 
-async def test_null_return_while_the_buyer_pays_in_another_tab(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_null_return_while_the_buyer_pays_in_another_tab(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     searches = iter([search(), search(payment(id=5, status="approved"))])
 
     async def next_search(request: httpx.Request) -> httpx.Response:
@@ -400,7 +364,7 @@ async def test_null_return_while_the_buyer_pays_in_another_tab(ctx: ConnectorCon
 
 @pytest.mark.parametrize("hint", ["return", "notification"])
 async def test_a_rejected_payment_does_not_hide_a_later_approved_one(
-    ctx: ConnectorContext, fake: Fake, hint: str
+    ctx: ConnectorContext, fake: FakeProvider, hint: str
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status="rejected")))
     fake.on(
@@ -415,7 +379,7 @@ async def test_a_rejected_payment_does_not_hide_a_later_approved_one(
     assert result.outcome is PaymentOutcome.AUTHORIZED and result.provider_payment_reference == "6"
 
 
-async def test_null_return_finds_a_payment_made_after_all(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_null_return_finds_a_payment_made_after_all(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on(
         "GET",
         wire.PAYMENTS_SEARCH,
@@ -448,14 +412,16 @@ async def test_null_return_finds_a_payment_made_after_all(ctx: ConnectorContext,
     ],
 )
 async def test_foreign_or_forged_returns_are_ignored(
-    ctx: ConnectorContext, fake: Fake, params: dict[str, str]
+    ctx: ConnectorContext, fake: FakeProvider, params: dict[str, str]
 ) -> None:
     result = await adapter.confirm_return(ctx, checkout_ref(), params)
     assert result.outcome is PaymentOutcome.IGNORED
     assert fake.requests == []
 
 
-async def test_a_return_naming_an_unknown_payment_is_ignored(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_a_return_naming_an_unknown_payment_is_ignored(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(404, {"message": "Payment not found"}))
     assert (await adapter.confirm_return(ctx, checkout_ref(), return_params())).outcome is (
         PaymentOutcome.IGNORED
@@ -466,7 +432,7 @@ async def test_a_return_naming_an_unknown_payment_is_ignored(ctx: ConnectorConte
     ("handler", "error"),
     [
         (slow(), ProviderUnavailable),
-        (broken(), ProviderUnavailable),
+        (broken(httpx.ReadError, "connection reset"), ProviderUnavailable),
         (reply(500, {}), ProviderUnavailable),
         (reply(200, raw=b"garbage"), ProviderUnavailable),
         (reply(200, payment(status="brand_new_status")), ProviderUnavailable),
@@ -474,7 +440,7 @@ async def test_a_return_naming_an_unknown_payment_is_ignored(ctx: ConnectorConte
     ],
 )
 async def test_return_failures(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.on("GET", "/v1/payments/987654321", handler)
     with pytest.raises(error):
@@ -484,12 +450,12 @@ async def test_return_failures(
 # -- status and cancel ----------------------------------------------------------------------------
 
 
-async def test_read_status_without_payments_is_not_paid(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_read_status_without_payments_is_not_paid(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     assert (await adapter.read_status(ctx, checkout_ref())).outcome is PaymentOutcome.NOT_PAID
 
 
-async def test_read_status_with_a_payment_reference(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_read_status_with_a_payment_reference(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", "/v1/payments/77", reply(200, payment(id=77, status="in_process")))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search()))
     result = await adapter.read_status(ctx, checkout_ref(), payment_reference="77")
@@ -500,7 +466,7 @@ async def test_read_status_with_a_payment_reference(ctx: ConnectorContext, fake:
 
 
 async def test_cancel_expires_the_preference_then_confirms_no_payment(
-    ctx: ConnectorContext, fake: Fake
+    ctx: ConnectorContext, fake: FakeProvider
 ) -> None:
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status="rejected"))))
@@ -523,7 +489,7 @@ async def test_cancel_expires_the_preference_then_confirms_no_payment(
     [("approved", PaymentOutcome.AUTHORIZED), ("pending", PaymentOutcome.PROCESSING)],
 )
 async def test_cancel_refuses_when_a_payment_started(
-    ctx: ConnectorContext, fake: Fake, status: str, outcome: PaymentOutcome
+    ctx: ConnectorContext, fake: FakeProvider, status: str, outcome: PaymentOutcome
 ) -> None:
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", reply(200, PREFERENCE_ANSWER))
     fake.on("GET", wire.PAYMENTS_SEARCH, reply(200, search(payment(status=status))))
@@ -539,7 +505,7 @@ async def test_cancel_refuses_when_a_payment_started(
     ],
 )
 async def test_cancel_failures(
-    ctx: ConnectorContext, fake: Fake, handler: Handler, error: type[Exception]
+    ctx: ConnectorContext, fake: FakeProvider, handler: Handler, error: type[Exception]
 ) -> None:
     fake.on("PUT", f"{wire.PREFERENCES}/{PREFERENCE}", handler)
     with pytest.raises(error):
@@ -565,7 +531,9 @@ def refund_request(**changes: Any) -> RefundRequest:
 REFUNDS = "/v1/payments/987654321/refunds"
 
 
-async def test_whole_refund_sends_an_empty_body_and_our_refund_id(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_whole_refund_sends_an_empty_body_and_our_refund_id(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     fake.on(
         "POST",
         REFUNDS,
@@ -579,7 +547,7 @@ async def test_whole_refund_sends_an_empty_body_and_our_refund_id(ctx: Connector
     assert result.provider_refund_reference == "1"
 
 
-async def test_partial_refund_names_its_amount(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_partial_refund_names_its_amount(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("POST", REFUNDS, reply(201, {"id": 2, "amount": 5.0, "status": "approved"}))
     await adapter.refund(ctx, refund_request(amount=500))
     assert json.loads(fake.requests[0].content) == {"amount": 5.0}
@@ -600,14 +568,14 @@ async def test_partial_refund_names_its_amount(ctx: ConnectorContext, fake: Fake
         ),
         (reply(404, {"message": "Payment not found"}), None, ProviderRejected),
         (slow(), None, ProviderUnavailable),
-        (broken(), None, ProviderUnavailable),
+        (broken(httpx.ReadError, "connection reset"), None, ProviderUnavailable),
         (reply(500, {}), None, ProviderUnavailable),
         (reply(201, raw=b"nope"), None, ProviderUnavailable),
     ],
 )
 async def test_refund_answers(
     ctx: ConnectorContext,
-    fake: Fake,
+    fake: FakeProvider,
     handler: Handler,
     outcome: ProviderRefundOutcome | None,
     error: type[Exception] | None,
@@ -634,7 +602,7 @@ async def test_refund_answers(
 )
 async def test_read_refund_from_the_refunded_total(
     ctx: ConnectorContext,
-    fake: Fake,
+    fake: FakeProvider,
     refunded: float | None,
     status: str,
     changes: dict[str, Any],
@@ -673,7 +641,9 @@ def notification(
     return IncomingNotification(headers=headers, query=query, body=body)
 
 
-async def test_valid_notification_names_the_payment_and_its_intent(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_valid_notification_names_the_payment_and_its_intent(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment(status="approved")))
     ref = await adapter.parse_notification(ctx, notification())
     assert ref.provider_payment_reference == "987654321"
@@ -684,7 +654,7 @@ async def test_valid_notification_names_the_payment_and_its_intent(ctx: Connecto
     assert result.outcome is PaymentOutcome.AUTHORIZED
 
 
-async def test_header_names_are_case_insensitive(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_header_names_are_case_insensitive(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(200, payment()))
     base = notification()
     upper = IncomingNotification(
@@ -707,14 +677,14 @@ async def test_header_names_are_case_insensitive(ctx: ConnectorContext, fake: Fa
     ],
 )
 async def test_bad_signatures_are_refused_without_calling(
-    ctx: ConnectorContext, fake: Fake, incoming: IncomingNotification
+    ctx: ConnectorContext, fake: FakeProvider, incoming: IncomingNotification
 ) -> None:
     with pytest.raises(InvalidNotification):
         await adapter.parse_notification(ctx, incoming)
     assert fake.requests == []
 
 
-async def test_missing_signature_header(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_missing_signature_header(ctx: ConnectorContext, fake: FakeProvider) -> None:
     base = notification()
     headers = {k: v for k, v in base.headers.items() if k != "x-signature"}
     with pytest.raises(InvalidNotification, match="missing"):
@@ -753,19 +723,21 @@ def test_absent_parts_are_dropped_from_the_manifest() -> None:
     )
 
 
-async def test_other_topics_are_acknowledged_without_reading(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_other_topics_are_acknowledged_without_reading(
+    ctx: ConnectorContext, fake: FakeProvider
+) -> None:
     ref = await adapter.parse_notification(ctx, notification(topic="point_integration_wh"))
     assert ref.provider_payment_reference is None
     assert fake.requests == []
 
 
-async def test_notification_for_an_unknown_payment(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_notification_for_an_unknown_payment(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(404, {"message": "not found"}))
     ref = await adapter.parse_notification(ctx, notification())
     assert ref.provider_payment_reference == "987654321" and ref.payment_intent_id is None
 
 
-async def test_notification_read_failure_is_unavailable(ctx: ConnectorContext, fake: Fake) -> None:
+async def test_notification_read_failure_is_unavailable(ctx: ConnectorContext, fake: FakeProvider) -> None:
     fake.on("GET", "/v1/payments/987654321", reply(503, {}))
     with pytest.raises(ProviderUnavailable):
         await adapter.parse_notification(ctx, notification())
@@ -781,7 +753,7 @@ async def test_connector_without_webhook_secret_refuses(http: httpx.AsyncClient)
 
 
 async def test_incomplete_credentials_are_refused_before_any_call(
-    http: httpx.AsyncClient, fake: Fake
+    http: httpx.AsyncClient, fake: FakeProvider
 ) -> None:
     # No access_token stored: the adapter refuses (naming the field, never a value) instead of
     # calling the provider with an empty bearer token.
@@ -795,7 +767,7 @@ async def test_incomplete_credentials_are_refused_before_any_call(
 
 
 async def test_secrets_are_masked(
-    ctx: ConnectorContext, fake: Fake, caplog: pytest.LogCaptureFixture
+    ctx: ConnectorContext, fake: FakeProvider, caplog: pytest.LogCaptureFixture
 ) -> None:
     for text in (repr(ctx), str(ctx), repr(ctx.credentials)):
         assert TOKEN not in text and WEBHOOK_SECRET not in text
@@ -841,13 +813,6 @@ class CaptureNotifications:
 
 
 @pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # Long enough for an in-process simulator call on a loaded two-core machine (1 s was not);
-    # the one timeout-fault test here then waits 6 s.
-    return {"provider_timeout_seconds": 5}
-
-
-@pytest.fixture
 def capture() -> CaptureNotifications:
     return CaptureNotifications()
 
@@ -862,44 +827,21 @@ async def sim(
     runtime: Runtime, capture: CaptureNotifications
 ) -> tuple[ConnectorContext, Sandbox, CaptureNotifications]:
     capture.app = create_app(runtime=runtime)
-    sandbox = await new_application(runtime)
-    ctx = runtime.connector_contexts.build(
-        connector_id=new_id("cfg"),
-        application_id=sandbox.application_id,
-        provider=PROVIDER_B,
-        mode=Mode.MOCK,
-        credentials=None,
-    )
+    ctx, sandbox = await mock_connector(runtime, PROVIDER_B)
     return ctx, sandbox, capture
 
 
 async def sim_checkout(
     ctx: ConnectorContext, *, amount: int = 1500, currency: str = "CLP", intent: str | None = None
 ) -> tuple[CheckoutRef, Any]:
-    intent = intent or new_id("payi")
-    checkout_id = new_id("chk")
-    session = await adapter.create_checkout(
+    return await start_session(
+        adapter,
         ctx,
-        CheckoutRequest(
-            payment_intent_id=intent,
-            checkout_id=checkout_id,
-            amount=amount,
-            currency=currency,
-            description="Order",
-            return_url=f"http://testserver/v1/checkout-returns/{PROVIDER_B}/{intent}",
-            notification_url="http://testserver" + CAPTURE_PATH,
-            expires_at=ctx.clock.now() + timedelta(minutes=10),
-        ),
-    )
-    ref = CheckoutRef(
-        payment_intent_id=intent,
-        checkout_id=checkout_id,
-        provider_reference=session.provider_reference,
         amount=amount,
         currency=currency,
-        provider_data=session.provider_data,
+        intent=intent,
+        notification_url="http://testserver" + CAPTURE_PATH,
     )
-    return ref, session
 
 
 async def buyer_chooses(

@@ -15,9 +15,7 @@ import pytest
 from payorch.ids import new_id
 from payorch.providers.base import (
     CheckoutRef,
-    CheckoutRequest,
     ConnectorContext,
-    Credentials,
     IncomingNotification,
     InvalidNotification,
     Mode,
@@ -32,11 +30,11 @@ from payorch.providers.provider_c.registration import mock_credentials
 from payorch.providers.provider_c.signature import sign
 from payorch.runtime import Runtime
 from tests.kit import Sandbox
+from tests.providers.helpers import connector_context, start_session
 from tests.simulator.provider_c_app import HOOK_URL, Events, c_app, c_headers
 
 __all__ = ["c_app"]
 adapter = ProviderCAdapter()
-RETURN_URL = "http://testserver/v1/checkout-returns/provider_c_redirect_get/"
 
 
 @pytest.fixture
@@ -45,15 +43,14 @@ def http(c_app: tuple[httpx.AsyncClient, Events]) -> httpx.AsyncClient:
 
 
 def make_ctx(runtime: Runtime, sandbox: Sandbox) -> ConnectorContext:
-    return ConnectorContext(
-        connector_id="cfg_test",
-        application_id=sandbox.application_id,
-        provider=PROVIDER_C,
+    return connector_context(
+        PROVIDER_C,
         mode=Mode.MOCK,
         base_url=adapter.base_url(Mode.MOCK, "http://testserver"),
-        credentials=Credentials(mock_credentials(runtime.cipher, sandbox.application_id)),
+        credentials=mock_credentials(runtime.cipher, sandbox.application_id),
         http=runtime.http,
         clock=runtime.clock,
+        application_id=sandbox.application_id,
         timeout_seconds=5,
     )
 
@@ -61,20 +58,9 @@ def make_ctx(runtime: Runtime, sandbox: Sandbox) -> ConnectorContext:
 async def start(
     ctx: ConnectorContext, amount: int = 15000, currency: str = "CLP"
 ) -> tuple[CheckoutRef, str, Any]:
-    intent = new_id("payi")
-    checkout = new_id("chk")
-    request = CheckoutRequest(
-        payment_intent_id=intent,
-        checkout_id=checkout,
-        amount=amount,
-        currency=currency,
-        description="Book",
-        return_url=RETURN_URL + intent,
-        expires_at=ctx.clock.now() + timedelta(minutes=10),
-        notification_url=HOOK_URL,
+    ref, session = await start_session(
+        adapter, ctx, amount=amount, currency=currency, description="Book", notification_url=HOOK_URL
     )
-    session = await adapter.create_checkout(ctx, request)
-    ref = CheckoutRef(intent, checkout, session.provider_reference, amount, currency, session.provider_data)
     return ref, session.url, session
 
 

@@ -11,10 +11,17 @@ from datetime import datetime
 from typing import TypeAlias
 
 import orjson
+from pydantic import JsonValue, TypeAdapter
 
 from payorch.clock import isoformat
 
 JsonObject: TypeAlias = dict[str, object]
+_JSON_VALUES: TypeAdapter[dict[str, JsonValue]] = TypeAdapter(dict[str, JsonValue])
+
+
+def json_values(data: JsonObject) -> dict[str, JsonValue]:
+    """A JSON object as an event payload's field wants it: each value checked to be JSON."""
+    return _JSON_VALUES.validate_python(data)
 
 
 def dumps(data: object) -> bytes:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
+from typing import Literal
 
 
 class CheckoutStatus(StrEnum):
@@ -25,7 +26,7 @@ class Checkout:
     reference: str  # the provider's checkout: token (A) or preference id (B)
     payment_reference: str | None  # the provider's payment, once known
     url: str
-    method: str  # "POST" or "GET"
+    method: Literal["POST", "GET"]
     fields: Mapping[str, str]  # hidden form fields for POST
     provider_data: Mapping[str, str]  # the adapter's opaque keepsake (CheckoutRef.provider_data)
     expires_at: datetime

@@ -64,10 +64,10 @@ class CheckoutResponse(BaseModel):
     def of(cls, checkout: Checkout, intent_status: str, routing: JsonObject) -> CheckoutResponse:
         return cls(
             payment_intent_id=checkout.payment_intent_id,
-            status=intent_status,
+            status=IntentStatus(intent_status),
             provider=checkout.provider,
             checkout=CheckoutAction(
-                type="REDIRECT", url=checkout.url, method=checkout.method, fields=checkout.fields
+                type="REDIRECT", url=checkout.url, method=checkout.method, fields=dict(checkout.fields)
             ),
             expires_at=isoformat(checkout.expires_at),
             routing=RoutingRecordResponse.model_validate(routing),

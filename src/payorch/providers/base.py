@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 
@@ -171,7 +171,7 @@ class CheckoutSession:
     """Where to send the buyer, and what to keep to confirm the result later."""
 
     url: str
-    method: str  # "POST" or "GET"
+    method: Literal["POST", "GET"]
     fields: dict[str, str]  # hidden form fields for POST ({token_ws}); {} for GET
     provider_reference: str  # A: token; B: preference id
     expires_at: datetime  # min(requested, provider's own lifetime)

@@ -24,7 +24,7 @@ from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
 from payorch.events.catalogue import ReconciliationDiscrepancy
 from payorch.ids import new_id
-from payorch.jsontypes import JsonObject
+from payorch.jsontypes import JsonObject, json_values
 from payorch.payments import disputes
 from payorch.providers.base import (
     CheckoutRef,
@@ -307,6 +307,6 @@ def finding_event(finding: Finding) -> ReconciliationDiscrepancy:
         kind=finding.kind,
         action=finding.action,
         provider_reference=finding.subject,
-        payorch=finding.payorch_values,
-        at_provider=finding.provider_values,
+        payorch=json_values(finding.payorch_values),
+        at_provider=json_values(finding.provider_values),
     )

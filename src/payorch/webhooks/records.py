@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 PENDING, SUCCEEDED, EXHAUSTED = "PENDING", "SUCCEEDED", "EXHAUSTED"
 # disabled_reason: payorch disabled the endpoint because its deliveries kept failing, or it was
 # disabled through the API.
-AUTO_DISABLED, MANUAL = "failing", "manual"
+AUTO_DISABLED: Final = "failing"
+MANUAL: Final = "manual"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,45 @@
+"""A wrong event payload is a type error: mypy --strict (the project's configuration, with the
+pydantic plugin's typed __init__) refuses an unknown field, a missing one and a value of the wrong
+type in a catalogue model, and accepts the right one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # starts mypy
+
+EMITTER = """
+from payorch.events.catalogue import PaymentAuthorized
+
+PaymentAuthorized(payment_intent_id="payi_1", payment_id="pay_1", provider="p", amount=1500, currency="CLP")
+PaymentAuthorized(payment_intent_id="payi_1", payment_id="pay_1", provider="p", amount=1500, currency="CLP", code="x")
+PaymentAuthorized(payment_intent_id="payi_1", payment_id="pay_1", provider="p", currency="CLP")
+PaymentAuthorized(payment_intent_id="payi_1", payment_id="pay_1", provider="p", amount="1500", currency="CLP")
+"""
+
+
+def test_mypy_refuses_a_wrong_unknown_or_missing_field(tmp_path: Path) -> None:
+    emitter = tmp_path / "emitter.py"
+    emitter.write_text(EMITTER)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"), str(emitter)],
+        cwd=ROOT,
+        env={**os.environ, "MYPYPATH": str(ROOT / "src")},  # the source, as `make typecheck` reads it
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    errors = {
+        int(line.split(":")[1]): line.rsplit("[", 1)[-1].rstrip("]")
+        for line in done.stdout.splitlines()
+        if line.startswith(str(emitter)) and ": error:" in line
+    }
+    # Line 4 is right; 5 has an unknown field, 6 misses amount, 7 gives amount as a string.
+    assert errors == {5: "call-arg", 6: "call-arg", 7: "arg-type"}, done.stdout

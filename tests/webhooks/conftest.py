@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import httpx
 import pytest
 from sqlalchemy import delete
 
+from payorch.clock import FrozenClock
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.databases import own_database
-from tests.webhooks.helpers import CREATED, FakeDns
+from tests.kit import Sandbox
+from tests.webhooks.helpers import CREATED, FakeDns, Hooks
 from tests.webhooks.receiver import Receiver, serve_receiver
 
 database_url = own_database  # the delivery job sweeps the database: this module gets its own
@@ -63,3 +66,16 @@ async def deliveries(runtime: Runtime) -> AsyncIterator[WebhookDeliveries]:
     job = WebhookDeliveries()
     yield job
     await job.drain()
+
+
+@pytest.fixture
+def hooks(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    clock: FrozenClock,
+    receiver: Receiver,
+    deliveries: WebhookDeliveries,
+) -> Hooks:
+    """The usual set-up of a delivery test in one: unpack it with ``hooks.parts()``."""
+    return Hooks(client, sandbox, runtime, clock, receiver, deliveries)

@@ -9,6 +9,7 @@ import hmac
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,13 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from sqlalchemy import func, insert, select, update
 
+from payorch.clock import FrozenClock
 from payorch.db.tables.webhooks import webhook_deliveries, webhook_endpoints
 from payorch.runtime import Runtime
+from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests import kit
 from tests.kit import TEST_SECRET_KEY, Sandbox
+from tests.webhooks.receiver import Receiver
 
 BASE = "/v1/admin/webhook-endpoints"
 HOUR = 3600
@@ -63,6 +67,36 @@ async def create_endpoint(
 
 async def create_intent(client: httpx.AsyncClient, app: Sandbox, reference: str = "order-1") -> str:
     return str((await kit.create_intent(client, app, external_reference=reference))["id"])
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """A webhook test's set-up (conftest's ``hooks``): the API, the application, the runtime,
+    the frozen clock, a local receiver and the delivery job the test drives."""
+
+    client: httpx.AsyncClient
+    sandbox: Sandbox
+    runtime: Runtime
+    clock: FrozenClock
+    receiver: Receiver
+    deliveries: WebhookDeliveries
+
+    def parts(
+        self,
+    ) -> tuple[httpx.AsyncClient, Sandbox, Runtime, FrozenClock, Receiver, WebhookDeliveries]:
+        return self.client, self.sandbox, self.runtime, self.clock, self.receiver, self.deliveries
+
+    async def queued(self, path: str = "/hook", reference: str = "order-1") -> tuple[str, str]:
+        """An endpoint at the receiver's ``path``, then an intent: its payment_intent.created is
+        queued for the endpoint. Returns (endpoint id, intent id)."""
+        endpoint_id, _ = await create_endpoint(self.client, self.sandbox, self.receiver.url(path))
+        return endpoint_id, await create_intent(self.client, self.sandbox, reference)
+
+    async def delivered(self, path: str = "/hook", reference: str = "order-1") -> tuple[str, str]:
+        """``queued``, then the delivery job run until idle (its count not checked)."""
+        queued = await self.queued(path, reference)
+        await self.deliveries.run_until_idle(self.runtime)
+        return queued
 
 
 async def deliveries_of(client: httpx.AsyncClient, app: Sandbox, endpoint_id: str) -> list[dict[str, Any]]:

@@ -18,15 +18,12 @@ from payorch.webhooks.retention import purge_attempts
 from payorch.worker.jobs import PurgeWebhookAttempts, default_jobs
 from payorch.worker.runner import Worker
 from tests.kit import Sandbox
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, deliveries_of
 
 DAY = timedelta(days=1)
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_retry_schedule": "1,1,1,1,1,1", "webhook_timeout_seconds": 0.5}
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
 
 
 @dataclass(frozen=True)
@@ -47,14 +44,8 @@ class Failing:
 
 
 @pytest.fixture
-async def failing(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> Failing:
+async def failing(hooks: Hooks) -> Failing:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     return Failing(client, sandbox, runtime, clock, deliveries, endpoint_id)
 

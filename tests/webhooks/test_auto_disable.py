@@ -9,12 +9,17 @@ import httpx
 import orjson
 import pytest
 
-from payorch.clock import FrozenClock, isoformat
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
+from payorch.clock import isoformat
 from tests.kit import Sandbox
-from tests.webhooks.helpers import AUTO_DISABLE, BASE, HOUR, create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import (
+    AUTO_DISABLE,
+    BASE,
+    HOUR,
+    Hooks,
+    create_endpoint,
+    create_intent,
+    deliveries_of,
+)
 
 # Retries every hour; disabled after a day of failures with at least 4 failed attempts.
 pytestmark = pytest.mark.settings(**AUTO_DISABLE)
@@ -28,14 +33,8 @@ async def _endpoint(client: httpx.AsyncClient, app: Sandbox, endpoint_id: str) -
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-async def test_an_endpoint_failing_long_enough_is_disabled_and_others_are_told(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_an_endpoint_failing_long_enough_is_disabled_and_others_are_told(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     dead_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     other_id, _ = await create_endpoint(
         client, sandbox, receiver.url("/other"), ["webhook_endpoint.disabled"]
@@ -88,16 +87,9 @@ async def test_an_endpoint_failing_long_enough_is_disabled_and_others_are_told(
     assert len(receiver.at("/ok")) == len(pending)
 
 
-async def test_a_success_ends_the_streak_and_few_attempts_never_disable(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    flaky_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
-    await create_intent(client, sandbox, "a")
+async def test_a_success_ends_the_streak_and_few_attempts_never_disable(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
+    flaky_id, _ = await hooks.queued("/status/503", "a")
     for _ in range(3):  # 3 failures over 20 hours
         await deliveries.run_until_idle(runtime)
         clock.advance(10 * HOUR)
@@ -121,17 +113,10 @@ async def test_a_success_ends_the_streak_and_few_attempts_never_disable(
     assert shown["disabled_reason"] == "manual" and shown["disabled_at"] == isoformat(clock.now())
 
 
-async def test_an_old_streak_with_too_few_attempts_is_not_disabled(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_an_old_streak_with_too_few_attempts_is_not_disabled(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     # Both limits must hold: a streak past the day with 3 attempts (fewer than 4) stays enabled.
-    slow_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
-    await create_intent(client, sandbox, "rare")
+    slow_id, _ = await hooks.queued("/status/500", "rare")
     for _ in range(3):  # attempts at 0 h, 13 h and 26 h: the third is past 24 h
         assert await deliveries.run_until_idle(runtime) == 1
         clock.advance(13 * HOUR)
@@ -148,14 +133,8 @@ async def test_an_old_streak_with_too_few_attempts_is_not_disabled(
     "settings_overrides",
     [{"webhook_retry_schedule": "10,10,10,10,10,10", "webhook_timeout_seconds": 0.5}],
 )
-async def test_the_circuit_breaker_holds_a_failing_endpoint_then_probes_it(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_the_circuit_breaker_holds_a_failing_endpoint_then_probes_it(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/502"))
     for n in range(10):
         await create_intent(client, sandbox, f"order-{n}")

@@ -8,55 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 
 import httpx
 import pytest
 
-from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.worker.runner import Worker
-from tests.kit import Sandbox, new_application
-from tests.webhooks.helpers import BASE, backlog, create_endpoint, create_intent, deliveries_of
+from tests.kit import new_application
+from tests.webhooks.helpers import BASE, Hooks, backlog, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 DEAD = "/status/500"  # answers at once: a quick failure
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_retry_schedule": "1,1,1,1,1,1"}
-
-
-@dataclass(frozen=True)
-class Drive:
-    """The API, the application, the database, the frozen clock, the receiver, the job."""
-
-    client: httpx.AsyncClient
-    sandbox: Sandbox
-    runtime: Runtime
-    clock: FrozenClock
-    receiver: Receiver
-    deliveries: WebhookDeliveries
-
-    def parts(
-        self,
-    ) -> tuple[httpx.AsyncClient, Sandbox, Runtime, FrozenClock, Receiver, WebhookDeliveries]:
-        return self.client, self.sandbox, self.runtime, self.clock, self.receiver, self.deliveries
-
-
-@pytest.fixture
-def drive(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: FrozenClock,
-          receiver: Receiver, deliveries: WebhookDeliveries) -> Drive:  # fmt: skip
-    return Drive(client, sandbox, runtime, clock, receiver, deliveries)
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1")
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(drive: Drive) -> None:
-    client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
+async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
     await backlog(client, runtime, sandbox, endpoint_id, 80)
     assert await deliveries.run_until_idle(runtime) == 32  # the cap at once, all fail: held
@@ -89,8 +62,8 @@ async def test_an_endpoint_failing_fast_gets_one_attempt_at_a_time_until_a_2xx(d
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-async def test_held_deliveries_keep_their_schedule_and_are_all_attempted_later(drive: Drive) -> None:
-    client, sandbox, runtime, clock, receiver, deliveries = drive.parts()
+async def test_held_deliveries_keep_their_schedule_and_are_all_attempted_later(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(DEAD))
     await backlog(client, runtime, sandbox, endpoint_id, 40)
     for _ in range(60):  # its first minute, a second at a time (every retry due after 1 s)

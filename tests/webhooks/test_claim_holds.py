@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
-import httpx
 import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -19,10 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.webhooks import queue
-from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox
-from tests.webhooks.helpers import probed_endpoint
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import Hooks, probed_endpoint
 
 FAILING = "/status/500"
 LockEndpoints = Callable[..., Awaitable[queue.LockedEndpoints]]
@@ -74,9 +70,9 @@ RACES: dict[str, tuple[dict[str, object], int]] = {
 @pytest.mark.postgres
 @pytest.mark.parametrize("race", sorted(RACES))
 async def test_what_another_worker_committed_before_the_claims_lock_holds(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, receiver: Receiver,
-    deliveries: WebhookDeliveries, monkeypatch: pytest.MonkeyPatch, race: str,
-) -> None:  # fmt: skip
+    monkeypatch: pytest.MonkeyPatch, race: str, hooks: Hooks
+) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     committed, attempts = RACES[race]
     now = runtime.clock.now()
     values = {k: now + v if isinstance(v, timedelta) else v for k, v in committed.items()}

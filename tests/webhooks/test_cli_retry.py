@@ -7,39 +7,28 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-import httpx
 import pytest
 
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.cli.helpers import refused
-from tests.kit import Sandbox
 from tests.live import payorch_env, run_cli
-from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import Hooks, deliveries_of
 
 pytestmark = pytest.mark.slow
 
 
 async def test_retry_reschedules_a_delivery_and_refuses_a_succeeded_one(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    database_url: str,
+    database_url: str, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     env = payorch_env(database_url)
-    delivered, _ = await create_endpoint(client, sandbox, receiver.url("/ok"))
-    await create_intent(client, sandbox, "order-cli-1")
+    delivered, _ = await hooks.queued("/ok", "order-cli-1")
     assert await deliveries.run_until_idle(runtime) == 1
     [succeeded] = await deliveries_of(client, sandbox, delivered)
     assert succeeded["status"] == "SUCCEEDED"
     refused(run_cli(["webhooks", "retry", succeeded["id"]], env), "already succeeded")
     assert await deliveries_of(client, sandbox, delivered) == [succeeded]  # unchanged
 
-    failing, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
-    await create_intent(client, sandbox, "order-cli-2")
+    failing, _ = await hooks.queued("/status/503", "order-cli-2")
     assert await deliveries.run_until_idle(runtime) == 2  # to both endpoints
     [failed] = await deliveries_of(client, sandbox, failing)
     assert failed["status"] == "PENDING" and failed["attempts"] == 1

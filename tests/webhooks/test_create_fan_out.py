@@ -15,24 +15,12 @@ import pytest
 from payorch.app import create_app
 from payorch.http.responses import REPLAY_HEADER
 from payorch.ids import id_pattern
-from payorch.runtime import Runtime
 from payorch.webhooks import fanout, wakeups
-from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox
-from tests.webhooks.helpers import BASE, create_endpoint, deliveries_of
+from tests.kit import Sandbox, intent_body
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 CREATED = "payment_intent.created"
-
-
-def _intent(app: Sandbox, reference: str) -> dict[str, object]:
-    return {
-        "merchant_account_id": app.merchant_account_id,
-        "external_reference": reference,
-        "amount": 1500,
-        "currency": "CLP",
-        "return_url": "https://shop.example/return",
-    }
 
 
 @pytest.mark.parametrize(
@@ -51,9 +39,7 @@ async def test_each_subscribed_enabled_endpoint_gets_one_delivery(
     response = await client.patch(f"{BASE}/{disabled}", json={"enabled": False}, headers=sandbox.headers)
     assert response.status_code == 200, response.text
 
-    response = await client.post("/v1/payment-intents", json=_intent(sandbox, "fan"), headers=sandbox.headers)
-    assert response.status_code == 201, response.text
-    intent_id = response.json()["id"]
+    intent_id = await create_intent(client, sandbox, "fan")
 
     ids, event_ids = [], set()
     for endpoint_id in [*every_type, by_type]:
@@ -70,13 +56,9 @@ async def test_each_subscribed_enabled_endpoint_gets_one_delivery(
 
 
 async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    receiver: Receiver,
-    runtime: Runtime,
-    deliveries: WebhookDeliveries,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     first, _ = await create_endpoint(client, sandbox, receiver.url("/1"))
     second, _ = await create_endpoint(client, sandbox, receiver.url("/2"))
     # Both deliveries get the same id: the deliveries' INSERT, the create's last write, fails.
@@ -86,7 +68,9 @@ async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
     transport = httpx.ASGITransport(app=create_app(runtime=runtime), raise_app_exceptions=False)
     failing = httpx.AsyncClient(transport=transport, base_url="http://testserver")
     async with failing:
-        response = await failing.post("/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers)
+        response = await failing.post(
+            "/v1/payment-intents", json=intent_body(sandbox, external_reference="late"), headers=headers
+        )
     assert response.status_code == 500
     listed = await client.get(
         "/v1/payment-intents", params={"external_reference": "late"}, headers=sandbox.headers
@@ -97,7 +81,9 @@ async def test_a_create_that_fails_in_its_last_write_leaves_nothing(
 
     monkeypatch.undo()
     # The key was not stored either: the same request now creates the intent, once.
-    response = await client.post("/v1/payment-intents", json=_intent(sandbox, "late"), headers=headers)
+    response = await client.post(
+        "/v1/payment-intents", json=intent_body(sandbox, external_reference="late"), headers=headers
+    )
     assert response.status_code == 201, response.text
     assert REPLAY_HEADER not in response.headers
     assert len(await deliveries_of(client, sandbox, first)) == 1
@@ -115,18 +101,12 @@ async def test_a_create_with_deliveries_wakes_the_workers_at_its_commit(
     woken = asyncio.Event()
     await listener.add_listener(wakeups.NOTIFY_CHANNEL, lambda *_: woken.set())
     try:
-        response = await client.post(
-            "/v1/payment-intents", json=_intent(sandbox, "quiet"), headers=sandbox.headers
-        )
-        assert response.status_code == 201, response.text
+        await create_intent(client, sandbox, "quiet")
         await asyncio.sleep(0.3)
         assert not woken.is_set()  # no endpoint: nothing queued, no wake-up
 
         await create_endpoint(client, sandbox, receiver.url("/woken"))
-        response = await client.post(
-            "/v1/payment-intents", json=_intent(sandbox, "woken"), headers=sandbox.headers
-        )
-        assert response.status_code == 201, response.text
+        await create_intent(client, sandbox, "woken")
         await asyncio.wait_for(woken.wait(), timeout=5)
     finally:
         await listener.close()

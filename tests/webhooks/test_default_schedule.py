@@ -5,15 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import httpx
-
-from payorch.clock import FrozenClock
 from payorch.config import Settings
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox
-from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import Hooks, deliveries_of
 
 DEFAULT = (60, 300, 900, 3600, 21600, 86400)
 
@@ -22,17 +15,10 @@ def test_the_default_schedule_is_the_documented_one() -> None:
     assert Settings.model_fields["webhook_retry_schedule"].default == "60,300,900,3600,21600,86400"
 
 
-async def test_the_delivery_job_waits_the_default_schedule(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_the_delivery_job_waits_the_default_schedule(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     assert runtime.settings.retry_schedule == DEFAULT
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
-    await create_intent(client, sandbox)
+    endpoint_id, _ = await hooks.queued("/status/503")
     start = clock.now()
     for attempt, wait in enumerate(DEFAULT, start=1):
         assert await deliveries.run_until_idle(runtime) == 1, attempt

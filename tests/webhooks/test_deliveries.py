@@ -10,12 +10,12 @@ import httpx
 import orjson
 import pytest
 
-from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.kit import Sandbox, new_application
 from tests.webhooks.helpers import (
     BASE,
+    Hooks,
     create_endpoint,
     create_intent,
     deliveries_of,
@@ -26,25 +26,18 @@ from tests.webhooks.receiver import Receiver
 SCHEDULE = [1, 2, 3, 4, 5, 6]
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {
-        "webhook_retry_schedule": ",".join(map(str, SCHEDULE)),
-        "webhook_timeout_seconds": 0.5,
-        # The schedule test jumps the clock by days while failing: neither the circuit breaker
-        # nor automatic disabling here (tests/webhooks/test_auto_disable.py).
-        "webhook_disable_after_attempts": 1000,
-        "webhook_breaker_failures": 1000,
-    }
+pytestmark = pytest.mark.settings(
+    webhook_retry_schedule=",".join(map(str, SCHEDULE)),
+    webhook_timeout_seconds=0.5,
+    # The schedule test jumps the clock by days while failing: neither the circuit breaker
+    # nor automatic disabling here (tests/webhooks/test_auto_disable.py).
+    webhook_disable_after_attempts=1000,
+    webhook_breaker_failures=1000,
+)
 
 
-async def test_a_delivery_is_signed_and_carries_the_stored_bytes(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_a_delivery_is_signed_and_carries_the_stored_bytes(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     endpoint_id, secret = await create_endpoint(client, sandbox, receiver.url("/hook"))
     intent_id = await create_intent(client, sandbox)
     pending = await deliveries_of(client, sandbox, endpoint_id)
@@ -82,13 +75,8 @@ async def test_a_delivery_is_signed_and_carries_the_stored_bytes(
     assert len(receiver.requests) == 1
 
 
-async def test_each_endpoint_receives_its_own_copy_signed_with_its_own_secret(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_each_endpoint_receives_its_own_copy_signed_with_its_own_secret(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     _, secret_a = await create_endpoint(client, sandbox, receiver.url("/a"))
     _, secret_b = await create_endpoint(client, sandbox, receiver.url("/b"))
     await create_intent(client, sandbox)
@@ -102,13 +90,8 @@ async def test_each_endpoint_receives_its_own_copy_signed_with_its_own_secret(
     assert not independent_signature_ok(secret_a, b.headers, b.body)
 
 
-async def test_per_event_filters_disabled_endpoints_and_other_applications(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_per_event_filters_disabled_endpoints_and_other_applications(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     every, _ = await create_endpoint(client, sandbox, receiver.url("/every"))
     created_only, _ = await create_endpoint(
         client, sandbox, receiver.url("/created"), ["payment_intent.created"]
@@ -130,16 +113,9 @@ async def test_per_event_filters_disabled_endpoints_and_other_applications(
     assert sorted(r.path for r in receiver.requests) == ["/created", "/every"]
 
 
-async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_restarts_it(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
-    await create_intent(client, sandbox)
+async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_restarts_it(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
+    endpoint_id, _ = await hooks.queued("/status/500")
     start = clock.now()
     for attempt in range(1, 8):
         assert await deliveries.run_until_idle(runtime) == 1, attempt
@@ -218,18 +194,10 @@ async def test_failures_follow_the_schedule_then_exhaust_and_a_manual_retry_rest
     ],
 )
 async def test_only_a_2xx_in_time_succeeds(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    path: str,
-    error: str | None,
-    status: int | None,
+    path: str, error: str | None, status: int | None, hooks: Hooks
 ) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(path))
-    await create_intent(client, sandbox)
-    await deliveries.run_until_idle(runtime)
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
+    endpoint_id, _ = await hooks.delivered(path)
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["error"] == error
     assert delivery["response_status"] == status
@@ -270,15 +238,9 @@ async def test_deliveries_list_pages_newest_first(
     assert [d["id"] for d in rest["items"]] == [items[2]["id"]] and rest["next_cursor"] is None
 
 
-async def test_a_disabled_endpoint_pauses_its_deliveries_until_enabled(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/paused"))
-    await create_intent(client, sandbox)
+async def test_a_disabled_endpoint_pauses_its_deliveries_until_enabled(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
+    endpoint_id, _ = await hooks.queued("/paused")
     url = f"{BASE}/{endpoint_id}"
     await client.patch(url, json={"enabled": False}, headers=sandbox.headers)
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)

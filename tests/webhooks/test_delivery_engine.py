@@ -28,9 +28,7 @@ from tests.webhooks.receiver import Receiver
 TIMEOUT = 3.0
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_timeout_seconds": TIMEOUT}
+pytestmark = pytest.mark.settings(webhook_timeout_seconds=TIMEOUT)
 
 
 async def test_connects_to_the_vetted_address_with_the_original_host(

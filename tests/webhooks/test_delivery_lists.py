@@ -6,27 +6,19 @@ from __future__ import annotations
 import httpx
 
 from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.kit import Sandbox, new_application
 from tests.pages import ids, walk
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent
 from tests.webhooks.receiver import Receiver
 
 ALL = "/v1/admin/webhook-deliveries"
 
 
-async def test_filters_of_both_lists(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    first_endpoint, _ = await create_endpoint(client, sandbox, receiver.url("/a"))
-    first_intent = await create_intent(client, sandbox, "order-1")
+async def test_filters_of_both_lists(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
+    first_endpoint, first_intent = await hooks.queued("/a", "order-1")
     assert await deliveries.run_until_idle(runtime) == 1  # -> SUCCEEDED
-    second_endpoint, _ = await create_endpoint(client, sandbox, receiver.url("/b"))
-    second_intent = await create_intent(client, sandbox, "order-2")
+    second_endpoint, second_intent = await hooks.queued("/b", "order-2")
     other = await new_application(runtime)
     await create_endpoint(client, other, receiver.url("/other"))
     await create_intent(client, other)

@@ -4,25 +4,17 @@ Real deliveries to a local receiver; SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 
-from payorch.clock import FrozenClock
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox
 from tests.observability.capture import Capture, lines_of, logs
-from tests.webhooks.helpers import create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import Hooks, create_endpoint, create_intent, deliveries_of
 
 __all__ = ["logs"]  # the fixture
 
 DELIVERIES = "payorch.worker.deliveries"
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_retry_schedule": "1,1,1,1,1,1", "webhook_timeout_seconds": 0.5}
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
 
 
 def attempt_lines(capture: Capture, endpoint_id: str) -> list[dict[str, object]]:
@@ -30,14 +22,9 @@ def attempt_lines(capture: Capture, endpoint_id: str) -> list[dict[str, object]]
 
 
 async def test_every_failed_attempt_is_a_warning_and_the_last_says_exhausted(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    logs: Capture,
+    logs: Capture, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, secret = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     intent_id = await create_intent(client, sandbox)
     for _ in range(7):
@@ -61,15 +48,9 @@ async def test_every_failed_attempt_is_a_warning_and_the_last_says_exhausted(
     [("/sleep/2", "timeout"), (None, "network_error"), ("/ok", None)],
 )
 async def test_a_timeout_or_network_error_names_its_outcome_and_a_success_logs_nothing(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    logs: Capture,
-    path: str | None,
-    outcome: str | None,
+    logs: Capture, path: str | None, outcome: str | None, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     url = receiver.url(path) if path else "http://127.0.0.1:4400/nobody-listens"
     endpoint_id, _ = await create_endpoint(client, sandbox, url)
     await create_intent(client, sandbox)

@@ -7,21 +7,17 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox, new_application
+from tests.kit import new_application
 from tests.observability.scrape import Samples, scrape, value
-from tests.webhooks.helpers import FakeDns, create_endpoint, create_intent, deliveries_of
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import FakeDns, Hooks, create_endpoint, create_intent, deliveries_of
 
 ATTEMPTS = "payorch_webhook_delivery_attempts_total"
 OUTCOMES = ("succeeded", "http_error", "timeout", "network_error", "url_not_allowed", "exhausted")
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_retry_schedule": "1,1,1,1,1,1", "webhook_timeout_seconds": 0.5}
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
 
 
 def deltas(before: Samples, after: Samples) -> dict[str, float]:
@@ -39,15 +35,8 @@ def deltas(before: Samples, after: Samples) -> dict[str, float]:
         (None, "network_error"),  # nobody listens
     ],
 )
-async def test_each_attempt_is_counted_by_outcome(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    path: str | None,
-    outcome: str,
-) -> None:
+async def test_each_attempt_is_counted_by_outcome(path: str | None, outcome: str, hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     url = receiver.url(path) if path else "http://127.0.0.1:4400/nobody-listens"
     endpoint_id, _ = await create_endpoint(client, sandbox, url)
     await create_intent(client, sandbox)
@@ -78,16 +67,9 @@ async def test_an_address_refused_at_delivery_time_is_url_not_allowed(
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-async def test_exhausted_is_counted_once_when_the_last_attempt_fails(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
-    await create_intent(client, sandbox)
+async def test_exhausted_is_counted_once_when_the_last_attempt_fails(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
+    endpoint_id, _ = await hooks.queued("/status/500")
     before = await scrape(client)
     for attempt in range(1, 8):
         assert await deliveries.run_until_idle(runtime) == 1

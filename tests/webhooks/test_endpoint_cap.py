@@ -17,9 +17,7 @@ from tests.webhooks.helpers import BASE, CREATED, create_endpoint, create_intent
 CAP = 3
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"max_webhook_endpoints": CAP}
+pytestmark = pytest.mark.settings(max_webhook_endpoints=CAP)
 
 
 async def endpoint_ids(client: httpx.AsyncClient, app: Sandbox) -> list[str]:

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox, assert_error, new_application
 
 BASE = "/v1/admin/webhook-endpoints"
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -81,9 +81,7 @@ async def test_bad_bodies_are_400_validation_error(
     client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object], field: str
 ) -> None:
     response = await client.post(BASE, json=body, headers=sandbox.headers)
-    assert response.status_code == 400, response.text
-    error = response.json()["error"]
-    assert error["code"] == "VALIDATION_ERROR"
+    error = assert_error(response, 400, "VALIDATION_ERROR")
     assert error["details"]["errors"][0]["field"].startswith(field)
     listed = await client.get(BASE, headers=sandbox.headers)
     assert listed.json()["items"] == []

@@ -10,15 +10,11 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
 from payorch.webhooks.sender import AttemptOutcome, Sender
-from tests.kit import Sandbox
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of, self_signed
-from tests.webhooks.receiver import Receiver, loopback_socket, serve_receiver
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, deliveries_of, self_signed
+from tests.webhooks.receiver import loopback_socket, serve_receiver
 
 SECRET = "cd" * 32
 
@@ -88,13 +84,8 @@ async def test_each_failure_kind_has_its_reason_and_message(tmp_path: Path) -> N
     assert "certificate" in (tls.failure_message or "")
 
 
-async def test_the_reason_and_message_show_on_the_delivery_and_its_attempts(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    deliveries: WebhookDeliveries,
-    receiver: Receiver,
-) -> None:
+async def test_the_reason_and_message_show_on_the_delivery_and_its_attempts(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     sock = loopback_socket()
     host = sock.getsockname()[0]
     sock.close()

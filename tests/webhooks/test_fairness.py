@@ -25,9 +25,7 @@ DEAD = "/sleep/30"
 A_EVENTS, A_SPACING = 30, 0.15  # A's events spread over three of B's timeout rounds
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_timeout_seconds": TIMEOUT}
+pytestmark = pytest.mark.settings(webhook_timeout_seconds=TIMEOUT)
 
 
 def percentile(values: list[float], p: float) -> float:

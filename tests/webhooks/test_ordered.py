@@ -10,17 +10,11 @@ import httpx
 import orjson
 import pytest
 
-from payorch.clock import FrozenClock
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.kit import Sandbox
-from tests.webhooks.helpers import BASE, CREATED, create_intent
+from tests.webhooks.helpers import BASE, CREATED, Hooks, create_intent
 from tests.webhooks.receiver import Receiver
 
-
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"webhook_retry_schedule": "1,1,1,1,1,1", "webhook_timeout_seconds": 0.5}
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
 
 
 async def _endpoint(client: httpx.AsyncClient, app: Sandbox, body: dict[str, Any]) -> str:
@@ -45,14 +39,8 @@ def _types(receiver: Receiver, path: str) -> list[tuple[str, str]]:
     return [(b["data"]["payment_intent_id"], b["type"]) for b in bodies]
 
 
-async def test_an_ordered_endpoint_waits_for_the_intents_earlier_notice(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_an_ordered_endpoint_waits_for_the_intents_earlier_notice(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     ordered_id = await _endpoint(client, sandbox, {"url": receiver.url("/status/503"), "ordered": True})
     unordered_id = await _endpoint(client, sandbox, {"url": receiver.url("/status/500")})
     first = await create_intent(client, sandbox, "first")

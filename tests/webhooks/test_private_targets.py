@@ -15,12 +15,12 @@ from tests.webhooks.helpers import (
     PRIVATE_OFF,
     PRIVATE_ON,
     FakeDns,
+    Hooks,
     create_endpoint,
     create_intent,
     deliveries_of,
     resolve_from,
 )
-from tests.webhooks.receiver import Receiver
 
 
 async def attempt_once(
@@ -41,14 +41,9 @@ async def attempt_once(
     "internal", ["169.254.169.254", "::ffff:169.254.169.254", "fe80::1", "64:ff9b::a9fe:a9fe"]
 )
 async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    dns: FakeDns,
-    internal: str,
+    dns: FakeDns, internal: str, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     # Created while the name is harmless; then it is re-pointed (DNS rebinding). The receiver
     # stays among the answers, first: a sender that tried the addresses would reach it.
     answers = {"hooks.test": [receiver.host]}
@@ -63,13 +58,9 @@ async def test_a_name_that_resolves_to_link_local_is_refused_at_delivery(
 
 @pytest.mark.parametrize("settings_overrides", [PRIVATE_OFF], indirect=True)
 async def test_private_targets_are_refused_at_delivery_while_the_setting_is_off(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    dns: FakeDns,
+    dns: FakeDns, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     resolve_from(dns, {"hooks.test": [receiver.host], "lan.test": ["192.168.1.20"]})
     loopback, _ = await create_endpoint(client, sandbox, f"http://hooks.test:{receiver.port}/h")
     lan, _ = await create_endpoint(client, sandbox, "http://lan.test:8080/h")
@@ -89,14 +80,9 @@ async def test_private_targets_are_refused_at_delivery_while_the_setting_is_off(
 @pytest.mark.parametrize("settings_overrides", [PRIVATE_ON], indirect=True)
 @pytest.mark.parametrize(("path", "status"), [("/ok", 200), ("/status/500", 500)])
 async def test_a_loopback_receiver_is_reached_but_its_answer_is_not_stored(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-    path: str,
-    status: int,
+    path: str, status: int, hooks: Hooks
 ) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url(path))
     delivery = await attempt_once(client, runtime, deliveries, sandbox, endpoint_id)
     assert len(receiver.requests) == 1

@@ -11,19 +11,16 @@ import pytest
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox, new_application
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.kit import Sandbox, assert_error, new_application
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 SCHEDULE = [1, 1, 1, 1, 1, 1]
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {
-        "webhook_retry_schedule": ",".join(map(str, SCHEDULE)),
-        "webhook_timeout_seconds": 0.5,
-    }
+pytestmark = pytest.mark.settings(
+    webhook_retry_schedule=",".join(map(str, SCHEDULE)), webhook_timeout_seconds=0.5
+)
 
 
 async def _exhaust(runtime: Runtime, clock: FrozenClock, deliveries: WebhookDeliveries) -> None:
@@ -32,16 +29,9 @@ async def _exhaust(runtime: Runtime, clock: FrozenClock, deliveries: WebhookDeli
         clock.advance(max(SCHEDULE))
 
 
-async def test_recover_restarts_exhausted_deliveries_since_a_time_once(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
-    await create_intent(client, sandbox, "old")
+async def test_recover_restarts_exhausted_deliveries_since_a_time_once(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
+    endpoint_id, _ = await hooks.queued("/status/500", "old")
     clock.advance(60)
     since = clock.now()
     await create_intent(client, sandbox, "new-1")
@@ -73,14 +63,8 @@ async def test_recover_restarts_exhausted_deliveries_since_a_time_once(
     assert response.json() == {"recovered": 1}
 
 
-async def test_recover_includes_still_failing_deliveries_only_on_request(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_recover_includes_still_failing_deliveries_only_on_request(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
     since = clock.now() - timedelta(seconds=1)
     await create_intent(client, sandbox)
@@ -102,14 +86,8 @@ async def test_recover_includes_still_failing_deliveries_only_on_request(
     assert delivery["status"] == "EXHAUSTED" and delivery["attempts"] == 8
 
 
-async def test_recover_of_a_disabled_endpoint_leaves_the_deliveries_paused(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_recover_of_a_disabled_endpoint_leaves_the_deliveries_paused(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/500"))
     since = clock.now()
     await create_intent(client, sandbox)
@@ -145,9 +123,7 @@ async def test_recover_refuses_bad_input_and_other_applications_endpoints(
     endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url())
     url = f"{BASE}/{endpoint_id}/recover"
     response = await client.post(url, json=body, headers=sandbox.headers)
-    assert response.status_code == 400, response.text
-    error = response.json()["error"]
-    assert error["code"] == "VALIDATION_ERROR"
+    error = assert_error(response, 400, "VALIDATION_ERROR")
     assert field in str(error["details"])
     other = await new_application(runtime)
     response = await client.post(url, json={"since": "2026-11-20"}, headers=other.headers)

@@ -6,27 +6,17 @@ from __future__ import annotations
 
 import base64
 
-import httpx
 import orjson
 import pytest
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from payorch.client.webhooks import standard_secret, verify
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox
-from tests.webhooks.helpers import create_endpoint, create_intent, independent_signature_ok
-from tests.webhooks.receiver import Receiver
+from tests.webhooks.helpers import Hooks, create_endpoint, create_intent, independent_signature_ok
 
 
-async def test_a_notice_verifies_with_the_standard_webhooks_library_and_the_client(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_a_notice_verifies_with_the_standard_webhooks_library_and_the_client(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
     endpoint_id, secret = await create_endpoint(client, sandbox, receiver.url("/std"))
     await create_intent(client, sandbox)
     assert await deliveries.run_until_idle(runtime) == 1

@@ -15,7 +15,7 @@ from payorch.config import load_settings
 from payorch.runtime import Runtime
 from payorch.webhooks import urls
 from payorch.webhooks.urls import Resolver
-from tests.kit import new_application
+from tests.kit import assert_error, new_application
 from tests.webhooks.helpers import PRIVATE_OFF, PRIVATE_ON, PRIVATE_UNSET
 
 BASE = "/v1/admin/webhook-endpoints"
@@ -149,9 +149,7 @@ async def assert_create(
     if allowed:
         assert response.status_code == 201, response.text
     else:
-        assert response.status_code == 400, response.text
-        error = response.json()["error"]
-        assert error["code"] == "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED"
+        error = assert_error(response, 400, "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED")
         assert error["details"]["reason"] in error["message"]
         assert (await client.get(BASE, headers=app.headers)).json()["items"] == []
 

@@ -15,22 +15,13 @@ from standardwebhooks.webhooks import WebhookVerificationError as StandardVerifi
 
 from payorch.client.errors import WebhookVerificationError
 from payorch.client.webhooks import verify
-from payorch.clock import FrozenClock
-from payorch.runtime import Runtime
-from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.kit import Sandbox, assert_error
-from tests.webhooks.helpers import BASE, create_endpoint, create_intent, deliveries_of
+from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, deliveries_of
 from tests.webhooks.receiver import Receiver
 
 
-async def test_a_test_event_goes_to_that_endpoint_only_marked_as_a_test(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_a_test_event_goes_to_that_endpoint_only_marked_as_a_test(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, secret = await create_endpoint(client, sandbox, receiver.url("/tested"))
     other_id, _ = await create_endpoint(client, sandbox, receiver.url("/other"))
     sent = await client.post(f"{BASE}/{endpoint_id}/test", headers=sandbox.headers)
@@ -85,14 +76,8 @@ def _whsec(secret: str) -> str:
     return "whsec_" + base64.b64encode(secret.encode()).decode()
 
 
-async def test_a_rotated_secret_overlaps_then_only_the_new_one_signs(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_a_rotated_secret_overlaps_then_only_the_new_one_signs(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, old = await create_endpoint(client, sandbox, receiver.url("/rotated"))
     rotated = await client.post(
         f"{BASE}/{endpoint_id}/secret/rotate", json={"overlap_seconds": 60}, headers=sandbox.headers
@@ -132,14 +117,8 @@ async def test_a_rotated_secret_overlaps_then_only_the_new_one_signs(
         Webhook(_whsec(old)).verify(after.body, after.headers)
 
 
-async def test_rotation_bounds_and_an_immediate_rotation(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    clock: FrozenClock,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
+async def test_rotation_bounds_and_an_immediate_rotation(hooks: Hooks) -> None:
+    client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()
     endpoint_id, old = await create_endpoint(client, sandbox, receiver.url("/bounds"))
     url = f"{BASE}/{endpoint_id}/secret/rotate"
     assert (
@@ -169,16 +148,9 @@ async def test_rotation_bounds_and_an_immediate_rotation(
     assert_error(missing, 404, "RESOURCE_NOT_FOUND")
 
 
-async def test_a_delivery_of_an_intent_links_its_payment_intent(
-    client: httpx.AsyncClient,
-    sandbox: Sandbox,
-    runtime: Runtime,
-    receiver: Receiver,
-    deliveries: WebhookDeliveries,
-) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/status/503"))
-    intent_id = await create_intent(client, sandbox, "linked")
-    await deliveries.run_until_idle(runtime)
+async def test_a_delivery_of_an_intent_links_its_payment_intent(hooks: Hooks) -> None:
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
+    endpoint_id, intent_id = await hooks.delivered("/status/503", "linked")
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["failure_reason"] == "http_status"
     assert delivery["failure_message"].startswith("HTTP 503")

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from payorch.db.tables.providers import checkouts
 from payorch.runtime import Runtime
-from tests.kit import mock_sandbox, new_application
+from tests.kit import intent_body, mock_sandbox, new_application
 from tests.providers.helpers import A, B, checkout, create_intent, pay, read, start
 
 
@@ -86,14 +86,9 @@ async def test_explicit_provider_must_be_enabled_at_intent_creation(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
     sandbox = await new_application(runtime)
-    body = {
-        "merchant_account_id": sandbox.merchant_account_id,
-        "external_reference": "o",
-        "amount": 100,
-        "currency": "CLP",
-        "return_url": "https://shop.example/r",
-        "provider": A,
-    }
+    body = intent_body(
+        sandbox, external_reference="o", amount=100, return_url="https://shop.example/r", provider=A
+    )
     response = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
     assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     url = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"

@@ -16,15 +16,13 @@ from tests.providers.helpers import A, B, checkout, create_intent, pay, read, se
 database_url = own_database  # reconciliation sweeps the database: this module gets its own
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1. 0.3 s was too
-    # short for an ordinary in-process simulator call on a loaded two-core machine.
-    return {
-        "provider_timeout_seconds": 1.5,
-        "provider_failure_threshold": 3,
-        "provider_skip_seconds": 10,
-    }
+# The simulator's `timeout` fault answers after provider_timeout_seconds + 1. 0.3 s was too
+# short for an ordinary in-process simulator call on a loaded two-core machine.
+pytestmark = pytest.mark.settings(
+    provider_timeout_seconds=1.5,
+    provider_failure_threshold=3,
+    provider_skip_seconds=10,
+)
 
 
 async def others_down(client: httpx.AsyncClient, sandbox: Sandbox) -> None:

@@ -7,7 +7,7 @@ import asyncio
 import httpx
 
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, authorized_payment, new_application
+from tests.kit import Sandbox, authorized_payment, create_intent, new_application
 from tests.payments import fakes
 from tests.payments.fakes import FakeGateway
 from tests.payments.helpers import event_payloads, intent_status
@@ -157,21 +157,10 @@ async def test_unknown_or_other_applications_payment_is_404(
     paid = await authorized_payment(runtime, sandbox)
     other = await new_application(runtime)
     # An intent that was never authorized has no payment: its id (or an unknown one) is a 404.
-    unpaid = await client.post(
-        "/v1/payment-intents",
-        json={
-            "merchant_account_id": sandbox.merchant_account_id,
-            "external_reference": "unpaid",
-            "amount": 1000,
-            "currency": "CLP",
-            "return_url": "https://shop.example/return",
-        },
-        headers=sandbox.headers,
-    )
-    assert unpaid.status_code == 201
+    unpaid = await create_intent(client, sandbox, external_reference="unpaid", amount=1000)
     cases = (
         (sandbox, "pay_nope"),
-        (sandbox, unpaid.json()["id"]),
+        (sandbox, unpaid["id"]),
         (sandbox, paid.intent_id),
         (other, paid.payment_id),
     )

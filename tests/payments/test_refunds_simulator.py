@@ -20,12 +20,10 @@ from tests.providers.helpers import A, B, events_of, pay, read, set_fault, start
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1. Not lower: on a
-    # loaded 2-core machine running the suite in parallel, an in-process call took over 1 s, and
-    # once (2026-11-23, the whole suite on SQLite) a checkout's over 2.5 s.
-    return {"provider_timeout_seconds": 5.0}
+# The simulator's `timeout` fault answers after provider_timeout_seconds + 1. Not lower: on a
+# loaded 2-core machine running the suite in parallel, an in-process call took over 1 s, and
+# once (2026-11-23, the whole suite on SQLite) a checkout's over 2.5 s.
+pytestmark = pytest.mark.settings(provider_timeout_seconds=5.0)
 
 
 async def paid_payment(

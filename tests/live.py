@@ -18,7 +18,7 @@ from typing import IO
 
 import httpx
 
-from tests.kit import TEST_SECRET_KEY
+from tests.kit import TEST_SECRET_KEY, Sandbox
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -117,6 +117,12 @@ def create_sandbox(env: dict[str, str]) -> dict[str, str]:
     assert done.returncode == 0, done.stderr
     data: dict[str, str] = json.loads(done.stdout)
     return data
+
+
+def as_sandbox(created: dict[str, str]) -> Sandbox:
+    """The JSON of `payorch applications create --json` as the kit's ``Sandbox`` (for
+    ``kit.intent_body`` and its ``headers``)."""
+    return Sandbox(created["application_id"], created["merchant_account_id"], created["api_key"])
 
 
 def children_of(pid: int, timeout: float = 60) -> list[int]:

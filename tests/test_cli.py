@@ -11,7 +11,8 @@ import time
 import httpx
 import pytest
 
-from tests.live import live_server, payorch_env, run_cli, wait_until_ended
+from tests.kit import intent_body
+from tests.live import as_sandbox, live_server, payorch_env, run_cli, wait_until_ended
 
 pytestmark = pytest.mark.slow
 
@@ -98,13 +99,9 @@ def test_a_restart_keeps_every_intent(database_url: str) -> None:
         run_cli(["applications", "create", "--name", "R", "--environment", "SANDBOX", "--json"], env).stdout
     )
     headers = {"Authorization": f"Bearer {created['api_key']}"}
-    body = {
-        "merchant_account_id": created["merchant_account_id"],
-        "external_reference": "restart",
-        "amount": 100,
-        "currency": "CLP",
-        "return_url": "https://shop.example/r",
-    }
+    body = intent_body(
+        as_sandbox(created), external_reference="restart", amount=100, return_url="https://shop.example/r"
+    )
     with live_server(env, "--no-worker") as base:
         ids = [
             httpx.post(f"{base}/v1/payment-intents", json=body, headers=headers).json()["id"]

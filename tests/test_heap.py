@@ -9,7 +9,8 @@ import re
 import httpx
 import pytest
 
-from tests.live import create_sandbox, live_server, payorch_env
+from tests.kit import intent_body
+from tests.live import as_sandbox, create_sandbox, live_server, payorch_env
 
 pytestmark = pytest.mark.slow
 
@@ -30,15 +31,9 @@ def young_collections(base: str) -> int:
 @pytest.mark.slow
 def test_creates_run_few_young_collections(database_url: str) -> None:
     env = payorch_env(database_url, PAYORCH_RATE_LIMIT="100000/second")
-    sandbox = create_sandbox(env)
-    headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
-    body = {
-        "merchant_account_id": sandbox["merchant_account_id"],
-        "external_reference": "heap",
-        "amount": 1500,
-        "currency": "CLP",
-        "return_url": "https://shop.example/return",
-    }
+    sandbox = as_sandbox(create_sandbox(env))
+    headers = sandbox.headers
+    body = intent_body(sandbox, external_reference="heap")
     with live_server(env, "--no-worker") as base, httpx.Client(base_url=base) as client:
         frozen = metric(base, "payorch_gc_frozen_objects")
         before = young_collections(base)

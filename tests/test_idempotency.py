@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from payorch.db.tables import idempotency_records, payment_intents
 from payorch.runtime import Runtime
+from tests import kit
 from tests.kit import Sandbox, new_application
 
 
@@ -50,7 +51,7 @@ async def test_same_key_other_body_is_a_conflict(
 ) -> None:
     await client.post("/v1/payment-intents", json=intent_body, headers=keyed(sandbox, "k2"))
     response = await client.post(
-        "/v1/payment-intents", json={**intent_body, "amount": 999}, headers=keyed(sandbox, "k2")
+        "/v1/payment-intents", json=kit.intent_body(sandbox, amount=999), headers=keyed(sandbox, "k2")
     )
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "IDEMPOTENCY_CONFLICT"
@@ -62,8 +63,7 @@ async def test_keys_are_scoped_to_the_application(
 ) -> None:
     other = await new_application(runtime)
     a = await client.post("/v1/payment-intents", json=intent_body, headers=keyed(sandbox, "shared"))
-    body = {**intent_body, "merchant_account_id": other.merchant_account_id}
-    b = await client.post("/v1/payment-intents", json=body, headers=keyed(other, "shared"))
+    b = await client.post("/v1/payment-intents", json=kit.intent_body(other), headers=keyed(other, "shared"))
     assert a.status_code == b.status_code == 201
     assert a.json()["id"] != b.json()["id"]
 
@@ -71,7 +71,7 @@ async def test_keys_are_scoped_to_the_application(
 async def test_an_error_leaves_the_key_free(
     client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], runtime: Runtime
 ) -> None:
-    bad = {**intent_body, "merchant_account_id": "mrc_unknown"}
+    bad = kit.intent_body(sandbox, merchant_account_id="mrc_unknown")
     first = await client.post("/v1/payment-intents", json=bad, headers=keyed(sandbox, "k3"))
     assert first.status_code == 404
     again = await client.post("/v1/payment-intents", json=bad, headers=keyed(sandbox, "k3"))
@@ -120,7 +120,7 @@ async def test_keys_expire_after_the_ttl_and_are_purged(
         )
         assert left.first() is None
     fresh = await client.post(
-        "/v1/payment-intents", json={**intent_body, "amount": 7}, headers=keyed(sandbox, "k5")
+        "/v1/payment-intents", json=kit.intent_body(sandbox, amount=7), headers=keyed(sandbox, "k5")
     )
     assert fresh.status_code == 201 and fresh.json()["id"] != first.json()["id"]
 
@@ -131,7 +131,7 @@ async def test_an_expired_key_not_yet_purged_is_reused(
     first = await client.post("/v1/payment-intents", json=intent_body, headers=keyed(sandbox, "k6"))
     clock.advance(runtime.settings.idempotency_ttl_seconds + 1)
     second = await client.post(
-        "/v1/payment-intents", json={**intent_body, "amount": 8}, headers=keyed(sandbox, "k6")
+        "/v1/payment-intents", json=kit.intent_body(sandbox, amount=8), headers=keyed(sandbox, "k6")
     )
     assert second.status_code == 201 and second.json()["id"] != first.json()["id"]
 

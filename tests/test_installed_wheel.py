@@ -30,7 +30,8 @@ from urllib.parse import urljoin
 import httpx
 import pytest
 
-from tests.live import free_port, stop_process
+from tests.kit import intent_body
+from tests.live import as_sandbox, free_port, stop_process
 from tests.webhooks.receiver import loopback_socket
 
 pytestmark = pytest.mark.slow
@@ -225,13 +226,7 @@ def test_migrate_create_serve_and_worker_from_the_wheel(
             assert endpoint.status_code == 201, endpoint.text
             intent = api.post(
                 "/v1/payment-intents",
-                json={
-                    "merchant_account_id": created["merchant_account_id"],
-                    "external_reference": "order-1",
-                    "amount": 1500,
-                    "currency": "CLP",
-                    "return_url": "https://shop.example/return",
-                },
+                json=intent_body(as_sandbox(created)),
                 headers={"Idempotency-Key": "wheel-intent"},
             )
             assert intent.status_code == 201, intent.text

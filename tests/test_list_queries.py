@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.kit import Sandbox
+from tests.kit import Sandbox, assert_error
 
 PAGED = {"cursor", "limit"}
 DATED = PAGED | {"from", "to", "status"}
@@ -43,10 +43,7 @@ CASES = [(path, "payment_intent=payi_x", ["payment_intent"]) for path in LISTS] 
 
 
 async def errors_of(client: httpx.AsyncClient, app: Sandbox, url: str) -> list[str]:
-    response = await client.get(url, headers=app.headers)
-    assert response.status_code == 400, response.text
-    error = response.json()["error"]
-    assert error["code"] == "VALIDATION_ERROR"
+    error = assert_error(await client.get(url, headers=app.headers), 400, "VALIDATION_ERROR")
     return sorted(e["field"] for e in error["details"]["errors"])
 
 

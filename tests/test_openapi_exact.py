@@ -11,19 +11,19 @@ import pytest
 
 from payorch.http.schemas import HTTP_URL_PATTERN
 from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
-from tests.kit import Sandbox, assert_error
+from tests.kit import Sandbox, assert_error, create_intent, intent_body
 
 
 async def test_an_integer_field_takes_a_number_with_a_zero_fraction(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object]
+    client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
     created = await client.post(
-        "/v1/payment-intents", json={**intent_body, "amount": 1500.0}, headers=sandbox.headers
+        "/v1/payment-intents", json=intent_body(sandbox, amount=1500.0), headers=sandbox.headers
     )
     assert created.status_code == 201, created.text
     assert created.json()["amount"] == 1500 and isinstance(created.json()["amount"], int)
     refused = await client.post(
-        "/v1/payment-intents", json={**intent_body, "amount": 1500.5}, headers=sandbox.headers
+        "/v1/payment-intents", json=intent_body(sandbox, amount=1500.5), headers=sandbox.headers
     )
     assert_error(refused, 400, "VALIDATION_ERROR")
     assert [e["field"] for e in refused.json()["error"]["details"]["errors"]] == ["amount"]
@@ -38,9 +38,9 @@ async def test_an_integer_field_takes_a_number_with_a_zero_fraction(
     ],
 )
 async def test_an_optional_body_refuses_json_null(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], path: str
+    client: httpx.AsyncClient, sandbox: Sandbox, path: str
 ) -> None:
-    intent = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
+    intent = await create_intent(client, sandbox)
     url = path.format(id=intent["id"])
     headers = {**sandbox.headers, "Content-Type": "application/json"}
     response = await client.post(url, content=b"null", headers=headers)
@@ -75,7 +75,6 @@ async def test_the_document_shows_optional_bodies_as_objects_only(
 async def test_return_url_is_refused_exactly_when_the_documented_pattern_refuses_it(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     return_url: str,
     valid: bool,
 ) -> None:
@@ -85,7 +84,7 @@ async def test_return_url_is_refused_exactly_when_the_documented_pattern_refuses
     assert bool(re.match(HTTP_URL_PATTERN, return_url)) is valid
     response = await client.post(
         "/v1/payment-intents",
-        json={**intent_body, "return_url": return_url},
+        json=intent_body(sandbox, return_url=return_url),
         headers=sandbox.headers,
     )
     assert response.status_code == (201 if valid else 400), response.text

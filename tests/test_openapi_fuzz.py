@@ -24,7 +24,7 @@ from schemathesis.specs.openapi.checks import (
 
 from payorch.app import create_app
 from payorch.composition import build_runtime
-from tests.kit import Sandbox, make_settings
+from tests.kit import Sandbox, intent_body, make_settings
 from tests.live import live_server, payorch_env
 
 pytestmark = pytest.mark.slow
@@ -133,14 +133,13 @@ def test_every_error_response_is_documented_with_the_error_envelope() -> None:
 async def test_nul_characters_are_refused_not_a_500(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     database_url: str,
     request: pytest.FixtureRequest,
     method: str,
     path: str,
     body: dict[str, object] | None,
 ) -> None:
-    json_body = {**intent_body, **body} if body is not None else None
+    json_body = intent_body(sandbox, **body) if body is not None else None
     response = await client.request(method, path, json=json_body, headers=sandbox.headers)
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"

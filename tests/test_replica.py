@@ -26,7 +26,7 @@ from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, make_settings, new_application
+from tests.kit import Sandbox, create_intent, make_settings, new_application
 from tests.observability.scrape import scrape, value
 from tests.replica_clusters import Clusters, primary_and_replica, run
 
@@ -117,23 +117,6 @@ async def set_replay(clusters: Clusters, paused: bool) -> None:
     await fetch_value(clusters.replica_url, f"SELECT {call}::text")
 
 
-async def create_intent(served: Served, reference: str) -> dict[str, object]:
-    created = await served.client.post(
-        "/v1/payment-intents",
-        headers=served.app.headers,
-        json={
-            "merchant_account_id": served.app.merchant_account_id,
-            "external_reference": reference,
-            "amount": 1500,
-            "currency": "CLP",
-            "return_url": "https://shop.example/return",
-        },
-    )
-    assert created.status_code == 201, created.text
-    body: dict[str, object] = created.json()
-    return body
-
-
 async def listed_ids(served: Served) -> list[str]:
     listed = await served.client.get("/v1/payment-intents", headers=served.app.headers)
     assert listed.status_code == 200, listed.text
@@ -159,7 +142,7 @@ async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_p
     clusters: Clusters,
 ) -> None:
     async with serving(clusters, max_lag=3600, check=0) as served:
-        first = await create_intent(served, "order-1")
+        first = await create_intent(served.client, served.app, external_reference="order-1")
         await caught_up(clusters)
         on_replica, on_primary = (
             await list_statements(clusters.replica_url),
@@ -181,7 +164,7 @@ async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_p
 
         await set_replay(clusters, paused=True)  # the replica stops applying what it receives
         try:
-            second = await create_intent(served, "order-2")
+            second = await create_intent(served.client, served.app, external_reference="order-2")
             read = await served.client.get(f"/v1/payment-intents/{second['id']}", headers=served.app.headers)
             assert read.status_code == 200, read.text
             assert {k: read.json()[k] for k in second} == second  # the primary's: all of it
@@ -195,7 +178,7 @@ async def test_lists_read_the_replica_and_a_created_intent_reads_back_from_the_p
 
 async def test_a_replica_lagging_beyond_the_setting_is_not_read(clusters: Clusters) -> None:
     async with serving(clusters, max_lag=1, check=0) as served:
-        first = await create_intent(served, "order-1")
+        first = await create_intent(served.client, served.app, external_reference="order-1")
         await caught_up(clusters)
         on_replica = await list_statements(clusters.replica_url)
         assert await listed_ids(served) == [first["id"]]
@@ -205,7 +188,7 @@ async def test_a_replica_lagging_beyond_the_setting_is_not_read(clusters: Cluste
 
         await set_replay(clusters, paused=True)
         try:
-            second = await create_intent(served, "order-2")
+            second = await create_intent(served.client, served.app, external_reference="order-2")
             await asyncio.sleep(1.5)  # the replica's last applied transaction ages past 1 s
             counted = await fallbacks(served, "lag")
             on_replica, on_primary = (
@@ -231,7 +214,7 @@ async def test_a_list_whose_replica_connection_dies_under_it_is_answered_from_th
     clusters: Clusters,
 ) -> None:
     async with serving(clusters, max_lag=5, check=60) as served:
-        first = await create_intent(served, "order-1")
+        first = await create_intent(served.client, served.app, external_reference="order-1")
         await caught_up(clusters)
         assert await listed_ids(served) == [first["id"]]  # one pooled connection on the replica
         backend = await fetch_value(
@@ -261,14 +244,14 @@ async def test_a_stopped_replica_changes_nothing_a_client_sees(clusters: Cluster
     # check=60: the verdict "in use" is cached when the replica stops; the connect tells.
     async with serving(clusters, max_lag=5, check=60) as served:
         await sign_in(served.client, served.app)
-        first = await create_intent(served, "order-1")
+        first = await create_intent(served.client, served.app, external_reference="order-1")
         await caught_up(clusters)
         on_replica = await list_statements(clusters.replica_url)
         assert await listed_ids(served) == [first["id"]]
         assert await list_statements(clusters.replica_url) == on_replica + 1
 
         await asyncio.to_thread(clusters.stop_replica)
-        second = await create_intent(served, "order-2")
+        second = await create_intent(served.client, served.app, external_reference="order-2")
         counted = await fallbacks(served, "down")
         for path in LISTS:
             answer = await served.client.get(path, headers=served.app.headers)

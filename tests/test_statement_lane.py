@@ -16,7 +16,7 @@ from payorch.db import Database
 from payorch.db.engine import STATEMENT_LANE_SIZE
 from payorch.db.statements import APPLICATION_NAME
 from payorch.runtime import Runtime
-from tests.kit import Sandbox
+from tests.kit import Sandbox, create_intent
 
 
 @pytest.fixture(autouse=True)
@@ -37,17 +37,9 @@ async def lane_backends(database_url: str) -> list[int]:
     return [row["pid"] for row in rows]
 
 
-async def create(client: httpx.AsyncClient, sandbox: Sandbox, body: dict[str, object], key: str) -> str:
-    headers = {**sandbox.headers, "Idempotency-Key": key}
-    response = await client.post("/v1/payment-intents", json=body, headers=headers)
-    assert response.status_code == 201, response.text
-    return str(response.json()["id"])
-
-
 async def test_concurrent_creates_run_on_the_lane_within_its_size(
     client: httpx.AsyncClient,
     sandbox: Sandbox,
-    intent_body: dict[str, object],
     runtime: Runtime,
     database_url: str,
 ) -> None:
@@ -59,9 +51,10 @@ async def test_concurrent_creates_run_on_the_lane_within_its_size(
     engine = runtime.database.engine.sync_engine
     event.listen(engine, "before_cursor_execute", seen)
     try:
-        ids = await asyncio.gather(
-            *(create(client, sandbox, intent_body, f"lane-{n}") for n in range(3 * STATEMENT_LANE_SIZE))
+        created = await asyncio.gather(
+            *(create_intent(client, sandbox, key=f"lane-{n}") for n in range(3 * STATEMENT_LANE_SIZE))
         )
+        ids = [str(intent["id"]) for intent in created]
     finally:
         event.remove(engine, "before_cursor_execute", seen)
     assert len(set(ids)) == 3 * STATEMENT_LANE_SIZE
@@ -72,9 +65,9 @@ async def test_concurrent_creates_run_on_the_lane_within_its_size(
 
 
 async def test_the_lane_reconnects_after_postgresql_dropped_its_connections(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object], database_url: str
+    client: httpx.AsyncClient, sandbox: Sandbox, database_url: str
 ) -> None:
-    await create(client, sandbox, intent_body, "before-drop")
+    await create_intent(client, sandbox, key="before-drop")
     dropped = await lane_backends(database_url)
     assert dropped
     admin = await asyncpg.connect(database_url)
@@ -84,7 +77,7 @@ async def test_the_lane_reconnects_after_postgresql_dropped_its_connections(
     finally:
         await admin.close()
     await asyncio.sleep(0.3)  # the lane sees its sockets close, as after a restart or failover
-    intent_id = await create(client, sandbox, intent_body, "after-drop")
+    intent_id = (await create_intent(client, sandbox, key="after-drop"))["id"]
     response = await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)
     assert response.status_code == 200
     assert not set(await lane_backends(database_url)) & set(dropped)

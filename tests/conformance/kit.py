@@ -21,7 +21,7 @@ from tests.checkouts.helpers import payment_count
 from tests.conformance.network import HeldNotification, Network
 from tests.kit import Sandbox
 from tests.providers.browser import Browser, Trip
-from tests.providers.helpers import RETURN_URL, events_of, open_checkout, query_of
+from tests.providers.helpers import create_intent, events_of, open_checkout, query_of
 
 AMOUNT = 1500
 CURRENCY = "CLP"  # every registered provider must charge it (test_checkout checks)
@@ -68,16 +68,8 @@ class Shop:
     # -- intents and checkouts --------------------------------------------------------------------
 
     async def intent(self, amount: int = AMOUNT) -> str:
-        body = {
-            "merchant_account_id": self.sandbox.merchant_account_id,
-            "external_reference": "order-1",
-            "amount": amount,
-            "currency": CURRENCY,
-            "return_url": RETURN_URL,
-        }
-        response = await self.client.post("/v1/payment-intents", json=body, headers=self.sandbox.headers)
-        assert response.status_code == 201, response.text
-        return str(response.json()["id"])
+        created = await create_intent(self.client, self.sandbox, amount=amount, currency=CURRENCY)
+        return str(created["id"])
 
     async def request_checkout(self, intent_id: str, provider: str | None = None) -> httpx.Response:
         body = {"provider": provider or self.id}
@@ -234,3 +226,9 @@ class Shop:
             headers=self.sandbox.headers,
         )
         assert response.status_code == 200, response.text
+
+
+def needs_notifications(shop: Shop) -> None:
+    """Skip the test for a provider that sends no notifications."""
+    if not shop.provider.adapter.supports_notifications:
+        pytest.skip(f"{shop.id} sends no notifications")

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from tests.conformance.kit import Checkout, Shop
+from tests.conformance.kit import Checkout, Shop, needs_notifications
 
 # How the provider comes to say "not paid": the buyer declined, or is still on the page.
 Unpaid = Callable[[Shop, Checkout], Awaitable[None]]
@@ -63,13 +63,8 @@ async def test_returns_saying_paid_of_an_unpaid_checkout_never_authorize(shop: S
         await shop.assert_not_paid(checkout.intent_id, shape.label)
 
 
-def _needs_notifications(shop: Shop) -> None:
-    if not shop.provider.adapter.supports_notifications:
-        pytest.skip(f"{shop.id} sends no notifications")
-
-
 async def test_notifications_saying_not_paid_of_a_paid_checkout_authorize_once(shop: Shop) -> None:
-    _needs_notifications(shop)
+    needs_notifications(shop)
     probe = await shop.start()
     await shop.paid_silently(probe)
     shapes = await shop.forged_notifications(probe, claims_paid=False)
@@ -90,7 +85,7 @@ async def test_notifications_saying_not_paid_of_a_paid_checkout_authorize_once(s
 async def test_notifications_saying_paid_of_an_unpaid_checkout_never_authorize(
     shop: Shop, unpaid: Unpaid
 ) -> None:
-    _needs_notifications(shop)
+    needs_notifications(shop)
     checkout = await shop.start()
     await unpaid(shop, checkout)
     forged = await shop.forged_notifications(checkout, claims_paid=True)
@@ -104,7 +99,7 @@ async def test_notifications_saying_paid_of_an_unpaid_checkout_never_authorize(
 
 
 async def test_notifications_signed_with_another_secret_are_refused(shop: Shop) -> None:
-    _needs_notifications(shop)
+    needs_notifications(shop)
     checkout = await shop.start()
     await shop.paid_silently(checkout)
     forged = await shop.forged_notifications(checkout, claims_paid=True, secret="not-the-secret-" + "0" * 40)

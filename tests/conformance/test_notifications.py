@@ -7,13 +7,8 @@ import asyncio
 
 import pytest
 
-from tests.conformance.kit import Shop
+from tests.conformance.kit import Shop, needs_notifications
 from tests.conformance.network import HeldNotification
-
-
-def _needs_notifications(shop: Shop) -> None:
-    if not shop.provider.adapter.supports_notifications:
-        pytest.skip(f"{shop.id} sends no notifications")
 
 
 async def _deliver_all(shop: Shop, held: list[HeldNotification]) -> None:
@@ -23,7 +18,7 @@ async def _deliver_all(shop: Shop, held: list[HeldNotification]) -> None:
 
 
 async def test_duplicates_arriving_together_authorize_once(shop: Shop) -> None:
-    _needs_notifications(shop)
+    needs_notifications(shop)
     checkout = await shop.start()
     shop.network.hold_notifications()
     await shop.press_only(checkout, "approve")
@@ -39,7 +34,7 @@ async def test_duplicates_arriving_together_authorize_once(shop: Shop) -> None:
 
 @pytest.mark.parametrize(("settled", "expected"), [("approve", "AUTHORIZED"), ("reject", "FAILED")])
 async def test_out_of_order_and_late_after_in_process(shop: Shop, settled: str, expected: str) -> None:
-    _needs_notifications(shop)
+    needs_notifications(shop)
     if "pending" not in shop.driver.page_outcomes:
         pytest.skip(f"{shop.id}'s page has no in-process outcome")
     checkout = await shop.start()
@@ -63,7 +58,7 @@ async def test_out_of_order_and_late_after_in_process(shop: Shop, settled: str, 
 
 async def test_a_stale_decline_after_the_retry_that_paid(shop: Shop) -> None:
     """The decline's notification arrives after the payment that followed it: it hides nothing."""
-    _needs_notifications(shop)
+    needs_notifications(shop)
     checkout = await shop.start()
     shop.network.hold_notifications()
     try:

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from payorch.db.tables import events, payment_intents
 from payorch.db.tables.routing import routing_versions
 from payorch.runtime import Runtime
-from tests.kit import mock_sandbox
+from tests.kit import create_intent, mock_sandbox
 from tests.providers.helpers import A, B, set_fault
 from tests.routing.helpers import C, evaluate, routing_url, save_rules, split_pick
 
@@ -137,19 +137,11 @@ async def test_the_dry_run_reports_a_skipped_provider_without_a_trial(
     sandbox = await mock_sandbox(runtime)
     await set_fault(client, sandbox, A, "error")
     for _ in range(3):  # the default threshold: A is skipped from now on
-        created = await client.post(
-            "/v1/payment-intents",
-            json={
-                "merchant_account_id": sandbox.merchant_account_id,
-                "external_reference": "o",
-                "amount": 100,
-                "currency": "CLP",
-                "return_url": "https://shop.example/r",
-            },
-            headers=sandbox.headers,
+        created = await create_intent(
+            client, sandbox, external_reference="o", amount=100, return_url="https://shop.example/r"
         )
         answer = await client.post(
-            f"/v1/payment-intents/{created.json()['id']}/checkout", json={}, headers=sandbox.headers
+            f"/v1/payment-intents/{created['id']}/checkout", json={}, headers=sandbox.headers
         )
         assert answer.json()["provider"] == B
     decided = (await evaluate(client, sandbox, amount=100, currency="CLP")).json()

@@ -17,12 +17,11 @@ from tests.routing.helpers import C, save_rules
 from tests.success_rates.helpers import MEASURED, scores
 from tests.success_rates.market import market_payment, set_market
 
-
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # Dozens of payments in a moment: the per-application rate limit (100/second by default)
-    # would answer 429 on a fast machine.
-    return {"routing_exploration": 0.0, "routing_window_attempts": 20, "rate_limit": "100000/second"}
+# Dozens of payments in a moment: the per-application rate limit (100/second by default)
+# would answer 429 on a fast machine.
+pytestmark = pytest.mark.settings(
+    routing_exploration=0.0, routing_window_attempts=20, rate_limit="100000/second"
+)
 
 
 async def _market(client: httpx.AsyncClient, runtime: Runtime, a: float, b: float, c: float) -> Sandbox:

@@ -3,6 +3,7 @@ record, and the steps of a buyer at the simulated pages."""
 
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,13 @@ B_PAGE = B + "/checkout/v1/redirect"
 RETURN_A = "http://testserver/v1/checkout-returns/provider_a_redirect_post/"
 RETURN_B = "http://testserver/v1/checkout-returns/provider_b_redirect_get/"
 HOOK_PATH = "/test-hooks/provider-b"
+
+
+def free_port() -> int:
+    """A TCP port free on loopback now (for a server the test starts)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def a_headers(runtime: Runtime, application_id: str) -> dict[str, str]:

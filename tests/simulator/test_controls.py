@@ -25,9 +25,7 @@ SETTLE = "/simulator/controls/settle"
 GOOD_A = {"buy_order": "o", "session_id": "s", "amount": 10, "return_url": "https://shop.example/r"}
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"provider_timeout_seconds": 0.2}
+pytestmark = pytest.mark.settings(provider_timeout_seconds=0.2)
 
 
 async def _fault(http: httpx.AsyncClient, sandbox: Sandbox, provider: str, mode: str) -> httpx.Response:

@@ -34,9 +34,7 @@ DAY = 86400
 Clients = Callable[[str], AbstractAsyncContextManager[httpx.AsyncClient]]
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"simulator_public_rate_limit": "3/minute"}
+pytestmark = pytest.mark.settings(simulator_public_rate_limit="3/minute")
 
 
 @pytest.fixture

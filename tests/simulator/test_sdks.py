@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from transbank.webpay.webpay_plus.transaction import Transaction
 
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import mock_credentials
+from tests.simulator.helpers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -60,15 +60,9 @@ class Server:
     api_key: str
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     db = tmp_path_factory.mktemp("sdk") / "sdk.db"
     env = {

@@ -9,7 +9,6 @@ TCP with the published test key (docs/simulator.md), only its API base pointed a
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +28,7 @@ from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.http.routing import mount
 from payorch.simulator.provider_c.simulated import SIMULATED
+from tests.simulator.helpers import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -41,15 +41,9 @@ HOOK_PATH = "/test-hooks/stripe-events"
 RECEIVED: list[tuple[str, bytes]] = []
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     db = tmp_path_factory.mktemp("stripe") / "sdk.db"
     env = {**os.environ, "PAYORCH_DATABASE_URL": f"sqlite:///{db}", "PAYORCH_SECRET_KEY": SECRET}

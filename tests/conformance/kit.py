@@ -21,6 +21,7 @@ from tests.checkouts.helpers import payment_count
 from tests.conformance.network import HeldNotification, Network
 from tests.kit import Sandbox
 from tests.providers.browser import Browser, Trip
+from tests.providers.helpers import checkout as post_checkout
 from tests.providers.helpers import create_intent, events_of, open_checkout, query_of
 
 AMOUNT = 1500
@@ -72,10 +73,7 @@ class Shop:
         return str(created["id"])
 
     async def request_checkout(self, intent_id: str, provider: str | None = None) -> httpx.Response:
-        body = {"provider": provider or self.id}
-        return await self.client.post(
-            f"/v1/payment-intents/{intent_id}/checkout", json=body, headers=self.sandbox.headers
-        )
+        return await post_checkout(self.client, self.sandbox, intent_id, provider or self.id)
 
     async def start(self, amount: int = AMOUNT) -> Checkout:
         intent_id = await self.intent(amount)

@@ -11,7 +11,7 @@ from payorch.db.tables import events, payment_intents
 from payorch.db.tables.routing import routing_versions
 from payorch.runtime import Runtime
 from tests.kit import create_intent, mock_sandbox
-from tests.providers.helpers import A, B, set_fault
+from tests.providers.helpers import A, B, checkout, set_fault
 from tests.routing.helpers import C, evaluate, routing_url, save_rules, split_pick
 
 TO_C = {"name": "to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}}
@@ -140,9 +140,7 @@ async def test_the_dry_run_reports_a_skipped_provider_without_a_trial(
         created = await create_intent(
             client, sandbox, external_reference="o", amount=100, return_url="https://shop.example/r"
         )
-        answer = await client.post(
-            f"/v1/payment-intents/{created['id']}/checkout", json={}, headers=sandbox.headers
-        )
+        answer = await checkout(client, sandbox, created["id"])
         assert answer.json()["provider"] == B
     decided = (await evaluate(client, sandbox, amount=100, currency="CLP")).json()
     assert decided["provider"] == B

@@ -1,14 +1,170 @@
-"""What the browser tests share: Debian's Chromium, a live server's address, the widths every
-page is looked at, and where screenshots go."""
+"""What the browser tests share: Debian's Chromium launched by Playwright's async API, a live
+server for it, a page at one of the widths every page is looked at (1280 and 390 px), screenshots
+at both widths, signing in to the dashboard, and the moves that load a new page.
+
+Playwright is imported only when a browser is started (or for type checking): modules that import
+this one are collected without it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import urlsplit
+
+from tests.live import live_server, payorch_env
+from tests.needs import missing
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, Locator, Page, Route
 
 CHROMIUM = "/usr/bin/chromium"
+ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking")
+WIDTHS = ((1280, 900), (390, 844))  # (width, height): a desktop and a phone
+ROOT = Path(__file__).resolve().parents[1]
+SCREENSHOTS = ROOT / "build" / "screenshots"  # git-ignored
 
 
-@dataclass
-class Server:
+class Server(NamedTuple):
+    """A live `payorch serve`: its address and the environment its command line runs with
+    (``url, env = server`` unpacks it)."""
+
     url: str
     env: dict[str, str]
+
+
+def need_chromium() -> None:
+    """Skipped without Debian's Chromium (a failure in CI: tests/needs.py)."""
+    if not Path(CHROMIUM).exists():
+        missing("Debian chromium is not installed (apt-get install chromium)")
+
+
+@contextmanager
+def serve_payorch(database_url: str, *serve_args: str) -> Iterator[Server]:
+    """`payorch serve` (``serve_args``, e.g. "--no-worker") on ``database_url`` for a browser
+    test; skipped before it starts when there is no Chromium. The command line's environment
+    names the server's public URL, as the server's own does."""
+    need_chromium()
+    env = payorch_env(database_url)
+    with live_server(env, *serve_args) as url:
+        yield Server(url, {**env, "PAYORCH_PUBLIC_URL": url})
+
+
+def backend(database_url: str) -> str:
+    return "postgres" if database_url.startswith("postgres") else "sqlite"
+
+
+def shots_dir(folder: str = "", default: Path = SCREENSHOTS) -> Path:
+    """Where screenshots go: ``folder`` under PAYORCH_E2E_SCREENSHOTS, or under ``default``
+    (build/screenshots/); made if missing."""
+    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", default)) / folder
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@asynccontextmanager
+async def chromium(*args: str) -> AsyncIterator[Browser]:
+    """Debian's Chromium, headless, with the common arguments (and ``args``); closed at the end."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *args])
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
+async def page_at(browser: Browser, size: tuple[int, int] = WIDTHS[0], **options: Any) -> Page:
+    """A page in a new context whose viewport is ``size`` (width, height); ``options`` are the
+    context's (bypass_csp, accept_downloads, ...). ``page.context`` opens more pages in it."""
+    width, height = size
+    context = await browser.new_context(viewport={"width": width, "height": height}, **options)
+    return await context.new_page()
+
+
+async def screenshot(
+    page: Page,
+    directory: Path,
+    name: str,
+    *,
+    full_page: bool = True,
+    focus: Locator | None = None,
+    check: Callable[[Page, str, int], Awaitable[None]] | None = None,
+) -> None:
+    """``name``-{width}.png in ``directory`` at each of WIDTHS (``focus`` scrolled into view
+    first; ``check`` run at each width), then the page back at the first width."""
+    for width, height in WIDTHS:
+        await page.set_viewport_size({"width": width, "height": height})
+        if focus is not None:
+            await focus.scroll_into_view_if_needed()
+        await page.screenshot(path=str(directory / f"{name}-{width}.png"), full_page=full_page)
+        if check is not None:
+            await check(page, name, width)
+    await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+
+
+async def fits_the_width(page: Page, name: str, width: int) -> None:
+    """Nothing on the page is wider than the screen (a ``check`` for screenshot)."""
+    overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
+
+
+async def follow(page: Page, target: Locator) -> None:
+    """Clicks ``target`` (a button or a link) and waits for the page it leads to."""
+    async with page.expect_navigation():
+        await target.click()
+
+
+async def submit(page: Page, button: str, within: Locator | None = None) -> None:
+    """Presses the button named ``button`` (in ``within``) and waits for the page it leads to."""
+    await follow(page, (within or page).get_by_role("button", name=button))
+
+
+async def sign_in(page: Page, url: str, api_key: str) -> None:
+    """Signs in to the dashboard at ``url`` with ``api_key``: the overview is loaded."""
+    await page.goto(url + "/dashboard/sign-in")
+    await page.get_by_label("API key").fill(api_key)
+    await submit(page, "Sign in")
+
+
+async def approve_at_provider(page: Page, checkout_url: str, back_to: str) -> None:
+    """The buyer approves at the simulated provider's page and is back at ``back_to``."""
+    await page.goto(checkout_url)
+    await page.click('button[name="outcome"][value="approve"]')
+    await page.wait_for_url(back_to, timeout=30_000)
+
+
+async def keep_to_host(
+    page: Page, url: str, refused: list[str] | None = None, served: list[str] | None = None
+) -> None:
+    """Every request of ``page`` to another host than ``url``'s is refused (as if offline), and
+    noted in ``refused``; those to ``url``'s host are noted in ``served``."""
+    own = urlsplit(url).netloc
+
+    async def only_our_host(route: Route) -> None:
+        if urlsplit(route.request.url).netloc == own:
+            if served is not None:
+                served.append(route.request.url)
+            await route.continue_()
+        else:
+            if refused is not None:
+                refused.append(route.request.url)
+            await route.abort("internetdisconnected")
+
+    await page.route("**/*", only_our_host)
+
+
+def csp_violations(page: Page, found: list[str] | None = None) -> list[str]:
+    """The console's Content-Security-Policy messages of ``page`` from now on, in ``found`` (a
+    new list if not given), which is returned."""
+    violations: list[str] = [] if found is None else found
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return violations

@@ -1,22 +1,10 @@
-"""Helpers shared by the tests of this directory."""
+"""Helpers shared by the tests of this directory (the browser's set-up is in tests/browser.py)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 import httpx
 
 from tests.kit import Sandbox
-
-WIDTHS = ((1280, 900), (390, 844))
-
-
-def shots_dir(backend_url: str) -> Path:
-    backend = "postgres" if backend_url.startswith("postgres") else "sqlite"
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", ROOT / "build" / "screenshots")) / backend
-    target.mkdir(parents=True, exist_ok=True)
-    return target
 
 
 async def add_mock_connector(
@@ -28,6 +16,3 @@ async def add_mock_connector(
         headers=app.headers,
     )
     assert added.status_code == 201, added.text
-
-
-ROOT = Path(__file__).resolve().parents[2]

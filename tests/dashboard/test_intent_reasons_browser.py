@@ -9,18 +9,15 @@ PAYORCH_E2E_SCREENSHOTS or build/screenshots/ (git-ignored)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.browser import CHROMIUM
+from tests import browser as web
 from tests.checkouts.helpers import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
-from tests.dashboard.helpers import WIDTHS, shots_dir
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests.live import create_sandbox
 from tests.providers import browser as buyer_browser
 from tests.providers.browser import Browser, parse
 
@@ -32,12 +29,9 @@ SHOT = ("provider-error-a", "provider-error-b", "provider-error-c", "declined-b"
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    env = payorch_env(database_url)
-    with live_server(env) as url:
-        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url) as found:
+        yield found
 
 
 class Shop:
@@ -96,15 +90,12 @@ class Shop:
 
 
 async def test_the_intent_page_says_why_in_a_browser(
-    server: tuple[str, dict[str, str]], database_url: str, monkeypatch: pytest.MonkeyPatch
+    server: web.Server, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from playwright.async_api import Page, Route, async_playwright
-
     url, env = server
-    own = urlsplit(url).netloc
     monkeypatch.setattr(buyer_browser, "OWN_HOST", urlsplit(url).hostname)  # the buyer stays here
     app = create_sandbox(env)
-    shots = shots_dir(database_url)
+    shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
         shop = Shop(api, app)
@@ -151,48 +142,26 @@ async def test_the_intent_page_says_why_in_a_browser(
         "processing": [f"Waiting for {B} to confirm or refuse the payment", f"payorch asks {B} again at"],
     }
 
-    async def only_our_host(route: Route) -> None:
-        if urlsplit(route.request.url).netloc == own:
-            await route.continue_()
-        else:
-            await route.abort("internetdisconnected")
-
-    async def shoot(page: Page, name: str) -> None:
-        for width, height in WIDTHS:
-            await page.set_viewport_size({"width": width, "height": height})
-            await page.screenshot(path=str(shots / f"intent-{name}-{width}.png"), full_page=True)
-        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
-
-    async with async_playwright() as playwright:
-        chromium = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = await (await chromium.new_context(viewport={"width": 1280, "height": 900})).new_page()
-            await page.route("**/*", only_our_host)
-            await page.goto(url + "/dashboard/sign-in")
-            await page.get_by_label("API key").fill(app["api_key"])
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Sign in").click()
-            for name, intent_id in made.items():
-                await page.goto(f"{url}/dashboard/payments/{intent_id}")
-                outcome = page.locator("#outcome")
-                if name == "authorized":
-                    assert await outcome.count() == 0
-                    assert await page.get_by_text("Refunded").count() == 1
-                else:
-                    said = await outcome.inner_text()
-                    for words in expected[name]:
-                        assert words in said, (name, words, said)
-                if name in SHOT:
-                    await shoot(page, name)
-            # B's and C's pages offer the test choices the provider errors above were made with.
-            for name, (checkout_url, choice) in simulator_pages.items():
-                await page.goto(checkout_url)
-                chosen = page.locator(f"select[name={choice[1]}]")
-                await chosen.select_option(choice[2])
-                assert await chosen.input_value() == choice[2]
-                await shoot(page, name)
-        finally:
-            await chromium.close()
+    async with web.chromium() as browser:
+        page = await web.page_at(browser)
+        await web.keep_to_host(page, url)
+        await web.sign_in(page, url, app["api_key"])
+        for name, intent_id in made.items():
+            await page.goto(f"{url}/dashboard/payments/{intent_id}")
+            outcome = page.locator("#outcome")
+            if name == "authorized":
+                assert await outcome.count() == 0
+                assert await page.get_by_text("Refunded").count() == 1
+            else:
+                said = await outcome.inner_text()
+                for words in expected[name]:
+                    assert words in said, (name, words, said)
+            if name in SHOT:
+                await web.screenshot(page, shots, f"intent-{name}")
+        # B's and C's pages offer the test choices the provider errors above were made with.
+        for name, (checkout_url, choice) in simulator_pages.items():
+            await page.goto(checkout_url)
+            chosen = page.locator(f"select[name={choice[1]}]")
+            await chosen.select_option(choice[2])
+            assert await chosen.input_value() == choice[2]
+            await web.screenshot(page, shots, f"intent-{name}")

@@ -7,17 +7,14 @@ the filters' select and a bad filter told beside its field. Screenshots go to bu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from payorch.providers.registry import PROVIDER_IDS
-from tests.browser import CHROMIUM
-from tests.dashboard.helpers import WIDTHS, shots_dir
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
+from tests.live import create_sandbox
 
 if TYPE_CHECKING:  # the browser's package is imported by the test that runs it
     from playwright.async_api import Page
@@ -28,12 +25,9 @@ LONG_REFERENCE = "order-2026-11-28-customer-with-a-rather-long-reference-0042"
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    env = payorch_env(database_url)
-    with live_server(env) as url:
-        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url) as found:
+        yield found
 
 
 async def paid_intents(api: httpx.AsyncClient, merchant: str) -> list[str]:
@@ -86,12 +80,10 @@ async def split_words(page: Page, selector: str) -> list[str]:
     return found
 
 
-async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], database_url: str) -> None:
-    from playwright.async_api import async_playwright
-
+async def test_pages_at_1280_and_390_px(server: web.Server, database_url: str) -> None:
     url, env = server
     app = create_sandbox(env)
-    shots = shots_dir(database_url)
+    shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
         made = await paid_intents(api, app["merchant_account_id"])
@@ -101,97 +93,80 @@ async def test_pages_at_1280_and_390_px(server: tuple[str, dict[str, str]], data
         assert refund.status_code == 201, refund.text
 
     async def shoot(page: Page, name: str) -> None:
-        for width, height in WIDTHS:
-            await page.set_viewport_size({"width": width, "height": height})
-            await page.screenshot(path=str(shots / f"pages-{name}-{width}.png"), full_page=True)
-            overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
-        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+        async def fits(page: Page, _: str, width: int) -> None:
+            await web.fits_the_width(page, name, width)  # named without the files' prefix
 
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 1280, "height": 900})
-            await page.goto(url + "/dashboard/sign-in")
-            await page.get_by_label("API key").fill(app["api_key"])
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Sign in").click()
+        await web.screenshot(page, shots, f"pages-{name}", check=fits)
 
-            # The payments list: at 390 px each row is reference and amount, id and status,
-            # provider and time; the id on one line, cut with an ellipsis, whole in its title.
-            await page.goto(url + "/dashboard/payments")
-            await shoot(page, "payments")
-            await page.set_viewport_size({"width": 390, "height": 844})
-            first = page.locator("table.stack tbody tr").first
-            assert await first.locator(".c-ref").inner_text() == f"order-{len(PROVIDER_IDS)}"  # newest first
-            for link in await page.locator("table.stack a.mono").all():
-                height = await link.evaluate("a => a.getBoundingClientRect().height")
-                assert height < 24, await link.get_attribute("title")  # one line, never split
-                assert (await link.get_attribute("title") or "").startswith("payi_")
-            ref_top, amount_top = [
-                (await first.locator(cell).bounding_box() or {"y": -1})["y"]
-                for cell in (".c-ref", ".c-amount")
-            ]
-            assert ref_top == amount_top  # reference and amount side by side, first
-            shown = "[...document.querySelectorAll('table.stack th')].filter(th => th.getBoundingClientRect().right > 0)"
-            assert await page.evaluate(f"{shown}.length") == 0  # the headers are for screen readers
+    async with web.chromium() as browser:
+        page = await web.page_at(browser)
+        await web.sign_in(page, url, app["api_key"])
 
-            # The navigation at 390 px: a grid of at most three rows, each link tappable, focus visible.
-            tops = {
-                round((await a.bounding_box() or {"y": 0})["y"]) for a in await page.locator("nav a").all()
-            }
-            assert len(tops) <= 3, tops
-            await page.locator("nav a").first.focus()
-            outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
-            assert outline != "none"
+        # The payments list: at 390 px each row is reference and amount, id and status,
+        # provider and time; the id on one line, cut with an ellipsis, whole in its title.
+        await page.goto(url + "/dashboard/payments")
+        await shoot(page, "payments")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        first = page.locator("table.stack tbody tr").first
+        assert await first.locator(".c-ref").inner_text() == f"order-{len(PROVIDER_IDS)}"  # newest first
+        for link in await page.locator("table.stack a.mono").all():
+            height = await link.evaluate("a => a.getBoundingClientRect().height")
+            assert height < 24, await link.get_attribute("title")  # one line, never split
+            assert (await link.get_attribute("title") or "").startswith("payi_")
+        ref_top, amount_top = [
+            (await first.locator(cell).bounding_box() or {"y": -1})["y"] for cell in (".c-ref", ".c-amount")
+        ]
+        assert ref_top == amount_top  # reference and amount side by side, first
+        shown = "[...document.querySelectorAll('table.stack th')].filter(th => th.getBoundingClientRect().right > 0)"
+        assert await page.evaluate(f"{shown}.length") == 0  # the headers are for screen readers
 
-            # The provider filter is a select of this build's providers; a bad date is told beside
-            # its field in the same form, the choice kept.
-            await page.set_viewport_size({"width": 1280, "height": 900})
-            await page.get_by_label("Provider").select_option(PROVIDER_IDS[1])
-            await page.get_by_label("Created from (UTC)").fill("yesterday")
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Show payments").click()
-            assert await page.locator("#from-error").inner_text() != ""
-            assert await page.get_by_label("Provider").input_value() == PROVIDER_IDS[1]
-            assert await page.get_by_label("Created from (UTC)").get_attribute("aria-invalid") == "true"
-            await shoot(page, "payments-bad-filter")
-            await page.get_by_label("Created from (UTC)").fill("")
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Show payments").click()
-            assert await page.locator("table.stack a.mono").count() == 1
+        # The navigation at 390 px: a grid of at most three rows, each link tappable, focus visible.
+        tops = {round((await a.bounding_box() or {"y": 0})["y"]) for a in await page.locator("nav a").all()}
+        assert len(tops) <= 3, tops
+        await page.locator("nav a").first.focus()
+        outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none"
 
-            # The intent with a refund: the refund table and the form under it apart.
-            await page.goto(f"{url}/dashboard/payments/{made[0]}")
-            await shoot(page, "intent")
-            await page.set_viewport_size({"width": 390, "height": 844})
-            assert await split_words(page, "main .mono, main code") == []
-            await page.set_viewport_size({"width": 1280, "height": 900})
-            table = await page.locator("section[aria-labelledby='payment-title'] .table-wrap").bounding_box()
-            form = await page.locator("section[aria-labelledby='payment-title'] form.card").bounding_box()
-            assert table and form and form["y"] - (table["y"] + table["height"]) >= 12
+        # The provider filter is a select of this build's providers; a bad date is told beside
+        # its field in the same form, the choice kept.
+        await page.set_viewport_size({"width": 1280, "height": 900})
+        await page.get_by_label("Provider").select_option(PROVIDER_IDS[1])
+        await page.get_by_label("Created from (UTC)").fill("yesterday")
+        await web.submit(page, "Show payments")
+        assert await page.locator("#from-error").inner_text() != ""
+        assert await page.get_by_label("Provider").input_value() == PROVIDER_IDS[1]
+        assert await page.get_by_label("Created from (UTC)").get_attribute("aria-invalid") == "true"
+        await shoot(page, "payments-bad-filter")
+        await page.get_by_label("Created from (UTC)").fill("")
+        await web.submit(page, "Show payments")
+        assert await page.locator("table.stack a.mono").count() == 1
 
-            await page.goto(url + "/dashboard/overview")
-            assert await page.locator(".y-axis .tick").count() == 5
-            await shoot(page, "overview")
-            await page.goto(url + "/dashboard/webhooks")
-            await shoot(page, "webhooks")
-            await page.set_viewport_size({"width": 390, "height": 844})
-            assert await split_words(page, ".check label") == []  # event names
-            await page.set_viewport_size({"width": 1280, "height": 900})
-            # A refused test payment: the sandbox form again, the message beside the amount.
-            await page.goto(url + "/dashboard/sandbox")
-            await page.get_by_label("Amount").fill("10,50")
-            await page.get_by_label("Currency").fill("USD")
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Make a test payment").click()
-            assert "only separates thousands" in await page.locator("#amount-error").inner_text()
-            assert await page.get_by_label("Amount").input_value() == "10,50"
-            await shoot(page, "sandbox-refused")
-            await page.goto(url + "/dashboard/no-such-page")
-            assert await page.get_by_role("navigation", name="Dashboard").count() == 1
-            await shoot(page, "not-found")
-        finally:
-            await browser.close()
+        # The intent with a refund: the refund table and the form under it apart.
+        await page.goto(f"{url}/dashboard/payments/{made[0]}")
+        await shoot(page, "intent")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        assert await split_words(page, "main .mono, main code") == []
+        await page.set_viewport_size({"width": 1280, "height": 900})
+        table = await page.locator("section[aria-labelledby='payment-title'] .table-wrap").bounding_box()
+        form = await page.locator("section[aria-labelledby='payment-title'] form.card").bounding_box()
+        assert table and form and form["y"] - (table["y"] + table["height"]) >= 12
+
+        await page.goto(url + "/dashboard/overview")
+        assert await page.locator(".y-axis .tick").count() == 5
+        await shoot(page, "overview")
+        await page.goto(url + "/dashboard/webhooks")
+        await shoot(page, "webhooks")
+        await page.set_viewport_size({"width": 390, "height": 844})
+        assert await split_words(page, ".check label") == []  # event names
+        await page.set_viewport_size({"width": 1280, "height": 900})
+        # A refused test payment: the sandbox form again, the message beside the amount.
+        await page.goto(url + "/dashboard/sandbox")
+        await page.get_by_label("Amount").fill("10,50")
+        await page.get_by_label("Currency").fill("USD")
+        await web.submit(page, "Make a test payment")
+        assert "only separates thousands" in await page.locator("#amount-error").inner_text()
+        assert await page.get_by_label("Amount").input_value() == "10,50"
+        await shoot(page, "sandbox-refused")
+        await page.goto(url + "/dashboard/no-such-page")
+        assert await page.get_by_role("navigation", name="Dashboard").count() == 1
+        await shoot(page, "not-found")

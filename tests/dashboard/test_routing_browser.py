@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
-from tests.browser import CHROMIUM
-from tests.dashboard.helpers import WIDTHS, shots_dir
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
+from tests.live import create_sandbox
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -24,12 +25,9 @@ A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_red
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    env = payorch_env(database_url)
-    with live_server(env) as url:
-        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url) as found:
+        yield found
 
 
 async def _intent(api: httpx.AsyncClient, merchant: str, reference: str) -> httpx.Response:
@@ -73,78 +71,57 @@ async def _fail_a(api: httpx.AsyncClient, merchant: str) -> None:
     (await api.post("/simulator/controls/faults", json={"provider": A, "mode": "ok"})).raise_for_status()
 
 
-async def test_the_routing_page_in_a_browser(server: tuple[str, dict[str, str]], database_url: str) -> None:
-    from playwright.async_api import Page, async_playwright
-
+async def test_the_routing_page_in_a_browser(server: web.Server, database_url: str) -> None:
     url, env = server
     app = create_sandbox(env)
-    shots = shots_dir(database_url)
+    shots = web.shots_dir(web.backend(database_url))
     async with httpx.AsyncClient(
         base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30
     ) as api:
         await _market_payments(api, app["merchant_account_id"], 12)
         await _fail_a(api, app["merchant_account_id"])
 
-    async def shoot(page: Page, name: str) -> None:
-        for width, height in WIDTHS:
-            await page.set_viewport_size({"width": width, "height": height})
-            await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
-            overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
-            if width == 390:
-                assert await page.evaluate("document.documentElement.scrollWidth") <= 390
-            # No table scrolls inside its box either: every cell is within the page.
-            hidden = await page.evaluate(
-                "[...document.querySelectorAll('.routing-wrap')].filter(w => w.scrollWidth > w.clientWidth).length"
-            )
-            assert hidden == 0, f"{name}: {hidden} tables scroll sideways at {width} px"
-        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+    async def fits(page: Page, name: str, width: int) -> None:
+        await web.fits_the_width(page, name, width)
+        if width == 390:
+            assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+        # No table scrolls inside its box either: every cell is within the page.
+        hidden = await page.evaluate(
+            "[...document.querySelectorAll('.routing-wrap')].filter(w => w.scrollWidth > w.clientWidth).length"
         )
-        try:
-            page = await browser.new_page(viewport={"width": 1280, "height": 900})
-            await page.goto(url + "/dashboard/sign-in")
-            await page.get_by_label("API key").fill(app["api_key"])
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Sign in").click()
-            await page.get_by_role("link", name="Routing").click()
-            async with page.expect_navigation():
-                await page.locator("main a[href*='/dashboard/routing/']").first.click()
-            assert "/dashboard/routing/" in page.url
-            health = await page.locator(f"#provider-{A} td[data-label='Last hour: health']").inner_text()
-            assert health.startswith("skipped 1 time") and "3 provider errors" in health, health
-            assert (
-                "skipped until"
-                in await page.locator(f"#provider-{A} td[data-label='Health now']").inner_text()
-            )
-            shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
-            program = {
-                "default": "success_rate",
-                "rules": [
-                    {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
-                    {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
-                ],
-            }
-            await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Save as a new version").click()
-            beside = page.locator("#rule-1 .field-error")
-            assert "weights add up to 90" in await beside.inner_text()
-            assert await page.locator("#rule-0 .field-error").count() == 0
-            await shoot(page, "routing-refused")
+        assert hidden == 0, f"{name}: {hidden} tables scroll sideways at {width} px"
 
-            shares[1]["weight"] = 30
-            await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Save as a new version").click()
-            assert "Saved as the active version" in await page.content()
-            await page.get_by_label("Currency").fill("USD")
-            async with page.expect_navigation():
-                await page.get_by_role("button", name="Evaluate").click()
-            assert C in await page.locator("#decision").inner_text()
-            await shoot(page, "routing")
-        finally:
-            await browser.close()
+    async with web.chromium() as browser:
+        page = await web.page_at(browser)
+        await web.sign_in(page, url, app["api_key"])
+        await page.get_by_role("link", name="Routing").click()
+        await web.follow(page, page.locator("main a[href*='/dashboard/routing/']").first)
+        assert "/dashboard/routing/" in page.url
+        health = await page.locator(f"#provider-{A} td[data-label='Last hour: health']").inner_text()
+        assert health.startswith("skipped 1 time") and "3 provider errors" in health, health
+        assert (
+            "skipped until" in await page.locator(f"#provider-{A} td[data-label='Health now']").inner_text()
+        )
+        shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
+        program = {
+            "default": "success_rate",
+            "rules": [
+                {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
+                {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
+            ],
+        }
+        await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
+        await web.submit(page, "Save as a new version")
+        beside = page.locator("#rule-1 .field-error")
+        assert "weights add up to 90" in await beside.inner_text()
+        assert await page.locator("#rule-0 .field-error").count() == 0
+        await web.screenshot(page, shots, "routing-refused", check=fits)
+
+        shares[1]["weight"] = 30
+        await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
+        await web.submit(page, "Save as a new version")
+        assert "Saved as the active version" in await page.content()
+        await page.get_by_label("Currency").fill("USD")
+        await web.submit(page, "Evaluate")
+        assert C in await page.locator("#decision").inner_text()
+        await web.screenshot(page, shots, "routing", check=fits)

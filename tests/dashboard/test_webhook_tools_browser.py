@@ -12,7 +12,6 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import httpx
@@ -20,10 +19,8 @@ import pytest
 
 from payorch.client.errors import WebhookVerificationError
 from payorch.client.webhooks import verify
-from tests.browser import CHROMIUM
-from tests.dashboard.helpers import WIDTHS, shots_dir
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
+from tests.live import create_sandbox
 from tests.webhooks.receiver import Received, Receiver, loopback_socket, serve_receiver
 
 if TYPE_CHECKING:
@@ -33,12 +30,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    env = payorch_env(database_url)
-    with live_server(env) as url:  # with its worker: webhooks are delivered
-        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url) as found:  # with its worker: webhooks are delivered
+        yield found
 
 
 @pytest.fixture
@@ -83,105 +77,74 @@ def _verifies(notice: Received, secret: str) -> bool:
     return True
 
 
-async def test_webhook_tools_in_a_browser(
-    server: tuple[str, dict[str, str]], database_url: str, receiver: Receiver
-) -> None:
-    from playwright.async_api import async_playwright
-
+async def test_webhook_tools_in_a_browser(server: web.Server, database_url: str, receiver: Receiver) -> None:
     url, env = server
     app = create_sandbox(env)
-    shots = shots_dir(database_url)
+    shots = web.shots_dir(web.backend(database_url))
     free = loopback_socket()
     refused_host = free.getsockname()[0]
     free.close()  # nothing listens there: its deliveries are refused
 
-    async def shoot(page: Page, name: str) -> None:
-        for width, height in WIDTHS:
-            await page.set_viewport_size({"width": width, "height": height})
-            await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
-            overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"{name} is {overflow} px wider than {width}"
-        await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
-
     headers = {"Authorization": f"Bearer {app['api_key']}"}
-    async with (
-        httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api,
-        async_playwright() as playwright,
-    ):
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api, web.chromium() as browser:
         hooks = "/v1/admin/webhook-endpoints"
         made = await api.post(hooks, json={"url": receiver.url("/hook")})
         endpoint_id, old = made.json()["data"]["id"], made.json()["data"]["secret"]
         made = await api.post(hooks, json={"url": f"http://{refused_host}:8080/down"})
         down_id = made.json()["data"]["id"]
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 1280, "height": 900})
+        page = await web.page_at(browser)
+        await web.sign_in(page, url, app["api_key"])
 
-            async def submit(name: str) -> None:
-                async with page.expect_navigation():
-                    await page.get_by_role("button", name=name).click()
+        # A test event from the endpoint's page: delivered, marked as a test.
+        await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
+        seen = len(receiver.requests)
+        await web.submit(page, "Send a test event")
+        assert "Test event queued" in await page.content()
+        notice = await _next_notice(receiver, seen, "webhook.test")
+        assert verify(notice.body, notice.headers, old).test is True
+        content = await _reload_until(page, "status-SUCCEEDED")  # once the result is recorded
+        assert '"test": true' in content
+        await web.screenshot(page, shots, "delivery-test", check=web.fits_the_width)
 
-            await page.goto(url + "/dashboard/sign-in")
-            await page.get_by_label("API key").fill(app["api_key"])
-            await submit("Sign in")
+        # A failing delivery of a payment: why it failed, the payload, a link to the payment.
+        intent_id = await _intent(api, app["merchant_account_id"], "tools-1")
+        deadline = time.monotonic() + 30
+        while not (items := (await api.get(f"{hooks}/{down_id}/deliveries")).json()["items"])[0]["attempts"]:
+            assert time.monotonic() < deadline, items
+            await asyncio.sleep(0.2)
+        await page.goto(f"{url}/dashboard/webhooks/deliveries/{down_id}/{items[0]['id']}")
+        content = await page.content()
+        assert "connection_refused" in content and intent_id in content
+        assert f'"payment_intent_id": "{intent_id}"' in content
+        await web.screenshot(page, shots, "delivery-failed", check=web.fits_the_width)
+        await web.follow(page, page.get_by_role("link", name=intent_id))
+        assert page.url.endswith(f"/dashboard/payments/{intent_id}")
+        await page.goto(f"{url}/dashboard/webhooks/deliveries?endpoint_id={down_id}")
+        assert "connection refused" in await page.content()
 
-            # A test event from the endpoint's page: delivered, marked as a test.
-            await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
-            seen = len(receiver.requests)
-            await submit("Send a test event")
-            assert "Test event queued" in await page.content()
-            notice = await _next_notice(receiver, seen, "webhook.test")
-            assert verify(notice.body, notice.headers, old).test is True
-            content = await _reload_until(page, "status-SUCCEEDED")  # once the result is recorded
-            assert '"test": true' in content
-            await shoot(page, "delivery-test")
+        # Rotate with a one-hour overlap: the new secret shown once; notices verify with both.
+        await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
+        await page.get_by_label("The old secret keeps signing for").select_option("3600")
+        await web.submit(page, "Rotate the secret")
+        new = await page.locator("#secret").inner_text()
+        assert re.fullmatch(r"[0-9a-f]{64}", new) and new != old
+        assert "also signed with the previous secret" in await page.content()
+        await web.screenshot(page, shots, "webhook-rotated", check=web.fits_the_width)
+        seen = len(receiver.requests)
+        await _intent(api, app["merchant_account_id"], "tools-2")
+        during = await _next_notice(receiver, seen, "payment_intent.created")
+        assert _verifies(during, old) and _verifies(during, new)
+        await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
+        assert "still signs beside the current one until" in await page.content()
+        await web.screenshot(page, shots, "webhook-endpoint-overlap", check=web.fits_the_width)
 
-            # A failing delivery of a payment: why it failed, the payload, a link to the payment.
-            intent_id = await _intent(api, app["merchant_account_id"], "tools-1")
-            deadline = time.monotonic() + 30
-            while not (items := (await api.get(f"{hooks}/{down_id}/deliveries")).json()["items"])[0][
-                "attempts"
-            ]:
-                assert time.monotonic() < deadline, items
-                await asyncio.sleep(0.2)
-            await page.goto(f"{url}/dashboard/webhooks/deliveries/{down_id}/{items[0]['id']}")
-            content = await page.content()
-            assert "connection_refused" in content and intent_id in content
-            assert f'"payment_intent_id": "{intent_id}"' in content
-            await shoot(page, "delivery-failed")
-            async with page.expect_navigation():
-                await page.get_by_role("link", name=intent_id).click()
-            assert page.url.endswith(f"/dashboard/payments/{intent_id}")
-            await page.goto(f"{url}/dashboard/webhooks/deliveries?endpoint_id={down_id}")
-            assert "connection refused" in await page.content()
-
-            # Rotate with a one-hour overlap: the new secret shown once; notices verify with both.
-            await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
-            await page.get_by_label("The old secret keeps signing for").select_option("3600")
-            await submit("Rotate the secret")
-            new = await page.locator("#secret").inner_text()
-            assert re.fullmatch(r"[0-9a-f]{64}", new) and new != old
-            assert "also signed with the previous secret" in await page.content()
-            await shoot(page, "webhook-rotated")
-            seen = len(receiver.requests)
-            await _intent(api, app["merchant_account_id"], "tools-2")
-            during = await _next_notice(receiver, seen, "payment_intent.created")
-            assert _verifies(during, old) and _verifies(during, new)
-            await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")
-            assert "still signs beside the current one until" in await page.content()
-            await shoot(page, "webhook-endpoint-overlap")
-
-            # Once an overlap ends only the newest secret signs (a 1 s overlap, through the API).
-            rolled = await api.post(f"{hooks}/{endpoint_id}/secret/rotate", json={"overlap_seconds": 1})
-            newest = rolled.json()["data"]["secret"]
-            await asyncio.sleep(1.5)
-            await page.reload()
-            seen = len(receiver.requests)
-            await submit("Send a test event")
-            after = await _next_notice(receiver, seen, "webhook.test")
-            assert _verifies(after, newest)
-            assert not _verifies(after, new) and not _verifies(after, old)
-        finally:
-            await browser.close()
+        # Once an overlap ends only the newest secret signs (a 1 s overlap, through the API).
+        rolled = await api.post(f"{hooks}/{endpoint_id}/secret/rotate", json={"overlap_seconds": 1})
+        newest = rolled.json()["data"]["secret"]
+        await asyncio.sleep(1.5)
+        await page.reload()
+        seen = len(receiver.requests)
+        await web.submit(page, "Send a test event")
+        after = await _next_notice(receiver, seen, "webhook.test")
+        assert _verifies(after, newest)
+        assert not _verifies(after, new) and not _verifies(after, old)

@@ -2,29 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.browser import CHROMIUM, Server
-from tests.live import live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[web.Server]:
     path = tmp_path_factory.mktemp("e2e") / "payorch.db"
-    env = payorch_env(f"sqlite:///{path}")
-    with live_server(env, "--no-worker") as url:
-        yield Server(url, env)
+    with web.serve_payorch(f"sqlite:///{path}", "--no-worker") as found:
+        yield found
 
 
 @pytest.fixture
 def shots(tmp_path: Path) -> Path:
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", tmp_path))
-    target.mkdir(parents=True, exist_ok=True)
-    return target
+    return web.shots_dir(default=tmp_path)

@@ -15,16 +15,14 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.browser import CHROMIUM, Server
+from tests import browser as web
 from tests.e2e.helpers import RETURN_URL, open_checkout
 from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
-async def walk(server: Server, provider: str, shots: Path) -> None:
-    from playwright.async_api import async_playwright
-
+async def walk(server: web.Server, provider: str, shots: Path) -> None:
     sandbox = create_sandbox(server.env)
     headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
@@ -50,28 +48,21 @@ async def walk(server: Server, provider: str, shots: Path) -> None:
         assert response.status_code == 200, response.text
         checkout = response.json()["checkout"]
 
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(
-                executable_path=CHROMIUM,
-                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-            )
-            try:
-                page = await browser.new_page()
-                landed: list[str] = []
+        async with web.chromium() as browser:
+            page = await browser.new_page()
+            landed: list[str] = []
 
-                async def shop(route):  # type: ignore[no-untyped-def]
-                    landed.append(route.request.url)
-                    await route.fulfill(status=200, content_type="text/html", body="<h1>Thanks</h1>")
+            async def shop(route):  # type: ignore[no-untyped-def]
+                landed.append(route.request.url)
+                await route.fulfill(status=200, content_type="text/html", body="<h1>Thanks</h1>")
 
-                await page.route("https://shop.example/**", shop)
-                await open_checkout(page, checkout)
-                assert "12.990" in await page.content() or "12,990" in await page.content()
-                await page.screenshot(path=str(shots / f"{provider}-checkout.png"), full_page=True)
-                await page.click('button[name="outcome"][value="approve"]')
-                await page.wait_for_url("https://shop.example/**", timeout=30_000)
-                await page.screenshot(path=str(shots / f"{provider}-returned.png"))
-            finally:
-                await browser.close()
+            await page.route("https://shop.example/**", shop)
+            await open_checkout(page, checkout)
+            assert "12.990" in await page.content() or "12,990" in await page.content()
+            await page.screenshot(path=str(shots / f"{provider}-checkout.png"), full_page=True)
+            await page.click('button[name="outcome"][value="approve"]')
+            await page.wait_for_url("https://shop.example/**", timeout=30_000)
+            await page.screenshot(path=str(shots / f"{provider}-returned.png"))
 
         assert landed, "the browser never came back to the shop"
         query = {k: v[0] for k, v in parse_qs(urlsplit(landed[-1]).query).items()}
@@ -83,9 +74,9 @@ async def walk(server: Server, provider: str, shots: Path) -> None:
             assert query["status"] == "AUTHORIZED"
 
 
-async def test_provider_a_in_a_real_browser(server: Server, shots: Path) -> None:
+async def test_provider_a_in_a_real_browser(server: web.Server, shots: Path) -> None:
     await walk(server, "provider_a_redirect_post", shots)
 
 
-async def test_provider_b_in_a_real_browser(server: Server, shots: Path) -> None:
+async def test_provider_b_in_a_real_browser(server: web.Server, shots: Path) -> None:
     await walk(server, "provider_b_redirect_get", shots)

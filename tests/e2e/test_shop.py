@@ -27,12 +27,11 @@ import pytest
 
 from payorch.client import AsyncPayorchClient, Call
 from payorch.client.webhooks import compute_signature
+from tests import browser as web
 from tests.live import free_port, payorch_env, run_cli
-from tests.needs import missing
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
 ROOT = Path(__file__).resolve().parents[2]
 SHOP_PORT = 8080
 
@@ -98,8 +97,7 @@ def loopback_host(port: int) -> str:
 
 @pytest.fixture(scope="module")
 def shop(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
+    web.need_chromium()
     logs = tmp_path_factory.mktemp("shop")
     port = free_port()
     payorch_url = f"http://127.0.0.1:{port}"
@@ -197,14 +195,8 @@ def log_tails(shop: Shop) -> str:
 
 async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
     """Product page -> pay -> simulator (click `outcome`) -> the shop's return page; the order id."""
-    from playwright.async_api import async_playwright
-
     expected = "PAID" if outcome == "approve" else "FAILED"
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+    async with web.chromium() as browser:
         page = await browser.new_page()
         try:
             await page.goto(shop.url + "/")
@@ -228,8 +220,6 @@ async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
         except Exception as exc:
             await page.screenshot(path=str(shots / f"shop-{provider}-{outcome}-failure.png"), full_page=True)
             raise AssertionError(f"{exc!r}\nat {page.url}\n{log_tails(shop)}") from exc
-        finally:
-            await browser.close()
 
 
 @pytest.mark.parametrize(

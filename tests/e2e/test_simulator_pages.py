@@ -9,17 +9,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser import CHROMIUM, Server
+from tests import browser as web
 from tests.e2e.helpers import RETURN_URL, open_checkout
 from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 A, B = "provider_a_redirect_post", "provider_b_redirect_get"
-WIDTHS = (1280, 390)
 
 
-async def new_checkout(server: Server, provider: str, reference: str, description: str | None) -> dict:  # type: ignore[type-arg]
+async def new_checkout(server: web.Server, provider: str, reference: str, description: str | None) -> dict:  # type: ignore[type-arg]
     sandbox = create_sandbox(server.env)
     headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
@@ -44,31 +43,22 @@ async def new_checkout(server: Server, provider: str, reference: str, descriptio
 
 async def look(checkout: dict, name: str, shots: Path) -> dict[int, str]:  # type: ignore[type-arg]
     """Open the page at each width: its visible text per width; fails on horizontal scroll."""
-    from playwright.async_api import async_playwright
-
     texts: dict[int, str] = {}
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            for width in WIDTHS:
-                page = await browser.new_page(viewport={"width": width, "height": 900})
-                await open_checkout(page, checkout)
-                await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
-                scroll = await page.evaluate("document.documentElement.scrollWidth")
-                assert scroll <= width, f"{name} at {width} px is {scroll} px wide"
-                texts[width] = await page.inner_text("main")
-                await page.close()
-        finally:
-            await browser.close()
+    async with web.chromium() as browser:
+        for width, _ in web.WIDTHS:
+            page = await web.page_at(browser, (width, 900))  # the same height at both
+            await open_checkout(page, checkout)
+            await page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+            scroll = await page.evaluate("document.documentElement.scrollWidth")
+            assert scroll <= width, f"{name} at {width} px is {scroll} px wide"
+            texts[width] = await page.inner_text("main")
+            await page.close()
     return texts
 
 
 @pytest.mark.parametrize("description", ["Two coffees and a croissant", None])
 async def test_provider_b_page_shows_the_order_and_fits_a_phone(
-    server: Server, shots: Path, description: str | None
+    server: web.Server, shots: Path, description: str | None
 ) -> None:
     reference = "order-2026-11-23-long-reference-0042"  # one long word: it must wrap on a phone
     checkout = await new_checkout(server, B, reference, description)
@@ -78,7 +68,7 @@ async def test_provider_b_page_shows_the_order_and_fits_a_phone(
         assert description is None or description in text
 
 
-async def test_provider_a_page_shows_what_its_protocol_carries(server: Server, shots: Path) -> None:
+async def test_provider_a_page_shows_what_its_protocol_carries(server: web.Server, shots: Path) -> None:
     checkout = await new_checkout(server, A, "order-a-0042", "Two coffees")
     texts = await look(checkout, "provider-a", shots)
     for text in texts.values():

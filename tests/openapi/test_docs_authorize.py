@@ -8,46 +8,32 @@ build/screenshots/openapi)."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
+from tests.live import create_sandbox
 
 if TYPE_CHECKING:
-    from playwright.async_api import Locator, Page
+    from playwright.async_api import Locator, Page, Request
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[2]
-WIDTHS = ((1280, 900), (390, 844))
 CREATE = "#operations-Payment_intents-create_payment_intent"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[web.Server]:
     path = tmp_path_factory.mktemp("docs-authorize") / "payorch.db"
-    env = payorch_env(f"sqlite:///{path}")
-    with live_server(env, "--no-worker") as url:
-        yield url, {**env, "PAYORCH_PUBLIC_URL": url}
+    with web.serve_payorch(f"sqlite:///{path}", "--no-worker") as found:
+        yield found
 
 
-def shots_dir() -> Path:
-    target = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", ROOT / "build" / "screenshots")) / "openapi"
-    target.mkdir(parents=True, exist_ok=True)
-    return target
-
-
-def test_the_redoc_bundle_served_names_no_image_elsewhere(server: tuple[str, dict[str, str]]) -> None:
+def test_the_redoc_bundle_served_names_no_image_elsewhere(server: web.Server) -> None:
     url, _ = server
     page = httpx.get(url + "/redoc").text
     bundle = httpx.get(url + "/docs-assets/redoc.standalone.js")
@@ -57,9 +43,7 @@ def test_the_redoc_bundle_served_names_no_image_elsewhere(server: tuple[str, dic
 
 
 @pytest.mark.parametrize("bypass_csp", [False, True], ids=["policy", "policy-bypassed"])
-async def test_authorize_and_try_it_out_in_docs(server: tuple[str, dict[str, str]], bypass_csp: bool) -> None:
-    from playwright.async_api import Request, async_playwright
-
+async def test_authorize_and_try_it_out_in_docs(server: web.Server, bypass_csp: bool) -> None:
     url, env = server
     app = create_sandbox(env)
     own = urlsplit(url).netloc
@@ -71,68 +55,46 @@ async def test_authorize_and_try_it_out_in_docs(server: tuple[str, dict[str, str
         "currency": "CLP",
         "return_url": "https://shop.example/return",
     }
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    async with web.chromium() as browser:
+        page = await web.page_at(browser, bypass_csp=bypass_csp)
+        page.on("request", lambda r: seen.append(r))
+        violations = web.csp_violations(page)
+        await page.goto(url + "/docs")
+
+        await page.get_by_role("button", name="Authorize").first.click()
+        modal = page.locator(".modal-ux")
+        assert "ApiKey" in await modal.inner_text() and "bearer" in (await modal.inner_text()).lower()
+        await modal.locator("#auth-bearer-value").fill(app["api_key"])
+        await modal.get_by_role("button", name="Apply credentials").click()
+        await modal.get_by_text("Logout").wait_for()  # authorized
+        await shoot(page, "docs-authorized", bypass_csp)
+        await modal.locator("button.btn-done").click()
+
+        operation = page.locator(CREATE)
+        await operation.locator(".opblock-summary").first.click()
+        await operation.get_by_role("button", name="Try it out").click()
+        await operation.locator("textarea.body-param__text").fill(json.dumps(body))
+        async with page.expect_response(lambda r: r.url == url + "/v1/payment-intents") as answered:
+            await operation.get_by_role("button", name="Execute").click()
+        response = await answered.value
+        assert response.status == 201, await response.text()
+        status = operation.locator(".live-responses-table tbody .response-col_status").first
+        await status.wait_for()
+        assert (await status.inner_text()).strip().startswith("201")
+        await shoot(page, "docs-try-it-out-201", bypass_csp, focus=status)
+        sent = response.request
+        assert (
+            sent.method == "POST" and await sent.header_value("authorization") == f"Bearer {app['api_key']}"
         )
-        try:
-            context = await browser.new_context(
-                viewport={"width": 1280, "height": 900}, bypass_csp=bypass_csp
-            )
-            page = await context.new_page()
-            page.on("request", lambda r: seen.append(r))
-            violations: list[str] = []
-            page.on(
-                "console",
-                lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
-            )
-            await page.goto(url + "/docs")
+        created = (await response.json())["id"]
 
-            await page.get_by_role("button", name="Authorize").first.click()
-            modal = page.locator(".modal-ux")
-            assert "ApiKey" in await modal.inner_text() and "bearer" in (await modal.inner_text()).lower()
-            await modal.locator("#auth-bearer-value").fill(app["api_key"])
-            await modal.get_by_role("button", name="Apply credentials").click()
-            await modal.get_by_text("Logout").wait_for()  # authorized
-            await shoot(page, "docs-authorized", bypass_csp)
-            await modal.locator("button.btn-done").click()
-
-            operation = page.locator(CREATE)
-            await operation.locator(".opblock-summary").first.click()
-            await operation.get_by_role("button", name="Try it out").click()
-            await operation.locator("textarea.body-param__text").fill(json.dumps(body))
-            async with page.expect_response(lambda r: r.url == url + "/v1/payment-intents") as answered:
-                await operation.get_by_role("button", name="Execute").click()
-            response = await answered.value
-            assert response.status == 201, await response.text()
-            status = operation.locator(".live-responses-table tbody .response-col_status").first
-            await status.wait_for()
-            assert (await status.inner_text()).strip().startswith("201")
-            await shoot(page, "docs-try-it-out-201", bypass_csp, focus=status)
-            sent = response.request
-            assert (
-                sent.method == "POST"
-                and await sent.header_value("authorization") == f"Bearer {app['api_key']}"
-            )
-            created = (await response.json())["id"]
-
-            page = await context.new_page()
-            page.on("request", lambda r: seen.append(r))
-            page.on(
-                "console",
-                lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None,
-            )
-            await page.goto(url + "/redoc")
-            await (
-                page.get_by_text("Create a payment intent")
-                .filter(visible=True)
-                .first.wait_for(timeout=30_000)
-            )
-            await page.wait_for_load_state("networkidle")
-            await shoot(page, "redoc", bypass_csp)
-        finally:
-            await browser.close()
+        page = await page.context.new_page()
+        page.on("request", lambda r: seen.append(r))
+        web.csp_violations(page, violations)
+        await page.goto(url + "/redoc")
+        await page.get_by_text("Create a payment intent").filter(visible=True).first.wait_for(timeout=30_000)
+        await page.wait_for_load_state("networkidle")
+        await shoot(page, "redoc", bypass_csp)
 
     # data: is inline; blob:<origin>/<id> (ReDoc's worker) is made by the page at its origin.
     off_host = [
@@ -152,9 +114,4 @@ async def shoot(page: Page, name: str, bypass_csp: bool, focus: Locator | None =
     with ``focus`` scrolled into view."""
     if bypass_csp:  # one set of pictures is enough
         return
-    for width, height in WIDTHS:
-        await page.set_viewport_size({"width": width, "height": height})
-        if focus is not None:
-            await focus.scroll_into_view_if_needed()
-        await page.screenshot(path=str(shots_dir() / f"{name}-{width}.png"))
-    await page.set_viewport_size({"width": WIDTHS[0][0], "height": WIDTHS[0][1]})
+    await web.screenshot(page, web.shots_dir("openapi"), name, full_page=False, focus=focus)

@@ -7,34 +7,26 @@ PAYORCH_E2E_SCREENSHOTS, or build/screenshots/ (git-ignored)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.browser import CHROMIUM
-from tests.live import create_sandbox, live_server, payorch_env
-from tests.needs import missing
+from tests import browser as web
+from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[2]
-WIDTHS = ((1280, 900), (390, 844))
 B = "provider_b_redirect_get"
 
 
 @pytest.fixture(scope="module")
-def server(database_url: str) -> Iterator[tuple[str, dict[str, str]]]:
-    if not Path(CHROMIUM).exists():
-        missing("Debian chromium is not installed (apt-get install chromium)")
-    env = payorch_env(database_url)
-    with live_server(env) as url:  # with its worker: it carries out the day's run
-        yield url, env
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url) as found:  # with its worker: it carries out the day's run
+        yield found
 
 
 async def intent_at_b(api: httpx.AsyncClient, app: dict[str, str], url: str, amount: int) -> tuple[str, str]:
@@ -62,70 +54,52 @@ async def discrepancy(api: httpx.AsyncClient, **body: Any) -> None:
 
 
 async def test_the_days_findings_are_listed_and_one_is_resolved(
-    server: tuple[str, dict[str, str]], database_url: str
+    server: web.Server, database_url: str
 ) -> None:
-    from playwright.async_api import async_playwright
-
     url, env = server
     app = create_sandbox(env)
-    backend = "postgres" if database_url.startswith("postgres") else "sqlite"
-    shots = Path(os.environ.get("PAYORCH_E2E_SCREENSHOTS", ROOT / "build" / "screenshots")) / backend
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = web.shots_dir(web.backend(database_url))
     day = datetime.now(UTC).date().isoformat()
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
         paid = [await intent_at_b(api, app, url, amount) for amount in (12_000, 8_500)]
         unreturned, _ = await intent_at_b(api, app, url, 4_000)
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(
-                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        async with web.chromium() as browser:
+            page = await web.page_at(browser)
+            await web.sign_in(page, url, app["api_key"])
+            for intent_id, checkout_url in paid:  # the buyer pays at the simulated provider
+                await web.approve_at_provider(page, checkout_url, f"{url}/dashboard/payments/{intent_id}")
+            await discrepancy(
+                api, provider=B, kind="refunded_at_provider", payment_intent_id=paid[0][0], amount=2_000
             )
-            try:
-                page = await (await browser.new_context(viewport={"width": 1280, "height": 900})).new_page()
-                await page.goto(url + "/dashboard/sign-in")
-                await page.get_by_label("API key").fill(app["api_key"])
-                async with page.expect_navigation():
-                    await page.get_by_role("button", name="Sign in").click()
-                for intent_id, checkout_url in paid:  # the buyer pays at the simulated provider
-                    await page.goto(checkout_url)
-                    await page.click('button[name="outcome"][value="approve"]')
-                    await page.wait_for_url(f"{url}/dashboard/payments/{intent_id}", timeout=30_000)
-                await discrepancy(
-                    api, provider=B, kind="refunded_at_provider", payment_intent_id=paid[0][0], amount=2_000
-                )
-                await discrepancy(
-                    api, provider=B, kind="amount_changed", payment_intent_id=paid[1][0], amount=8_000
-                )
-                await discrepancy(api, provider=B, kind="orphan", amount=5_000)
-                await discrepancy(api, provider=B, kind="approved_unreturned", payment_intent_id=unreturned)
-                await page.get_by_role("link", name="Reconciliation").click()
-                await page.get_by_label("Day (UTC)").fill(day)
-                await page.get_by_role("button", name="Show").click()
-                await page.get_by_text("This day has not been reconciled.").wait_for()
-                await page.get_by_role("button", name=f"Reconcile {day}").click()
-                await page.get_by_text("Asked for: a worker reconciles the day shortly.").wait_for()
-                deadline = time.monotonic() + 120  # the worker's job runs every 30 s
-                # Findings are listed as the run stores them: wait for the whole day (the
-                # three to look at and the approval, applied).
-                while not (
-                    await page.get_by_text("To look at (3)").is_visible()
-                    and await page.get_by_text("Applied or resolved (1)").is_visible()
-                ):
-                    assert time.monotonic() < deadline, await page.content()
-                    await asyncio.sleep(2)
-                    await page.reload()
-                for width, height in WIDTHS:
-                    await page.set_viewport_size({"width": width, "height": height})
-                    await page.screenshot(path=str(shots / f"reconciliation-{width}.png"), full_page=True)
-                await page.set_viewport_size({"width": 1280, "height": 900})
-                refund = page.locator("section", has_text="Refunded at the provider outside payorch")
-                await refund.get_by_label("What was done").fill("refund booked by finance")
-                await refund.get_by_role("button", name="Mark resolved").click()
-                await page.get_by_text("Marked resolved.").wait_for()
-                assert await page.get_by_text("To look at (2)").is_visible()
-                assert await page.get_by_text("refund booked by finance").is_visible()
-            finally:
-                await browser.close()
+            await discrepancy(
+                api, provider=B, kind="amount_changed", payment_intent_id=paid[1][0], amount=8_000
+            )
+            await discrepancy(api, provider=B, kind="orphan", amount=5_000)
+            await discrepancy(api, provider=B, kind="approved_unreturned", payment_intent_id=unreturned)
+            await page.get_by_role("link", name="Reconciliation").click()
+            await page.get_by_label("Day (UTC)").fill(day)
+            await page.get_by_role("button", name="Show").click()
+            await page.get_by_text("This day has not been reconciled.").wait_for()
+            await page.get_by_role("button", name=f"Reconcile {day}").click()
+            await page.get_by_text("Asked for: a worker reconciles the day shortly.").wait_for()
+            deadline = time.monotonic() + 120  # the worker's job runs every 30 s
+            # Findings are listed as the run stores them: wait for the whole day (the
+            # three to look at and the approval, applied).
+            while not (
+                await page.get_by_text("To look at (3)").is_visible()
+                and await page.get_by_text("Applied or resolved (1)").is_visible()
+            ):
+                assert time.monotonic() < deadline, await page.content()
+                await asyncio.sleep(2)
+                await page.reload()
+            await web.screenshot(page, shots, "reconciliation")
+            refund = page.locator("section", has_text="Refunded at the provider outside payorch")
+            await refund.get_by_label("What was done").fill("refund booked by finance")
+            await refund.get_by_role("button", name="Mark resolved").click()
+            await page.get_by_text("Marked resolved.").wait_for()
+            assert await page.get_by_text("To look at (2)").is_visible()
+            assert await page.get_by_text("refund booked by finance").is_visible()
         report = (await api.get("/v1/reports/reconciliation", params={"date": day})).json()
         assert sorted((f["kind"], f["action"], f["status"]) for f in report["findings"]) == [
             ("amount_mismatch", "FLAGGED", "OPEN"),

@@ -15,15 +15,11 @@ from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, assert_error, new_application
 from tests.live import payorch_env, run_cli
 
-pytestmark = pytest.mark.slow
-
 URL = "/v1/admin/api-credentials"
 CAP = 3
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"max_api_keys": CAP}
+pytestmark = [pytest.mark.slow, pytest.mark.settings(max_api_keys=CAP)]
 
 
 async def key_ids(client: httpx.AsyncClient, app: Sandbox) -> list[str]:

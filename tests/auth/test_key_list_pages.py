@@ -11,9 +11,7 @@ from tests.kit import Sandbox, assert_error
 URL = "/v1/admin/api-credentials"
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"max_api_keys": 30}
+pytestmark = pytest.mark.settings(max_api_keys=30)
 
 
 async def test_pages_walk_every_key_newest_first(client: httpx.AsyncClient, sandbox: Sandbox) -> None:

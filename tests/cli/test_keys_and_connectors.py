@@ -19,15 +19,12 @@ from tests.cli.helpers import refused
 from tests.kit import new_application
 from tests.live import payorch_env, run_cli
 
-pytestmark = pytest.mark.slow
-
 SECRET = "sk_live_do-not-print-me-0123456789"
 HOOK_SECRET = "whsec_also-secret-9876543210"
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"max_api_keys": KEYS_PAGE + 10}  # the in-process API creates a page of keys
+# the in-process API creates a page of keys
+pytestmark = [pytest.mark.slow, pytest.mark.settings(max_api_keys=KEYS_PAGE + 10)]
 
 
 def ok(done: subprocess.CompletedProcess[str]) -> str:

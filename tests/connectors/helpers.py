@@ -26,4 +26,19 @@ def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def create_with_mock_connectors(database_url: str, environment: str) -> subprocess.CompletedProcess[str]:
+    """``payorch applications create --mock-connectors --json`` for an application named cli."""
+    return run_cli(
+        database_url,
+        "applications",
+        "create",
+        "--name",
+        "cli",
+        "--environment",
+        environment,
+        "--mock-connectors",
+        "--json",
+    )
+
+
 SRC = str(Path(__file__).resolve().parents[2] / "src")

@@ -13,7 +13,7 @@ from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
-from tests.connectors.helpers import run_cli
+from tests.connectors.helpers import create_with_mock_connectors
 from tests.kit import make_settings
 
 pytestmark = pytest.mark.slow
@@ -25,17 +25,7 @@ MOCK_ORDER = sorted(REGISTRATIONS, key=lambda r: r.mock_priority)
 async def test_applications_create_with_mock_connectors(
     client: httpx.AsyncClient, database_url: str, runtime: Runtime
 ) -> None:
-    done = run_cli(
-        database_url,
-        "applications",
-        "create",
-        "--name",
-        "cli",
-        "--environment",
-        "SANDBOX",
-        "--mock-connectors",
-        "--json",
-    )
+    done = create_with_mock_connectors(database_url, "SANDBOX")
     assert done.returncode == 0, done.stderr
     created = json.loads(done.stdout)
     headers = {"Authorization": f"Bearer {created['api_key']}"}
@@ -54,17 +44,7 @@ async def test_applications_create_with_mock_connectors(
 
 
 async def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
-    done = run_cli(
-        database_url,
-        "applications",
-        "create",
-        "--name",
-        "cli",
-        "--environment",
-        "PRODUCTION",
-        "--mock-connectors",
-        "--json",
-    )
+    done = create_with_mock_connectors(database_url, "PRODUCTION")
     assert done.returncode == 2 and "SANDBOX" in done.stderr and done.stdout == ""
 
 

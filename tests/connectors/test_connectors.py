@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.providers import connectors
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox, assert_error, new_application
 
 A = "provider_a_redirect_post"
 B = "provider_b_redirect_get"
@@ -115,9 +115,7 @@ async def test_credentials_are_validated_per_provider(client: httpx.AsyncClient,
     ]
     for body, field in cases:
         response = await client.post(url, json=body, headers=sandbox.headers)
-        assert response.status_code == 400, (body, response.text)
-        error = response.json()["error"]
-        assert error["code"] == "VALIDATION_ERROR"
+        error = assert_error(response, 400, "VALIDATION_ERROR")
         if field is not None:
             assert error["details"]["errors"][0]["field"] == field, (body, error)
     assert (await client.get(url, headers=sandbox.headers)).json()["items"] == []

@@ -11,7 +11,7 @@ from prometheus_client import REGISTRY
 
 from payorch.observability import metrics
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, mock_sandbox
+from tests.kit import Sandbox, create_intent, mock_sandbox
 from tests.providers.helpers import B, start
 
 ROUTE = "/v1/payment-intents/{payment_intent_id}"
@@ -24,7 +24,7 @@ def sample(name: str, **labels: str) -> float:
 
 
 async def test_requests_are_counted_by_route_template_and_status(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_body: dict[str, object]
+    client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
     ok = {"method": "GET", "route": ROUTE, "status": "200"}
     missing = {"method": "GET", "route": ROUTE, "status": "404"}
@@ -35,9 +35,7 @@ async def test_requests_are_counted_by_route_template_and_status(
     )
     ids = []
     for reference in ("order-a", "order-b"):
-        body = {**intent_body, "external_reference": reference}
-        created = await client.post("/v1/payment-intents", json=body, headers=sandbox.headers)
-        ids.append(created.json()["id"])
+        ids.append((await create_intent(client, sandbox, external_reference=reference))["id"])
     for intent_id in ids:
         assert (await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)).is_success
     await client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers)

@@ -31,14 +31,10 @@ ERRORS = "payorch_provider_call_errors_total"
 HEALTH = "payorch_provider_health_state"
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
-    return {
-        "provider_timeout_seconds": 0.3,
-        "provider_failure_threshold": 3,
-        "provider_skip_seconds": 10,
-    }
+# The simulator's `timeout` fault answers after provider_timeout_seconds + 1.
+pytestmark = pytest.mark.settings(
+    provider_timeout_seconds=0.3, provider_failure_threshold=3, provider_skip_seconds=10
+)
 
 
 @pytest.fixture(params=["in-process", "redis"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, mock_sandbox
+from tests.kit import Sandbox, intent_body, mock_sandbox
 from tests.observability.capture import Capture, lines_of, logs
 from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 
@@ -28,13 +28,9 @@ def only(capture: Capture, request_id: str) -> dict[str, object]:
 async def test_one_line_per_request_with_route_template_status_duration_and_application(
     client: httpx.AsyncClient, logs: Capture, sandbox: Sandbox
 ) -> None:
-    body = {
-        "merchant_account_id": sandbox.merchant_account_id,
-        "external_reference": SECRET_BODY,
-        "amount": 1000,
-        "currency": "CLP",
-        "return_url": "https://shop.example/r",
-    }
+    body = intent_body(
+        sandbox, external_reference=SECRET_BODY, amount=1000, return_url="https://shop.example/r"
+    )
     created = await client.post(
         "/v1/payment-intents", json=body, headers={**sandbox.headers, "X-Request-Id": "req-create"}
     )

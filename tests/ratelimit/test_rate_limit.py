@@ -12,13 +12,10 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, make_settings, new_application
+from tests.kit import Sandbox, assert_error, make_settings, new_application
 from tests.needs import missing
 
-
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"rate_limit": "5/minute"}
+pytestmark = pytest.mark.settings(rate_limit="5/minute")
 
 
 async def test_each_application_has_its_own_budget(
@@ -34,9 +31,8 @@ async def test_each_application_has_its_own_budget(
     assert remaining == [4, 3, 2, 1, 0]
 
     refused = await client.get("/v1/payments", headers=sandbox.headers)
-    assert refused.status_code == 429
-    error = refused.json()["error"]
-    assert error["code"] == "RATE_LIMIT_EXCEEDED" and error["request_id"]
+    error = assert_error(refused, 429, "RATE_LIMIT_EXCEEDED")
+    assert error["request_id"]
     wait = error["details"]["retry_after_seconds"]
     assert 1 <= wait <= 60 and refused.headers["Retry-After"] == str(wait)
     assert refused.headers["RateLimit-Remaining"] == "0"

@@ -16,9 +16,7 @@ PREFIX = re.compile(r'<td class="mono">([0-9a-f]{12})</td>')
 OLDER = re.compile(r'href="(/dashboard/api-keys\?[^"]*cursor=[^"]+)">Older keys')
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"max_api_keys": 30}
+pytestmark = pytest.mark.settings(max_api_keys=30)
 
 
 async def test_the_keys_page_shows_a_page_and_links_to_the_older_keys(

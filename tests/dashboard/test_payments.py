@@ -10,30 +10,29 @@ import pytest
 
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, authorized_payment, new_application
+from tests.kit import Sandbox, authorized_payment, create_intent, new_application
 from tests.payments.fakes import REJECT, TIMEOUT_APPLIED, FakeGateway
 
 INTENT_LINK = re.compile(r'href="/dashboard/payments/(payi_[0-9a-z]+)"')
 
 
 async def test_the_list_filters_searches_and_pages(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, intent_body: dict[str, object]
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
     await sign_in(client, sandbox)
     empty = await client.get("/dashboard/payments")
     assert "No payments yet" in empty.text
     paid = [await authorized_payment(runtime, sandbox, amount=1500) for _ in range(3)]
-    created = await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
-    assert created.status_code == 201
+    created = await create_intent(client, sandbox)
     listed = await client.get("/dashboard/payments")
     everything = INTENT_LINK.findall(listed.text)
     assert everything == sorted(everything, reverse=True)  # newest first (ids are time-ordered)
-    assert set(everything) == {created.json()["id"]} | {p.intent_id for p in paid}
+    assert set(everything) == {created["id"]} | {p.intent_id for p in paid}
     assert "CLP 1,500" in listed.text  # the currency's own units (no decimals for CLP)
     only_created = await client.get("/dashboard/payments", params={"status": "CREATED"})
-    assert INTENT_LINK.findall(only_created.text) == [created.json()["id"]]
+    assert INTENT_LINK.findall(only_created.text) == [created["id"]]
     by_reference = await client.get("/dashboard/payments", params={"q": "order-1"})
-    assert INTENT_LINK.findall(by_reference.text) == [created.json()["id"]]
+    assert INTENT_LINK.findall(by_reference.text) == [created["id"]]
     none = await client.get("/dashboard/payments", params={"q": "no-such-order"})
     assert "No payment matches these filters" in none.text
     by_id = await client.get("/dashboard/payments", params={"q": paid[0].intent_id})

@@ -17,7 +17,7 @@ from payorch.connectors.service import decrypt_credentials
 from payorch.providers.base import Mode
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox, create_intent, new_application
 from tests.live import payorch_env, run_cli
 
 pytestmark = pytest.mark.slow
@@ -217,13 +217,13 @@ async def test_the_command_line_sees_and_changes_what_the_dashboard_added(
 
 
 async def test_a_connector_that_took_a_payment_is_disabled_not_removed(
-    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, intent_body: dict[str, object]
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
     csrf = await sign_in(client, sandbox)
     base = f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors"
     made = await client.post(base, json={"provider": B, "mode": "MOCK"}, headers=sandbox.headers)
     assert made.status_code == 201, made.text
-    intent = (await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)).json()
+    intent = await create_intent(client, sandbox)
     checkout = await client.post(
         f"/v1/payment-intents/{intent['id']}/checkout", json={"provider": B}, headers=sandbox.headers
     )

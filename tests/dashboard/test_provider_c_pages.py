@@ -7,6 +7,7 @@ import re
 
 import httpx
 
+from tests.dashboard.forms import start_test_payment
 from tests.dashboard.helpers import add_mock_connector
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox
@@ -23,15 +24,6 @@ async def test_provider_c_in_the_dashboard(client: httpx.AsyncClient, sandbox: S
     assert fields == ["secret_key", "webhook_secret"]  # in the order its credentials declare them
     assert f'<option value="{C}">' in (await client.get("/dashboard/sandbox")).text
     assert f'<option value="{C}">' in (await client.get("/dashboard/payments")).text
-    started = await client.post(
-        "/dashboard/sandbox",
-        data={
-            "csrf": csrf,
-            "merchant_account_id": sandbox.merchant_account_id,
-            "amount": "15000",
-            "currency": "CLP",
-            "provider": C,
-        },
-    )
+    started = await start_test_payment(client, csrf, sandbox, amount="15000", provider=C)
     assert started.status_code == 303, started.text
     assert started.headers["location"].startswith("http://testserver/simulator/provider_c/")

@@ -8,6 +8,7 @@ import httpx
 
 from payorch.connectors import repository as connectors
 from payorch.runtime import Runtime
+from tests.dashboard.forms import start_test_payment
 from tests.dashboard.helpers import add_mock_connector
 from tests.dashboard.signing import assert_back_to_sign_in, sign_in
 from tests.kit import Sandbox, new_application
@@ -91,15 +92,8 @@ async def test_a_test_payment_opens_the_simulator_and_returns_to_the_intent(
     await add_mock_connector(client, sandbox)
     page = await client.get("/dashboard/sandbox")
     assert "Make a test payment" in page.text
-    started = await client.post(
-        "/dashboard/sandbox",
-        data={
-            "csrf": csrf,
-            "merchant_account_id": sandbox.merchant_account_id,
-            "amount": "1500",
-            "currency": "CLP",
-            "provider": "provider_b_redirect_get",
-        },
+    started = await start_test_payment(
+        client, csrf, sandbox, amount="1500", provider="provider_b_redirect_get"
     )
     assert started.status_code == 303, started.text
     assert started.headers["location"].startswith("http://testserver/simulator/")

@@ -23,9 +23,7 @@ ENDPOINT_LINK = re.compile(r'href="/dashboard/webhooks/(whe_[0-9a-z]+)"')
 DELIVERY_LINK = re.compile(r'href="/dashboard/webhooks/deliveries/(whe_[0-9a-z]+)/(whd_[0-9a-z]+)"')
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return PRIVATE_ON  # the receiver listens on 127.0.0.1
+pytestmark = pytest.mark.settings(**PRIVATE_ON)  # the receiver listens on 127.0.0.1
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ process all the same.
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 from collections.abc import Callable, Mapping
 from json import dumps as json_dumps
 from typing import Any
@@ -68,13 +70,20 @@ class _InProcess:
         await self.app(scope, receive, send)
 
 
+@functools.cache
+def _verifying_context() -> ssl.SSLContext:
+    """httpx's default TLS verification (certifi's CAs), built once per process and shared by
+    every runtime's client: loading the CA bundle is most of what building a client costs."""
+    return httpx.create_ssl_context()
+
+
 class SelfDispatchTransport(httpx.AsyncBaseTransport):
     def __init__(self, public_url: str, local_app: LocalApp) -> None:
         parsed = httpx.URL(public_url)
         self._origin = (parsed.scheme, parsed.host, parsed.port)
         self._local_app = local_app
         self._local: httpx.ASGITransport | None = None
-        self._network = httpx.AsyncHTTPTransport(retries=0)
+        self._network = httpx.AsyncHTTPTransport(retries=0, verify=_verifying_context())
 
     def _is_self(self, url: httpx.URL) -> bool:
         return (url.scheme, url.host, url.port) == self._origin

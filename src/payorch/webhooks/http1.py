@@ -10,6 +10,7 @@ URL rules need (no second DNS lookup) the only way this client can connect at al
 from __future__ import annotations
 
 import asyncio
+import functools
 import ssl
 import time
 from collections import defaultdict
@@ -144,11 +145,18 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
 
+@functools.cache
+def _verifying_context() -> ssl.SSLContext:
+    """The system's default TLS verification, built once per process (loading the CA store is
+    most of what a client costs to build)."""
+    return ssl.create_default_context()
+
+
 class Client:
     """A pool of keep-alive connections; each request names the address to connect to."""
 
     def __init__(self, *, ssl_context: ssl.SSLContext | None = None, max_body: int = 8192) -> None:
-        self._ssl = ssl_context or ssl.create_default_context()
+        self._ssl = ssl_context or _verifying_context()
         self._max_body = max_body
         self._idle: dict[_Key, list[_Connection]] = defaultdict(list)
 

@@ -17,7 +17,8 @@ import pytest
 
 from tests import browser as web
 from tests.checkouts.helpers import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 from tests.providers import browser as buyer_browser
 from tests.providers.browser import Browser, parse
 
@@ -41,17 +42,14 @@ class Shop:
         self.api, self.app = api, app
 
     async def start(self, provider: str) -> tuple[str, dict[str, Any]]:
-        body = {
-            "merchant_account_id": self.app["merchant_account_id"],
-            "external_reference": f"order-{provider[-8:]}",
-            "amount": 15000,
-            "currency": "CLP",
-            "provider": provider,
-            "return_url": "https://shop.example/return",
-        }
-        created = await self.api.post("/v1/payment-intents", json=body)
-        assert created.status_code == 201, created.text
-        intent_id = created.json()["id"]
+        created = await create_intent(
+            self.api,
+            as_sandbox(self.app),
+            external_reference=f"order-{provider[-8:]}",
+            amount=15000,
+            provider=provider,
+        )
+        intent_id = created["id"]
         checkout = await self.api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})
         assert checkout.status_code == 200, checkout.text
         return intent_id, checkout.json()

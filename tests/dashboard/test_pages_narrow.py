@@ -14,7 +14,8 @@ import pytest
 
 from payorch.providers.registry import PROVIDER_IDS
 from tests import browser as web
-from tests.live import create_sandbox
+from tests.kit import Sandbox, create_intent
+from tests.live import as_sandbox, create_sandbox
 
 if TYPE_CHECKING:  # the browser's package is imported by the test that runs it
     from playwright.async_api import Page
@@ -30,15 +31,16 @@ def server(database_url: str) -> Iterator[web.Server]:
         yield found
 
 
-async def paid_intents(api: httpx.AsyncClient, merchant: str) -> list[str]:
+async def paid_intents(api: httpx.AsyncClient, sandbox: Sandbox) -> list[str]:
     """One intent paid at each provider (the simulator's market approves all), the last with a
     long reference, and one left open; the ids, newest last."""
     made = []
     for n, provider in enumerate((*PROVIDER_IDS, "")):
         reference = LONG_REFERENCE if n == len(PROVIDER_IDS) - 1 else f"order-{n}"
-        body = {"merchant_account_id": merchant, "external_reference": reference, "amount": 12990,
-                "currency": "CLP", "return_url": "https://shop.example/r"}  # fmt: skip
-        intent_id = (await api.post("/v1/payment-intents", json=body)).json()["id"]
+        intent = await create_intent(
+            api, sandbox, external_reference=reference, amount=12990, return_url="https://shop.example/r"
+        )
+        intent_id = intent["id"]
         made.append(intent_id)
         if not provider:
             continue
@@ -86,7 +88,7 @@ async def test_pages_at_1280_and_390_px(server: web.Server, database_url: str) -
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
-        made = await paid_intents(api, app["merchant_account_id"])
+        made = await paid_intents(api, as_sandbox(app))
         intent = (await api.get(f"/v1/payment-intents/{made[0]}")).json()
         assert intent["status"] == "AUTHORIZED", intent
         refund = await api.post(f"/v1/payments/{intent['payment']['id']}/refunds", json={"amount": 990})

@@ -15,8 +15,8 @@ import pytest
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import mock_credentials
 from tests import browser as web
-from tests.kit import TEST_SECRET_KEY
-from tests.live import create_sandbox
+from tests.kit import TEST_SECRET_KEY, create_intent
+from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -46,19 +46,16 @@ async def test_the_refund_form_moves_only_what_a_person_meant(server: web.Server
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api, web.chromium() as browser:
-        created = await api.post(
-            "/v1/payment-intents",
-            json={
-                "merchant_account_id": app["merchant_account_id"],
-                "external_reference": "attack-usd-2000",
-                "amount": 200_000,
-                "currency": "USD",
-                "provider": PROVIDER_B,
-                "return_url": url + "/dashboard/sandbox/returned",
-            },
+        created = await create_intent(
+            api,
+            as_sandbox(app),
+            external_reference="attack-usd-2000",
+            amount=200_000,
+            currency="USD",
+            provider=PROVIDER_B,
+            return_url=url + "/dashboard/sandbox/returned",
         )
-        assert created.status_code == 201, created.text
-        intent_id = created.json()["id"]
+        intent_id = created["id"]
         checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
         page = await web.page_at(browser)
         await web.sign_in(page, url, app["api_key"])

@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.live import create_sandbox
+from tests.kit import Sandbox, create_intent
+from tests.live import as_sandbox, create_sandbox
 
 if TYPE_CHECKING:
     from playwright.async_api import Page
@@ -30,14 +31,14 @@ def server(database_url: str) -> Iterator[web.Server]:
         yield found
 
 
-async def _intent(api: httpx.AsyncClient, merchant: str, reference: str) -> httpx.Response:
-    body = {"merchant_account_id": merchant, "external_reference": reference, "amount": 1990}
-    return await api.post(
-        "/v1/payment-intents", json={**body, "currency": "CLP", "return_url": "https://shop.example/r"}
+async def _intent(api: httpx.AsyncClient, sandbox: Sandbox, reference: str) -> str:
+    intent = await create_intent(
+        api, sandbox, external_reference=reference, amount=1990, return_url="https://shop.example/r"
     )
+    return str(intent["id"])
 
 
-async def _market_payments(api: httpx.AsyncClient, merchant: str, count: int) -> None:
+async def _market_payments(api: httpx.AsyncClient, sandbox: Sandbox, count: int) -> None:
     for provider, approve in ((A, 0.6), (B, 0.9), (C, 0.75)):
         body = {
             "provider": provider,
@@ -48,8 +49,7 @@ async def _market_payments(api: httpx.AsyncClient, merchant: str, count: int) ->
         }
         (await api.post("/simulator/controls/market", json=body)).raise_for_status()
     for n in range(count):
-        intent = await _intent(api, merchant, f"r-{n}")
-        intent_id = intent.json()["id"]
+        intent_id = await _intent(api, sandbox, f"r-{n}")
         (
             await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": [A, B, C][n % 3]})
         ).raise_for_status()
@@ -62,12 +62,12 @@ async def _market_payments(api: httpx.AsyncClient, merchant: str, count: int) ->
             await api.get(back["url"], headers={"Authorization": ""})
 
 
-async def _fail_a(api: httpx.AsyncClient, merchant: str) -> None:
+async def _fail_a(api: httpx.AsyncClient, sandbox: Sandbox) -> None:
     """A answers errors for three ``auto`` checkouts (the threshold): B takes them, A is skipped."""
     (await api.post("/simulator/controls/faults", json={"provider": A, "mode": "error"})).raise_for_status()
     for n in range(3):
-        intent = await _intent(api, merchant, f"f-{n}")
-        (await api.post(f"/v1/payment-intents/{intent.json()['id']}/checkout", json={})).raise_for_status()
+        intent_id = await _intent(api, sandbox, f"f-{n}")
+        (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).raise_for_status()
     (await api.post("/simulator/controls/faults", json={"provider": A, "mode": "ok"})).raise_for_status()
 
 
@@ -78,8 +78,8 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
     async with httpx.AsyncClient(
         base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30
     ) as api:
-        await _market_payments(api, app["merchant_account_id"], 12)
-        await _fail_a(api, app["merchant_account_id"])
+        await _market_payments(api, as_sandbox(app), 12)
+        await _fail_a(api, as_sandbox(app))
 
     async def fits(page: Page, name: str, width: int) -> None:
         await web.fits_the_width(page, name, width)

@@ -20,7 +20,8 @@ import pytest
 from payorch.client.errors import WebhookVerificationError
 from payorch.client.webhooks import verify
 from tests import browser as web
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 from tests.webhooks.receiver import Received, Receiver, loopback_socket, serve_receiver
 
 if TYPE_CHECKING:
@@ -50,14 +51,6 @@ async def _next_notice(receiver: Receiver, seen: int, event_type: str) -> Receiv
                 return request
         await asyncio.sleep(0.1)
     raise AssertionError(f"no {event_type} notice arrived")
-
-
-async def _intent(api: httpx.AsyncClient, merchant: str, reference: str) -> str:
-    body = {"merchant_account_id": merchant, "external_reference": reference, "amount": 1500,
-            "currency": "CLP", "return_url": "https://shop.example/return"}  # fmt: skip
-    created = await api.post("/v1/payment-intents", json=body)
-    assert created.status_code == 201, created.text
-    return str(created.json()["id"])
 
 
 async def _reload_until(page: Page, text: str) -> str:
@@ -107,7 +100,7 @@ async def test_webhook_tools_in_a_browser(server: web.Server, database_url: str,
         await web.screenshot(page, shots, "delivery-test", check=web.fits_the_width)
 
         # A failing delivery of a payment: why it failed, the payload, a link to the payment.
-        intent_id = await _intent(api, app["merchant_account_id"], "tools-1")
+        intent_id = (await create_intent(api, as_sandbox(app), external_reference="tools-1"))["id"]
         deadline = time.monotonic() + 30
         while not (items := (await api.get(f"{hooks}/{down_id}/deliveries")).json()["items"])[0]["attempts"]:
             assert time.monotonic() < deadline, items
@@ -131,7 +124,7 @@ async def test_webhook_tools_in_a_browser(server: web.Server, database_url: str,
         assert "also signed with the previous secret" in await page.content()
         await web.screenshot(page, shots, "webhook-rotated", check=web.fits_the_width)
         seen = len(receiver.requests)
-        await _intent(api, app["merchant_account_id"], "tools-2")
+        await create_intent(api, as_sandbox(app), external_reference="tools-2")
         during = await _next_notice(receiver, seen, "payment_intent.created")
         assert _verifies(during, old) and _verifies(during, new)
         await page.goto(f"{url}/dashboard/webhooks/{endpoint_id}")

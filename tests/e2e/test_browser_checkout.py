@@ -17,7 +17,8 @@ import pytest
 
 from tests import browser as web
 from tests.e2e.helpers import RETURN_URL, open_checkout
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -26,20 +27,15 @@ async def walk(server: web.Server, provider: str, shots: Path) -> None:
     sandbox = create_sandbox(server.env)
     headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
-        intent = (
-            await api.post(
-                "/v1/payment-intents",
-                json={
-                    "merchant_account_id": sandbox["merchant_account_id"],
-                    "external_reference": f"e2e-{provider}",
-                    "amount": 12990,
-                    "currency": "CLP",
-                    "description": "Two coffees",
-                    "return_url": RETURN_URL,
-                },
-                headers={"Idempotency-Key": f"e2e-intent-{provider}"},
-            )
-        ).json()
+        intent = await create_intent(
+            api,
+            as_sandbox(sandbox),
+            key=f"e2e-intent-{provider}",
+            external_reference=f"e2e-{provider}",
+            amount=12990,
+            description="Two coffees",
+            return_url=RETURN_URL,
+        )
         response = await api.post(
             f"/v1/payment-intents/{intent['id']}/checkout",
             json={"provider": provider},

@@ -11,7 +11,8 @@ import pytest
 
 from tests import browser as web
 from tests.e2e.helpers import RETURN_URL, open_checkout
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -22,21 +23,15 @@ async def new_checkout(server: web.Server, provider: str, reference: str, descri
     sandbox = create_sandbox(server.env)
     headers = {"Authorization": f"Bearer {sandbox['api_key']}"}
     async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=30) as api:
-        intent = await api.post(
-            "/v1/payment-intents",
-            json={
-                "merchant_account_id": sandbox["merchant_account_id"],
-                "external_reference": reference,
-                "amount": 12990,
-                "currency": "CLP",
-                "description": description,
-                "return_url": RETURN_URL,
-            },
+        intent = await create_intent(
+            api,
+            as_sandbox(sandbox),
+            external_reference=reference,
+            amount=12990,
+            description=description,
+            return_url=RETURN_URL,
         )
-        assert intent.status_code == 201, intent.text
-        response = await api.post(
-            f"/v1/payment-intents/{intent.json()['id']}/checkout", json={"provider": provider}
-        )
+        response = await api.post(f"/v1/payment-intents/{intent['id']}/checkout", json={"provider": provider})
         assert response.status_code == 200, response.text
         return dict(response.json()["checkout"])
 

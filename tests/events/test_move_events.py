@@ -19,6 +19,7 @@ from payorch.intents.records import PaymentIntent
 from payorch.intents.states import EVENTS_OF_MOVE, Move
 from payorch.runtime import Runtime
 from tests.events.samples import sample_payloads
+from tests.kit import create_intent
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -70,12 +71,9 @@ def two_events(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-async def intent_id(
-    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, intent_body: dict[str, object]
-) -> str:
+async def intent_id(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox) -> str:
     """A new intent moved to REQUIRES_ACTION."""
-    created = await client.post("/v1/payment-intents", json=intent_body, headers=sandbox.headers)
-    intent_id = str(created.json()["id"])
+    intent_id = str((await create_intent(client, sandbox))["id"])
     started = sample_payloads(Move.START_CHECKOUT, intent_id)
     await _move(runtime, sandbox, intent_id, Move.START_CHECKOUT, started, provider="provider_a")
     return intent_id

@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -34,19 +35,16 @@ async def test_the_exports_page_downloads_a_csv(
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
-        created = await api.post(
-            "/v1/payment-intents",
-            json={
-                "merchant_account_id": app["merchant_account_id"],
-                "external_reference": HYPERLINK,
-                "amount": 123_456,
-                "currency": "USD",
-                "provider": "provider_b_redirect_get",
-                "return_url": url + "/dashboard/sandbox/returned",
-            },
+        created = await create_intent(
+            api,
+            as_sandbox(app),
+            external_reference=HYPERLINK,
+            amount=123_456,
+            currency="USD",
+            provider="provider_b_redirect_get",
+            return_url=url + "/dashboard/sandbox/returned",
         )
-        assert created.status_code == 201, created.text
-        intent_id = created.json()["id"]
+        intent_id = created["id"]
         checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
     today = datetime.now(UTC).date()
     async with web.chromium() as browser:

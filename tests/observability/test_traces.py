@@ -36,8 +36,8 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 from payorch.crypto import Cipher
 from payorch.providers.registry import REGISTRATIONS
 from tests.databases import own_database
-from tests.kit import TEST_SECRET_KEY
-from tests.live import create_sandbox, live_server, payorch_env, run_cli
+from tests.kit import TEST_SECRET_KEY, intent_body
+from tests.live import as_sandbox, create_sandbox, live_server, payorch_env, run_cli
 from tests.webhooks.receiver import serve_receiver
 
 pytestmark = pytest.mark.slow
@@ -136,14 +136,8 @@ def otlp_receiver() -> Iterator[Collector]:
         server.server_close()
 
 
-def intent_body(merchant_account_id: str) -> dict[str, object]:
-    return {
-        "merchant_account_id": merchant_account_id,
-        "external_reference": "order-traced",
-        "amount": 1990,
-        "currency": "CLP",
-        "return_url": "https://shop.example/return",
-    }
+def traced_body(app: dict[str, str]) -> dict[str, object]:
+    return intent_body(as_sandbox(app), external_reference="order-traced", amount=1990)
 
 
 async def pay_on_the_page(client: httpx.AsyncClient, checkout: dict[str, object]) -> str:
@@ -192,7 +186,7 @@ async def test_a_payment_and_its_webhooks_are_traced_without_secrets(database_ur
                     webhook_secret = (body.get("data") or body)["secret"]
                     intent = await client.post(
                         "/v1/payment-intents",
-                        json=intent_body(app["merchant_account_id"]),
+                        json=traced_body(app),
                         headers=caller,
                     )
                     assert intent.status_code == 201, intent.text
@@ -314,7 +308,7 @@ async def test_an_endpoint_with_the_exporter_none_exports_nothing(database_url: 
         with live_server(env, "--no-worker") as base:
             answer = httpx.post(
                 base + "/v1/payment-intents",
-                json=intent_body(app["merchant_account_id"]),
+                json=traced_body(app),
                 headers={
                     "Authorization": f"Bearer {app['api_key']}",
                     "traceparent": f"00-{CALLER_TRACE}-{CALLER_SPAN}-01",

@@ -20,7 +20,7 @@ from payorch.db import Database
 from payorch.runtime import Runtime
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, make_settings, mock_sandbox, new_application
+from tests.kit import Sandbox, intent_body, make_settings, mock_sandbox, new_application
 from tests.providers.helpers import A, B, checkout, create_intent, set_fault
 from tests.ratelimit.own_redis import OwnRedis
 from tests.simulator.helpers import A_API
@@ -67,12 +67,7 @@ async def timed(request: Awaitable[httpx.Response]) -> tuple[httpx.Response, flo
 async def test_creates_cost_tens_of_milliseconds_while_redis_is_down(
     client: httpx.AsyncClient, sandbox: Sandbox, own_redis: OwnRedis, how: str
 ) -> None:
-    body = {
-        "merchant_account_id": sandbox.merchant_account_id,
-        "amount": 1500,
-        "currency": "CLP",
-        "return_url": "https://shop.example/return",
-    }
+    body = intent_body(sandbox)
     assert (await client.get("/v1/payments", headers=sandbox.headers)).status_code == 200
     break_redis(own_redis, how)
     started = time.perf_counter()

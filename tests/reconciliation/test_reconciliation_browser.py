@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.live import create_sandbox
+from tests.kit import create_intent
+from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -31,19 +32,15 @@ def server(database_url: str) -> Iterator[web.Server]:
 
 async def intent_at_b(api: httpx.AsyncClient, app: dict[str, str], url: str, amount: int) -> tuple[str, str]:
     """A provider B intent with its checkout open: (its id, the page's URL)."""
-    created = await api.post(
-        "/v1/payment-intents",
-        json={
-            "merchant_account_id": app["merchant_account_id"],
-            "external_reference": f"order-{amount}",
-            "amount": amount,
-            "currency": "CLP",
-            "provider": B,
-            "return_url": url + "/dashboard/sandbox/returned",
-        },
+    created = await create_intent(
+        api,
+        as_sandbox(app),
+        external_reference=f"order-{amount}",
+        amount=amount,
+        provider=B,
+        return_url=url + "/dashboard/sandbox/returned",
     )
-    assert created.status_code == 201, created.text
-    intent_id = created.json()["id"]
+    intent_id = created["id"]
     checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
     return intent_id, checkout["checkout"]["url"]
 

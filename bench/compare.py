@@ -41,7 +41,7 @@ from bench.kit import (
     started_server,
     wrk,
 )
-from bench.sandbox_payment import PROVIDERS, drive, run, wrk_payments
+from bench.payment_client import PROVIDERS, drive, run, wrk_payments
 
 BARE_BODY = {
     "merchant_account_id": "mrc_bare",

@@ -18,10 +18,9 @@ import asyncio
 import os
 import uuid
 
-import asyncpg
-
 from bench.kit import (
     ADMIN_URL,
+    backends,
     bare_server,
     busy,
     cpu_seconds,
@@ -31,18 +30,6 @@ from bench.kit import (
     started_server,
     wrk,
 )
-
-
-async def backends(database_url: str) -> list[int]:
-    """The PostgreSQL backends connected to ``database_url``'s database (this probe's excepted)."""
-    conn = await asyncpg.connect(database_url)
-    try:
-        rows = await conn.fetch(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
-    finally:
-        await conn.close()
-    return [row["pid"] for row in rows]
 
 
 def measure(name: str, url: str, pid: int, database_url: str, key: str, merchant: str, seconds: int) -> float:

@@ -19,9 +19,8 @@ import subprocess
 import time
 import uuid
 
-from bench.cpu_per_create import backends
-from bench.kit import ADMIN_URL, busy, fresh_database, load, sandbox_application, started_server
-from bench.sandbox_payment import PROVIDERS, run
+from bench.kit import ADMIN_URL, backends, busy, fresh_database, load, sandbox_application, started_server
+from bench.payment_client import PROVIDERS, run
 
 
 def measure(admin_url: str, provider: str, payments: int, buyers: int, workers: int) -> None:

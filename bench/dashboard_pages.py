@@ -28,7 +28,7 @@ import httpx
 
 from bench.kit import SECRET_KEY as SECRET
 from bench.kit import create_database, drop_database, summary
-from bench.seed_payments import seed
+from bench.seeding import seed
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import Settings

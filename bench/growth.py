@@ -38,8 +38,8 @@ import asyncpg
 
 from bench.kit import SECRET_KEY as SECRET
 from bench.kit import create_database, drop_database, load, summary
-from bench.payments_listing import Target
-from bench.seed_payments import seed
+from bench.listing import Target
+from bench.seeding import seed
 from payorch.config import Settings
 from payorch.runtime import Runtime
 from payorch.worker.jobs import PurgeWebhookAttempts

@@ -26,7 +26,7 @@ import httpx
 import uvloop
 
 from bench.kit import ADMIN_URL, ROOT, fresh_database, in_process_env, sandbox_application
-from bench.sandbox_payment import PROVIDERS, one_payment
+from bench.payment_client import PROVIDERS, one_payment
 
 COLLECTED = re.compile(r"Collected : (\d+)")
 WARM_UP = 50
@@ -46,7 +46,9 @@ async def payments_in_process(database_url: str, provider: str, count: int) -> N
     runtime = build_runtime(load_settings())
     transport = httpx.ASGITransport(app=create_app(runtime))
     headers = {"Authorization": f"Bearer {key}"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", headers=headers) as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", headers=headers
+    ) as client:
         for n in range(WARM_UP):
             await one_payment(client, merchant, PROVIDERS[provider], -1 - n)
         await asyncio.sleep(0.5)  # provider B's notifications of the warm-up are sent

@@ -134,6 +134,18 @@ def fresh_database(admin_url: str, name: str | None = None, *, migrate: bool = F
         asyncio.run(drop_database(admin_url, url))
 
 
+async def backends(database_url: str) -> list[int]:
+    """The PostgreSQL backends connected to ``database_url``'s database (this probe's excepted)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    finally:
+        await conn.close()
+    return [row["pid"] for row in rows]
+
+
 def stop(*processes: subprocess.Popen[bytes] | subprocess.Popen[str] | None) -> None:
     for process in processes:
         if process is not None:

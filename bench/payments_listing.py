@@ -22,81 +22,10 @@ import json
 import secrets
 import statistics
 import time
-from dataclasses import dataclass, field
 
-import asyncpg
-import httpx
-
-from bench.kit import SECRET_KEY, create_database, drop_database, summary
-from bench.seed_payments import seed
-from payorch.app import create_app
-from payorch.composition import build_runtime
-from payorch.config import Settings
-from payorch.runtime import Runtime
-
-SECRET = SECRET_KEY
-
-
-@dataclass
-class Target:
-    """One database, seeded to a size, with an app served in-process."""
-
-    label: str
-    url: str
-    application_id: str
-    api_key: str
-    client: httpx.AsyncClient | None = None
-    runtime: Runtime | None = None
-    deep: list[str] = field(default_factory=list)
-    deep_intents: list[str] = field(default_factory=list)
-    samples: dict[str, list[float]] = field(default_factory=dict)
-
-    async def open(self, requests: int) -> None:
-        settings = Settings(  # type: ignore[call-arg]
-            database_url=self.url,
-            secret_key=SECRET,
-            rate_limit="1000000/second",
-            simulator_enabled=False,
-        )
-        self.runtime = build_runtime(settings)
-        self.client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=create_app(runtime=self.runtime)),
-            base_url="http://bench",
-        )
-        self.deep = await self.deep_pages("payments", "/v1/payments", requests)
-        self.deep_intents = await self.deep_pages(
-            "payment_intents", "/v1/payment-intents", requests
-        )
-
-    async def deep_pages(self, table: str, path: str, requests: int) -> list[str]:
-        """Random positions deep in the list (with 100 rows below each)."""
-        conn = await asyncpg.connect(self.url)
-        try:
-            rows = await conn.fetch(
-                f"SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {table} "  # noqa: S608 - a constant
-                "WHERE application_id = $1) t WHERE n > 100 ORDER BY random() LIMIT $2",
-                self.application_id,
-                requests,
-            )
-        finally:
-            await conn.close()
-        return [f"{path}?limit=100&cursor={r['id']}" for r in rows]
-
-    async def get(self, scenario: str, url: str) -> None:
-        assert self.client is not None
-        headers = {"Authorization": f"Bearer {self.api_key}"}
-        started = time.perf_counter()
-        response = await self.client.get(url, headers=headers)
-        elapsed = (time.perf_counter() - started) * 1000
-        assert response.status_code == 200, response.text
-        assert response.json()["items"]  # full pages, but for a small status filter
-        self.samples.setdefault(scenario, []).append(elapsed)
-
-    async def close(self) -> None:
-        if self.client is not None:
-            await self.client.aclose()
-        if self.runtime is not None:
-            await self.runtime.close()
+from bench.kit import create_database, drop_database, summary
+from bench.listing import Target
+from bench.seeding import seed
 
 
 async def run_rounds(targets: list[Target], requests: int) -> None:
@@ -107,12 +36,8 @@ async def run_rounds(targets: list[Target], requests: int) -> None:
             await target.get("deep_pages", target.deep[i % len(target.deep)])
             await target.get("status_filter", "/v1/payments?limit=100&status=REFUNDED")
             await target.get("intents_first_page", "/v1/payment-intents?limit=100")
-            await target.get(
-                "intents_deep_pages", target.deep_intents[i % len(target.deep_intents)]
-            )
-            await target.get(
-                "intents_status_filter", "/v1/payment-intents?limit=100&status=REFUNDED"
-            )
+            await target.get("intents_deep_pages", target.deep_intents[i % len(target.deep_intents)])
+            await target.get("intents_status_filter", "/v1/payment-intents?limit=100&status=REFUNDED")
             await target.get(
                 "intents_two_statuses",
                 "/v1/payment-intents?limit=100&status=REFUNDED&status=PARTIALLY_REFUNDED",
@@ -142,9 +67,7 @@ async def main_async(admin: str, sizes: list[int], requests: int, keep: bool) ->
                 ),
                 flush=True,
             )
-            targets.append(
-                Target(str(size), url, str(seeded["application_id"]), str(seeded["api_key"]))
-            )
+            targets.append(Target(str(size), url, str(seeded["application_id"]), str(seeded["api_key"])))
         # A small application beside the million: its pages cost the same as anyone's.
         small = await seed(targets[-1].url, 1000, None)
         targets.append(

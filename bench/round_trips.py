@@ -26,7 +26,7 @@ import httpx
 from sqlalchemy import Connection, event
 
 from bench.kit import ADMIN_URL, fresh_database, in_process_env, sandbox_application
-from bench.sandbox_payment import PROVIDERS, one_payment
+from bench.payment_client import PROVIDERS, one_payment
 from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.config import load_settings

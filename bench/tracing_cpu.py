@@ -28,7 +28,7 @@ from contextlib import ExitStack
 import httpx
 
 from bench.kit import ADMIN_URL, ROOT, fresh_database, load, sandbox_application, server_env
-from bench.tracing_cost import otlp_sink, the_variants
+from bench.variants import otlp_sink, tracing_variants
 
 RESULT = re.compile(r"RESULT cpu_us=([0-9.]+)")
 WARM_UP = 300
@@ -48,7 +48,9 @@ async def _creates(count: int, key: str, merchant: str) -> float:
     }
     headers = {"Authorization": f"Bearer {key}"}
     prefix = uuid.uuid4().hex[:8]
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as client:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+    ) as client:
         for n in range(WARM_UP + count):
             if n == WARM_UP:
                 started = time.process_time()
@@ -85,13 +87,19 @@ def main() -> int:
     with ExitStack() as stack:
         sink = stack.enter_context(otlp_sink())
 
-        variants = the_variants(args.baseline_src, args.traced_src, sink)
+        variants = tracing_variants(args.baseline_src, args.traced_src, sink)
         environments: dict[str, dict[str, str]] = {}
         for n, (name, (src, otel)) in enumerate(variants.items()):
             database = stack.enter_context(fresh_database(args.admin_url, f"payorch_tcpu_{tag}_{n}"))
-            clean = {k: v for k, v in server_env(database, "http://testserver").items() if not k.startswith("OTEL_")}
+            clean = {
+                k: v
+                for k, v in server_env(database, "http://testserver").items()
+                if not k.startswith("OTEL_")
+            }
             env = {**clean, "PYTHONPATH": f"{src}{os.pathsep}{ROOT}"}
-            subprocess.run([sys.executable, "-m", "payorch", "migrate"], env=env, check=True, capture_output=True)  # noqa: S603
+            subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
+                [sys.executable, "-m", "payorch", "migrate"], env=env, check=True, capture_output=True
+            )
             key, merchant = sandbox_application(env)
             environments[name] = {**env, **otel, "BENCH_KEY": key, "BENCH_MERCHANT": merchant}
         names = list(variants)

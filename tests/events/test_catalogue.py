@@ -27,9 +27,7 @@ from tests.providers.helpers import B, create_intent, pay, read, start
 database_url = own_database  # a webhook endpoint with a queued test delivery: a database of its own
 
 
-@pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"provider_timeout_seconds": 5.0}  # as tests/payments/test_refunds_simulator.py
+pytestmark = pytest.mark.settings(provider_timeout_seconds=5.0)  # as tests/payments/test_refunds_simulator.py
 
 
 def test_every_event_type_has_a_model_and_nothing_else_does() -> None:

@@ -38,8 +38,7 @@ def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
     """The settings a test's app changes: ``pytest.mark.settings(name=value, ...)`` on the test or
     its module (the closest mark wins); a module whose values need another fixture overrides
     this fixture instead."""
-    marker = request.node.get_closest_marker("settings")
-    return dict(marker.kwargs) if marker is not None else {}
+    return kit.marked_settings(request)
 
 
 @pytest.fixture

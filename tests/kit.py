@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 
 from payorch.applications.service import create_application
 from payorch.config import Settings
@@ -40,6 +41,12 @@ TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789"
 RETURN_URL = "https://shop.example/return"
 INTENTS = "/v1/payment-intents"
 ENDPOINTS = "/v1/admin/webhook-endpoints"
+
+
+def marked_settings(request: pytest.FixtureRequest) -> dict[str, object]:
+    """The values of the closest ``pytest.mark.settings(...)`` on a test or its module."""
+    marker = request.node.get_closest_marker("settings")
+    return dict(marker.kwargs) if marker is not None else {}
 
 
 def make_settings(database_url: str, **overrides: object) -> Settings:

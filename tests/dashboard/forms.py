@@ -5,6 +5,21 @@ from __future__ import annotations
 import httpx
 
 from tests.kit import Sandbox
+from tests.providers.helpers import A, B
+from tests.routing.helpers import C
+
+
+def split_program(b_weight: int) -> dict[str, object]:
+    """A routing program of two rules: USD to provider C, CLP split 70 to A and ``b_weight`` to B.
+    The routing page refuses it unless the weights add up to 100 (``b_weight`` 30)."""
+    shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": b_weight}]
+    return {
+        "default": "success_rate",
+        "rules": [
+            {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
+            {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
+        ],
+    }
 
 
 async def start_test_payment(

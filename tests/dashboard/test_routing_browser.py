@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests import browser as web
+from tests.dashboard.forms import split_program
 from tests.kit import Sandbox, create_intent
 from tests.live import as_sandbox, create_sandbox
 
@@ -102,14 +103,7 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
         assert (
             "skipped until" in await page.locator(f"#provider-{A} td[data-label='Health now']").inner_text()
         )
-        shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
-        program = {
-            "default": "success_rate",
-            "rules": [
-                {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
-                {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
-            ],
-        }
+        program = split_program(20)  # weights add up to 90
         await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
         await web.submit(page, "Save as a new version")
         beside = page.locator("#rule-1 .field-error")
@@ -117,7 +111,7 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
         assert await page.locator("#rule-0 .field-error").count() == 0
         await web.screenshot(page, shots, "routing-refused", check=fits)
 
-        shares[1]["weight"] = 30
+        program = split_program(30)
         await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
         await web.submit(page, "Save as a new version")
         assert "Saved as the active version" in await page.content()

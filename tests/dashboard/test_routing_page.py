@@ -12,6 +12,7 @@ import httpx
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
+from tests.dashboard.forms import split_program
 from tests.dashboard.signing import sign_in
 from tests.kit import mock_sandbox
 from tests.providers.helpers import A, B, checkout, create_intent, set_fault
@@ -66,14 +67,7 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
 
     bad_json = await client.post(url, data=save('{"rules": ['))
     assert bad_json.status_code == 400 and "Not JSON" in bad_json.text
-    shares = [{"provider": A, "weight": 70}, {"provider": B, "weight": 20}]
-    program = {
-        "default": "success_rate",
-        "rules": [
-            {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}},
-            {"name": "spread", "if": {"currency": ["CLP"]}, "then": {"split": shares}},
-        ],
-    }
+    program = split_program(20)  # weights add up to 90
     refused = await client.post(url, data=save(program))
     assert refused.status_code == 400, refused.text
     assert "field-error" not in rule_item(refused.text, 0)
@@ -85,7 +79,7 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
         )
     ).json()["version"] is None
 
-    shares[1]["weight"] = 30
+    program = split_program(30)
     for _ in range(2):
         saved = await client.post(url, data=save(program))
         assert saved.status_code == 303 and saved.headers["location"].endswith("?notice=saved"), saved.text

@@ -13,7 +13,7 @@ from payorch.db.tables.webhooks import webhook_endpoints
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
 from tests.databases import own_database
-from tests.kit import Sandbox
+from tests.kit import Sandbox, marked_settings
 from tests.webhooks.helpers import CREATED, FakeDns, Hooks
 from tests.webhooks.receiver import Receiver, serve_receiver
 
@@ -49,10 +49,7 @@ async def forget_endpoints(runtime: Runtime) -> AsyncIterator[None]:
 def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
     """``pytest.mark.settings(...)`` as everywhere (tests/conftest.py), and on top of it what an
     indirect parametrization chose (helpers.PRIVATE_ON / PRIVATE_OFF)."""
-    marker = request.node.get_closest_marker("settings")
-    overrides: dict[str, object] = dict(marker.kwargs) if marker is not None else {}
-    overrides.update(getattr(request, "param", {}))
-    return overrides
+    return {**marked_settings(request), **getattr(request, "param", {})}
 
 
 @pytest.fixture

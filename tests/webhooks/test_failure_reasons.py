@@ -1,5 +1,5 @@
 """A failed attempt says what happened (webhooks/failures.py): each kind of failure made for
-real against the sender (DNS, refused, reset, timeout after N s, TLS, HTTP status, a redirect, a
+real against the sender (a name that does not resolve, refused, reset, timeout after N s, TLS, HTTP status, a redirect, a
 refused URL), and one through HTTP to show the reason and message on the delivery and its
 attempt (SQLite and PostgreSQL)."""
 
@@ -48,8 +48,10 @@ async def _closing_server() -> AsyncIterator[str]:
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_each_failure_kind_has_its_reason_and_message(tmp_path: Path) -> None:
     dns = await _attempt("http://hooks.invalid:8080/x")
-    assert (dns.error, dns.failure_reason) == ("url_not_allowed", "dns_error")
-    assert dns.failure_message == "the host name hooks.invalid does not resolve"
+    assert (dns.error, dns.failure_reason) == ("url_not_allowed", "url_not_allowed")
+    assert dns.failure_message == (
+        "the URL is not allowed: the URL's host is not allowed or does not resolve to an allowed address"
+    )
 
     sock = loopback_socket()
     host = sock.getsockname()[0]

@@ -92,3 +92,34 @@ async def test_a_loopback_receiver_is_reached_but_its_answer_is_not_stored(
     detail = await client.get(f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers)
     [attempt] = detail.json()["attempt_history"]
     assert attempt["response_status"] == status and attempt["response_excerpt"] is None
+
+
+@pytest.mark.parametrize("settings_overrides", [PRIVATE_OFF], indirect=True)
+async def test_a_name_that_does_not_resolve_fails_like_one_that_resolves_inside(
+    dns: FakeDns, hooks: Hooks
+) -> None:
+    # One reason for both, on the delivery and its attempt: else names inside could be probed.
+    client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
+    resolve_from(dns, {"lan.test": ["192.168.1.20"], "meta.test": ["169.254.169.254"]})
+    endpoints = [
+        (await create_endpoint(client, sandbox, f"http://{name}:8080/h"))[0]
+        for name in ("lan.test", "meta.test", "nowhere.test")
+    ]
+    await create_intent(client, sandbox)
+    assert await deliveries.run_until_idle(runtime) == 3
+    seen = set()
+    for endpoint_id in endpoints:
+        [delivery] = await deliveries_of(client, sandbox, endpoint_id)
+        detail = await client.get(
+            f"{BASE}/{endpoint_id}/deliveries/{delivery['id']}", headers=sandbox.headers
+        )
+        [attempt] = detail.json()["attempt_history"]
+        for record in (delivery, attempt):
+            seen.add((record["error"], record["failure_reason"], record["failure_message"]))
+    assert seen == {
+        (
+            "url_not_allowed",
+            "url_not_allowed",
+            "the URL is not allowed: the URL's host is not allowed or does not resolve to an allowed address",
+        )
+    }

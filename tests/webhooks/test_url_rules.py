@@ -247,3 +247,24 @@ def test_the_setting_comes_from_the_environment_and_defaults_per_database(
         for url, expected in ((sqlite, on_sqlite), (postgres, on_postgres)):
             settings = load_settings(database_url=url, secret_key=key)
             assert settings.sandbox_webhooks_private_allowed is expected, (value, url)
+
+
+async def test_a_name_that_does_not_resolve_and_one_that_resolves_inside_give_one_reason(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    # Two reasons would let a tenant probe which internal names exist.
+    app = await new_application(runtime, "PRODUCTION")
+    reasons = set()
+    for url in ("https://nowhere.example/h", "https://internal.example/h", "https://linklocal.example/h"):
+        error = assert_error(
+            await client.post(BASE, json={"url": url}, headers=app.headers),
+            400,
+            "WEBHOOK_ENDPOINT_URL_NOT_ALLOWED",
+        )
+        reasons.add((error["message"], error["details"]["reason"]))
+    assert reasons == {
+        (
+            "The webhook URL is not allowed: the URL's host is not allowed or does not resolve to an allowed address.",
+            "the URL's host is not allowed or does not resolve to an allowed address",
+        )
+    }

@@ -207,7 +207,7 @@ class WebhookDelivery(Model):
     response_status: int | None = None
     response_excerpt: str | None = None
     error: str | None = None
-    failure_reason: str | None = None  # dns_error, connection_refused, timeout, tls_error, ...
+    failure_reason: str | None = None  # connection_refused, timeout, tls_error, url_not_allowed, ...
     failure_message: str | None = None
     created_at: datetime | None = None
     payload: str | None = None  # one delivery read by id: the exact body sent

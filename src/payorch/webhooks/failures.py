@@ -3,7 +3,8 @@
 ``error`` (timeout, network_error, unexpected_status, url_not_allowed) stays as it was; each
 failed attempt also gets a ``failure_reason`` and a short ``failure_message``:
 
-- dns_error: the host name does not resolve;
+- dns_error: no longer recorded (a name that does not resolve is url_not_allowed, like one
+  that resolves to a refused address: one reason, so names cannot be probed); kept for old rows;
 - connection_refused: nothing listens at the address and port;
 - connection_reset: the connection was reset or closed before a complete answer;
 - timeout: no complete answer within PAYORCH_WEBHOOK_TIMEOUT_SECONDS (said in the message);
@@ -22,7 +23,6 @@ from typing import Literal, get_args
 from payorch.webhooks import urls
 from payorch.webhooks.http1 import HttpError
 
-DNS_ERROR = "dns_error"
 CONNECTION_REFUSED = "connection_refused"
 CONNECTION_RESET = "connection_reset"
 TIMEOUT = "timeout"
@@ -64,9 +64,7 @@ def status(code: int) -> Failure:
     return Failure(HTTP_STATUS, f"HTTP {code}: not a 2xx answer")
 
 
-def refused_url(error: urls.UrlNotAllowed, host: str) -> Failure:
-    if isinstance(error, urls.NameNotResolved):
-        return Failure(DNS_ERROR, _short(f"the host name {host} does not resolve"))
+def refused_url(error: urls.UrlNotAllowed) -> Failure:
     return Failure(URL_NOT_ALLOWED, _short(f"the URL is not allowed: {error.details.get('reason')}"))
 
 

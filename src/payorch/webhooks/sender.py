@@ -108,7 +108,7 @@ class Sender:
                     body=body,
                 )
         except urls.UrlNotAllowed as exc:
-            return _failure(start, URL_NOT_ALLOWED, failures.refused_url(exc, urlsplit(url).hostname or ""))
+            return _failure(start, URL_NOT_ALLOWED, failures.refused_url(exc))
         except TimeoutError:
             return _failure(start, TIMEOUT, failures.timed_out(self.timeout_seconds))
         except (HttpError, OSError) as exc:

@@ -69,11 +69,16 @@ class UrlNotAllowed(WebhookEndpointUrlNotAllowed):
         super().__init__(f"The webhook URL is not allowed: {reason}.", {"reason": reason})
 
 
-class NameNotResolved(UrlNotAllowed):
-    """The host name has no address: at an attempt a DNS failure (webhooks/failures.py)."""
+# One reason for a host name that does not resolve and one that resolves to a refused address:
+# two would let a tenant probe which internal names exist (issue 37).
+HOST_NOT_ALLOWED = "the URL's host is not allowed or does not resolve to an allowed address"
+
+
+class HostNotAllowed(UrlNotAllowed):
+    """A host name with no address, or with an address the rules refuse."""
 
     def __init__(self) -> None:
-        super().__init__("the host name does not resolve")
+        super().__init__(HOST_NOT_ALLOWED)
 
 
 @dataclass(frozen=True)
@@ -178,12 +183,15 @@ def is_never_allowed(address: IpAddress) -> bool:
 
 def _judge(addresses: list[IpAddress], environment: str, public_only: bool, named: bool) -> None:
     # Every address is judged: a name that also resolves to a refused address could be steered
-    # there by the next lookup.
-    subject = "the host resolves to an address that" if named else "the address"
+    # there by the next lookup. A name's refusal does not say which rule (HostNotAllowed).
     if any(is_never_allowed(a) for a in addresses):
-        raise UrlNotAllowed(f"{subject} is link-local or cloud metadata, never allowed")
+        if named:
+            raise HostNotAllowed()
+        raise UrlNotAllowed("the address is link-local or cloud metadata, never allowed")
     if public_only and not all(is_public(a) for a in addresses):
-        raise UrlNotAllowed(f"{subject} is not public (required {_WHERE[environment == SANDBOX]})")
+        if named:
+            raise HostNotAllowed()
+        raise UrlNotAllowed(f"the address is not public (required {_WHERE[environment == SANDBOX]})")
 
 
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -217,7 +225,7 @@ async def vet(
     try:
         resolved = await (resolver or system_resolver)(parts.host, parts.port)
     except (OSError, UnicodeError):
-        raise NameNotResolved() from None
+        raise HostNotAllowed() from None
     return _judged_addresses(url, parts, tuple(resolved), environment, public_only)
 
 
@@ -241,7 +249,7 @@ def _judged_addresses(
 ) -> Target:
     addresses = [a for a in (_literal(text) for text in resolved) if a is not None]
     if not addresses:
-        raise NameNotResolved()
+        raise HostNotAllowed()
     return _target(url, parts, addresses, environment, public_only, named=True)
 
 

@@ -58,8 +58,10 @@ def _route(kind: ExportKind) -> None:
         },
         summary=f"Export {kind.value} of a time range as CSV or JSON lines",
         description=f"{_WHAT[kind]}. Streamed: no cursor; amounts in minor units and formatted; "
-        "times ISO 8601 UTC. In CSV a text cell starting with =, +, -, @, tab, carriage return or ' "
-        "gets a ' in front, so no spreadsheet runs it as a formula (docs/exports.md).",
+        "times ISO 8601 UTC. In CSV a text cell gets a ' in front when it starts with a tab, a "
+        "carriage return or ', or when its first visible character (after NFKC, past leading "
+        "blanks and invisible characters) is =, +, - or @, so no spreadsheet runs it as a formula "
+        "(docs/exports.md).",
     )(export)
 
 

@@ -14,12 +14,18 @@ imports another). What is here:
   the repositories, as a checkout return writes them);
 - a webhook endpoint: ``create_endpoint`` (through the admin API; pair it with a receiver from
   tests/webhooks/receiver.py);
-- the error shape: ``assert_error``.
+- the error shape: ``assert_error``;
+- a loopback port nothing listens on: ``refused_address`` (no test dials a port it did not open:
+  ``make run`` on 8000, or any other service, must not change a result).
 """
 
 from __future__ import annotations
 
+import random
+import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,3 +229,20 @@ def assert_error(response: httpx.Response, status: int, code: str) -> dict[str, 
     assert isinstance(error["details"], dict)
     assert response.headers["x-request-id"] == error["request_id"]
     return error
+
+
+@contextmanager
+def refused_address(port: int = 0) -> Iterator[str]:
+    """``host:port`` on a random 127.x.y.z that this test holds without listening: a connection
+    to it is refused, and no other process (``make run``, another test) can take it while the
+    test runs. ``port``: a fixed one (webhook URLs of a sandbox allow only a few), else any."""
+    for _ in range(50):
+        host = f"127.{random.randint(1, 254)}.{random.randint(0, 255)}.{random.randint(1, 254)}"  # noqa: S311
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind((host, port))
+            except OSError:
+                continue
+            yield f"{host}:{sock.getsockname()[1]}"
+            return
+    raise RuntimeError("no free loopback address")

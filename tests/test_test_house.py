@@ -111,3 +111,43 @@ def test_the_rules_catch_what_they_name(tmp_path: Path) -> None:
     browser = tmp_path / "test_planted_browser.py"
     browser.write_text("from playwright.async_api import async_playwright\n")
     assert starts_something(browser) and not SLOW.search(browser.read_text())
+
+
+# A loopback address with a fixed port, as a test would write it.
+LOOPBACK_PORT = re.compile(r"(?:127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):(\d+)\b")
+# The services the suite is given (PostgreSQL, Redis): the only fixed ports a test may dial.
+GIVEN_PORTS = {"5432", "6379"}
+# Files whose other fixed loopback addresses are stored, printed or judged, never dialled.
+NEVER_DIALLED = {
+    "webhooks/test_url_rules.py": "URLs judged by the URL rules",
+    "webhooks/test_endpoints_admin.py": "endpoint URLs stored and refused",
+    "webhooks/test_endpoint_cap.py": "endpoint URLs stored up to the cap",
+    "observability/test_logs.py": "an endpoint URL stored to look for its secret in the logs",
+    "http/test_database_loss.py": "endpoint URLs stored while the connection is lost",
+    "client/test_live.py": "an endpoint URL stored through the SDK",
+    "client/generate_async.py": "the example in the generated client's docstring",
+}
+
+
+def fixed_ports(path: Path) -> set[str]:
+    return set(LOOPBACK_PORT.findall(text(path)))
+
+
+def test_no_test_dials_a_fixed_port_it_did_not_open() -> None:
+    """A result never depends on what else runs on this machine (`make run` on 8000): a port a
+    test dials is one it opened, or one tests.kit.refused_address holds for it."""
+    offenders = {
+        rel: sorted(ports)
+        for path in modules()
+        if (ports := fixed_ports(path) - GIVEN_PORTS)
+        and (rel := str(path.relative_to(TESTS))) not in NEVER_DIALLED
+        and path.name != Path(__file__).name
+    }
+    assert offenders == {}
+    assert all((TESTS / rel).is_file() for rel in NEVER_DIALLED)  # the list names real files
+
+
+def test_the_port_rule_finds_a_planted_port(tmp_path: Path) -> None:
+    planted = tmp_path / "test_planted_port.py"
+    planted.write_text('URL = "http://127.0.0.1:8000/v1"\nDB = "postgresql://127.0.0.1:5432/x"\n')
+    assert fixed_ports(planted) - GIVEN_PORTS == {"8000"}

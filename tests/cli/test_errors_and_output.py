@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import refused
+from tests.kit import refused_address
 from tests.live import free_port, payorch_env, run_cli
 
 pytestmark = pytest.mark.slow
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     ("url", "shown"),
     [
-        ("postgresql://payorch:hunter2@127.0.0.1:9/payorch", "127.0.0.1:9"),  # refused
+        ("postgresql://payorch:hunter2@REFUSED/payorch", "REFUSED"),  # nothing listens there
         ("postgresql://payorch:hunter2@no-such-host.invalid/payorch", "no-such-host.invalid"),
         ("sqlite:////proc/no-such-dir/payorch.db", "/proc/no-such-dir"),
     ],
@@ -36,13 +37,15 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_an_unreachable_database_is_one_line_naming_the_setting(
     url: str, shown: str, command: list[str]
 ) -> None:
-    done = run_cli(command, payorch_env(url))
-    refused(done, "PAYORCH_DATABASE_URL", shown, status=2)
+    with refused_address() as address:
+        done = run_cli(command, payorch_env(url.replace("REFUSED", address)))
+    refused(done, "PAYORCH_DATABASE_URL", shown.replace("REFUSED", address), status=2)
     assert "hunter2" not in done.stderr
 
 
 def test_debug_shows_the_traceback() -> None:
-    done = run_cli(["--debug", "migrate"], payorch_env("postgresql://p:q@127.0.0.1:9/payorch"))
+    with refused_address() as address:
+        done = run_cli(["--debug", "migrate"], payorch_env(f"postgresql://p:q@{address}/payorch"))
     assert done.returncode != 0 and "Traceback" in done.stderr
 
 

@@ -14,8 +14,11 @@ from starlette.types import Message, Receive, Scope, Send
 
 from payorch.http.client import LocalApp, OutgoingClient, _InProcess
 from payorch.http.context import IN_PROCESS, request_id_var
+from tests.kit import refused_address
 
-PUBLIC = "http://127.0.0.1:8000"
+# Never dialled (the calls stay in the process): a name that cannot resolve, so no service
+# running on this machine (`make run` on 8000) can answer in its place.
+PUBLIC = "http://payorch.test:8601"
 SCOPE_KEYS = (
     "type",
     "asgi",
@@ -127,7 +130,7 @@ async def test_an_app_that_fails_answers_as_through_httpx(where: str) -> None:
     [
         (PUBLIC + "/v1/x", {"data": {"field": "value"}}),  # a form
         (PUBLIC + "/v1/x?a=1", {"params": {"b": "2"}}),  # a query to merge
-        (PUBLIC.replace("127.0.0.1", "localhost") + "/v1/x", {}),  # another origin
+        ("REFUSED/v1/x", {}),  # another origin, where nothing listens
         (PUBLIC + "/v1/x", {"auth": ("user", "secret")}),
     ],
 )
@@ -140,10 +143,11 @@ async def test_other_calls_go_httpx_s_way(url: str, options: dict[str, Any]) -> 
         sent.append(request)
         return await original(self, request, **kwargs)
 
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, refused_address() as address:
         patch.setattr(httpx.AsyncClient, "send", spy)
-        with pytest.raises(httpx.ConnectError) if "localhost" in url else _nothing():
-            await ours.post(url, **options)
+        refused = url.startswith("REFUSED")
+        with pytest.raises(httpx.ConnectError) if refused else _nothing():
+            await ours.post(url.replace("REFUSED", f"http://{address}"), **options)
     assert len(sent) == 1
 
 

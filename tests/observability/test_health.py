@@ -13,7 +13,7 @@ from payorch.app import create_app
 from payorch.composition import build_runtime
 from payorch.db.migrate import alembic_config
 from payorch.runtime import Runtime
-from tests.kit import make_settings
+from tests.kit import make_settings, refused_address
 
 
 async def serve(database_url: str) -> tuple[httpx.AsyncClient, Runtime]:
@@ -24,11 +24,11 @@ async def serve(database_url: str) -> tuple[httpx.AsyncClient, Runtime]:
 
 @pytest.fixture
 async def broken() -> AsyncIterator[httpx.AsyncClient]:
-    # Nothing listens on port 1: the database is unreachable.
-    client, runtime = await serve("postgresql://postgres@127.0.0.1:1/nothing")
-    async with client:
-        yield client
-    await runtime.close()
+    with refused_address() as address:  # nothing listens there: the database is unreachable
+        client, runtime = await serve(f"postgresql://postgres@{address}/nothing")
+        async with client:
+            yield client
+        await runtime.close()
 
 
 async def test_healthz_answers_without_the_database(

@@ -321,7 +321,9 @@ async def test_an_endpoint_with_the_exporter_none_exports_nothing(database_url: 
 
 def test_an_exporter_other_than_otlp_stops_the_start(database_url: str) -> None:
     env = payorch_env(
-        database_url, OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9", OTEL_TRACES_EXPORTER="zipkin"
+        database_url,
+        OTEL_EXPORTER_OTLP_ENDPOINT="http://collector.invalid:4318",
+        OTEL_TRACES_EXPORTER="zipkin",
     )
     done = run_cli(["worker"], env, timeout=60)
     assert done.returncode == 1

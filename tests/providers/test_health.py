@@ -10,6 +10,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.providers.health import Admission, InProcessHealth, ProviderHealth, RedisHealth, health_key
+from tests.kit import refused_address
 from tests.needs import missing
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -84,16 +85,17 @@ def test_health_key_isolates_mock_connectors() -> None:
 
 
 async def test_redis_down_means_health_is_kept_in_this_process(clock: FrozenClock) -> None:
-    store = RedisHealth.from_url("redis://127.0.0.1:1/0", clock, threshold=1, skip_seconds=10)
-    try:
-        await store.failed("k")  # Redis refused: counted here, not raised
-        assert not (await store.admit("k")).allowed
-        clock.advance(11)
-        assert (await store.admit("k")).trial
-        await store.succeeded("k")
-        assert (await store.admit("k")) == Admission(True)
-    finally:
-        await store.aclose()
+    with refused_address() as address:
+        store = RedisHealth.from_url(f"redis://{address}/0", clock, threshold=1, skip_seconds=10)
+        try:
+            await store.failed("k")  # Redis refused: counted here, not raised
+            assert not (await store.admit("k")).allowed
+            clock.advance(11)
+            assert (await store.admit("k")).trial
+            await store.succeeded("k")
+            assert (await store.admit("k")) == Admission(True)
+        finally:
+            await store.aclose()
 
 
 def _gauge(provider: str) -> float | None:

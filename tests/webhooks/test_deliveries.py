@@ -12,7 +12,7 @@ import pytest
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import Sandbox, new_application
+from tests.kit import Sandbox, new_application, refused_address
 from tests.webhooks.helpers import (
     BASE,
     Hooks,
@@ -208,9 +208,10 @@ async def test_only_a_2xx_in_time_succeeds(
 async def test_a_refused_connection_is_a_network_error(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, deliveries: WebhookDeliveries
 ) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, "http://127.0.0.1:4400/nobody-listens")
-    await create_intent(client, sandbox)
-    await deliveries.run_until_idle(runtime)
+    with refused_address(4400) as address:
+        endpoint_id, _ = await create_endpoint(client, sandbox, f"http://{address}/nobody-listens")
+        await create_intent(client, sandbox)
+        await deliveries.run_until_idle(runtime)
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["error"] == "network_error" and delivery["status"] == "PENDING"
     assert delivery["response_status"] is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.kit import refused_address
 from tests.observability.capture import Capture, lines_of, logs
 from tests.webhooks.helpers import Hooks, create_endpoint, create_intent, deliveries_of
 
@@ -51,10 +52,11 @@ async def test_a_timeout_or_network_error_names_its_outcome_and_a_success_logs_n
     logs: Capture, path: str | None, outcome: str | None, hooks: Hooks
 ) -> None:
     client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
-    url = receiver.url(path) if path else "http://127.0.0.1:4400/nobody-listens"
-    endpoint_id, _ = await create_endpoint(client, sandbox, url)
-    await create_intent(client, sandbox)
-    assert await deliveries.run_until_idle(runtime) == 1
+    with refused_address(4400) as address:
+        url = receiver.url(path) if path else f"http://{address}/nobody-listens"
+        endpoint_id, _ = await create_endpoint(client, sandbox, url)
+        await create_intent(client, sandbox)
+        assert await deliveries.run_until_idle(runtime) == 1
     lines = attempt_lines(logs, endpoint_id)
     if outcome is None:
         assert lines == []  # a delivered webhook is no warning

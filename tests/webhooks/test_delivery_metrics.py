@@ -9,7 +9,7 @@ import pytest
 
 from payorch.runtime import Runtime
 from payorch.webhooks.delivery_engine import WebhookDeliveries
-from tests.kit import new_application
+from tests.kit import new_application, refused_address
 from tests.observability.scrape import Samples, scrape, value
 from tests.webhooks.helpers import FakeDns, Hooks, create_endpoint, create_intent, deliveries_of
 
@@ -37,11 +37,12 @@ def deltas(before: Samples, after: Samples) -> dict[str, float]:
 )
 async def test_each_attempt_is_counted_by_outcome(path: str | None, outcome: str, hooks: Hooks) -> None:
     client, sandbox, runtime, _, receiver, deliveries = hooks.parts()
-    url = receiver.url(path) if path else "http://127.0.0.1:4400/nobody-listens"
-    endpoint_id, _ = await create_endpoint(client, sandbox, url)
-    await create_intent(client, sandbox)
-    before = await scrape(client)
-    assert await deliveries.run_until_idle(runtime) == 1
+    with refused_address(4400) as address:
+        url = receiver.url(path) if path else f"http://{address}/nobody-listens"
+        endpoint_id, _ = await create_endpoint(client, sandbox, url)
+        await create_intent(client, sandbox)
+        before = await scrape(client)
+        assert await deliveries.run_until_idle(runtime) == 1
     assert deltas(before, await scrape(client)) == {outcome: 1}
     [delivery] = await deliveries_of(client, sandbox, endpoint_id)
     assert delivery["attempts"] == 1

@@ -19,6 +19,7 @@
      ├── UriTooLong                  414 URI_TOO_LONG (answered by the HTTP server protocol)
      ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
      ├── ConnectorNotConfigured      422 CONNECTOR_NOT_CONFIGURED
+     ├── CurrencyNotSupported        422 CURRENCY_NOT_SUPPORTED
      ├── RefundAmountExceeded        422 REFUND_AMOUNT_EXCEEDED
      ├── RateLimitExceeded           429 RATE_LIMIT_EXCEEDED
      ├── RequestHeaderFieldsTooLarge 431 REQUEST_HEADER_FIELDS_TOO_LARGE (answered by the HTTP server)
@@ -200,6 +201,19 @@ class UnsupportedMediaType(ApiError):
 class ConnectorNotConfigured(ApiError):
     status, code = 422, "CONNECTOR_NOT_CONFIGURED"
     default_message = "The requested provider is not enabled for this merchant."
+
+
+class CurrencyNotSupported(ApiError):
+    """An explicit provider that does not take the currency: not a configuration the merchant can
+    fix, so not CONNECTOR_NOT_CONFIGURED."""
+
+    status, code = 422, "CURRENCY_NOT_SUPPORTED"
+
+    def __init__(self, provider: str, currency: str, supported: Sequence[str]) -> None:
+        super().__init__(
+            f"The provider {provider} does not support {currency}; it takes {', '.join(supported)}.",
+            {"provider": provider, "currency": currency, "supported_currencies": list(supported)},
+        )
 
 
 class RefundAmountExceeded(ApiError):

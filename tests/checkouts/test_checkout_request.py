@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from payorch.db.tables.providers import checkouts
 from payorch.runtime import Runtime
-from tests.kit import intent_body, mock_sandbox, new_application
+from tests.kit import assert_error, intent_body, mock_sandbox, new_application
 from tests.providers.helpers import A, B, checkout, create_intent, pay, read, start
 
 
@@ -110,6 +110,14 @@ async def test_currency_must_be_supported(client: httpx.AsyncClient, runtime: Ru
     response = await checkout(client, sandbox, intent["id"])
     assert response.status_code == 422 and response.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
     assert "EUR" in response.json()["error"]["message"]
+    # Asked for by name, the provider that does not take EUR says so (not a configuration to fix).
+    response = await checkout(client, sandbox, intent["id"], A)
+    assert_error(response, 422, "CURRENCY_NOT_SUPPORTED")
+    assert response.json()["error"]["details"] == {
+        "provider": A,
+        "currency": "EUR",
+        "supported_currencies": ["CLP"],
+    }
 
 
 async def test_checkout_of_a_final_intent_is_409(client: httpx.AsyncClient, runtime: Runtime) -> None:

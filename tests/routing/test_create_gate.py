@@ -1,5 +1,5 @@
 """An explicit provider that cannot charge the intent's currency is refused when the intent is
-created (422 CONNECTOR_NOT_CONFIGURED, nothing written), not only at its checkout; SQLite and
+created (422 CURRENCY_NOT_SUPPORTED, nothing written), not only at its checkout; SQLite and
 PostgreSQL (whose create is one statement)."""
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ async def test_refused_at_create(client: httpx.AsyncClient, runtime: Runtime, ke
     response = await client.post("/v1/payment-intents", json=body(sandbox, A, "USD"), headers=headers)
     assert response.status_code == 422, response.text
     error = response.json()["error"]
-    assert error["code"] == "CONNECTOR_NOT_CONFIGURED"
-    assert error["message"] == f"The provider {A} does not support USD."
+    assert error["code"] == "CURRENCY_NOT_SUPPORTED"
+    assert error["message"] == f"The provider {A} does not support USD; it takes CLP."
+    assert error["details"] == {"provider": A, "currency": "USD", "supported_currencies": ["CLP"]}
     listed = await client.get("/v1/payment-intents", headers=sandbox.headers)
     assert listed.json()["items"] == []
     # The same request for a provider that charges USD, or for auto, is created.

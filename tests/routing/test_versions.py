@@ -122,9 +122,7 @@ async def test_the_dry_run_decides_and_writes_nothing(client: httpx.AsyncClient,
     explicit = await evaluate(client, sandbox, amount=100, currency="USD", provider=B)
     assert explicit.json()["routing"]["strategy"] == "explicit" and explicit.json()["provider"] == B
     unsupported = await evaluate(client, sandbox, amount=100, currency="USD", provider=A)
-    assert (
-        unsupported.status_code == 422 and unsupported.json()["error"]["code"] == "CONNECTOR_NOT_CONFIGURED"
-    )
+    assert unsupported.status_code == 422 and unsupported.json()["error"]["code"] == "CURRENCY_NOT_SUPPORTED"
     bad = await evaluate(client, sandbox, amount=0, currency="usd")
     assert bad.status_code == 400
     assert sorted(e["field"] for e in bad.json()["error"]["details"]["errors"]) == ["amount", "currency"]

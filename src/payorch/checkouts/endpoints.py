@@ -10,6 +10,7 @@ from payorch.checkouts.schemas import CancelPaymentIntent, CheckoutRequestBody, 
 from payorch.errors import (
     ConnectorNotConfigured,
     ConnectorUnavailable,
+    CurrencyNotSupported,
     ProviderError,
     ResourceNotFound,
     ValidationFailed,
@@ -35,6 +36,7 @@ MAX_FORM_BYTES = 16 * 1024
     responses=problem_responses(
         *MOVE_PROBLEMS,
         ConnectorNotConfigured,
+        CurrencyNotSupported,
         ProviderError,
         ConnectorUnavailable,
     ),

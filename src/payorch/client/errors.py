@@ -15,7 +15,8 @@
           │    ├── InvalidStateError   INVALID_STATE (details.status)
           │    └── AlreadyExistsError  CONNECTOR_CONFIG_ALREADY_EXISTS,
           │                            WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
-          ├── UnprocessableError       422 CONNECTOR_NOT_CONFIGURED, REFUND_AMOUNT_EXCEEDED
+          ├── UnprocessableError       422 CONNECTOR_NOT_CONFIGURED, CURRENCY_NOT_SUPPORTED,
+          │                            REFUND_AMOUNT_EXCEEDED
           ├── RateLimitError           429 RATE_LIMIT_EXCEEDED (retry_after_seconds)
           ├── ServerError              500 and other 5xx
           │    ├── ProviderError       502 PROVIDER_ERROR

@@ -34,6 +34,7 @@ def _sandbox_only(viewer: Viewer) -> None:
 
 # The form's controls; a problem with any other field of the intent is told above the form.
 _CONTROLS = ("merchant_account_id", "amount", "currency", "provider")
+_PROVIDER_CODES = ("CONNECTOR_NOT_CONFIGURED", "CURRENCY_NOT_SUPPORTED")  # shown at the provider control
 
 
 @router.get("/sandbox")
@@ -72,7 +73,7 @@ def _problems(error: ApiError | ValidationError) -> dict[str, str]:
     elif isinstance(error, ValidationFailed):
         listed = [(str(item["field"]), str(item["message"])) for item in error.details.get("errors", [])]
     else:
-        listed = [("provider" if error.code == "CONNECTOR_NOT_CONFIGURED" else "", error.message)]
+        listed = [("provider" if error.code in _PROVIDER_CODES else "", error.message)]
     problems: dict[str, str] = {}
     for name, message in listed or [("", error.message if isinstance(error, ApiError) else "")]:
         control = name if name in _CONTROLS else ""

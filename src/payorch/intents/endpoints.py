@@ -9,6 +9,8 @@ from starlette.responses import Response
 
 from payorch.errors import (
     AuthenticationFailed,
+    ConnectorNotConfigured,
+    CurrencyNotSupported,
     IdempotencyConflict,
     IdempotencyKeyInUse,
     ResourceNotFound,
@@ -48,6 +50,8 @@ router = APIRouter(prefix="/v1/payment-intents", tags=["Payment intents"])
         ResourceNotFound,
         IdempotencyConflict,
         IdempotencyKeyInUse,
+        ConnectorNotConfigured,
+        CurrencyNotSupported,
     ),
     summary="Create a payment intent",
 )

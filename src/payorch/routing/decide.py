@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from payorch.connectors.records import Connector
-from payorch.errors import ConnectorNotConfigured
+from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported
 from payorch.providers import AUTO
-from payorch.routing.currencies import charges
+from payorch.routing.currencies import charges, currencies_of
 from payorch.routing.order import by_priority
 from payorch.routing.program import Conditions, PriorityOutcome, RoutingProgram, Rule, SplitOutcome
 from payorch.routing.record import Candidate, RoutingRecord, Skipped, SkipReason, Strategy
@@ -116,7 +116,7 @@ def _explicit(enabled: Sequence[Connector], requested: str, currency: str) -> Co
     if chosen is None:
         raise ConnectorNotConfigured(f"The provider {requested} is not enabled for this merchant.")
     if not charges(requested, currency):
-        raise ConnectorNotConfigured(f"The provider {requested} does not support {currency}.")
+        raise CurrencyNotSupported(requested, currency, sorted(currencies_of(requested)))
     return chosen
 
 

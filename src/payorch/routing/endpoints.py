@@ -10,6 +10,7 @@ from starlette.responses import Response
 from payorch.errors import (
     AuthenticationFailed,
     ConnectorNotConfigured,
+    CurrencyNotSupported,
     ResourceNotFound,
     ValidationFailed,
 )
@@ -96,7 +97,11 @@ async def activate_routing_version(
     BASE + "/evaluate",
     response_model=Evaluation,
     responses=problem_responses(
-        ValidationFailed, AuthenticationFailed, ResourceNotFound, ConnectorNotConfigured
+        ValidationFailed,
+        AuthenticationFailed,
+        ResourceNotFound,
+        ConnectorNotConfigured,
+        CurrencyNotSupported,
     ),
     summary="Dry run: the routing decision for an intent's fields (nothing is written)",
 )

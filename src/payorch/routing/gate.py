@@ -1,5 +1,6 @@
 """The create's gate: an intent may name a provider only if the merchant has it enabled and it
-can charge the intent's currency (else 422 CONNECTOR_NOT_CONFIGURED, nothing written).
+can charge the intent's currency (else 422 CONNECTOR_NOT_CONFIGURED or CURRENCY_NOT_SUPPORTED,
+nothing written).
 
 The enabled check is one SQL text, used both as a fragment of the PostgreSQL one-statement
 create (intents/create_at_once.py) and alone by the full path (SQLite, a retry): a row when
@@ -13,9 +14,9 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
-from payorch.errors import ConnectorNotConfigured
+from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported
 from payorch.providers import AUTO
-from payorch.routing.currencies import charges
+from payorch.routing.currencies import charges, currencies_of
 
 _ENABLED_SQL = (
     f"SELECT 1 WHERE CAST(:intent_requested_provider AS TEXT) = '{AUTO}' OR EXISTS (SELECT 1 FROM"  # noqa: S608 - a constant
@@ -33,7 +34,7 @@ def currency_ok(requested: str, currency: str) -> bool:
 
 def check_currency(requested: str, currency: str) -> None:
     if not currency_ok(requested, currency):
-        raise ConnectorNotConfigured(f"The provider {requested} does not support {currency}.")
+        raise CurrencyNotSupported(requested, currency, sorted(currencies_of(requested)))
 
 
 async def check_enabled(conn: AsyncConnection, merchant_account_id: str, requested: str) -> None:

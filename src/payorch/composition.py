@@ -62,7 +62,10 @@ def build_runtime(
     phases = TracedPhases(database) if tracing.enabled else Phases(database)
     redis = (
         SharedRedis.from_url(
-            settings.redis_url, settings.redis_timeout_seconds, settings.redis_retry_seconds
+            settings.redis_url,
+            settings.redis_timeout_seconds,
+            settings.redis_retry_seconds,
+            settings.redis_timeouts_to_skip,
         )
         if settings.redis_url
         else None
@@ -79,9 +82,7 @@ def build_runtime(
         http=http,
         connector_contexts=contexts,
         provider_health=provider_health
-        or build_health(
-            clock, redis, settings.provider_failure_threshold, settings.provider_skip_seconds
-        ),
+        or build_health(clock, redis, settings.provider_failure_threshold, settings.provider_skip_seconds),
         rate_limiter=RateLimiter(settings, redis),
         redis=redis,
         refund_gateway=refund_gateway or ProviderRefundGateway(contexts),

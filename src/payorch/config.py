@@ -18,6 +18,7 @@ from payorch.errors import validator_message
 # Also the defaults of a provider-health store made from a URL alone (providers/health.py).
 REDIS_TIMEOUT_SECONDS = 0.05
 REDIS_RETRY_SECONDS = 5.0
+REDIS_TIMEOUTS_TO_SKIP = 3
 RATE_LIMIT_PATTERN = re.compile(r"^\s*(\d+)\s*/\s*(second|minute)\s*$")
 
 
@@ -214,6 +215,14 @@ class Settings(BaseSettings):
         description=(
             "Connect and read timeout of each Redis command (no retry): the most a hung Redis "
             "costs a request before this process skips Redis (payorch/redis_client.py)."
+        ),
+    )
+    redis_timeouts_to_skip: int = Field(
+        REDIS_TIMEOUTS_TO_SKIP,
+        ge=1,
+        description=(
+            "Redis timeouts in a row before this process skips Redis (a refused connection skips "
+            "it at once): one slow answer on a loaded host is not an outage."
         ),
     )
     redis_retry_seconds: float = Field(

@@ -32,7 +32,7 @@ from typing import Protocol
 from redis.asyncio import Redis
 
 from payorch.clock import Clock
-from payorch.config import REDIS_RETRY_SECONDS, REDIS_TIMEOUT_SECONDS
+from payorch.config import REDIS_RETRY_SECONDS, REDIS_TIMEOUT_SECONDS, REDIS_TIMEOUTS_TO_SKIP
 from payorch.observability.metrics import HealthState, set_provider_health
 from payorch.redis_client import RedisUnavailable, SharedRedis
 
@@ -221,7 +221,7 @@ class RedisHealth:
         retry_seconds: float = REDIS_RETRY_SECONDS,
     ) -> RedisHealth:
         """A store with a Redis client and circuit of its own (closed by ``aclose``)."""
-        redis = SharedRedis.from_url(url, timeout_seconds, retry_seconds)
+        redis = SharedRedis.from_url(url, timeout_seconds, retry_seconds, REDIS_TIMEOUTS_TO_SKIP)
         return cls(redis, clock, threshold, skip_seconds, prefix, owns_redis=True)
 
     def _now_ms(self) -> int:

@@ -5,6 +5,7 @@ payment intent. Failure reasons: tests/webhooks/test_failure_reasons.py."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 
 import httpx
@@ -70,6 +71,21 @@ async def test_a_test_event_is_refused_for_a_disabled_endpoint_and_capped(
     assert_error(refused, 409, "INVALID_STATE")
     missing = await client.post(f"{BASE}/whe_nope/test", headers=sandbox.headers)
     assert_error(missing, 404, "RESOURCE_NOT_FOUND")
+
+
+async def test_the_cap_of_pending_test_deliveries_holds_under_concurrent_requests(
+    client: httpx.AsyncClient, sandbox: Sandbox, receiver: Receiver
+) -> None:
+    # 30 at once: each counts after the endpoint's row is locked, so at most 10 are queued.
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/raced"))
+    url = f"{BASE}/{endpoint_id}/test"
+    answers = await asyncio.gather(*(client.post(url, headers=sandbox.headers) for _ in range(30)))
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses == [202] * 10 + [409] * 20, [a.text for a in answers if a.status_code not in (202, 409)]
+    for refused in (a for a in answers if a.status_code == 409):
+        assert_error(refused, 409, "LIMIT_EXCEEDED")
+    queued = await deliveries_of(client, sandbox, endpoint_id)
+    assert len(queued) == 10 and {d["status"] for d in queued} == {"PENDING"}
 
 
 def _whsec(secret: str) -> str:

@@ -77,6 +77,17 @@ async def get_endpoint(
     return _endpoint(row) if row is not None else None
 
 
+async def lock_endpoint(conn: AsyncConnection, application_id: str, endpoint_id: str) -> None:
+    """Locks the endpoint's row until the transaction ends (FOR NO KEY UPDATE, as the delivery
+    claim's lock_endpoints; SQLite: BEGIN IMMEDIATE serializes writers already)."""
+    query = (
+        select(endpoints.c.id)
+        .where(endpoints.c.id == endpoint_id, endpoints.c.application_id == application_id)
+        .with_for_update(key_share=True)
+    )
+    await conn.execute(query)
+
+
 async def list_endpoints(
     conn: AsyncConnection, application_id: str, *, before: str | None, limit: int
 ) -> list[WebhookEndpoint]:

@@ -40,6 +40,9 @@ DEFAULT_OVERLAP_SECONDS = 24 * 3600
 async def send_test_event(conn: AsyncConnection, clock: Clock, caller: Caller, endpoint_id: str) -> Delivery:
     """A ``webhook.test`` event (``"test": true``) queued to this endpoint only, through the
     normal delivery engine (signed, retried, recorded like any other)."""
+    # The endpoint's row locked first: concurrent requests count one after the other, each in a
+    # statement after the lock (a fresh snapshot), so the cap holds.
+    await repository.lock_endpoint(conn, caller.application_id, endpoint_id)
     endpoint = await get_endpoint(conn, caller, endpoint_id)
     if not endpoint.enabled:
         raise InvalidState(

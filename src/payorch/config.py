@@ -142,6 +142,15 @@ class Settings(BaseSettings):
             "LIMIT_EXCEEDED (revoke one first). Revoked keys do not count."
         ),
     )
+    reconciliation_max_queued_runs: int = Field(
+        31,
+        ge=1,
+        description=(
+            "Reconciliation runs per application queued or running at once (a month of days): "
+            "one more is refused 409 LIMIT_EXCEEDED until one has finished. The worker takes "
+            "runs round robin across applications whatever the backlog."
+        ),
+    )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     dashboard_session_seconds: int = Field(
         28800,

@@ -66,7 +66,8 @@ async def day_page(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respo
 async def start_run(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
     now = viewer.runtime.clock.now()
     day = ended(day_of(field(form, "date")), now.date())
-    await service.request_run(conn, now, viewer.caller.application_id, day)
+    most = viewer.runtime.settings.reconciliation_max_queued_runs
+    await service.request_run(conn, now, viewer.caller.application_id, day, most_queued=most)
     return back_to(request, f"/reconciliation?date={day.isoformat()}&notice=queued")
 
 

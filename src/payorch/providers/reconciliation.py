@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from typing import Protocol
 
@@ -72,10 +72,19 @@ class DayWindow:
         return self.now + timedelta(seconds=1)
 
 
+def oldest_day(now: datetime, lookback: timedelta) -> date:
+    """The first day (UTC) the provider still answers about in full: its midnight is at most
+    ``lookback`` before ``now``. An older day cannot be reconciled with this provider."""
+    edge = now - lookback
+    day = edge.date()
+    return day if datetime.combine(day, time(0), UTC) >= edge else day + timedelta(days=1)
+
+
 class ReconciliationReader(Protocol):
     def lookback(self) -> timedelta | None:
-        """How long after its creation the provider still answers about a payment (None:
-        always). A day older than that cannot be reconciled with this provider."""
+        """The provider's reconciliation window: how long after its creation the provider still
+        answers about a payment (None: its lists reach back as far as its records). It bounds
+        the days an application may ask for (reconciliation/days.py, docs/reconciliation.md)."""
         ...
 
     async def read_day(

@@ -7,7 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
-from payorch.errors import AuthenticationFailed, InvalidState, ResourceNotFound, ValidationFailed
+from payorch.errors import (
+    AuthenticationFailed,
+    InvalidState,
+    LimitExceeded,
+    ResourceNotFound,
+    ValidationFailed,
+)
 from payorch.http.deps import Conn, CurrentCaller, ReadConn, runtime_of
 from payorch.http.errors import problem_responses
 from payorch.http.responses import json_response
@@ -34,19 +40,25 @@ router = APIRouter(tags=["Reports"])
     "/v1/reports/reconciliation",
     status_code=202,
     response_model=ReconciliationRun,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, InvalidState),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, InvalidState, LimitExceeded),
     summary="Reconcile a day with every provider",
     description="Queues the day's reconciliation for the caller's application: a worker reads "
     "each enabled connector's records of the day from its provider and compares them with "
     "payorch's payments, refunds and disputes (docs/reconciliation.md). While the day's run is "
-    "QUEUED or RUNNING, asking again answers that run and starts nothing more.",
+    "QUEUED or RUNNING, asking again answers that run and starts nothing more. A day older "
+    "than the application's providers answer about (or than the application) is 400, its "
+    "message naming the oldest day accepted; a day to come is 409 INVALID_STATE; one more run "
+    "while PAYORCH_RECONCILIATION_MAX_QUEUED_RUNS of the application's wait is 409 "
+    "LIMIT_EXCEEDED (details: limit, current).",
 )
 async def request_reconciliation(
     body: ReconciliationRequest, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
-    now = runtime_of(request).clock.now()
+    runtime = runtime_of(request)
+    now = runtime.clock.now()
     day = ended(day_of(body.date), now.date())
-    run = await service.request_run(conn, now, caller.application_id, day)
+    most = runtime.settings.reconciliation_max_queued_runs
+    run = await service.request_run(conn, now, caller.application_id, day, most_queued=most)
     return json_response(run_body(run), 202)
 
 
@@ -78,8 +90,8 @@ async def reconciliation_report(
     response_model=FindingBody,
     responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound, InvalidState),
     summary="Mark a finding resolved, with a note",
-    description="A person dealt with the finding (docs/reconciliation.md, \"Findings and what a "
-    "person does\"): it becomes RESOLVED with the note and the time. A finding of another "
+    description='A person dealt with the finding (docs/reconciliation.md, "Findings and what a '
+    'person does"): it becomes RESOLVED with the note and the time. A finding of another '
     "application is 404; one resolved already (APPLIED ones are, by reconciliation) is 409.",
 )
 async def resolve_finding(

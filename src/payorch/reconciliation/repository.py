@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, and_, or_, select, update
+from sqlalchemy import ColumnElement, and_, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -147,9 +147,40 @@ async def requeue(conn: AsyncConnection, run_id: str, now: datetime) -> None:
     )
 
 
+async def count_waiting(conn: AsyncConnection, application_id: str) -> int:
+    """The application's runs not finished (QUEUED or RUNNING)."""
+    waiting = (RunStatus.QUEUED.value, RunStatus.RUNNING.value)
+    query = select(func.count()).where(runs.c.application_id == application_id, runs.c.status.in_(waiting))
+    return int((await conn.execute(query)).scalar_one())
+
+
 async def due_runs(conn: AsyncConnection, now: datetime, limit: int) -> list[Run]:
-    """Runs waiting for a worker, or whose worker's lease ran out, oldest request first."""
-    query = select(runs).where(_claimable(now)).order_by(runs.c.requested_at, runs.c.id).limit(limit)
+    """The next run of each application with one waiting (its oldest request; or one whose
+    worker's lease ran out), the application whose last run started longest ago (or never)
+    first: round robin, so one application's backlog delays another's run by at most the runs
+    already started."""
+    due = (
+        select(
+            runs,
+            func.row_number()
+            .over(partition_by=runs.c.application_id, order_by=(runs.c.requested_at, runs.c.id))
+            .label("place"),
+        )
+        .where(_claimable(now))
+        .subquery()
+    )
+    started = runs.alias("started")
+    last_started = (
+        select(func.max(started.c.started_at))
+        .where(started.c.application_id == due.c.application_id)
+        .scalar_subquery()
+    )
+    query = (
+        select(*(due.c[column.name] for column in runs.columns))
+        .where(due.c.place == 1)
+        .order_by(last_started.asc().nulls_first(), due.c.requested_at, due.c.id)
+        .limit(limit)
+    )
     return [_run(row) for row in (await conn.execute(query)).mappings()]
 
 

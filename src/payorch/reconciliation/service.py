@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
@@ -25,6 +26,7 @@ from payorch.events import service as events
 from payorch.events.catalogue import ReconciliationDiscrepancy
 from payorch.ids import new_id
 from payorch.jsontypes import JsonObject, json_values
+from payorch.limits import refuse_at_cap
 from payorch.payments import disputes
 from payorch.providers.base import (
     CheckoutRef,
@@ -34,9 +36,10 @@ from payorch.providers.base import (
     PaymentResult,
     ProviderCallError,
 )
-from payorch.providers.reconciliation import DayWindow, KnownCheckout
+from payorch.providers.reconciliation import DayWindow, KnownCheckout, oldest_day
 from payorch.providers.registry import get_adapter, registration_of
 from payorch.reconciliation import matching, repository
+from payorch.reconciliation.days import accepted_days, refuse_too_old
 from payorch.reconciliation.records import (
     Finding,
     FindingAction,
@@ -61,18 +64,34 @@ def window_of(day: date, now: datetime) -> DayWindow:
 # -- asking -------------------------------------------------------------------------------------
 
 
-async def request_run(conn: AsyncConnection, now: datetime, application_id: str, day: date) -> Run:
+async def request_run(
+    conn: AsyncConnection, now: datetime, application_id: str, day: date, *, most_queued: int
+) -> Run:
     """The day's run, queued unless it is queued or running already (then it is answered as
-    it is: a second request starts nothing)."""
+    it is: a second request starts nothing). A day no provider of the application answers about
+    is 400; one more run while ``most_queued`` wait (PAYORCH_RECONCILIATION_MAX_QUEUED_RUNS) is
+    409 LIMIT_EXCEEDED."""
+    refuse_too_old(day, await accepted_days(conn, application_id, now))
     text = day.isoformat()
-    fresh = Run(new_id("rcr"), application_id, text, RunStatus.QUEUED, None, None, now, None, None, None)
-    if await repository.insert_run_if_absent(conn, fresh):
-        return fresh
+    # Under the application's lock: concurrent requests take turns, so each counts the others'.
+    await applications.lock_application(conn, application_id)
     run = await repository.run_of(conn, application_id, text, for_update=True)
-    assert run is not None  # the insert found it
-    if run.status in (RunStatus.QUEUED, RunStatus.RUNNING):
+    if run is not None and run.status in (RunStatus.QUEUED, RunStatus.RUNNING):
         return run
-    await repository.requeue(conn, run.id, now)
+    await refuse_at_cap(
+        conn,
+        application_id,
+        repository.count_waiting,
+        limit=most_queued,
+        what="reconciliation runs queued or running",
+        remedy="Ask again once one has finished.",
+    )
+    if run is None:
+        fresh = Run(new_id("rcr"), application_id, text, RunStatus.QUEUED, None, None, now, None, None, None)
+        if await repository.insert_run_if_absent(conn, fresh):
+            return fresh
+    else:
+        await repository.requeue(conn, run.id, now)
     again = await repository.run_of(conn, application_id, text)
     assert again is not None
     return again
@@ -191,7 +210,7 @@ async def _connector_day(
     reader = registration_of(provider).reconciliation
     assert reader is not None
     lookback = reader.lookback()
-    if lookback is not None and window.start < window.now - lookback:
+    if lookback is not None and window.start.date() < oldest_day(window.now, lookback):
         totals.unavailable = f"the provider answers only {lookback.days} days back"
         return
     async with runtime.phases.reading() as conn:

@@ -23,6 +23,8 @@ from payorch.providers.reconciliation import (
 )
 
 SEARCH_LIMIT = 1000  # the search's largest page
+# The payment search covers the last 12 months: an older payment is found only by its id.
+SEARCH_WINDOW = timedelta(days=365)
 STATE_OF_OUTCOME = {
     PaymentOutcome.AUTHORIZED: ProviderPaymentState.PAID,
     PaymentOutcome.PROCESSING: ProviderPaymentState.PENDING,
@@ -55,7 +57,7 @@ def _record(payment: wire.ProviderBPayment) -> ProviderPaymentRecord:
 
 class ProviderBReader:
     def lookback(self) -> timedelta | None:
-        return None  # its search reaches back as far as its records
+        return SEARCH_WINDOW
 
     async def read_day(
         self, ctx: ConnectorContext, day: DayWindow, known: Sequence[KnownCheckout]

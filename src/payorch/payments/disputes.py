@@ -2,12 +2,29 @@
 provider). Recorded on the payment and emitted as ``payment.disputed`` and
 ``payment.dispute_closed`` (with the outcome); they never touch refund arithmetic.
 
-What a provider notification says is never believed: the adapter reads the payment from the
-provider and describes what it shows (``DisputeObservation``). Applying the same observation
-twice changes nothing (duplicate notices): a dispute moves none -> OPEN -> WON | LOST, an end
-already recorded is kept, and an end whose opening was never seen (a lost or late notice)
-records the opening too. A new OPEN after an end is a new dispute (a chargeback after a won
-mediation).
+What a provider notification says is never believed: the adapter reads the payment (or the
+dispute) from the provider and describes what it shows (``DisputeObservation``), with where
+that read stands in the provider's own order. The rules (docs/decisions.md, "Disputes move
+only forward"):
+
+- **Only forward in the provider's order.** The payment keeps the order key of the newest
+  observation applied (``dispute_reference``, ``dispute_observed_at``, ``dispute_rank``); an
+  observation that is not newer changes nothing, so a read made before a later state and
+  applied after it (two notices in flight, a slow read) can never undo that state. Newer means:
+  for the same provider dispute id, a later status in the dispute's life (an end is final:
+  one dispute per provider dispute id, never reopened); otherwise a later provider time (the
+  payment's last update, or a dispute's opening), and at the same instant a later rank. A
+  provider that gives neither id nor time is ordered by rank alone.
+- **Plainly paid again ends an open dispute as WON only when it is newer.** A payment read as
+  approved (CLEARED) comes both before a dispute and after a won one; its rank is the lowest,
+  so a read of the same instant never ends a dispute.
+- **The provider is the authority.** A newer explicit end of the same dispute that differs
+  from the one recorded replaces it (WON -> LOST, emitted again); an end of another dispute
+  (another id, or another kind when the provider has no ids) whose opening was never seen
+  records that opening too. A duplicate changes nothing.
+- **A dispute moves none -> OPEN -> WON | LOST**; a new OPEN after an end is a new dispute (a
+  chargeback after a won mediation); an end whose opening was never seen (a lost or late
+  notice) records the opening too.
 """
 
 from __future__ import annotations
@@ -24,6 +41,28 @@ from payorch.payments.records import Payment
 from payorch.providers.base import DisputeObservation, DisputeState
 
 OPEN, WON, LOST = "OPEN", "WON", "LOST"
+ENDS = (WON, LOST)
+
+
+def _newer(payment: Payment, seen: DisputeObservation) -> bool:
+    """Whether ``seen`` comes after the newest observation applied, in the provider's order."""
+    if payment.dispute_rank is None:
+        return True  # nothing seen yet
+    if seen.reference is not None and seen.reference == payment.dispute_reference:
+        return seen.rank > payment.dispute_rank  # one dispute: only forward in its life
+    held_at, seen_at = payment.dispute_observed_at, seen.observed_at
+    if held_at is not None and seen_at is not None and held_at != seen_at:
+        return seen_at > held_at
+    if seen.reference is not None:  # another dispute opened in the same second
+        return payment.dispute_status in ENDS  # the provider opens one only after the last ended
+    return seen.rank > payment.dispute_rank
+
+
+def _another(payment: Payment, seen: DisputeObservation) -> bool:
+    """Whether ``seen`` is about another dispute than the one recorded on the payment."""
+    if seen.reference is not None:
+        return seen.reference != payment.dispute_reference
+    return seen.kind is not None and payment.dispute_kind is not None and seen.kind != payment.dispute_kind
 
 
 def _ending(payment: Payment, seen: DisputeObservation) -> str | None:
@@ -46,13 +85,17 @@ async def observe(
     application_id: str,
     seen: DisputeObservation,
 ) -> Payment | None:
-    """Apply what the provider shows about the payment it knows as ``provider_reference``.
-    None when payorch has no such payment (not authorized here, or another application's)."""
+    """Apply what the provider shows about the payment it knows as ``provider_reference``, if
+    it is newer than what was applied. None when payorch has no such payment (not authorized
+    here, or another application's)."""
     payment = await repository.by_provider_reference(
         conn, application_id, provider, provider_reference, for_update=True
     )
     if payment is None:
         return None
+    if not _newer(payment, seen):
+        return payment  # an older read than one already applied: it changes nothing
+    await repository.set_dispute_order(conn, payment.id, seen.reference, seen.observed_at, seen.rank)
     now = clock.now()
     kind = seen.kind or payment.dispute_kind
     if seen.state is DisputeState.OPEN:
@@ -61,11 +104,13 @@ async def observe(
             await _emit(conn, now, payment, kind, seen)
         return await _reread(conn, payment)
     ending = _ending(payment, seen)
-    if ending is None or payment.dispute_status in (WON, LOST):
-        return payment  # nothing disputed, or this end is already recorded
-    if payment.dispute_status is None:  # its opening was never seen (a lost or late notice)
+    if ending is None or (payment.dispute_status == ending and not _another(payment, seen)):
+        return await _reread(conn, payment)  # nothing disputed, or this end is already recorded
+    if payment.dispute_status is None or (payment.dispute_status in ENDS and _another(payment, seen)):
+        # A dispute whose opening was never seen (a lost or late notice): record it first.
         await repository.set_dispute(conn, payment.id, OPEN, kind, disputed_at=now)
         await _emit(conn, now, payment, kind, seen)
+    # Closes the open dispute, or corrects the end of this one: the newer read is the authority.
     await repository.set_dispute(conn, payment.id, ending, kind, closed_at=now)
     await _emit(conn, now, payment, kind, seen, ending)
     return await _reread(conn, payment)

@@ -27,6 +27,10 @@ class Payment:
     dispute_kind: str | None = None  # chargeback | mediation
     disputed_at: datetime | None = None
     dispute_closed_at: datetime | None = None
+    # The newest dispute observation applied, in the provider's order (payments/disputes.py).
+    dispute_reference: str | None = None  # the provider's id of the dispute (None: it has none)
+    dispute_observed_at: datetime | None = None
+    dispute_rank: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,9 +64,7 @@ async def get(
 _GET_ANY = _read_and_lock(select(payments).where(payments.c.id == bindparam("payment_id")))
 
 
-async def get_any(
-    conn: AsyncConnection, payment_id: str, *, for_update: bool = False
-) -> Payment | None:
+async def get_any(conn: AsyncConnection, payment_id: str, *, for_update: bool = False) -> Payment | None:
     """By id alone: for the worker, which has no caller."""
     return await _one(conn, _GET_ANY[for_update], {"payment_id": payment_id}, Payment)
 
@@ -130,6 +128,25 @@ async def set_dispute(
     await conn.execute(statement, params)
 
 
+_SET_DISPUTE_ORDER = (
+    update(payments)
+    .where(_THIS_PAYMENT)
+    .values(
+        dispute_reference=bindparam("reference"),
+        dispute_observed_at=bindparam("observed_at"),
+        dispute_rank=bindparam("rank"),
+    )
+)
+
+
+async def set_dispute_order(
+    conn: AsyncConnection, payment_id: str, reference: str | None, observed_at: datetime | None, rank: int
+) -> None:
+    """The newest dispute observation applied, in the provider's order (payments/disputes.py)."""
+    params = {"payment_id": payment_id, "reference": reference, "observed_at": observed_at, "rank": rank}
+    await conn.execute(_SET_DISPUTE_ORDER, params)
+
+
 # The page's statement is built per call: its filters are optional, and it is no hot path.
 async def page(
     conn: AsyncConnection,
@@ -160,9 +177,7 @@ _SET_REFUNDED = (
 )
 
 
-async def set_refunded(
-    conn: AsyncConnection, payment_id: str, *, refunded_amount: int, status: str
-) -> None:
+async def set_refunded(conn: AsyncConnection, payment_id: str, *, refunded_amount: int, status: str) -> None:
     params = {"payment_id": payment_id, "refunded": refunded_amount, "new_status": status}
     await conn.execute(_SET_REFUNDED, params)
 
@@ -193,9 +208,7 @@ async def insert_refund(conn: AsyncConnection, refund: Refund) -> None:
 _GET_REFUND = _read_and_lock(select(refunds).where(refunds.c.id == bindparam("refund_id")))
 
 
-async def get_refund(
-    conn: AsyncConnection, refund_id: str, *, for_update: bool = False
-) -> Refund | None:
+async def get_refund(conn: AsyncConnection, refund_id: str, *, for_update: bool = False) -> Refund | None:
     return await _one(conn, _GET_REFUND[for_update], {"refund_id": refund_id}, Refund)
 
 
@@ -219,9 +232,7 @@ async def pending_total(conn: AsyncConnection, payment_id: str) -> int:
 
 
 _REFUNDS_OF = (
-    select(refunds)
-    .where(refunds.c.payment_id == bindparam("payment_id"))
-    .order_by(refunds.c.id.desc())
+    select(refunds).where(refunds.c.payment_id == bindparam("payment_id")).order_by(refunds.c.id.desc())
 )
 
 
@@ -274,9 +285,7 @@ async def mark_refund_failed(
     return result.rowcount == 1
 
 
-_POSTPONE_REFUND_CHECK = _change_pending(
-    next_check_at=bindparam("next_check"), updated_at=bindparam("at")
-)
+_POSTPONE_REFUND_CHECK = _change_pending(next_check_at=bindparam("next_check"), updated_at=bindparam("at"))
 
 
 async def postpone_refund_check(

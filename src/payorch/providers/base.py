@@ -248,9 +248,18 @@ class DisputeState(StrEnum):
 
 @dataclass(frozen=True)
 class DisputeObservation:
+    """One read of the provider, with where it stands in the provider's own order: an older
+    read applied after a newer one changes nothing (payments/disputes.py)."""
+
     state: DisputeState
     kind: str | None = None  # chargeback | mediation (None for CLEARED / REVERSED)
     provider_status: str | None = None  # the provider's status and detail, for the event
+    reference: str | None = None  # the provider's own id of the dispute (None: it has none)
+    # The provider's time: of the state read (a payment's last update), or, with a reference,
+    # of the dispute's opening. None: the provider gives none.
+    observed_at: datetime | None = None
+    # The state's place in its dispute's life, for reads the time does not order (0 first).
+    rank: int = 0
 
 
 @dataclass(frozen=True)
@@ -310,9 +319,7 @@ class ProviderAdapter(Protocol):
         """The provider API's base URL in ``mode``."""
         ...
 
-    async def create_checkout(
-        self, ctx: ConnectorContext, request: CheckoutRequest
-    ) -> CheckoutSession:
+    async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
         """Create the provider-side checkout. Raises ProviderUnavailable / ProviderRejected."""
         ...
 

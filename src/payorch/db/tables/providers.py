@@ -27,6 +27,11 @@ payments = Table(
     Column("dispute_kind", String(16), nullable=True),  # chargeback | mediation
     timestamp("disputed_at", nullable=True),
     timestamp("dispute_closed_at", nullable=True),
+    # The order of the newest dispute observation applied (payments.disputes): the provider's
+    # id of the dispute, its time, and the state's rank within the dispute's life.
+    Column("dispute_reference", String(255), nullable=True),
+    timestamp("dispute_observed_at", nullable=True),
+    Column("dispute_rank", Integer, nullable=True),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
     # A provider notification names the provider's payment: find ours by it.

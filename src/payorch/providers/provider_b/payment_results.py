@@ -45,23 +45,37 @@ def rank(result: PaymentResult) -> int:
     return RANK.get(result.outcome, UNRANKED)
 
 
+# A dispute state's place among the payment's statuses, for two reads of the same instant
+# (date_last_updated orders them first). ``approved`` comes both before and after a dispute
+# (paid, then a mediation won): it ranks first, so a tie never lets it end an open dispute.
+DISPUTE_RANK = {wire.APPROVED: 0, wire.IN_MEDIATION: 1, wire.CHARGED_BACK: 2, wire.REFUNDED: 3}
+CHARGEBACK_ENDED = 4
+
+
 def dispute_of(payment: wire.ProviderBPayment) -> DisputeObservation | None:
     """What the payment says about a dispute after it was paid: ``in_mediation`` (the buyer
     opened one), ``charged_back`` with ``status_detail`` in_process (open), reimbursed (won) or
-    settled (lost); ``approved`` ends an open one as won, ``refunded`` as lost."""
+    settled (lost); ``approved`` ends an open one as won, ``refunded`` as lost. The provider has
+    no dispute id: its order is the payment's ``date_last_updated``, then DISPUTE_RANK."""
     seen = f"{payment.status}/{payment.status_detail or ''}"
+    rank = DISPUTE_RANK.get(payment.status, 0)
+    state: DisputeState | None = None
+    kind: str | None = None
     if payment.status == wire.IN_MEDIATION:
-        return DisputeObservation(DisputeState.OPEN, "mediation", seen)
-    if payment.status == wire.CHARGED_BACK:
+        state, kind = DisputeState.OPEN, "mediation"
+    elif payment.status == wire.CHARGED_BACK:
         state = {"reimbursed": DisputeState.WON, "settled": DisputeState.LOST}.get(
             payment.status_detail or "", DisputeState.OPEN
         )
-        return DisputeObservation(state, "chargeback", seen)
-    if payment.status == wire.APPROVED:
-        return DisputeObservation(DisputeState.CLEARED, None, seen)
-    if payment.status == wire.REFUNDED:
-        return DisputeObservation(DisputeState.REVERSED, None, seen)
-    return None
+        kind = "chargeback"
+        rank = rank if state is DisputeState.OPEN else CHARGEBACK_ENDED
+    elif payment.status == wire.APPROVED:
+        state = DisputeState.CLEARED
+    elif payment.status == wire.REFUNDED:
+        state = DisputeState.REVERSED
+    if state is None:
+        return None
+    return DisputeObservation(state, kind, seen, observed_at=_utc(payment.date_last_updated), rank=rank)
 
 
 def mismatch(payment: wire.ProviderBPayment, checkout: CheckoutRef) -> str | None:

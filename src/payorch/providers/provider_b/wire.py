@@ -140,9 +140,9 @@ class ProviderBPayment(_ProviderBResponse):
     currency_id: str | None = None
     date_approved: datetime | None = None
     date_created: datetime | None = None
+    date_last_updated: datetime | None = None  # orders its states (payments/disputes.py)
     authorization_code: str | None = None
     metadata: dict[str, Any] | None = None
-
 
 
 class Paging(_ProviderBResponse):
@@ -169,11 +169,9 @@ class ProviderBRefund(_ProviderBResponse):
     reason: str | None = None
 
 
-
 class MerchantOrderPayment(_ProviderBResponse):
     id: WireId
     status: str | None = None
-
 
 
 class MerchantOrder(_ProviderBResponse):
@@ -182,7 +180,6 @@ class MerchantOrder(_ProviderBResponse):
     id: WireId
     external_reference: str | None = None
     payments: list[MerchantOrderPayment] = Field(default_factory=list)
-
 
 
 class Notification(_ProviderBResponse):

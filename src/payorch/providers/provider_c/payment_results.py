@@ -134,20 +134,39 @@ def result_of(ctx: ConnectorContext, session: wire.CheckoutSession) -> PaymentRe
     )
 
 
+# A dispute's statuses in the order of its life: an inquiry (warning_*) may become a
+# chargeback; an end is final. Reads of one dispute id apply only forward in this order.
+DISPUTE_RANK = {
+    "warning_needs_response": 1,
+    "warning_under_review": 2,
+    "needs_response": 3,
+    "under_review": 4,
+    wire.DISPUTE_WON: 5,
+    wire.DISPUTE_LOST: 5,
+    wire.DISPUTE_WARNING_CLOSED: 5,
+}
+
+
 def dispute_of(dispute: wire.Dispute) -> DisputeObservation:
     """What the dispute, as read from the provider, says: open (an inquiry or a chargeback under
-    way), won, lost, or an inquiry that ended without a chargeback (ends an open one as won).
+    way), won, lost, or an inquiry that ended without a chargeback (ends an open one as won),
+    with its id, its opening time and its status's rank (the provider's order).
     An unknown status is ProviderUnavailable, never a guess."""
     seen = f"dispute {dispute.status}"
     if dispute.status in wire.DISPUTE_OPEN:
-        return DisputeObservation(DisputeState.OPEN, "chargeback", seen)
-    if dispute.status == wire.DISPUTE_WON:
-        return DisputeObservation(DisputeState.WON, "chargeback", seen)
-    if dispute.status == wire.DISPUTE_LOST:
-        return DisputeObservation(DisputeState.LOST, "chargeback", seen)
-    if dispute.status == wire.DISPUTE_WARNING_CLOSED:
-        return DisputeObservation(DisputeState.CLEARED, None, seen)
-    raise ProviderUnavailable(f"unknown dispute status {dispute.status!r}", provider=PROVIDER_C)
+        state, kind = DisputeState.OPEN, "chargeback"
+    elif dispute.status == wire.DISPUTE_WON:
+        state, kind = DisputeState.WON, "chargeback"
+    elif dispute.status == wire.DISPUTE_LOST:
+        state, kind = DisputeState.LOST, "chargeback"
+    elif dispute.status == wire.DISPUTE_WARNING_CLOSED:
+        state, kind = DisputeState.CLEARED, None
+    else:
+        raise ProviderUnavailable(f"unknown dispute status {dispute.status!r}", provider=PROVIDER_C)
+    opened = utc(dispute.created) if dispute.created is not None else None
+    return DisputeObservation(
+        state, kind, seen, reference=dispute.id, observed_at=opened, rank=DISPUTE_RANK[dispute.status]
+    )
 
 
 def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:

@@ -179,6 +179,7 @@ class Dispute(_Answer):
     payment_intent: str | None = None
     charge: str | None = None
     reason: str | None = None
+    created: int | None = None  # unix seconds: when the dispute opened
 
 
 class ErrorDetail(_Answer):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -40,9 +40,7 @@ def _payment_id(text: str) -> int:
     return int(text)
 
 
-async def _owned(
-    conn: AsyncConnection, owner: str, number: int, *, for_update: bool = False
-) -> SimBPayment:
+async def _owned(conn: AsyncConnection, owner: str, number: int, *, for_update: bool = False) -> SimBPayment:
     payment = await repository.get_payment(conn, number, owner=owner, for_update=for_update)
     if payment is None:
         raise not_found("Payment")
@@ -57,9 +55,7 @@ async def _with_refunds(conn: AsyncConnection, payment: SimBPayment) -> SimBPaym
     return SimBPaymentWithRefunds(payment, await repository.refunds_of(conn, payment.id))
 
 
-async def get_payment(
-    conn: AsyncConnection, owner: str, payment_id: str
-) -> SimBPaymentWithRefunds:
+async def get_payment(conn: AsyncConnection, owner: str, payment_id: str) -> SimBPaymentWithRefunds:
     return await _with_refunds(conn, await _owned(conn, owner, _payment_id(payment_id)))
 
 
@@ -92,9 +88,7 @@ def _created_range(params: dict[str, str]) -> tuple[datetime, datetime] | None:
     return begin.astimezone(UTC), end.astimezone(UTC)
 
 
-async def search_payments(
-    conn: AsyncConnection, owner: str, params: dict[str, str]
-) -> SimBSearchPage:
+async def search_payments(conn: AsyncConnection, owner: str, params: dict[str, str]) -> SimBSearchPage:
     try:
         limit = int(params.get("limit", "30"))
         offset = int(params.get("offset", "0"))
@@ -133,9 +127,7 @@ async def refund(
     """Empty body: refund all that is left; ``{amount}``: a part. One refund per idempotency key:
     a retry with the key answers the refund it made."""
     if not key:
-        raise SimBWireError(
-            400, "Header X-Idempotency-Key is required for this request", "bad_request"
-        )
+        raise SimBWireError(400, "Header X-Idempotency-Key is required for this request", "bad_request")
     if len(key) > 255:
         raise SimBWireError(400, "X-Idempotency-Key is too long", "bad_request")
     number = _payment_id(payment_id)
@@ -144,14 +136,10 @@ async def refund(
     previous = await repository.refund_by_key(conn, owner, key)
     if previous is not None:
         if previous.payment_id != number:
-            raise SimBWireError(
-                409, "X-Idempotency-Key already used for another request", "conflict"
-            )
+            raise SimBWireError(409, "X-Idempotency-Key already used for another request", "conflict")
         return previous
     if payment.status != "approved":
-        raise SimBWireError(
-            400, f"Payment with status {payment.status} cannot be refunded", "bad_request"
-        )
+        raise SimBWireError(400, f"Payment with status {payment.status} cannot be refunded", "bad_request")
     left = payment.amount_hundredths - payment.refunded_hundredths
     amount = left
     if data.get("amount") is not None:
@@ -165,16 +153,14 @@ async def refund(
         )
     earlier = await repository.refunds_of(conn, number)
     # Increasing per payment (listed in order even when two share a timestamp).
-    refund_id = (
-        max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
-    )
+    refund_id = max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
     made = SimBRefund(refund_id, owner, number, amount, "approved", key, now)
     await repository.insert_refund(conn, made)
     full = amount == left
     change = SimBStatusChange(
         status="refunded" if full else "approved",
         status_detail="refunded" if full else "partially_refunded",
-        date_last_updated=now,
+        date_last_updated=updated_at(now, payment),
         refunded_hundredths=payment.refunded_hundredths + amount,
     )
     await repository.set_payment_status(conn, number, ("approved",), change)
@@ -198,12 +184,16 @@ async def cancel_payment(
         raise SimBWireError(400, "Only status=cancelled can be set on this payment", "bad_request")
     now = clock.now()
     payment = await _owned(conn, owner, number, for_update=True)
-    change = SimBStatusChange("cancelled", "by_collector", now)
+    change = SimBStatusChange("cancelled", "by_collector", updated_at(now, payment))
     if not await repository.set_payment_status(conn, number, repository.OPEN_STATUSES, change):
-        raise SimBWireError(
-            400, f"Payment with status {payment.status} cannot be cancelled", "bad_request"
-        )
+        raise SimBWireError(400, f"Payment with status {payment.status} cannot be cancelled", "bad_request")
     return await get_payment(conn, owner, payment_id)
+
+
+def updated_at(now: datetime, payment: SimBPayment) -> datetime:
+    """The payment's next ``date_last_updated``: later than its last one, even within one
+    millisecond (or under a frozen clock), as the provider's own order of its states is."""
+    return max(now, payment.date_last_updated + timedelta(milliseconds=1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,16 +236,14 @@ async def settle(
     move = TRANSITIONS[outcome]
     settled: list[int] = []
     notifications: list[SimBNotification] = []
-    for payment in await repository.payments_for_reference(
-        conn, owner, payment_intent_id, move.before
-    ):
+    for payment in await repository.payments_for_reference(conn, owner, payment_intent_id, move.before):
         if move.detail_before is not None and payment.status_detail != move.detail_before:
             continue
         approve = move.status == "approved" and payment.status in repository.OPEN_STATUSES
         change = SimBStatusChange(
             status=move.status,
             status_detail=move.status_detail,
-            date_last_updated=now,
+            date_last_updated=updated_at(now, payment),
             date_approved=now if approve else None,
             authorization_code=authorization_code() if approve else None,
             refunded_hundredths=payment.amount_hundredths if move.status == "refunded" else None,

@@ -15,6 +15,7 @@
      ├── ConnectorConfigAlreadyExists 409 CONNECTOR_CONFIG_ALREADY_EXISTS
      ├── WebhookDeliveryAlreadySucceeded 409 WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
      ├── LimitExceeded               409 LIMIT_EXCEEDED
+     ├── PaymentDisputed             409 PAYMENT_DISPUTED
      ├── PayloadTooLarge             413 PAYLOAD_TOO_LARGE
      ├── UriTooLong                  414 URI_TOO_LONG (answered by the HTTP server protocol)
      ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
@@ -176,6 +177,26 @@ class LimitExceeded(ApiError):
         super().__init__(
             f"The application has {current} {what}; at most {limit} are allowed. {remedy}",
             {"limit": limit, "current": current},
+        )
+
+
+class PaymentDisputed(ApiError):
+    status, code = 409, "PAYMENT_DISPUTED"
+    default_message = "The payment is disputed: it cannot be refunded."
+
+    def __init__(self, dispute_status: str, dispute_kind: str | None) -> None:
+        """A refund of a payment whose dispute is OPEN (the money is held) or LOST (it went back
+        to the buyer through the dispute): refunding it would return the money twice."""
+        what = dispute_kind or "dispute"
+        reason = (
+            f"A {what} of this payment is open: the provider holds its money until the {what} "
+            "ends. Refund what is left after it is won."
+            if dispute_status == "OPEN"
+            else f"A {what} of this payment was lost: its money already went back to the buyer."
+        )
+        super().__init__(
+            f"The payment cannot be refunded. {reason}",
+            {"dispute_status": dispute_status, "dispute_kind": dispute_kind},
         )
 
 

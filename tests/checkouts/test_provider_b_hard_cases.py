@@ -174,15 +174,15 @@ async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refu
         "provider_status": "in_mediation/in_mediation",
     }
 
-    # While the mediation is open the provider refuses a refund: 502 with its reason, and
-    # nothing is taken from what can be refunded.
+    # While the mediation is open payorch refuses a refund itself (the provider would too): 409
+    # PAYMENT_DISPUTED, and nothing is taken from what can be refunded.
     refused = await client.post(
         f"/v1/payments/{payment['id']}/refunds",
         json={"amount": 500},
         headers={**sandbox.headers, "Idempotency-Key": "during-mediation"},
     )
-    assert refused.status_code == 502 and refused.json()["error"]["code"] == "PROVIDER_ERROR"
-    assert "in_mediation" in refused.json()["error"]["details"]["failure_reason"]
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "PAYMENT_DISPUTED"
+    assert refused.json()["error"]["details"]["dispute_status"] == "OPEN"
     assert (await _payment(client, sandbox, intent["id"]))["refunded_amount"] == 0
 
     await moved(client, sandbox, intent["id"], "mediation_won")

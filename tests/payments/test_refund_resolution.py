@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 
 from payorch.clock import FrozenClock
+from payorch.payments import repository as payments
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
 from tests.databases import own_database
@@ -98,6 +99,35 @@ async def test_5xx_that_did_not_apply_is_sent_again_once_after_reading(
     assert gateway.total_applied() == 1000
     assert await refund_statuses(client, sandbox, paid.payment_id) == ["SUCCEEDED"]
     assert await intent_status(client, sandbox, paid.intent_id) == "REFUNDED"
+
+
+async def test_a_refund_not_applied_is_not_sent_again_once_the_payment_is_disputed(
+    gateway: FakeGateway,
+    clock: FrozenClock,
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    sandbox: Sandbox,
+) -> None:
+    """The first call's answer was lost, and a chargeback opened before the worker's turn: the
+    provider's read says the refund never applied, and it is FAILED rather than sent on top of
+    the chargeback (a new refund would be refused with 409 PAYMENT_DISPUTED)."""
+    paid = await authorized_payment(runtime, sandbox, amount=1000)
+    gateway.mode = fakes.TIMEOUT_NOT_APPLIED
+    url = f"/v1/payments/{paid.payment_id}/refunds"
+    response = await client.post(url, json={"amount": 300}, headers=sandbox.headers)
+    assert response.status_code == 202
+    async with runtime.database.transaction() as conn:
+        await payments.set_dispute(conn, paid.payment_id, "OPEN", "chargeback", disputed_at=clock.now())
+    gateway.mode = fakes.OK
+    clock.advance(6)
+    await run_worker_until_idle(runtime)
+    assert gateway.lookup_calls == [response.json()["refund_id"]]
+    assert gateway.refund_calls == [response.json()["refund_id"]] and gateway.total_applied() == 0
+    listed = (await client.get(url, headers=sandbox.headers)).json()["items"]
+    assert [r["status"] for r in listed] == ["FAILED"]
+    assert "disputed" in listed[0]["failure_reason"]
+    emitted = [e["type"] for e in await event_payloads(runtime, paid.intent_id)]
+    assert emitted == ["refund.requested", "refund.failed"]
 
 
 async def test_crash_in_the_adapter_leaves_pending_then_resolved(

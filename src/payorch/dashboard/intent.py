@@ -16,7 +16,7 @@ from payorch.amount_text import UnreadableAmount, read_amount, rule
 from payorch.checkouts import service as checkouts
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
-from payorch.errors import IdempotencyKeyInUse, ProviderError, ValidationFailed
+from payorch.errors import IdempotencyKeyInUse, PaymentDisputed, ProviderError, ValidationFailed
 from payorch.events import service as events
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
@@ -234,6 +234,9 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
         paid = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
     if paid is None:
         raise ValidationFailed("This intent has no payment to refund.")
+    page = f"/payments/{intent_id}?notice="
+    if paid.dispute_status in refunds.DISPUTED:  # no confirmation of what would be refused
+        return back_to(request, page + "disputed")
     text = field(form, "amount")
     try:
         amount = read_amount(text, paid.currency) if text else None
@@ -266,11 +269,12 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
     scope = runtime.idempotency.scope(
         viewer.caller.application_id, "POST", request.url.path, field(form, "refund_key"), fields
     )
-    page = f"/payments/{intent_id}?notice="
     try:
         reply = await refunds.request_refund(phases, runtime, viewer.caller, paid.id, body, scope)
     except IdempotencyKeyInUse:  # the first of a double submit is still running
         return back_to(request, page + "in-progress")
     except ProviderError:  # the FAILED refund is listed with the provider's reason
         return back_to(request, page + "refused")
+    except PaymentDisputed:  # disputed since the page was shown: the page now shows the dispute
+        return back_to(request, page + "disputed")
     return back_to(request, page + ("pending" if reply.status == 202 else "refunded"))

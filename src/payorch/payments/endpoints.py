@@ -9,6 +9,7 @@ from starlette.responses import Response
 
 from payorch.errors import (
     AuthenticationFailed,
+    PaymentDisputed,
     ProviderError,
     RefundAmountExceeded,
     ResourceNotFound,
@@ -76,6 +77,7 @@ async def get_payment(payment_id: str, caller: CurrentCaller, conn: Conn) -> Res
         },
         **problem_responses(
             *MOVE_PROBLEMS,
+            PaymentDisputed,
             RefundAmountExceeded,
             ProviderError,
         ),

@@ -22,7 +22,8 @@ class Payment:
     authorization_code: str | None
     authorized_at: datetime
     created_at: datetime
-    # A chargeback or mediation after the authorization (payments/disputes.py); refunds ignore it.
+    # A chargeback or mediation after the authorization (payments/disputes.py); while OPEN or
+    # after LOST it refuses refunds (payments/refunds.py), it never changes refund arithmetic.
     dispute_status: str | None = None  # OPEN | WON | LOST
     dispute_kind: str | None = None  # chargeback | mediation
     disputed_at: datetime | None = None

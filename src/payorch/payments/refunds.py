@@ -3,10 +3,12 @@
 Phases (each its own short transaction from the ``Phases`` the flow receives; never one open
 across the provider call):
 
-1. ``reserve``: lock the payment row, check what is left (amount - refunded - PENDING), insert
-   the refund as PENDING with ``refund.requested``. Concurrent refunds queue on the lock, so
-   together they can never exceed the payment's amount. The same phase reads what the gateway
-   needs (``order_of``: the payment and the connector that took it).
+1. ``reserve``: lock the payment row, refuse a disputed payment (its dispute OPEN or LOST:
+   409 PAYMENT_DISPUTED), check what is left (amount - refunded - PENDING), insert the refund
+   as PENDING with ``refund.requested``. Concurrent refunds queue on the lock, so together they
+   can never exceed the payment's amount; a dispute is recorded under the same lock
+   (payments/disputes.observe), so a refund reserved after it sees it. The same phase reads
+   what the gateway needs (``order_of``: the payment and the connector that took it).
 2. The gateway sends the refund once (payments/refund_gateway.py), with no connection open.
 3. ``settle``: SUCCEEDED moves the payment and the intent (REFUND_PART / REFUND_REST) and
    emits ``refund.succeeded``; FAILED releases the reserved amount and emits ``refund.failed``;
@@ -32,7 +34,7 @@ from payorch.connectors import service as connectors
 from payorch.connectors.service import decrypt_credentials
 from payorch.crypto import Cipher
 from payorch.db import Phases
-from payorch.errors import InvalidState, ProviderError, RefundAmountExceeded
+from payorch.errors import InvalidState, PaymentDisputed, ProviderError, RefundAmountExceeded
 from payorch.events import service as events
 from payorch.events.catalogue import RefundData, RefundFailed, RefundRequested, RefundSucceeded
 from payorch.idempotency.records import IdempotentResult
@@ -41,7 +43,8 @@ from payorch.ids import new_id
 from payorch.intents import service as intents
 from payorch.jsontypes import JsonObject, dumps
 from payorch.payments import repository
-from payorch.payments.records import Refund
+from payorch.payments.disputes import LOST, OPEN
+from payorch.payments.records import Payment, Refund
 from payorch.payments.refund_gateway import (
     GatewayRefundAnswer,
     GatewayRefundOutcome,
@@ -58,6 +61,10 @@ from payorch.runtime import Runtime
 log = logging.getLogger("payorch.refunds")
 
 REFUNDABLE = ("AUTHORIZED", "PARTIALLY_REFUNDED")
+# A dispute holding the payment's money (OPEN) or that gave it back to the buyer (LOST): a refund
+# on top would pay the buyer twice. After a WON dispute what was left is refundable again.
+DISPUTED = (OPEN, LOST)
+DISPUTED_SINCE = "Not sent again: the payment was disputed after the refund was requested."
 # After this, a PENDING refund whose request died mid-call is the worker's to resolve.
 CALL_GRACE_SECONDS = 30.0
 MAX_CHECK_BACKOFF_SECONDS = 3600.0
@@ -136,6 +143,7 @@ async def reserve(
         raise InvalidState(
             payment.status, f"A {payment.status} payment cannot be refunded.", allowed=REFUNDABLE
         )
+    _refuse_disputed(payment)
     available = payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     amount = request.amount if request.amount is not None else available
     if amount <= 0 or amount > available:
@@ -174,6 +182,12 @@ async def reserve(
         now,
     )
     return refund, False
+
+
+def _refuse_disputed(payment: Payment) -> None:
+    status = payment.dispute_status
+    if status is not None and status in DISPUTED:
+        raise PaymentDisputed(status, payment.dispute_kind)
 
 
 async def settle(
@@ -257,6 +271,8 @@ async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:
         if refund is None or refund.status != PENDING:
             return refund.status if refund is not None else "MISSING"
         order = await order_of(conn, runtime.cipher, refund)
+        payment = await repository.get_any(conn, refund.payment_id)
+        disputed = payment is not None and payment.dispute_status in DISPUTED
     try:
         found = await gateway.lookup(order)
     except Exception:
@@ -266,6 +282,9 @@ async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:
         answer = GatewayRefundAnswer(
             GatewayRefundOutcome.SUCCEEDED, provider_refund_id=found.provider_refund_id
         )
+    elif found is not None and found.outcome is LookupOutcome.NOT_APPLIED and disputed:
+        # Disputed since it was reserved: not sent again (the reserve would refuse it now).
+        answer = GatewayRefundAnswer(GatewayRefundOutcome.FAILED, failure_reason=DISPUTED_SINCE)
     elif found is not None and found.outcome is LookupOutcome.NOT_APPLIED:
         answer = await _send(gateway, order)
     else:

@@ -53,9 +53,11 @@ async def create_application(
         await database.dispose()
 
 
-async def bootstrap_sandbox(settings: Settings, url: str) -> None:
+async def bootstrap_sandbox(settings: Settings) -> None:
     """On an empty embedded database, create a sandbox application and print its key once; on a
-    database that has one already, say where the service is and how to get a new key."""
+    database that has one already, say where the service is (PAYORCH_PUBLIC_URL, which serve
+    derives from --host and --port when unset) and how to get a new key."""
+    url = settings.public_url
     async with operator_phases(settings) as phases, phases.reading() as conn:
         listed = await applications_service.list_applications(conn)
     if listed:
@@ -79,7 +81,7 @@ async def bootstrap_sandbox(settings: Settings, url: str) -> None:
                 f"  curl -s {settings.public_url}/v1/payment-intents \\",
                 f"    -H 'Authorization: Bearer {created.api_key}' \\",
                 "    -H 'Content-Type: application/json' -H 'Idempotency-Key: first-try' \\",
-                f"    -d '{{\"merchant_account_id\": \"{created.merchant_account_id}\", "
+                f'    -d \'{{"merchant_account_id": "{created.merchant_account_id}", '
                 '"external_reference": "order-1", "amount": 1000, "currency": "CLP", '
                 '"return_url": "http://127.0.0.1:3000/return"}\'',
                 "",

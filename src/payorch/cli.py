@@ -22,6 +22,7 @@ SERVE_SETTINGS = (
     DATABASE_SETTINGS
     + """
   PAYORCH_PUBLIC_URL    the URL buyers' browsers and providers reach the service at
+                        (unset: serve's own http://HOST:PORT)
   PAYORCH_REDIS_URL     shared rate limits and provider health across API processes
   and every other PAYORCH_ setting of docs/deployment.md (limits, timeouts, webhooks)"""
 )
@@ -103,20 +104,29 @@ def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
 def _serve(settings: Settings, args: argparse.Namespace) -> int:
     import uvicorn
 
+    from payorch import serve_address
     from payorch.bootstrap import bootstrap_sandbox
     from payorch.http import server_protocol
 
     if not _package_files_load() or not _tracing_configured_well():
         return 1
+    # Before anything is created or printed: a port in use is one line, not "serving at".
+    refusal = serve_address.cannot_listen(args.host, args.port)
+    if refusal is not None:
+        print(f"payorch: {refusal}", file=sys.stderr)
+        return 2
+    if "public_url" not in settings.model_fields_set:
+        # The URLs handed out (checkouts, simulator pages, returns) follow --host and --port;
+        # the API processes and the worker child read it from the environment.
+        os.environ["PAYORCH_PUBLIC_URL"] = serve_address.local_url(args.host, args.port)
+        settings = load_settings()
     _migrate(settings, args)
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
     # cap is derived from this limit (http/server_protocol.py).
     server_protocol.raise_fd_limit()
-    address = f"http://{args.host}:{args.port}"
-    asyncio.run(bootstrap_sandbox(settings, address))
+    asyncio.run(bootstrap_sandbox(settings))
     # On every start (make run included): where a person signs in.
-    dashboard = settings.public_url if "public_url" in settings.model_fields_set else address
-    print(f"payorch: dashboard at {dashboard}/dashboard", flush=True)
+    print(f"payorch: dashboard at {settings.public_url}/dashboard", flush=True)
     # uvicorn restores the handler it found and re-raises SIGTERM after its shutdown; with the
     # default handler that kills us before the `finally` below can stop the worker child.
     signal.signal(signal.SIGTERM, _exit_cleanly)

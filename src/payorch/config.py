@@ -57,7 +57,10 @@ class Settings(BaseSettings):
     )
     public_url: str = Field(
         "http://127.0.0.1:8000",
-        description="Base of the URLs the service hands out (simulator pages, return handler).",
+        description=(
+            "Base of the URLs the service hands out (simulator pages, return handler); unset, "
+            "`payorch serve` uses its own --host and --port."
+        ),
     )
     secret_key: SecretStr | None = Field(
         None,

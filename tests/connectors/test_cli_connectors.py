@@ -52,7 +52,7 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
     url = f"sqlite:///{tmp_path / 'first.db'}"
     upgrade_in_thread(url)
     settings = make_settings(url)
-    await bootstrap_sandbox(settings, settings.public_url)
+    await bootstrap_sandbox(settings)
     printed = capsys.readouterr().out
     api_key = next(line.split()[-1] for line in printed.splitlines() if "API key:" in line)
     merchant = next(line.split()[-1] for line in printed.splitlines() if "merchant_account_id:" in line)
@@ -68,7 +68,7 @@ async def test_first_start_creates_a_sandbox_with_mock_connectors(tmp_path: Path
             )
         assert [i["provider"] for i in listed.json()["items"]] == [r.provider_id for r in MOCK_ORDER]
         # A second start creates nothing more: no new key is printed (only where the service is).
-        await bootstrap_sandbox(settings, settings.public_url)
+        await bootstrap_sandbox(settings)
         again = capsys.readouterr().out
         assert "API key:" not in again and merchant in again
     finally:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -91,7 +90,7 @@ async def test_the_intent_page_says_why_in_a_browser(
     server: web.Server, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     url, env = server
-    monkeypatch.setattr(buyer_browser, "OWN_HOST", urlsplit(url).hostname)  # the buyer stays here
+    monkeypatch.setattr(buyer_browser, "OWN_ORIGIN", url)  # the buyer stays here
     app = create_sandbox(env)
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}

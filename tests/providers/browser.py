@@ -1,7 +1,7 @@
 """A tiny browser for tests: submits HTML forms and follows redirects like a real one would.
 
-It stays on our own host (http://testserver, served in-process); a redirect elsewhere (the
-shop's return_url) ends the trip and is answered as the final URL. Pages that submit a form by
+It stays on our own origin (http://testserver, served in-process, unless told another); a
+redirect elsewhere (the shop's return_url) ends the trip and is answered as the final URL. Pages that submit a form by
 script on load (the provider's POST returns) are submitted, as a browser running JS would.
 """
 
@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-OWN_HOST = "testserver"
+OWN_ORIGIN = "http://testserver"
 
 
 @dataclass
@@ -87,13 +87,15 @@ def parse(url: str, response: httpx.Response) -> Page:
 
 
 class Browser:
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    def __init__(self, client: httpx.AsyncClient, origin: str | None = None) -> None:
         self.client = client
+        self.origin = urlsplit(origin or OWN_ORIGIN)
 
     async def open(self, url: str, method: str = "GET", fields: dict[str, str] | None = None) -> Trip:
         visited: list[str] = []
         for _ in range(20):
-            if urlsplit(url).hostname != OWN_HOST:
+            where = urlsplit(url)
+            if (where.scheme, where.netloc) != (self.origin.scheme, self.origin.netloc):
                 return Trip(None, url, visited)
             visited.append(url)
             if method == "POST":

@@ -167,11 +167,16 @@ async def test_the_document_states_routing(client: httpx.AsyncClient) -> None:
     base = "/v1/admin/merchant-accounts/{merchant_id}/routing"
     paths = document["paths"]
     assert set(paths[base]) == {"get", "put"}
-    assert set(paths[base + "/versions"]) == {"get"}
+    assert set(paths[base + "/versions"]) == {"get", "post"}  # post: a draft unless activate
+    assert "201" in paths[base + "/versions"]["post"]["responses"]
     assert set(paths[base + "/versions/{number}/activate"]) == {"post"}
     assert set(paths[base + "/evaluate"]) == {"post"}
     assert "422" in paths[base + "/evaluate"]["post"]["responses"]
     schemas = document["components"]["schemas"]
+    assert schemas["NewRoutingVersion"]["properties"]["activate"]["default"] is False
+    assert "version" in schemas["EvaluateRouting"]["properties"]
+    metadata = schemas["Conditions"]["properties"]["metadata"]  # an intent's key lengths
+    assert (metadata["propertyNames"]["minLength"], metadata["propertyNames"]["maxLength"]) == (1, 40)
     assert schemas["RoutingRecordResponse"]["properties"]["strategy"]["enum"] == [
         "explicit",
         "priority",

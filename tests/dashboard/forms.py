@@ -22,6 +22,20 @@ def split_program(b_weight: int) -> dict[str, object]:
     }
 
 
+def routing_dry_run(csrf: str, amount: str, currency: str, version: str = "") -> dict[str, str]:
+    """The routing page's dry-run form: ``amount`` as a person types it, by ``version`` ("" the
+    active one), no metadata, ``auto``."""
+    return {
+        "csrf": csrf,
+        "action": "evaluate",
+        "amount": amount,
+        "currency": currency,
+        "metadata": "",
+        "provider": "auto",
+        "version": version,
+    }
+
+
 async def start_test_payment(
     client: httpx.AsyncClient,
     csrf: str,

@@ -1,6 +1,6 @@
 """The routing page in Debian's Chromium against a live `payorch serve` (SQLite, PostgreSQL):
-a refused program shows each check's message beside its rule, a saved one becomes a version, the
-dry run shows the decision, a provider made to fail shows in the health of the last hour;
+a refused program shows each check's message beside its rule, a draft is dry-run (a typed amount
+refused in words, then read) and activated, a provider made to fail shows in the health of the last hour;
 screenshots at 1280 and 390 px (build/screenshots/ or PAYORCH_E2E_SCREENSHOTS), each page within
 the narrow width (at 390 px the tables are blocks of labelled lines: nothing scrolls sideways)."""
 
@@ -105,17 +105,32 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
         )
         program = split_program(20)  # weights add up to 90
         await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
-        await web.submit(page, "Save as a new version")
+        await web.submit(page, "Save as a draft")
         beside = page.locator("#rule-1 .field-error")
         assert "weights add up to 90" in await beside.inner_text()
         assert await page.locator("#rule-0 .field-error").count() == 0
         await web.screenshot(page, shots, "routing-refused", check=fits)
 
+        # A draft: nothing changes until it is activated; its dry run first, amounts as typed.
         program = split_program(30)
         await page.get_by_label("Routing program").fill(json.dumps(program, indent=2))
-        await web.submit(page, "Save as a new version")
-        assert "Saved as the active version" in await page.content()
+        await web.submit(page, "Save as a draft")
+        assert "Saved as draft version 1" in await page.content()
+        assert await page.get_by_label("Version", exact=True).input_value() == "1"
+        await page.get_by_label("Amount", exact=True).fill("150,00")
         await page.get_by_label("Currency").fill("USD")
         await web.submit(page, "Evaluate")
-        assert C in await page.locator("#decision").inner_text()
+        refused = await page.locator("#dry-amount-error").inner_text()
+        assert "'150,00' is not an amount: ',' only separates thousands here" in refused, refused
+        await web.screenshot(
+            page, shots, "routing-dry-run-refused", check=fits, focus=page.locator("#dry-title")
+        )
+        await page.get_by_label("Amount", exact=True).fill("150.00")
+        await web.submit(page, "Evaluate")
+        decision = await page.locator("#decision").inner_text()
+        assert C in decision and "version 1" in decision, decision
+        await web.screenshot(page, shots, "routing-draft", check=fits, focus=page.locator("#decision"))
+        await web.submit(page, "Activate version 1")
+        assert "Version activated" in await page.content()
+        assert "Active: version 1" in await page.content()
         await web.screenshot(page, shots, "routing", check=fits)

@@ -12,7 +12,7 @@ import httpx
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.dashboard.forms import split_program
+from tests.dashboard.forms import routing_dry_run, split_program
 from tests.dashboard.signing import sign_in
 from tests.kit import mock_sandbox
 from tests.providers.helpers import A, B, checkout, create_intent, set_fault
@@ -90,22 +90,12 @@ async def test_rules_dry_run_versions_and_rates(client: httpx.AsyncClient, runti
     page = (await client.get(url)).text
     assert "Activate version 2" in page and "Active: version 1" in page
 
-    def evaluate(amount: str, currency: str) -> dict[str, str]:
-        return {
-            "csrf": csrf,
-            "action": "evaluate",
-            "amount": amount,
-            "currency": currency,
-            "metadata": "",
-            "provider": "auto",
-        }
-
-    dry = await client.post(url, data=evaluate("2500", "usd"))
+    dry = await client.post(url, data=routing_dry_run(csrf, "2500", "usd"))
     assert dry.status_code == 200, dry.text
     assert (
         re.search(rf"<dt>Chosen</dt><dd><strong>{C}</strong>", dry.text) and "usd-to-c, version 1" in dry.text
     )
-    wrong = await client.post(url, data=evaluate("-1", "CLP"))
+    wrong = await client.post(url, data=routing_dry_run(csrf, "-1", "CLP"))
     assert wrong.status_code == 400 and "amount" in wrong.text
 
     overview = (await client.get("/dashboard/overview")).text

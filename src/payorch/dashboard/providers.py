@@ -1,6 +1,7 @@
-"""Providers: per merchant, each connector's mode, enabled, priority (editable), whether it has
-credentials, a write-only credentials form, its health now and a remove button; and a form to
-add each provider the merchant does not use yet. Every change goes through the connectors
+"""Providers: per merchant, what decides ``auto`` (the priority, or routing rules), each
+connector's mode, enabled, priority (editable), whether it has credentials, a write-only
+credentials form, its health now and a remove button; and a form to add each provider the
+merchant does not use yet. Every change goes through the connectors
 service (the API's rules and messages); a refused form comes back with each message beside its
 field (dashboard/connector_forms.py)."""
 
@@ -26,6 +27,7 @@ from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import ApiError, ConnectorConfigAlreadyExists, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
+from payorch.routing import service as routing
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -36,13 +38,16 @@ KEPT = ("provider", "mode", "priority", "enabled")
 async def _page(
     request: Request, viewer: Viewer, conn: AsyncConnection, refused: Refusal | None = None
 ) -> Response:
+    merchants = await merchant_providers(conn, viewer)
     return render(
         request,
         "providers.html",
         viewer,
         status_code=refused.status if refused else 200,
         title="Providers",
-        merchants=await merchant_providers(conn, viewer),
+        merchants=merchants,
+        # What decides auto per merchant: its active routing version (None: the priority).
+        routing={e.merchant.id: await routing.active_program(conn, e.merchant.id) for e in merchants},
         providers=PROVIDER_FORMS,
         modes=allowed_modes(viewer.caller.environment),
         refused=refused,

@@ -1,6 +1,7 @@
 """Routing, per merchant: the rules (a JSON form, each rule beside the checks' messages about
-it), a dry run, the versions with activate, and each provider's authorization rate, volume and
-health over the last hour and day (health: routing/health_history.py)."""
+it, saved as a draft or active at once), a dry run of any version with amounts typed as people
+write them, the versions with open and activate, and each provider's authorization rate, volume
+and health over the last hour and day (health: routing/health_history.py)."""
 
 from __future__ import annotations
 
@@ -14,26 +15,30 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from payorch.amount_text import UnreadableAmount, read_amount
 from payorch.applications import service as applications
 from payorch.connectors import service as connectors
 from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, render
 from payorch.dashboard.web import field as form_field
-from payorch.errors import ResourceNotFound
+from payorch.errors import ConnectorNotConfigured, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
+from payorch.money import currency_problem
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.routing import checks, service
 from payorch.routing.evaluate import evaluate
 from payorch.routing.health_history import HealthWindow, health_windows
 from payorch.routing.program import RoutingProgram
 from payorch.routing.record import RoutingRecord
+from payorch.routing.records import RoutingVersion
 from payorch.routing.schemas import EvaluateRouting, version_body
 from payorch.success_rates.history import ProviderRecord, provider_records
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
 WINDOWS = (("Last hour", timedelta(hours=1)), ("Last 24 hours", timedelta(days=1)))
-EXAMPLE = {"default": "success_rate", "rules": []}
+DRY_RUN_FIELDS = ("amount", "currency", "metadata", "provider", "version")
+METADATA_HINT = 'type an object of strings such as {"channel": "app"}, or nothing.'
 
 
 @dataclass
@@ -61,9 +66,11 @@ class Draft:
 
 @dataclass
 class DryRun:
+    """The dry-run form: what was typed, the decision, or a message per field ("" the form's)."""
+
     values: dict[str, str]
     record: RoutingRecord | None = None
-    error: str | None = None
+    problems: dict[str, str] = field(default_factory=dict)
 
 
 def _draft(text: str) -> tuple[Draft, RoutingProgram | None]:
@@ -99,16 +106,25 @@ async def _page(
     *,
     draft: Draft | None = None,
     dry_run: DryRun | None = None,
+    opened: int | None = None,
 ) -> Response:
     listed = await applications.list_merchants(conn, viewer.caller.application_id)
     merchant = next((m for m in listed if m.id == merchant_id), None)
     if merchant is None:
         raise ResourceNotFound(f"No merchant account {merchant_id}.")
     active = await service.read(conn, viewer.caller, merchant_id)
+    shown_version = active
+    if opened is not None:  # a version opened from the list, or dry-run: its rules in the form
+        try:
+            shown_version = await service.version_of(conn, viewer.caller, merchant_id, opened)
+        except ResourceNotFound:
+            if dry_run is None:
+                raise
+            opened = None  # the dry run's form says so beside its version
     if draft is None:
-        body = version_body(active)
-        shown = {"default": body["default"], "rules": body["rules"]} if active is not None else EXAMPLE
-        draft, _ = _draft(json.dumps(shown, indent=2))
+        # What is in force (no version: the connectors' priority), never an example.
+        body = version_body(shown_version)
+        draft, _ = _draft(json.dumps({"default": body["default"], "rules": body["rules"]}, indent=2))
     now = viewer.runtime.clock.now()
     windows = [
         (label, await provider_records(conn, viewer.caller.application_id, now - span, merchant_id))
@@ -121,7 +137,10 @@ async def _page(
         row.connector.id: [health_parts(h) for h in await health_windows(conn, row.connector, now, spans)]
         for row in health
     }
-    status = 400 if draft.refused or (dry_run is not None and dry_run.error) else 200
+    listed_versions = (await service.versions(conn, viewer.caller, merchant_id, None, 20)).items
+    status = 400 if draft.refused or (dry_run is not None and dry_run.problems) else 200
+    chosen = "" if opened is None else str(opened)
+    typed = {"amount": "1,990", "currency": "CLP", "metadata": "", "provider": "auto", "version": chosen}
     return render(
         request,
         "routing.html",
@@ -131,8 +150,10 @@ async def _page(
         merchant=merchant,
         active=active,
         draft=draft,
-        dry_run=dry_run or DryRun({"amount": "1990", "currency": "CLP", "metadata": "", "provider": "auto"}),
-        versions=(await service.versions(conn, viewer.caller, merchant_id, None, 20)).items,
+        dry_run=dry_run or DryRun(typed),
+        opened=shown_version if opened is not None else None,
+        states={v.version: state_of(v) for v in listed_versions},
+        versions=listed_versions,
         windows=windows,
         providers=_by_provider(windows),
         health=health,
@@ -173,38 +194,79 @@ async def merchants(request: Request, viewer: ViewerDep, conn: ReadConn) -> Resp
     return render(request, "routing_merchants.html", viewer, title="Routing", merchants=found)
 
 
+def _number(text: str) -> int | None:
+    """A version number from a form or a link; None if it is not one."""
+    return int(text) if text.isascii() and text.isdigit() and 1 <= len(text) <= 9 else None
+
+
 @router.get("/routing/{merchant_id}")
 async def page(merchant_id: str, request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
-    return await _page(request, viewer, conn, merchant_id)
+    asked = request.query_params.get("version")
+    opened = None if asked is None else _number(asked)
+    if asked is not None and opened is None:
+        raise ResourceNotFound(f"No routing version {asked[:20]}.")
+    return await _page(request, viewer, conn, merchant_id, opened=opened)
 
 
 def _dry_run_values(form: FormData) -> dict[str, str]:
-    return {name: form_field(form, name) for name in ("amount", "currency", "metadata", "provider")}
+    return {name: form_field(form, name) for name in DRY_RUN_FIELDS}
+
+
+def _dry_run_body(values: dict[str, str], problems: dict[str, str]) -> EvaluateRouting | None:
+    """The API's dry-run request from the form, read as people type (the amount under the one
+    rule, amount_text.py); None with a message per field when something is not right."""
+    currency = values["currency"].strip().upper()
+    amount, metadata = 0, object()  # read below; sent only when nothing is wrong
+    problem = currency_problem(currency)
+    if problem is not None:
+        problems["currency"] = f"The currency {problem}."
+    else:
+        try:
+            amount = read_amount(values["amount"], currency)
+        except UnreadableAmount as unreadable:
+            problems["amount"] = str(unreadable)
+    try:
+        metadata = json.loads(values["metadata"]) if values["metadata"].strip() else {}
+    except json.JSONDecodeError as exc:
+        problems["metadata"] = f"Not JSON ({exc.msg}): {METADATA_HINT}"
+    if "metadata" not in problems and not isinstance(metadata, dict):
+        problems["metadata"] = f"Not a JSON object: {METADATA_HINT}"
+    version = _number(values["version"]) if values["version"] else None
+    if values["version"] and version is None:
+        problems["version"] = "Choose a version from the list."
+    if problems:
+        return None
+    try:
+        return EvaluateRouting.model_validate(
+            {
+                "amount": amount,
+                "currency": currency,
+                "metadata": metadata,
+                "provider": values["provider"] or "auto",
+                "version": version,
+            }
+        )
+    except ValidationError as exc:
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error["loc"] else ""
+            where = name if name in DRY_RUN_FIELDS else ""
+            problems.setdefault(where, f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}")
+        return None
 
 
 async def _dry_run(conn: AsyncConnection, viewer: Viewer, merchant_id: str, values: dict[str, str]) -> DryRun:
     run = DryRun(values)
-    try:
-        metadata = json.loads(values["metadata"]) if values["metadata"] else {}
-    except json.JSONDecodeError as exc:
-        run.error = f"metadata: not JSON ({exc.msg})"
-        return run
-    amount = values["amount"]
-    try:
-        body = EvaluateRouting.model_validate(
-            {
-                "amount": int(amount) if amount.isascii() and amount.isdigit() else amount,
-                "currency": values["currency"].upper(),
-                "metadata": metadata,
-                "provider": values["provider"] or "auto",
-            }
-        )
-    except ValidationError as exc:
-        run.error = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors())
+    body = _dry_run_body(values, run.problems)
+    if body is None:
         return run
     runtime = viewer.runtime
     health, rates = runtime.provider_health, runtime.success_rates
-    run.record = await evaluate(conn, health, rates, viewer.caller, merchant_id, body)
+    try:
+        run.record = await evaluate(conn, health, rates, viewer.caller, merchant_id, body)
+    except ConnectorNotConfigured as refused:  # what a checkout of these fields would answer
+        run.problems["provider"] = refused.message
+    except ResourceNotFound as missing:  # the merchant is checked first: here, the version
+        run.problems["version"] = missing.message
     return run
 
 
@@ -215,12 +277,13 @@ async def change(
     action = form_field(form, "action")
     if action == "evaluate":
         run = await _dry_run(conn, viewer, merchant_id, _dry_run_values(form))
-        return await _page(request, viewer, conn, merchant_id, dry_run=run)
+        opened = _number(run.values["version"])
+        return await _page(request, viewer, conn, merchant_id, dry_run=run, opened=opened)
     if action == "activate":
-        number = form_field(form, "version")
-        if not (number.isascii() and number.isdigit()):
-            raise ResourceNotFound(f"No routing version {number}.")
-        await service.activate(conn, viewer.runtime.clock, viewer.caller, merchant_id, int(number))
+        number = _number(form_field(form, "version"))
+        if number is None:
+            raise ResourceNotFound(f"No routing version {form_field(form, 'version')[:20]}.")
+        await service.activate(conn, viewer.runtime.clock, viewer.caller, merchant_id, number)
         return back_to(request, f"/routing/{merchant_id}?notice=activated")
     text = form.get("program")
     draft, program = _draft(text if isinstance(text, str) else "")
@@ -230,5 +293,17 @@ async def change(
             draft.rules[problem.index].messages.append(f"{problem.field}: {problem.reason}")
     if program is None or draft.refused:
         return await _page(request, viewer, conn, merchant_id, draft=draft)
-    await service.save_version(conn, viewer.runtime.clock, viewer.caller, merchant_id, program)
+    drafting = action == "draft"  # else "save": active at once
+    saved = await service.save_version(
+        conn, viewer.runtime.clock, viewer.caller, merchant_id, program, activate=not drafting
+    )
+    if drafting:  # opened, so that its dry run is one click away
+        return back_to(request, f"/routing/{merchant_id}?version={saved.version}&notice=drafted#dry-title")
     return back_to(request, f"/routing/{merchant_id}?notice=saved")
+
+
+def state_of(version: RoutingVersion) -> str:
+    """active; draft: never active; earlier: active once."""
+    if version.active:
+        return "active"
+    return "draft" if version.activated_at is None else "earlier"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from payorch.connectors.records import Connector
 from payorch.errors import ValidationFailed
+from payorch.intents.schemas import MAX_METADATA_KEY_LENGTH
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.routing.currencies import charges, currencies_of
 from payorch.routing.program import Conditions, PriorityOutcome, RoutingProgram, Rule, SplitOutcome
@@ -107,6 +108,19 @@ def _condition_reasons(conditions: Conditions) -> Reasons:
     reasons: Reasons = []
     if conditions.currency is not None and not conditions.currency:
         reasons.append(("if.currency", "an empty currency list matches no intent"))
+    listed = conditions.currency or []
+    for code in sorted({c for c in listed if listed.count(c) > 1}):
+        reasons.append(("if.currency", f"{code} is listed twice: list each currency once"))
+    for position, key in enumerate(conditions.metadata or {}):
+        # Checked here, not in the model: a stored version parses as it was saved.
+        if not 1 <= len(key) <= MAX_METADATA_KEY_LENGTH:
+            reasons.append(
+                (
+                    "if.metadata",
+                    f"metadata key {position + 1} is {len(key)} characters and an intent's metadata "
+                    f"keys are 1 to {MAX_METADATA_KEY_LENGTH}: no intent can match it",
+                )
+            )
     low, high = _bounds(conditions)
     if low >= high:
         reasons.append(

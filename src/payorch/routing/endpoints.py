@@ -1,4 +1,5 @@
-"""HTTP of routing: a merchant's rules (read, replace, versions, activate) and the dry run."""
+"""HTTP of routing: a merchant's rules (read, replace, versions: drafts and activate) and the dry
+run of any version."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from payorch.routing import service
 from payorch.routing.evaluate import evaluate
 from payorch.routing.program import RoutingProgram
 from payorch.routing.schemas import (
+    MAX_VERSION,
     EvaluateRouting,
     Evaluation,
+    NewRoutingVersion,
     RoutingVersionList,
     RoutingVersionResponse,
     VersionListQuery,
@@ -33,7 +36,7 @@ from payorch.routing.schemas import (
 router = APIRouter(tags=["Routing"])
 
 BASE = "/v1/admin/merchant-accounts/{merchant_id}/routing"
-VersionNumber = Annotated[int, Path(ge=1, le=999_999_999, description="The version's number.")]
+VersionNumber = Annotated[int, Path(ge=1, le=MAX_VERSION, description="The version's number.")]
 
 
 @router.get(
@@ -74,16 +77,33 @@ async def list_routing_versions(
     merchant_id: str, caller: CurrentCaller, conn: ReadConn, query: Annotated[VersionListQuery, Query()]
 ) -> Response:
     page = await service.versions(conn, caller, merchant_id, query.cursor, query.limit)
-    return json_response(
-        {"items": [version_body(v) for v in page.items], "next_cursor": page.next_cursor}
+    return json_response({"items": [version_body(v) for v in page.items], "next_cursor": page.next_cursor})
+
+
+@router.post(
+    BASE + "/versions",
+    status_code=201,
+    response_model=RoutingVersionResponse,
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
+    summary="Save a routing program as a new version: a draft unless `activate` is true",
+    description="Checked first, as PUT. A draft changes no checkout: dry-run it (`POST .../evaluate` "
+    "with its `version`), then `POST .../versions/{number}/activate`.",
+)
+async def create_routing_version(
+    merchant_id: str, body: NewRoutingVersion, caller: CurrentCaller, conn: Conn, request: Request
+) -> Response:
+    clock = runtime_of(request).clock
+    saved = await service.save_version(
+        conn, clock, caller, merchant_id, body.program(), activate=body.activate
     )
+    return json_response(version_body(saved), status=201)
 
 
 @router.post(
     BASE + "/versions/{number}/activate",
     response_model=RoutingVersionResponse,
     responses=problem_responses(ValidationFailed, AuthenticationFailed, ResourceNotFound),
-    summary="Make an earlier routing version active again",
+    summary="Make a routing version active: a draft, or an earlier one again",
     description="Checked again against the merchant's connectors as they are now.",
 )
 async def activate_routing_version(
@@ -104,12 +124,11 @@ async def activate_routing_version(
         CurrencyNotSupported,
     ),
     summary="Dry run: the routing decision for an intent's fields (nothing is written)",
+    description="By the active version, or by `version` (a draft or an earlier one; 404 if none).",
 )
 async def evaluate_routing(
     merchant_id: str, body: EvaluateRouting, caller: CurrentCaller, conn: ReadConn, request: Request
 ) -> Response:
     runtime = runtime_of(request)
-    record = await evaluate(
-        conn, runtime.provider_health, runtime.success_rates, caller, merchant_id, body
-    )
+    record = await evaluate(conn, runtime.provider_health, runtime.success_rates, caller, merchant_id, body)
     return json_response({"provider": record.chosen, "routing": record.as_json()})

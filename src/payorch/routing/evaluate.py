@@ -1,4 +1,5 @@
-"""The dry run: the decision a checkout of these intent fields would get now, nothing written.
+"""The dry run: the decision a checkout of these intent fields would get now, by the active
+version or by any other (a draft, an earlier one), nothing written.
 
 Health is read, not used: a provider being skipped is reported as skipped, but no trial call is
 started (``ProviderHealth.skipped_until``, not ``admit``)."""
@@ -15,7 +16,7 @@ from payorch.connectors import service as connectors
 from payorch.ids import new_id
 from payorch.providers.health import ProviderHealth
 from payorch.routing import service
-from payorch.routing.decide import IntentFacts, decide
+from payorch.routing.decide import ActiveProgram, IntentFacts, decide
 from payorch.routing.health_history import key_of
 from payorch.routing.record import RoutingRecord, Skipped, SkipReason
 from payorch.routing.schemas import EvaluateRouting
@@ -33,13 +34,18 @@ async def evaluate(
     """The record, ``chosen`` the provider a checkout would go to (None: every candidate is being
     skipped). 422 CONNECTOR_NOT_CONFIGURED as the checkout would answer it."""
     await service.check_merchant(conn, caller, merchant_id)
+    if body.version is None:
+        program = await service.active_program(conn, merchant_id)
+    else:  # a draft or an earlier version, as if it were active (404 if there is none)
+        found = await service.version_of(conn, caller, merchant_id, body.version)
+        program = ActiveProgram(found.version, service.program_of(found))
     facts = IntentFacts(
         body.payment_intent_id or new_id("payi"), merchant_id, body.amount, body.currency, body.metadata
     )
     decision = await decide(
         facts,
         await connectors.merchant_connectors(conn, merchant_id),
-        await service.active_program(conn, merchant_id),
+        program,
         body.provider,
         rates,
     )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from payorch import money
 from payorch.http.schemas import WHOLE_NUMBER
-from payorch.intents.schemas import CurrencyCode
+from payorch.intents.schemas import MAX_METADATA_KEY_LENGTH, MAX_METADATA_VALUE_LENGTH, CurrencyCode
 from payorch.providers.registry import PROVIDER_IDS
 
 # A tenant-growable collection has a cap: rules per version (docs/routing.md, "Limits").
@@ -42,10 +42,12 @@ class Conditions(_Model):
     ] = None
     amount: AmountRange | None = None
     metadata: Annotated[
-        dict[str, Annotated[str, Field(max_length=500)]] | None,
+        dict[str, Annotated[str, Field(max_length=MAX_METADATA_VALUE_LENGTH)]] | None,
         Field(
             max_length=MAX_METADATA_CONDITIONS,
             description="Each key's value in the intent's metadata equals the one given.",
+            # An intent's key lengths, for the document; checks.py refuses others naming the rule.
+            json_schema_extra={"propertyNames": {"minLength": 1, "maxLength": MAX_METADATA_KEY_LENGTH}},
         ),
     ] = None
 

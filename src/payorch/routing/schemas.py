@@ -20,11 +20,12 @@ from payorch.intents.schemas import (
 )
 from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO
-from payorch.routing.program import Default, Rule
+from payorch.routing.program import Default, RoutingProgram, Rule
 from payorch.routing.record_schemas import RoutingRecordResponse
 from payorch.routing.records import RoutingVersion
 
 VERSION_CURSOR = r"^[1-9][0-9]{0,8}$"
+MAX_VERSION = 999_999_999
 
 
 class RoutingVersionResponse(BaseModel):
@@ -54,6 +55,18 @@ class VersionListQuery(PageQuery):
     ] = None
 
 
+class NewRoutingVersion(RoutingProgram):
+    """A program saved as the next version: a draft unless ``activate``."""
+
+    activate: Annotated[
+        bool,
+        Field(description="true: active at once (as PUT); false: a draft, dry-run it, activate it later."),
+    ] = False
+
+    def program(self) -> RoutingProgram:
+        return RoutingProgram(default=self.default, rules=self.rules)
+
+
 class EvaluateRouting(BaseModel):
     """An intent's fields: the decision a checkout would get now (nothing is written)."""
 
@@ -67,7 +80,14 @@ class EvaluateRouting(BaseModel):
         str | None,
         Field(max_length=40, description="Whose hash places it in a split; absent: a new one."),
     ] = None
-
+    version: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=MAX_VERSION,
+            description="The version to dry-run (a draft or an earlier one); absent: the active one.",
+        ),
+    ] = None
 
 
 class Evaluation(BaseModel):

@@ -1,5 +1,5 @@
-"""A merchant's routing versions: read, replace (a new version, checked first), list, activate;
-and the active program a checkout routes by."""
+"""A merchant's routing versions: read, save (a new version, checked first: active at once, or a
+draft to dry-run and activate later), list, activate; and the program a checkout routes by."""
 
 from __future__ import annotations
 
@@ -45,10 +45,17 @@ async def read(conn: AsyncConnection, caller: Caller, merchant_id: str) -> Routi
 
 
 async def save_version(
-    conn: AsyncConnection, clock: Clock, caller: Caller, merchant_id: str, program: RoutingProgram
+    conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
+    merchant_id: str,
+    program: RoutingProgram,
+    *,
+    activate: bool = True,
 ) -> RoutingVersion:
-    """Check ``program`` against the merchant's connectors, save it as the next version and make
-    it active (400 with each rule's problems, nothing written)."""
+    """Check ``program`` against the merchant's connectors and save it as the next version: active
+    at once, or (``activate`` False) a draft that changes no checkout until it is activated
+    (400 with each rule's problems, nothing written)."""
     await check_merchant(conn, caller, merchant_id)
     checks.check(program, await connectors.merchant_connectors(conn, merchant_id))
     # Two replacements at once take turns: the later one numbers after the earlier one.
@@ -65,6 +72,8 @@ async def save_version(
         activated_at=None,
     )
     await repository.insert_version(conn, version)
+    if not activate:
+        return version
     await repository.make_active(conn, merchant_id, version.version, now)
     return dataclasses.replace(version, active=True, activated_at=now)
 
@@ -73,15 +82,21 @@ async def activate(
     conn: AsyncConnection, clock: Clock, caller: Caller, merchant_id: str, number: int
 ) -> RoutingVersion:
     """Make an earlier version active again, if it still passes the checks (connectors change)."""
-    await check_merchant(conn, caller, merchant_id)
-    found = await repository.get(conn, merchant_id, number)
-    if found is None:
-        raise ResourceNotFound(f"No routing version {number} for merchant account {merchant_id}.")
+    found = await version_of(conn, caller, merchant_id, number)
     checks.check(program_of(found), await connectors.merchant_connectors(conn, merchant_id))
     await applications.lock_application(conn, caller.application_id)
     now = clock.now()
     await repository.make_active(conn, merchant_id, number, now)
     return dataclasses.replace(found, active=True, activated_at=now)
+
+
+async def version_of(conn: AsyncConnection, caller: Caller, merchant_id: str, number: int) -> RoutingVersion:
+    """Version ``number`` of the merchant (a draft, an earlier one or the active one); 404 if none."""
+    await check_merchant(conn, caller, merchant_id)
+    found = await repository.get(conn, merchant_id, number)
+    if found is None:
+        raise ResourceNotFound(f"No routing version {number} for merchant account {merchant_id}.")
+    return found
 
 
 async def versions(

@@ -76,6 +76,9 @@ async def test_a_draft_is_dry_run_then_activated(client: httpx.AsyncClient, runt
     assert "usd-to-c, version 1" in tried.text and textarea(tried.text)["rules"] == [TO_C]  # its rules
     missing = await client.post(url, data=routing_dry_run(csrf, "150.00", "USD", version="7"))
     assert missing.status_code == 400 and "No routing version 7" in missing.text
+    explicit = {**routing_dry_run(csrf, "150.00", "USD"), "provider": "provider_a_redirect_post"}
+    cannot = await client.post(url, data=explicit)  # A charges CLP only: said beside the provider
+    assert cannot.status_code == 400 and 'id="dry-provider-error"' in cannot.text, cannot.text
 
     activated = await client.post(url, data={"csrf": csrf, "action": "activate", "version": "1"})
     assert activated.status_code == 303 and await active_version(client, sandbox) == 1

@@ -21,7 +21,7 @@ from payorch.connectors import service as connectors
 from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, render
 from payorch.dashboard.web import field as form_field
-from payorch.errors import ConnectorNotConfigured, ResourceNotFound
+from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
 from payorch.money import currency_problem
 from payorch.providers.registry import PROVIDER_IDS
@@ -263,7 +263,7 @@ async def _dry_run(conn: AsyncConnection, viewer: Viewer, merchant_id: str, valu
     health, rates = runtime.provider_health, runtime.success_rates
     try:
         run.record = await evaluate(conn, health, rates, viewer.caller, merchant_id, body)
-    except ConnectorNotConfigured as refused:  # what a checkout of these fields would answer
+    except (ConnectorNotConfigured, CurrencyNotSupported) as refused:  # as a checkout would answer
         run.problems["provider"] = refused.message
     except ResourceNotFound as missing:  # the merchant is checked first: here, the version
         run.problems["version"] = missing.message

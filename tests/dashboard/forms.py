@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import httpx
 
-from tests.kit import Sandbox
+from payorch.runtime import Runtime
+from tests.dashboard.signing import sign_in
+from tests.kit import Sandbox, authorized_payment
 from tests.providers.helpers import A, B
 from tests.routing.helpers import C
 
@@ -56,3 +58,17 @@ async def start_test_payment(
             "provider": provider,
         },
     )
+
+
+async def paid_intent(
+    client: httpx.AsyncClient,
+    sandbox: Sandbox,
+    runtime: Runtime,
+    amount: int = 200_000,
+    currency: str = "USD",
+) -> tuple[str, str, str]:
+    """A signed-in session and a paid intent (USD 2,000.00 unless told): (the refund form's URL,
+    the intent's page, the CSRF token)."""
+    paid = await authorized_payment(runtime, sandbox, amount=amount, currency=currency)
+    csrf = await sign_in(client, sandbox)
+    return f"/dashboard/payments/{paid.intent_id}/refunds", f"/dashboard/payments/{paid.intent_id}", csrf

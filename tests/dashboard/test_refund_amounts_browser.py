@@ -1,6 +1,6 @@
 """The refund form in Debian's Chromium against a live `payorch serve` (SQLite, PostgreSQL): what the
-third attack typed on a paid USD 2,000.00 intent is refused with the rule, a refund of more than
-half is confirmed in the currency's own format first, and the provider's books (the simulator's
+third attack typed on a paid USD 2,000.00 intent is refused with the rule, more than is left
+(2,000.01) is refused in dollars before any confirmation, a refund of more than half is confirmed in the currency's own format first, and the provider's books (the simulator's
 provider B API) hold only the refunds the person meant. Screenshots at 1280 and 390 px go to
 PAYORCH_E2E_SCREENSHOTS, or build/screenshots/ (git-ignored)."""
 
@@ -77,6 +77,15 @@ async def test_the_refund_form_moves_only_what_a_person_meant(server: web.Server
             assert await amount.input_value() == typed  # the form as it was sent
             assert page.url == intent_url + "/refunds"
         await web.screenshot(page, shots, "refund-refused")
+
+        # More than was paid: refused before any confirmation, in dollars, not minor units.
+        await page.goto(intent_url)
+        await amount.fill("2,000.01")
+        await web.submit(page, "Refund")
+        error = await page.locator("#amount-error").inner_text()
+        assert "$2,000.01 is more than is left. At most $2,000.00 is left to refund" in error, error
+        assert "200000" not in error and "Refund $2,000.01?" not in await page.content()
+        await web.screenshot(page, shots, "refund-more-than-left", check=web.fits_the_width)
 
         # The locale's own grouping, more than half: confirmed in the currency's format first.
         await page.goto(intent_url)

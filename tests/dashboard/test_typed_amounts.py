@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
+from tests.dashboard.forms import paid_intent
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, authorized_payment
+from tests.kit import Sandbox
 from tests.payments.fakes import FakeGateway
 
 RULE = "with &#39;.&#39; before at most 2 decimals, and &#39;,&#39; between thousands"
@@ -47,14 +48,6 @@ async def add_mock_connector(client: httpx.AsyncClient, app: Sandbox) -> None:
     assert added.status_code == 201, added.text
 
 
-async def paid_usd(client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime) -> tuple[str, str, str]:
-    """A signed-in session and a paid USD 2,000.00 intent: (the refund form's URL, the intent's page,
-    the CSRF token)."""
-    paid = await authorized_payment(runtime, sandbox, amount=200_000, currency="USD")
-    csrf = await sign_in(client, sandbox)
-    return f"/dashboard/payments/{paid.intent_id}/refunds", f"/dashboard/payments/{paid.intent_id}", csrf
-
-
 @pytest.mark.parametrize(("typed", "said"), REFUSED)
 async def test_what_is_not_an_amount_is_refused_and_refunds_nothing(
     client: httpx.AsyncClient,
@@ -64,7 +57,7 @@ async def test_what_is_not_an_amount_is_refused_and_refunds_nothing(
     typed: str,
     said: str,
 ) -> None:
-    url, page, csrf = await paid_usd(client, sandbox, runtime)
+    url, page, csrf = await paid_intent(client, sandbox, runtime)
     answer = await client.post(url, data={"csrf": csrf, "refund_key": "k", "amount": typed})
     assert answer.status_code == 400, answer.text
     assert said in answer.text and RULE in answer.text  # what is wrong, and what to type
@@ -76,7 +69,7 @@ async def test_what_is_not_an_amount_is_refused_and_refunds_nothing(
 async def test_the_form_says_its_rule_and_reads_exactly_that(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, gateway: FakeGateway
 ) -> None:
-    url, page, csrf = await paid_usd(client, sandbox, runtime)
+    url, page, csrf = await paid_intent(client, sandbox, runtime)
     shown = (await client.get(page)).text
     assert RULE in shown and "such as 1,234.56" in shown
     for key, typed in (("k1", "1,000.00"), ("k2", "10.5"), ("k3", "0.01"), ("k4", "007")):
@@ -89,7 +82,7 @@ async def test_the_form_says_its_rule_and_reads_exactly_that(
 async def test_more_than_half_is_refunded_only_after_confirming_the_amount(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, gateway: FakeGateway
 ) -> None:
-    url, page, csrf = await paid_usd(client, sandbox, runtime)
+    url, page, csrf = await paid_intent(client, sandbox, runtime)
     form = {"csrf": csrf, "refund_key": "big", "amount": "1,500", "reason": "damaged"}
     asked = await client.post(url, data=form)
     assert asked.status_code == 200 and gateway.refund_calls == []
@@ -111,7 +104,7 @@ async def test_more_than_half_is_refunded_only_after_confirming_the_amount(
 async def test_all_that_is_left_is_confirmed_when_it_is_more_than_half(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, gateway: FakeGateway
 ) -> None:
-    url, _, csrf = await paid_usd(client, sandbox, runtime)
+    url, _, csrf = await paid_intent(client, sandbox, runtime)
     asked = await client.post(url, data={"csrf": csrf, "refund_key": "all", "amount": ""})
     assert asked.status_code == 200 and "Refund $2,000.00?" in asked.text and "all that is left" in asked.text
     assert gateway.refund_calls == []

@@ -12,11 +12,17 @@ from fastapi import APIRouter, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
-from payorch.amount_text import UnreadableAmount, read_amount, rule
+from payorch.amount_text import UnreadableAmount, read_amount, rule, written
 from payorch.checkouts import service as checkouts
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
-from payorch.errors import IdempotencyKeyInUse, PaymentDisputed, ProviderError, ValidationFailed
+from payorch.errors import (
+    IdempotencyKeyInUse,
+    PaymentDisputed,
+    ProviderError,
+    RefundAmountExceeded,
+    ValidationFailed,
+)
 from payorch.events import service as events
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.intents import service as intents
@@ -24,6 +30,7 @@ from payorch.intents.records import PaymentIntent
 from payorch.jsontypes import JsonObject
 from payorch.payments import refunds
 from payorch.payments import service as payments
+from payorch.payments.records import Payment, Refund
 from payorch.payments.schemas import CreateRefund
 from payorch.providers.registry import get_adapter
 from payorch.webhooks import service as webhooks
@@ -205,6 +212,7 @@ async def _intent_page(
     listed = await webhooks.list_deliveries(
         conn, viewer.caller, DeliveryListQuery(payment_intent_id=intent_id, limit=SHOWN)
     )
+    listed_refunds = await refunds.list_refunds(conn, viewer.caller, payment.id) if payment else []
     intent_checkouts = await checkouts.intent_checkouts(conn, intent_id)
     intent_events = await _events(conn, viewer.caller.application_id, intent_id, listed.items)
     return render(
@@ -215,7 +223,8 @@ async def _intent_page(
         detail=detail,
         intent=detail.intent,
         payment=payment,
-        refunds=await refunds.list_refunds(conn, viewer.caller, payment.id) if payment else [],
+        refunds=listed_refunds,
+        refund_left=left_to_refund(payment, listed_refunds) if payment else 0,
         checkouts=intent_checkouts,
         events=intent_events,
         outcome=outcome_of(detail.intent, intent_checkouts, intent_events),
@@ -226,14 +235,36 @@ async def _intent_page(
     )
 
 
+def left_to_refund(payment: Payment, listed: list[Refund]) -> int:
+    """What the refunds service will allow: the amount less refunded and still PENDING refunds."""
+    return payment.amount - payment.refunded_amount - sum(r.amount for r in listed if r.status == "PENDING")
+
+
+def too_much(asked: int, left: int, paid: Payment) -> str:
+    """A refund above what is left, in the currency's own format (never minor units)."""
+    currency = paid.currency
+    if left <= 0:
+        return (
+            f"nothing is left to refund: {written(paid.refunded_amount, currency)} of the "
+            f"{written(paid.amount, currency)} paid is refunded or being refunded."
+        )
+    return (
+        f"{written(asked, currency)} is more than is left. At most {written(left, currency)} is left "
+        f"to refund of the {written(paid.amount, currency)} paid: type that or less, or leave the "
+        "amount empty to refund all that is left."
+    )
+
+
 @router.post("/payments/{intent_id}/refunds")
 async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: FormDep) -> Response:
     phases = runtime_of(request).phases
     async with phases.reading() as conn:
         detail = await intents.read_intent(conn, viewer.caller, intent_id)
         paid = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
+        listed = await refunds.list_refunds(conn, viewer.caller, paid.id) if paid else []
     if paid is None:
         raise ValidationFailed("This intent has no payment to refund.")
+    left = left_to_refund(paid, listed)
     page = f"/payments/{intent_id}?notice="
     if paid.dispute_status in refunds.DISPUTED:  # no confirmation of what would be refused
         return back_to(request, page + "disputed")
@@ -244,7 +275,11 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
         async with phases.reading() as conn:
             sent = RefundRefused(text, field(form, "reason"), str(unreadable))
             return await _intent_page(request, viewer, conn, intent_id, sent)
-    moving = paid.amount - paid.refunded_amount if amount is None else amount
+    moving = left if amount is None else amount
+    if moving > left or moving <= 0:  # refused before any confirmation, in the currency's units
+        async with phases.reading() as conn:
+            sent = RefundRefused(text, field(form, "reason"), too_much(moving, max(left, 0), paid))
+            return await _intent_page(request, viewer, conn, intent_id, sent)
     if 2 * moving > paid.amount:
         # More than half the payment: the person sees the amount in the currency's own format and
         # confirms it; the confirmation carries the amount it showed, so nothing else can move.
@@ -257,6 +292,7 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
                 intent=detail.intent,
                 payment=paid,
                 moving=moving,
+                left=left,
                 typed=text,
                 reason=field(form, "reason"),
                 refund_key=field(form, "refund_key"),
@@ -277,4 +313,10 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
         return back_to(request, page + "refused")
     except PaymentDisputed:  # disputed since the page was shown: the page now shows the dispute
         return back_to(request, page + "disputed")
+    except RefundAmountExceeded as exceeded:  # another refund took the rest since it was read
+        available = exceeded.details.get("available_amount")
+        async with phases.reading() as conn:
+            said = too_much(moving, available if isinstance(available, int) else 0, paid)
+            sent = RefundRefused(text, field(form, "reason"), said)
+            return await _intent_page(request, viewer, conn, intent_id, sent)
     return back_to(request, page + ("pending" if reply.status == 202 else "refunded"))

@@ -16,18 +16,21 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import update
 
 from payorch.app import create_app
+from payorch.db.tables.providers import payments
 from payorch.http.client import LocalApp
 from payorch.runtime import Runtime
 from tests.checkouts.helpers import _disputes, _payment, control
 from tests.kit import Sandbox, mock_sandbox
-from tests.providers.helpers import B, events_of, pay, read, start
+from tests.providers.helpers import B, events_of, pay, read, set_fault, start
 
 pytestmark = pytest.mark.slow  # many payments through the simulator: a second or more each
 
 C = "provider_c_redirect_get"
 ROUNDS = 3  # each scenario, on fresh payments
+CONCURRENT_ROUNDS = 15
 
 
 class HeldRead:
@@ -88,8 +91,9 @@ def local_app(held: HeldRead) -> LocalApp:
     return LocalApp(held)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 async def wired(runtime: Runtime, held: HeldRead) -> HeldRead:
+    """Every test of the module: our app behind ``held`` (which holds nothing until told)."""
     held.app = create_app(runtime=runtime)
     return held
 
@@ -191,3 +195,125 @@ async def test_c_a_stale_open_read_after_the_end_opens_no_second_dispute(
         assert again.status_code == 200, again.text
         assert _disputes(await events_of(runtime, intent_id)) == expected
         assert (await dispute_of(client, sandbox, intent_id) or {}).get("status") == outcome.upper()
+
+
+async def settle_when_possible(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str, provider: str
+) -> None:
+    """The settle control, again until the provider has something in the state it starts from
+    (its previous move may still be committing beside it)."""
+    for _ in range(200):
+        answer = await control(
+            client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=provider
+        )
+        if answer.status_code == 200:
+            return
+        assert answer.status_code == 404, answer.text
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{outcome} never possible")
+
+
+# (provider, opening, kind, closing, outcome, the control that sends the provider's notices again)
+RACES = [
+    (B, "chargeback", "chargeback", "chargeback_lost", "lost", "notifications"),
+    (B, "mediation", "mediation", "mediation_lost", "lost", "notifications"),
+    (C, "chargeback", "chargeback", "chargeback_lost", "lost", "provider_c/events"),
+]
+
+
+@pytest.mark.parametrize(("provider", "opening", "kind", "closing", "outcome", "resend"), RACES)
+async def test_concurrent_notices_and_moves_end_as_the_provider_says(
+    client: httpx.AsyncClient,
+    runtime: Runtime,
+    provider: str,
+    opening: str,
+    kind: str,
+    closing: str,
+    outcome: str,
+    resend: str,
+) -> None:
+    """The attack's race without a held read: the provider's notices are sent again while it
+    opens and then closes the dispute, all at once; every round ends as the provider says."""
+    sandbox = await mock_sandbox(runtime)
+    wrong = []
+    for _ in range(CONCURRENT_ROUNDS):
+        intent_id = await paid(client, sandbox, provider)
+        again = [control(client, sandbox, resend, payment_intent_id=intent_id, copies=2) for _ in range(2)]
+        await asyncio.gather(
+            settle_when_possible(client, sandbox, intent_id, opening, provider),
+            *again,
+            settle_when_possible(client, sandbox, intent_id, closing, provider),
+        )
+        await control(client, sandbox, resend, payment_intent_id=intent_id, copies=2, order="newest_first")
+        expected = [("payment.disputed", kind, None), ("payment.dispute_closed", kind, outcome)]
+        disputes = _disputes(await events_of(runtime, intent_id))
+        status = (await dispute_of(client, sandbox, intent_id) or {}).get("status")
+        if disputes != expected or status != outcome.upper():
+            wrong.append((status, disputes))
+    assert wrong == []
+
+
+async def unseen_then(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, opening: str, losing: str
+) -> None:
+    """B opens a dispute whose notice never gets through (our reads of it fail), then loses it."""
+    await set_fault(client, sandbox, B, "error")
+    await settled(client, sandbox, intent_id, opening, B)
+    await set_fault(client, sandbox, B, "ok")
+    await moved_to(client, sandbox, intent_id, losing, B, "LOST")
+
+
+async def test_b_a_chargeback_lost_after_a_won_mediation_is_a_second_dispute_even_unseen_open(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """The mediation was won; the chargeback that followed was never read open (its notice
+    failed): its loss is another dispute, recorded with its opening, not swallowed by the WON."""
+    sandbox = await mock_sandbox(runtime)
+    intent_id = await paid(client, sandbox, B)
+    await moved_to(client, sandbox, intent_id, "mediation", B, "OPEN")
+    await moved_to(client, sandbox, intent_id, "mediation_won", B, "WON")
+    await unseen_then(client, sandbox, intent_id, "chargeback", "chargeback_lost")
+    assert _disputes(await events_of(runtime, intent_id)) == [
+        ("payment.disputed", "mediation", None),
+        ("payment.dispute_closed", "mediation", "won"),
+        ("payment.disputed", "chargeback", None),
+        ("payment.dispute_closed", "chargeback", "lost"),
+    ]
+
+
+async def test_b_a_mediation_lost_is_recorded_even_when_its_opening_was_never_read(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """``refunded`` by the buyer protection program (``bpp_refunded``) is a mediation lost:
+    recorded with its opening when the mediation's own notice never got through."""
+    sandbox = await mock_sandbox(runtime)
+    intent_id = await paid(client, sandbox, B)
+    await unseen_then(client, sandbox, intent_id, "mediation", "mediation_lost")
+    assert _disputes(await events_of(runtime, intent_id)) == [
+        ("payment.disputed", "mediation", None),
+        ("payment.dispute_closed", "mediation", "lost"),
+    ]
+
+
+async def test_b_a_won_left_by_an_earlier_stale_read_becomes_lost_when_the_provider_says_so(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """A payment the previous version recorded WON from a stale approval (written here as that
+    version left it): the provider's newer ``charged_back/settled`` makes it LOST, and
+    ``payment.dispute_closed`` is sent again with the provider's outcome."""
+    sandbox = await mock_sandbox(runtime)
+    intent_id = await paid(client, sandbox, B)
+    await moved_to(client, sandbox, intent_id, "chargeback", B, "OPEN")
+    payment_id = (await _payment(client, sandbox, intent_id))["id"]
+    async with runtime.database.transaction() as conn:
+        await conn.execute(
+            update(payments)
+            .where(payments.c.id == payment_id)
+            .values(dispute_status="WON", dispute_closed_at=runtime.clock.now())
+        )
+    await moved_to(client, sandbox, intent_id, "chargeback_lost", B, "LOST")
+    assert _disputes(await events_of(runtime, intent_id))[-1] == (
+        "payment.dispute_closed",
+        "chargeback",
+        "lost",
+    )

@@ -55,7 +55,8 @@ CHARGEBACK_ENDED = 4
 def dispute_of(payment: wire.ProviderBPayment) -> DisputeObservation | None:
     """What the payment says about a dispute after it was paid: ``in_mediation`` (the buyer
     opened one), ``charged_back`` with ``status_detail`` in_process (open), reimbursed (won) or
-    settled (lost); ``approved`` ends an open one as won, ``refunded`` as lost. The provider has
+    settled (lost); ``refunded`` with ``bpp_refunded`` (by the buyer protection program) is a
+    mediation lost; ``approved`` ends an open one as won, another ``refunded`` as lost. The provider has
     no dispute id: its order is the payment's ``date_last_updated``, then DISPUTE_RANK."""
     seen = f"{payment.status}/{payment.status_detail or ''}"
     rank = DISPUTE_RANK.get(payment.status, 0)
@@ -71,6 +72,8 @@ def dispute_of(payment: wire.ProviderBPayment) -> DisputeObservation | None:
         rank = rank if state is DisputeState.OPEN else CHARGEBACK_ENDED
     elif payment.status == wire.APPROVED:
         state = DisputeState.CLEARED
+    elif payment.status == wire.REFUNDED and payment.status_detail == wire.BUYER_PROTECTION_REFUNDED:
+        state, kind = DisputeState.LOST, "mediation"  # a mediation lost, even if its opening was never read
     elif payment.status == wire.REFUNDED:
         state = DisputeState.REVERSED
     if state is None:

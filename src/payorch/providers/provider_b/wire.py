@@ -36,6 +36,9 @@ CANCELLED = "cancelled"
 REFUNDED = "refunded"
 CHARGED_BACK = "charged_back"
 
+# status_detail of a payment refunded by the buyer protection program: a mediation lost.
+BUYER_PROTECTION_REFUNDED = "bpp_refunded"
+
 NULL = "null"  # what the return carries for payment_id/status when the buyer did not pay
 
 

@@ -20,9 +20,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncpg
 import httpx
+
+if TYPE_CHECKING:
+    from payorch.applications.service import CreatedApplication
+    from payorch.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 # The server databases are created on (and dropped from); PAYORCH_BENCH_POSTGRES_URL overrides it.
@@ -239,6 +244,24 @@ def bare_server(database_url: str, workers: int) -> Iterator[tuple[str, subproce
     url = f"http://127.0.0.1:{port}"
     with started_process(command, env, url + "/openapi.json") as process:
         yield url, process
+
+
+async def mock_application(runtime: Runtime, merchant_name: str) -> CreatedApplication:
+    """A new SANDBOX application with MOCK connectors, written through ``runtime`` (in process)."""
+    from payorch.applications.service import create_application
+    from payorch.connectors.service import add_mock_connectors
+
+    async with runtime.database.transaction() as conn:
+        created = await create_application(
+            conn, runtime.clock, name="bench", environment="SANDBOX", merchant_name=merchant_name
+        )
+        await add_mock_connectors(
+            conn,
+            runtime.clock,
+            application_id=created.application_id,
+            merchant_account_id=created.merchant_account_id,
+        )
+    return created
 
 
 def sandbox_application(env: dict[str, str]) -> tuple[str, str]:

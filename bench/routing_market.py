@@ -31,12 +31,11 @@ from pathlib import Path
 
 import httpx
 
+from bench.kit import mock_application
 from payorch.app import create_app
-from payorch.applications.service import create_application
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.config import Settings
-from payorch.connectors.service import add_mock_connectors
 from payorch.db.migrate import upgrade
 from payorch.runtime import Runtime
 
@@ -90,16 +89,7 @@ class Shop:
 
 
 async def shop_of(runtime: Runtime, client: httpx.AsyncClient) -> Shop:
-    async with runtime.database.transaction() as conn:
-        created = await create_application(
-            conn, runtime.clock, name="bench", environment="SANDBOX", merchant_name="market"
-        )
-        await add_mock_connectors(
-            conn,
-            runtime.clock,
-            application_id=created.application_id,
-            merchant_account_id=created.merchant_account_id,
-        )
+    created = await mock_application(runtime, "market")
     client.headers["Authorization"] = f"Bearer {created.api_key}"
     routing = f"/v1/admin/merchant-accounts/{created.merchant_account_id}/routing"
     (await client.put(routing, json={"default": "success_rate", "rules": []})).raise_for_status()

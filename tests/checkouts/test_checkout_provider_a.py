@@ -51,9 +51,11 @@ async def test_approve_authorizes_with_a_payment(
     events = await events_of(runtime, intent["id"])
     started = dict(events[1]["data"])
     assert started.pop("routing")["chosen"] == A  # why A (docs/routing.md)
-    assert started == {"payment_intent_id": intent["id"], "provider": A}
+    about = {"external_reference": intent["external_reference"], "metadata": intent["metadata"]}
+    assert started == {"payment_intent_id": intent["id"], **about, "provider": A}
     assert events[2]["data"] == {
         "payment_intent_id": intent["id"],
+        **about,
         "payment_id": payment["id"],
         "provider": A,
         "amount": 1500,

@@ -57,6 +57,8 @@ async def test_approve_authorizes_and_adds_status(
     assert len(authorized) == 1  # the return and the notification both confirmed: one authorization
     assert authorized[0]["data"] == {
         "payment_intent_id": intent["id"],
+        "external_reference": intent["external_reference"],
+        "metadata": intent["metadata"],
         "payment_id": read_back["payment"]["id"],
         "provider": B,
         "amount": 1500,

@@ -168,6 +168,8 @@ async def test_a_mediation_is_recorded_once_and_closes_won_without_touching_refu
     disputed = next(e for e in events if e["type"] == "payment.disputed")
     assert disputed["data"] == {
         "payment_intent_id": intent["id"],
+        "external_reference": intent["external_reference"],
+        "metadata": intent["metadata"],
         "payment_id": payment["id"],
         "provider": B,
         "kind": "mediation",

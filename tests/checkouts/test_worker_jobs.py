@@ -82,7 +82,11 @@ async def test_expiry_asks_the_provider_first(
         **(await events_of(runtime, unpaid["id"]))[-1],
         "type": "payment.expired",
     }
-    assert (await events_of(runtime, unpaid["id"]))[-1]["data"] == {"payment_intent_id": unpaid["id"]}
+    assert (await events_of(runtime, unpaid["id"]))[-1]["data"] == {
+        "payment_intent_id": unpaid["id"],
+        "external_reference": unpaid["external_reference"],
+        "metadata": unpaid["metadata"],
+    }
     assert (await read(client, sandbox, paid_late["id"]))["status"] == "AUTHORIZED"
 
 

@@ -29,7 +29,9 @@ async def test_checkout_is_created_and_its_page_opens(shop: Shop) -> None:
     assert started["type"] == "payment.checkout.started"
     data = dict(started["data"])
     assert data.pop("routing")["chosen"] == shop.id  # why this provider (docs/routing.md)
-    assert data == {"payment_intent_id": checkout.intent_id, "provider": shop.id}
+    intent = await shop.read(checkout.intent_id)
+    about = {"external_reference": intent["external_reference"], "metadata": intent["metadata"]}
+    assert data == {"payment_intent_id": checkout.intent_id, **about, "provider": shop.id}
 
     trip = await shop.open_page(checkout)
     assert trip.page is not None and trip.page.response.status_code == 200, trip
@@ -59,6 +61,8 @@ async def test_approve_authorizes_once_and_returns_to_the_shop(shop: Shop) -> No
     authorized = (await events_of(shop.runtime, checkout.intent_id))[-1]
     assert authorized["data"] == {
         "payment_intent_id": checkout.intent_id,
+        "external_reference": read_back["external_reference"],
+        "metadata": read_back["metadata"],
         "payment_id": payment["id"],
         "provider": shop.id,
         "amount": AMOUNT,

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from payorch.events.catalogue import (
     IntentEventData,
+    IntentFields,
     PaymentAuthorized,
     PaymentCancelled,
     PaymentCheckoutStarted,
@@ -30,23 +31,26 @@ _ROUTING = Routing(
     fallback=None,
 )
 
+
+def _about(intent_id: str) -> IntentFields:
+    return {"payment_intent_id": intent_id, "external_reference": "order-1", "metadata": {}}
+
+
 SAMPLES: dict[EventType, Callable[[str], IntentEventData]] = {
     EventType.PAYMENT_CHECKOUT_STARTED: lambda intent_id: PaymentCheckoutStarted(
-        payment_intent_id=intent_id, provider=PROVIDER, routing=_ROUTING
+        **_about(intent_id), provider=PROVIDER, routing=_ROUTING
     ),
     EventType.PAYMENT_PROCESSING: lambda intent_id: PaymentProcessing(
-        payment_intent_id=intent_id, provider=PROVIDER, reason="In review."
+        **_about(intent_id), provider=PROVIDER, reason="In review."
     ),
     EventType.PAYMENT_AUTHORIZED: lambda intent_id: PaymentAuthorized(
-        payment_intent_id=intent_id, payment_id="pay_sample", provider=PROVIDER, amount=1500, currency="CLP"
+        **_about(intent_id), payment_id="pay_sample", provider=PROVIDER, amount=1500, currency="CLP"
     ),
     EventType.PAYMENT_FAILED: lambda intent_id: PaymentFailed(
-        payment_intent_id=intent_id, provider=PROVIDER, reason="Declined."
+        **_about(intent_id), provider=PROVIDER, reason="Declined."
     ),
-    EventType.PAYMENT_CANCELLED: lambda intent_id: PaymentCancelled(
-        payment_intent_id=intent_id, reason="Cancelled."
-    ),
-    EventType.PAYMENT_EXPIRED: lambda intent_id: PaymentExpired(payment_intent_id=intent_id),
+    EventType.PAYMENT_CANCELLED: lambda intent_id: PaymentCancelled(**_about(intent_id), reason="Cancelled."),
+    EventType.PAYMENT_EXPIRED: lambda intent_id: PaymentExpired(**_about(intent_id)),
 }
 
 

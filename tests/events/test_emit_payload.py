@@ -26,7 +26,9 @@ async def test_an_optional_field_left_none_is_absent(
         payorch={},
         at_provider={"amount": 1500},
     )
-    expired = PaymentExpired(payment_intent_id="payi_x", last_payment_error=None)
+    expired = PaymentExpired(
+        payment_intent_id="payi_x", external_reference="o", metadata={}, last_payment_error=None
+    )
     async with runtime.database.transaction() as conn:
         for payload in (unknown_intent, expired):
             await events.emit_payload(
@@ -34,7 +36,7 @@ async def test_an_optional_field_left_none_is_absent(
             )
     listed = (await client.get("/v1/events", headers=sandbox.headers)).json()["items"]
     assert [(e["type"], e["data"]) for e in listed] == [
-        ("payment.expired", {"payment_intent_id": "payi_x"}),
+        ("payment.expired", {"payment_intent_id": "payi_x", "external_reference": "o", "metadata": {}}),
         (
             "reconciliation.discrepancy",
             {

@@ -100,11 +100,12 @@ async def test_a_move_with_two_events_writes_both_in_order(
         *TWO,
     ]
     both = written[-2:]
+    about = {"payment_intent_id": intent_id, "external_reference": "order-1", "metadata": {}}  # samples.py
     assert both[0]["created_at"] == both[1]["created_at"]  # the move's time
     assert [event["data"] for event in both] == [
-        {"payment_intent_id": intent_id, "provider": "provider_a", "reason": "In review."},
+        {**about, "provider": "provider_a", "reason": "In review."},
         {
-            "payment_intent_id": intent_id,
+            **about,
             "payment_id": "pay_sample",
             "provider": "provider_a",
             "amount": 1500,

@@ -1,11 +1,13 @@
 """The typed emitters write, byte for byte, the JSON their hand-built dicts wrote (issue 30: the
-catalogue models changed no event's bytes): field order, values, a nested routing record and
-last_payment_error, the absent optional field, the webhook.test envelope's ``"test": true``."""
+catalogue models changed no event's bytes), with the intent's external_reference and metadata
+after payment_intent_id in every intent event (issue 37): field order, values, a nested routing
+record and last_payment_error, the absent optional field, the webhook.test envelope's
+``"test": true``."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -34,6 +36,12 @@ from payorch.routing.strategy import Score
 
 AT = datetime(2026, 11, 28, 7, 0, 0, 123456, tzinfo=UTC)
 INTENT = "payi_0001"
+# What every intent event's data starts with (events.catalogue.about).
+ABOUT: dict[str, Any] = {
+    "payment_intent_id": INTENT,
+    "external_reference": "order-1",
+    "metadata": {"cart": "c1"},
+}
 
 
 def _as_before(event: Event, data: dict[str, object], *, test: bool = False) -> str:
@@ -59,6 +67,7 @@ def test_payment_intent_created() -> None:
             "currency": "CLP",
             "provider": "provider_b_redirect_get",
             "return_url": "https://shop.example/return",
+            "metadata": {"cart": "c1"},
         }
     )
     intent, event = new_intent(FrozenClock(AT), caller, request)
@@ -66,8 +75,9 @@ def test_payment_intent_created() -> None:
         event,
         {
             "payment_intent_id": intent.id,
-            "merchant_account_id": "mrc_1",
             "external_reference": "order-1",
+            "metadata": {"cart": "c1"},
+            "merchant_account_id": "mrc_1",
             "amount": 1500,
             "currency": "CLP",
             "requested_provider": "provider_b_redirect_get",
@@ -91,13 +101,9 @@ def test_checkout_started_with_its_routing_record() -> None:
         fallback=None,
     )
     routed = record.as_json()
-    started = PaymentCheckoutStarted(
-        payment_intent_id=INTENT, provider="provider_a", routing=Routing.model_validate(routed)
-    )
+    started = PaymentCheckoutStarted(**ABOUT, provider="provider_a", routing=Routing.model_validate(routed))
     event = _event(started)
-    assert event.payload == _as_before(
-        event, {"payment_intent_id": INTENT, "provider": "provider_a", "routing": routed}
-    )
+    assert event.payload == _as_before(event, {**ABOUT, "provider": "provider_a", "routing": routed})
 
 
 def _error(outcome: PaymentOutcome, reason: str) -> JsonObject:
@@ -118,19 +124,15 @@ def test_the_endings_with_and_without_last_payment_error(with_error: bool) -> No
         return LastPaymentError.model_validate(error) if with_error else None
 
     def old(data: dict[str, object], error: JsonObject) -> dict[str, object]:
-        return {"payment_intent_id": INTENT, **data, **({"last_payment_error": error} if with_error else {})}
+        return {**ABOUT, **data, **({"last_payment_error": error} if with_error else {})}
 
     failed = _event(
-        PaymentFailed(
-            payment_intent_id=INTENT, provider="b", reason="No.", last_payment_error=typed(failed_error)
-        )
+        PaymentFailed(**ABOUT, provider="b", reason="No.", last_payment_error=typed(failed_error))
     )
     assert failed.payload == _as_before(failed, old({"provider": "b", "reason": "No."}, failed_error))
-    cancelled = _event(
-        PaymentCancelled(payment_intent_id=INTENT, reason="Gone.", last_payment_error=typed(cancelled_error))
-    )
+    cancelled = _event(PaymentCancelled(**ABOUT, reason="Gone.", last_payment_error=typed(cancelled_error)))
     assert cancelled.payload == _as_before(cancelled, old({"reason": "Gone."}, cancelled_error))
-    expired = _event(PaymentExpired(payment_intent_id=INTENT, last_payment_error=typed(cancelled_error)))
+    expired = _event(PaymentExpired(**ABOUT, last_payment_error=typed(cancelled_error)))
     assert expired.payload == _as_before(expired, old({}, cancelled_error))
 
 

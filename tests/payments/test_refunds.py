@@ -54,6 +54,7 @@ async def test_partial_then_full_refund(
         "amount": 300,
         "currency": "CLP",
         "external_reference": payment["external_reference"],
+        "metadata": {},  # the intent's (authorized_payment gives it none)
     }
     assert succeeded["payment_intent_status"] == "PARTIALLY_REFUNDED"
     assert succeeded["amount"] == 300 and succeeded["refund_id"] == body["refund_id"]

@@ -29,7 +29,7 @@ from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ProviderError, ResourceNotFound
-from payorch.events.catalogue import PaymentCancelled
+from payorch.events.catalogue import PaymentCancelled, about
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.intents import service as intents
@@ -187,7 +187,7 @@ async def _finish(
         expected = target.checkout.id if target.checkout is not None else None
         if fresh.status != target.intent.status or (active.id if active else None) != expected:
             raise _Changed  # a checkout request got in first: its checkout must be stopped too
-        cancelled = PaymentCancelled(payment_intent_id=fresh.id, reason=reason)
+        cancelled = PaymentCancelled(**about(fresh), reason=reason)
         await intents.apply_move(conn, runtime.clock, fresh, Move.CANCEL, cancelled)
         if active is not None:
             now = runtime.clock.now()

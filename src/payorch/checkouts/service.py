@@ -31,7 +31,7 @@ from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, InvalidState, ResourceNotFound
-from payorch.events.catalogue import PaymentCheckoutStarted
+from payorch.events.catalogue import PaymentCheckoutStarted, about
 from payorch.events.catalogue_parts import Routing
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
@@ -268,7 +268,7 @@ async def _record(
         provider = connector.provider
         routed = decided.as_json()
         started = PaymentCheckoutStarted(
-            payment_intent_id=intent.id, provider=provider, routing=Routing.model_validate(routed)
+            **about(intent), provider=provider, routing=Routing.model_validate(routed)
         )
         moved = await apply_move(
             conn, clock, intent, Move.START_CHECKOUT, started, provider=provider, routing=routed

@@ -21,6 +21,7 @@ from payorch.events.catalogue import (
     PaymentExpired,
     PaymentFailed,
     PaymentProcessing,
+    about,
 )
 from payorch.events.catalogue_parts import LastPaymentError
 from payorch.ids import new_id
@@ -72,28 +73,24 @@ async def apply_result(
         if allowed(status, Move.PROCESS):
             # What it waits for, in the adapter's words from the provider's answer (the page shows it).
             waiting = result.reason or "The provider has the payment in process."
-            processing = PaymentProcessing(payment_intent_id=intent.id, provider=provider, reason=waiting)
+            processing = PaymentProcessing(**about(intent), provider=provider, reason=waiting)
             after = await apply_move(conn, clock, intent, Move.PROCESS, processing)
             first_check_at = now + reconcile_delay(0)
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
         reason = result.reason or "The provider rejected the payment."
-        failed = PaymentFailed(
-            payment_intent_id=intent.id, provider=provider, reason=reason, last_payment_error=why
-        )
+        failed = PaymentFailed(**about(intent), provider=provider, reason=reason, last_payment_error=why)
         after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
     elif outcome is PaymentOutcome.CANCELLED and allowed(status, Move.CANCEL):
         reason = result.reason or "The buyer cancelled the payment."
-        cancelled = PaymentCancelled(payment_intent_id=intent.id, reason=reason, last_payment_error=why)
+        cancelled = PaymentCancelled(**about(intent), reason=reason, last_payment_error=why)
         after = await apply_move(conn, clock, intent, Move.CANCEL, cancelled, last_payment_error=error)
     elif outcome is PaymentOutcome.EXPIRED and allowed(status, Move.EXPIRE):
-        expired = PaymentExpired(payment_intent_id=intent.id, last_payment_error=why)
+        expired = PaymentExpired(**about(intent), last_payment_error=why)
         after = await apply_move(conn, clock, intent, Move.EXPIRE, expired, last_payment_error=error)
     elif outcome in (PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED) and allowed(status, Move.FAIL):
         # a payment in process that ended without paying
         reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
-        failed = PaymentFailed(
-            payment_intent_id=intent.id, provider=provider, reason=reason, last_payment_error=why
-        )
+        failed = PaymentFailed(**about(intent), provider=provider, reason=reason, last_payment_error=why)
         after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
     final = IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
@@ -122,7 +119,7 @@ async def _authorize(
 ) -> PaymentIntent:
     payment_id = new_id("pay")
     authorized = PaymentAuthorized(
-        payment_intent_id=intent.id,
+        **about(intent),
         payment_id=payment_id,
         provider=checkout.provider,
         amount=intent.amount,

@@ -228,6 +228,20 @@ class Event(Model):
         value = self.data.get("payment_intent_id")
         return value if isinstance(value, str) else None
 
+    @property
+    def external_reference(self) -> str | None:
+        """The intent's external_reference: in every event about a payment or a refund."""
+        value = self.data.get("external_reference")
+        return value if isinstance(value, str) else None
+
+    @property
+    def metadata(self) -> dict[str, str]:
+        """The intent's metadata ({} for an event about no intent)."""
+        value = self.data.get("metadata")
+        if not isinstance(value, dict):
+            return {}
+        return {str(key): str(item) for key, item in value.items()}
+
 
 class Connector(Model):
     """A merchant's provider configuration; credentials are write-only (``has_credentials``)."""

@@ -12,12 +12,13 @@ reconciliation's ``payment_intent_id``) has the default None and is left out whe
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from pydantic import Field, JsonValue
 
 from payorch.events.catalogue_parts import LastPaymentError, Routing, Strict
 from payorch.events.types import WEBHOOK_TEST, EventType
+from payorch.intents.records import PaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.reconciliation.records import FindingAction, FindingKind
 
@@ -30,14 +31,34 @@ class EventData(Strict):
 
 
 class IntentEventData(EventData):
+    """An event about a payment intent: it names the intent and carries the shop's own
+    reference and metadata, so a receiver finds its order without mapping payi_ ids itself."""
+
     payment_intent_id: str
+    external_reference: str = Field(description="The intent's external_reference: the shop's order.")
+    metadata: dict[str, str] = Field(description="The intent's metadata, as given at its creation.")
+
+
+class IntentFields(TypedDict):
+    """What every intent event's data starts with (``IntentEventData(**about(intent), ...)``)."""
+
+    payment_intent_id: str
+    external_reference: str
+    metadata: dict[str, str]
+
+
+def about(intent: PaymentIntent) -> IntentFields:
+    return {
+        "payment_intent_id": intent.id,
+        "external_reference": intent.external_reference,
+        "metadata": intent.metadata,
+    }
 
 
 class PaymentIntentCreated(IntentEventData):
     TYPE = EventType.PAYMENT_INTENT_CREATED
     DESCRIPTION = "A payment intent was created."
     merchant_account_id: str
-    external_reference: str
     amount: int
     currency: str
     requested_provider: str
@@ -117,7 +138,6 @@ class RefundRequested(RefundData):
     DESCRIPTION = "A refund was asked of the provider."
     amount: int
     currency: str
-    external_reference: str
 
 
 class RefundSucceeded(RefundData):

@@ -15,7 +15,7 @@ from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
-from payorch.events.catalogue import IntentEventData, PaymentIntentCreated
+from payorch.events.catalogue import IntentEventData, PaymentIntentCreated, about
 from payorch.events.records import Event, TimelineEntry
 from payorch.ids import new_id
 from payorch.intents import repository
@@ -66,9 +66,8 @@ def new_intent(clock: Clock, caller: Caller, request: CreatePaymentIntent) -> tu
         updated_at=now,
     )
     created = PaymentIntentCreated(
-        payment_intent_id=intent.id,
+        **about(intent),
         merchant_account_id=request.merchant_account_id,
-        external_reference=request.external_reference,
         amount=request.amount,
         currency=request.currency,
         requested_provider=request.provider,

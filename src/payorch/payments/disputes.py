@@ -35,7 +35,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.events import service as events
-from payorch.events.catalogue import PaymentDisputeClosed, PaymentDisputed
+from payorch.events.catalogue import PaymentDisputeClosed, PaymentDisputed, about
+from payorch.intents import service as intents
 from payorch.payments import repository
 from payorch.payments.records import Payment
 from payorch.providers.base import DisputeObservation, DisputeState
@@ -131,8 +132,10 @@ async def _emit(
     outcome: str | None = None,
 ) -> None:
     """payment.disputed, or payment.dispute_closed when the dispute ended with ``outcome``."""
+    intent = await intents.find_intent(conn, payment.payment_intent_id)
+    assert intent is not None  # a payment's intent always exists (foreign key)
     opened = PaymentDisputed(
-        payment_intent_id=payment.payment_intent_id,
+        **about(intent),
         payment_id=payment.id,
         provider=payment.provider,
         kind=kind,

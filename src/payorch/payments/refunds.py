@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TypedDict
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -36,7 +35,14 @@ from payorch.crypto import Cipher
 from payorch.db import Phases
 from payorch.errors import InvalidState, PaymentDisputed, ProviderError, RefundAmountExceeded
 from payorch.events import service as events
-from payorch.events.catalogue import RefundData, RefundFailed, RefundRequested, RefundSucceeded
+from payorch.events.catalogue import (
+    IntentFields,
+    RefundData,
+    RefundFailed,
+    RefundRequested,
+    RefundSucceeded,
+    about,
+)
 from payorch.idempotency.records import IdempotentResult
 from payorch.idempotency.service import Scope
 from payorch.ids import new_id
@@ -172,12 +178,7 @@ async def reserve(
     await repository.insert_refund(conn, refund)
     await _emit(
         conn,
-        RefundRequested(
-            **_ids(refund),
-            amount=amount,
-            currency=payment.currency,
-            external_reference=payment.external_reference,
-        ),
+        RefundRequested(**await _ids(conn, refund), amount=amount, currency=payment.currency),
         refund,
         now,
     )
@@ -220,7 +221,7 @@ async def settle(
         await _emit(
             conn,
             RefundSucceeded(
-                **_ids(refund),
+                **await _ids(conn, refund),
                 amount=refund.amount,
                 currency=refund.currency,
                 payment_intent_status=intent_status,
@@ -232,7 +233,7 @@ async def settle(
         reason = (answer.failure_reason or "The provider refused the refund.")[:255]
         # The refund's Idempotency-Key is released with it: a retry with that key runs again.
         await repository.mark_refund_failed(conn, refund.id, failure_reason=reason, at=now)
-        await _emit(conn, RefundFailed(**_ids(refund), reason=reason), refund, now)
+        await _emit(conn, RefundFailed(**await _ids(conn, refund), reason=reason), refund, now)
     else:
         backoff = min(5.0 * 2**refund.checks, MAX_CHECK_BACKOFF_SECONDS)
         await repository.postpone_refund_check(
@@ -243,16 +244,21 @@ async def settle(
     return settled
 
 
-class _RefundIds(TypedDict):
-    payment_intent_id: str
+class _RefundIds(IntentFields):
     payment_id: str
     refund_id: str
 
 
-def _ids(refund: Refund) -> _RefundIds:
-    """What every refund event's data starts with: its intent's, its payment's and its own id."""
+async def _ids(conn: AsyncConnection, refund: Refund) -> _RefundIds:
+    """What every refund event's data starts with: its intent's id, reference and metadata, its
+    payment's id and its own."""
+    intent = await intents.find_intent(conn, refund.payment_intent_id)
+    assert intent is not None  # a refund's intent always exists (foreign keys)
+    fields = about(intent)
     return {
-        "payment_intent_id": refund.payment_intent_id,
+        "payment_intent_id": fields["payment_intent_id"],
+        "external_reference": fields["external_reference"],
+        "metadata": fields["metadata"],
         "payment_id": refund.payment_id,
         "refund_id": refund.id,
     }

@@ -14,7 +14,9 @@ only forward"):
   for the same provider dispute id, a later status in the dispute's life (an end is final:
   one dispute per provider dispute id, never reopened); otherwise a later provider time (the
   payment's last update, or a dispute's opening), and at the same instant a later rank. A
-  provider that gives neither id nor time is ordered by rank alone.
+  provider that gives neither id nor time is ordered by rank alone. A read its caller cannot
+  order at all (``rank`` None) is applied as the provider's current word and leaves the
+  stored order as it was.
 - **Plainly paid again ends an open dispute as WON only when it is newer.** A payment read as
   approved (CLEARED) comes both before a dispute and after a won one; its rank is the lowest,
   so a read of the same instant never ends a dispute.
@@ -47,8 +49,8 @@ ENDS = (WON, LOST)
 
 def _newer(payment: Payment, seen: DisputeObservation) -> bool:
     """Whether ``seen`` comes after the newest observation applied, in the provider's order."""
-    if payment.dispute_rank is None:
-        return True  # nothing seen yet
+    if seen.rank is None or payment.dispute_rank is None:
+        return True  # a read its caller could not order, or nothing seen yet
     if seen.reference is not None and seen.reference == payment.dispute_reference:
         return seen.rank > payment.dispute_rank  # one dispute: only forward in its life
     held_at, seen_at = payment.dispute_observed_at, seen.observed_at
@@ -96,7 +98,8 @@ async def observe(
         return None
     if not _newer(payment, seen):
         return payment  # an older read than one already applied: it changes nothing
-    await repository.set_dispute_order(conn, payment.id, seen.reference, seen.observed_at, seen.rank)
+    if seen.rank is not None:  # an unordered read leaves the order it found
+        await repository.set_dispute_order(conn, payment.id, seen.reference, seen.observed_at, seen.rank)
     now = clock.now()
     kind = seen.kind or payment.dispute_kind
     if seen.state is DisputeState.OPEN:

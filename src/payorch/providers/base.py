@@ -259,7 +259,8 @@ class DisputeObservation:
     # of the dispute's opening. None: the provider gives none.
     observed_at: datetime | None = None
     # The state's place in its dispute's life, for reads the time does not order (0 first).
-    rank: int = 0
+    # None: the caller has no order for it (applied as the provider's current word).
+    rank: int | None = None
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ imports another). What is here:
 - a webhook endpoint: ``create_endpoint`` (through the admin API; pair it with a receiver from
   tests/webhooks/receiver.py);
 - the error shape: ``assert_error``;
+- an API of its own built from settings alone, as ``payorch serve`` builds it (its own Database,
+  bounded, with its replica): ``served`` (a ``Served``: client, runtime, sandbox);
 - a loopback port nothing listens on: ``refused_address`` (no test dials a port it did not open:
   ``make run`` on 8000, or any other service, must not change a result).
 """
@@ -24,15 +26,17 @@ from __future__ import annotations
 import random
 import socket
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
+from payorch.app import create_app
 from payorch.applications.service import create_application
+from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.connectors.service import add_mock_connectors
 from payorch.ids import new_id
@@ -246,3 +250,22 @@ def refused_address(port: int = 0) -> Iterator[str]:
             yield f"{host}:{sock.getsockname()[1]}"
             return
     raise RuntimeError("no free loopback address")
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    client: httpx.AsyncClient
+    runtime: Runtime
+    app: Sandbox
+
+
+@asynccontextmanager
+async def served(settings: Settings) -> AsyncIterator[Served]:
+    """The API built from ``settings`` alone, with a sandbox application; closed at the end."""
+    runtime = build_runtime(settings)  # builds (and owns) its Database from the settings
+    try:
+        transport = httpx.ASGITransport(app=create_app(runtime=runtime))
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield Served(client, runtime, await new_application(runtime))
+    finally:
+        await runtime.close()

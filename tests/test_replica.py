@@ -13,20 +13,16 @@ import asyncio
 import math
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 
 import asyncpg
 import httpx
 import pytest
 
-from payorch.app import create_app
-from payorch.composition import build_runtime
 from payorch.db.migrate import upgrade_in_thread
-from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
-from tests.kit import Sandbox, create_intent, make_settings, new_application
+from tests.kit import Served, create_intent, make_settings, served
 from tests.observability.scrape import scrape, value
 from tests.replica_clusters import Clusters, primary_and_replica, run
 
@@ -58,28 +54,15 @@ def clusters() -> Iterator[Clusters]:
         yield made
 
 
-@dataclass(frozen=True, slots=True)
-class Served:
-    client: httpx.AsyncClient
-    runtime: Runtime
-    app: Sandbox
-
-
-@asynccontextmanager
-async def serving(clusters: Clusters, *, max_lag: float, check: float) -> AsyncIterator[Served]:
-    settings = make_settings(
-        clusters.primary_url,
-        database_replica_url=clusters.replica_url,
-        replica_max_lag_seconds=max_lag,
-        replica_check_seconds=check,
+def serving(clusters: Clusters, *, max_lag: float, check: float) -> AbstractAsyncContextManager[Served]:
+    return served(
+        make_settings(
+            clusters.primary_url,
+            database_replica_url=clusters.replica_url,
+            replica_max_lag_seconds=max_lag,
+            replica_check_seconds=check,
+        )
     )
-    runtime = build_runtime(settings)  # builds (and owns) its Database from the settings
-    try:
-        transport = httpx.ASGITransport(app=create_app(runtime=runtime))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            yield Served(client, runtime, await new_application(runtime))
-    finally:
-        await runtime.close()
 
 
 async def fetch_value(url: str, query: str, *args: object) -> object:
@@ -132,6 +115,15 @@ async def exported(served: Served) -> httpx.Response:
     )
     assert answer.status_code == 200, answer.text
     return answer
+
+
+async def measured_below(served: Served, seconds: float) -> None:
+    """Until the process's last lag measure (in the background) is below ``seconds``."""
+    for _ in range(CATCH_UP_SECONDS * 20):
+        if value(await scrape(served.client), "payorch_replica_lag_seconds") < seconds:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("no measure found the replica caught up")
 
 
 async def fallbacks(served: Served, reason: str) -> float:
@@ -205,6 +197,7 @@ async def test_a_replica_lagging_beyond_the_setting_is_not_read(clusters: Cluste
             await set_replay(clusters, paused=False)
 
         await caught_up(clusters)  # back in use once a measure finds it caught up
+        await measured_below(served, 1)  # measures run in the background, 50 ms apart here
         on_replica = await list_statements(clusters.replica_url)
         assert await listed_ids(served) == [second["id"], first["id"]]
         assert await list_statements(clusters.replica_url) == on_replica + 1

@@ -15,6 +15,7 @@ from sqlalchemy import event
 from payorch.db import Database
 from payorch.db.engine import STATEMENT_LANE_SIZE
 from payorch.db.statements import APPLICATION_NAME
+from payorch.errors import DatabaseUnavailable
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, create_intent
 
@@ -115,7 +116,7 @@ async def test_a_connection_is_reused_after_an_error_of_postgresql_and_closed_af
         async with database.one_statement() as conn:  # PostgreSQL answered: the same connection
             assert await conn.fetchval("SELECT pg_backend_pid()") == first
 
-        with pytest.raises(TimeoutError):
+        with pytest.raises(DatabaseUnavailable):  # out of time: 503 (payorch.db.bounds)
             async with database.one_statement() as conn:
                 await asyncio.wait_for(conn.fetchval("SELECT pg_sleep(30)"), 0.2)
         # Cancelled mid-statement: that connection is closed, never handed out again; the next

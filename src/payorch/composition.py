@@ -16,6 +16,7 @@ from payorch.clock import Clock, SystemClock
 from payorch.config import Settings, load_settings
 from payorch.crypto import load_cipher
 from payorch.db import Database, Phases
+from payorch.db.bounds import Bounds
 from payorch.db.replica import ReplicaSettings
 from payorch.http.client import LocalApp, build_client
 from payorch.idempotency.service import Idempotency
@@ -47,7 +48,16 @@ def build_runtime(
     """A process's Runtime. ``database`` given: the caller owns (and disposes of) it."""
     clock = clock or SystemClock()
     owns_database = database is None
-    database = database or Database(settings.database_url, replica=replica_settings(settings))
+    database = database or Database(
+        settings.database_url,
+        pool_size=settings.database_pool_size,
+        replica=replica_settings(settings),
+        bounds=Bounds(
+            connect_seconds=settings.database_connect_timeout_seconds,
+            statement_seconds=settings.database_statement_timeout_seconds,
+            pool_seconds=settings.database_pool_timeout_seconds,
+        ),
+    )
     cipher = load_cipher(settings)
     local_app = local_app or LocalApp()
     http = build_client(settings.public_url, local_app, settings.provider_timeout_seconds)
@@ -104,6 +114,7 @@ def replica_settings(settings: Settings) -> ReplicaSettings | None:
         url=settings.database_replica_url,
         max_lag_seconds=settings.replica_max_lag_seconds,
         check_seconds=settings.replica_check_seconds,
+        timeout_seconds=settings.replica_timeout_seconds,
         on_fallback=record_replica_fallback,
         on_lag=set_replica_lag,
     )

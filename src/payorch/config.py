@@ -51,8 +51,51 @@ class Settings(BaseSettings):
         1,
         ge=0,
         description=(
-            "Each process measures the replica's lag at most this often (0: before every list); "
-            "an unreachable replica is tried again after this long."
+            "Each process measures the replica's lag this often, in the background (0: one "
+            "measure after another, 50 ms apart); an unreachable replica is tried again then."
+        ),
+    )
+    replica_timeout_seconds: float = Field(
+        2,
+        gt=0,
+        description=(
+            "The most each step on the replica may take (the wait for a pooled connection, the "
+            "connect, each statement, the lag measure): a replica that stops answering costs a "
+            "list this long, then the list reads the primary."
+        ),
+    )
+    database_pool_size: int = Field(
+        20,
+        ge=1,
+        description=(
+            "PostgreSQL connections in each process's pool (API process or worker), kept open "
+            "once made; an API process also opens up to 10 for intent creates (the statement "
+            "lane), and up to this many on the replica. Size PostgreSQL's max_connections with "
+            "it (docs/deployment.md)."
+        ),
+    )
+    database_connect_timeout_seconds: float = Field(
+        5,
+        gt=0,
+        description=(
+            "The most a connect to PostgreSQL may take (TCP, TLS, startup); then the request "
+            "answers 503 SERVICE_UNAVAILABLE (a read is tried once more first)."
+        ),
+    )
+    database_statement_timeout_seconds: float = Field(
+        5,
+        gt=0,
+        description=(
+            "The most one statement (BEGIN and COMMIT included) may wait for PostgreSQL's answer; "
+            "then its connection is closed and the request answers 503 SERVICE_UNAVAILABLE."
+        ),
+    )
+    database_pool_timeout_seconds: float = Field(
+        5,
+        gt=0,
+        description=(
+            "The most a request waits for a free PostgreSQL connection of its process's pool "
+            "(all PAYORCH_DATABASE_POOL_SIZE in use); then 503 SERVICE_UNAVAILABLE."
         ),
     )
     public_url: str = Field(

@@ -23,8 +23,9 @@ from sqlalchemy import event
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from payorch.db.bounds import Bounds, abandon, cut_short
 from payorch.db.prepared import driver_transaction, statements_on_driver
-from payorch.db.replica import CONNECT_TIMEOUT_SECONDS, Replica, ReplicaSettings
+from payorch.db.replica import Replica, ReplicaSettings
 from payorch.db.statements import StatementConnection, StatementLane
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.observability.db_pool import MeasuredPool
@@ -71,7 +72,10 @@ class Database:
         pool_size: int = 20,
         echo: bool = False,
         replica: ReplicaSettings | None = None,
+        bounds: Bounds | None = None,
     ) -> None:
+        """``bounds``: how long a connect, a statement and a pool wait may take on PostgreSQL
+        (payorch.db.bounds); None: unbounded (migrations, admin commands)."""
         self.url = async_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
         kwargs: dict[str, Any] = {"echo": echo}
@@ -80,11 +84,11 @@ class Database:
             # returned while pool_size others are idle, and under load that meant a new connection
             # every few requests (TCP, TLS probe, startup, cold prepared-statement cache). Beyond
             # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
-            kwargs.update(
-                pool_size=pool_size, max_overflow=0, pool_pre_ping=False, poolclass=MeasuredPool
-            )
+            kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False, poolclass=MeasuredPool)
+            if bounds is not None:
+                kwargs.update(pool_timeout=bounds.pool_seconds, connect_args=bounds.connect_args())
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
-        self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE)
+        self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE, bounds)
         if self.is_sqlite:
             path = sqlite_file(self.url)
             if path is not None:
@@ -117,9 +121,14 @@ class Database:
                 return
             async with self.engine.connect() as conn:
                 await conn.execution_options(isolation_level="AUTOCOMMIT")
-                async with driver_transaction(conn):
-                    with statements_on_driver(conn):
-                        yield conn
+                try:
+                    async with driver_transaction(conn):
+                        with statements_on_driver(conn):
+                            yield conn
+                except BaseException as exc:
+                    if cut_short(exc):  # BEGIN or COMMIT too (payorch.db.bounds)
+                        await abandon(conn)
+                    raise
         except Exception as exc:
             raise_if_lost(exc, connected=conn is not None)
             raise
@@ -140,8 +149,13 @@ class Database:
                     yield conn
                 else:
                     await conn.execution_options(isolation_level="AUTOCOMMIT")
-                    with statements_on_driver(conn):  # each statement its own: see db/prepared.py
-                        yield conn
+                    try:
+                        with statements_on_driver(conn):  # each statement its own: db/prepared.py
+                            yield conn
+                    except BaseException as exc:
+                        if cut_short(exc):
+                            await abandon(conn)  # never back to the pool (payorch.db.bounds)
+                        raise
                 if conn.in_transaction():
                     await conn.commit()
         except Exception as exc:
@@ -223,13 +237,15 @@ class Phases:
 
 
 def _replica(settings: ReplicaSettings, pool_size: int) -> Replica:
-    """The replica's engine: as the primary's, with a short connect timeout."""
+    """The replica's engine: as the primary's, each step bounded by the replica's own timeout."""
+    timeout = settings.timeout_seconds
     engine = create_async_engine(
         async_url(settings.url),
         pool_size=pool_size,
         max_overflow=0,
         pool_pre_ping=False,
-        connect_args={"timeout": CONNECT_TIMEOUT_SECONDS},
+        pool_timeout=timeout,
+        connect_args=Bounds(timeout, timeout, timeout).connect_args(),
     )
     _skip_closed_connections(engine)
     return Replica(engine, settings)

@@ -27,6 +27,7 @@ import asyncpg
 from sqlalchemy import Delete, Insert, Select, Update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.bounds import abandon, cut_short
 from payorch.db.records import Row
 from payorch.db.statements import ASYNCPG_DIALECT
 
@@ -65,16 +66,19 @@ async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
     """One transaction on ``conn``'s asyncpg connection (``conn`` itself autocommit, so the
     engine sends no BEGIN of its own and its statements run inside this one): BEGIN, then
     COMMIT when the block ends, ROLLBACK if it raises. A connection that could leave with its
-    transaction still open (a rollback cut short) is invalidated, never handed out again."""
+    transaction still open (a rollback cut short) is invalidated, never handed out again; one
+    whose statement ran out of time or was cancelled is closed at once (payorch.db.bounds)."""
     driver = _driver_of(conn)
     assert driver is not None, "a transaction on the driver needs asyncpg"
     transaction = driver.transaction()
     await _guarded(conn, transaction.start)
     try:
         yield
-    except BaseException:
+    except BaseException as exc:
         try:
-            if not conn.invalidated:
+            if cut_short(exc):
+                await abandon(conn)  # a ROLLBACK would wait for the cut statement's answer
+            elif not conn.invalidated:
                 await transaction.rollback()
         except _BROKEN:
             await conn.invalidate()
@@ -83,7 +87,7 @@ async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
         await _guarded(conn, transaction.commit)
     finally:
         if not conn.invalidated and driver.is_in_transaction():
-            await conn.invalidate()
+            await abandon(conn)
 
 
 async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]]) -> Answer:

@@ -5,20 +5,28 @@ Which reads go there is docs/deployment.md's "Read replicas": the application-wi
 dashboard's lists and overview. Everything that decides money, single objects, lists under one
 object and configuration lists read the primary, as every write does.
 
-When the replica serves a list. Each process measures the replica's lag at most every
-``check_seconds``, on the connection the list is about to use, and keeps the verdict until the
-next measure:
+When the replica serves a list. Each process measures the replica's lag in a task of its own,
+every ``check_seconds`` (at least MIN_CHECK_SECONDS apart), and lists follow the last verdict:
+no list waits for a measure, except the process's first list, which waits for the first measure
+at most ``timeout_seconds`` (then reads the primary if it has none).
 
 - lag is ``now() - pg_last_xact_replay_timestamp()``, the age of the last transaction the replica
   applied; it counts as 0 while the replica has applied all the WAL it received and its WAL
   receiver is connected (an idle primary sends nothing, and the age alone would keep growing).
   A server not in recovery (the primary's own URL given again) counts as 0.
 - lag beyond ``max_lag_seconds``: lists read the primary until a measure finds it caught up.
-- the replica cannot be connected to, or the measure fails or takes over CHECK_TIMEOUT_SECONDS:
-  lists read the primary until the next measure (``check_seconds`` later) succeeds.
-- a list's statement on the replica loses its connection or is cancelled by a recovery conflict:
-  the replica counts as down, and the request answers DatabaseUnavailable marked as a lost read,
-  which payorch.http.read_retry holds back and runs once more, then on the primary.
+- the replica cannot be connected to, or the measure fails: lists read the primary until a
+  measure succeeds.
+- a list's connect to the replica fails: that list reads the primary, and so do the next until a
+  measure succeeds.
+- a list's statement on the replica loses its connection, runs out of ``timeout_seconds`` (a
+  replica that stopped answering) or is cancelled by a recovery conflict: the replica counts as
+  down, and the request answers DatabaseUnavailable marked as a lost read, which
+  payorch.http.read_retry holds back and runs once more, then on the primary.
+
+Every step on the replica (the wait for a pooled connection, the connect, each statement, the
+measure's too) is bounded by ``timeout_seconds`` (PAYORCH_REPLICA_TIMEOUT_SECONDS): a replica
+that stops answering costs a list at most that, then its answer comes from the primary.
 
 Each list read from the primary for one of these reasons calls ``on_fallback(reason)``
 (payorch_replica_fallback_total), each measure ``on_lag(seconds or None)``; the composition
@@ -30,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -40,12 +47,12 @@ import asyncpg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from payorch.db.bounds import abandon, causes, cut_short, out_of_time
 from payorch.db.prepared import statements_on_driver
 from payorch.db.unavailable import connection_lost, raise_unavailable
 
-# A replica that does not answer must cost a list little before it reads the primary.
-CONNECT_TIMEOUT_SECONDS = 2.0
-CHECK_TIMEOUT_SECONDS = 2.0
+# With check_seconds 0, measures follow one another this far apart (not in a busy loop).
+MIN_CHECK_SECONDS = 0.05
 
 LAG_QUERY = text(
     "SELECT CASE"
@@ -78,6 +85,7 @@ class ReplicaSettings:
     url: str
     max_lag_seconds: float
     check_seconds: float
+    timeout_seconds: float
     on_fallback: Callable[[str], None] = _ignore
     on_lag: Callable[[float | None], None] = _ignore
 
@@ -87,7 +95,8 @@ class Replica:
         self.engine = engine
         self._settings = settings
         self._fallback: Fallback | None = None  # None: lists read the replica
-        self._next_measure = 0.0  # time.monotonic(); 0: measure on first use
+        self._measured = asyncio.Event()  # set by the first measure
+        self._measuring: asyncio.Task[None] | None = None
 
     @asynccontextmanager
     async def reading(
@@ -102,8 +111,12 @@ class Replica:
         try:
             with statements_on_driver(conn):
                 yield conn
-        except Exception as exc:
-            if connection_lost(exc) or _conflict(exc):
+        except BaseException as exc:
+            if cut_short(exc):
+                await abandon(conn)  # never back to the pool (payorch.db.bounds)
+            if isinstance(exc, Exception) and (
+                out_of_time(exc, connected=True) or connection_lost(exc) or _conflict(exc)
+            ):
                 self._set(Fallback.DOWN, f"a read failed ({type(exc).__name__})")
                 raise_unavailable(exc)
             raise
@@ -111,45 +124,52 @@ class Replica:
             await conn.close()
 
     async def _connection(self) -> AsyncConnection | None:
-        now = time.monotonic()
-        measure = now >= self._next_measure
-        if not measure and self._fallback is not None:
+        if self._measuring is None:
+            self._measuring = asyncio.create_task(self._measure_forever(), name="replica lag")
+        if not self._measured.is_set():  # the process's first lists: the first measure
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._measured.wait(), self._settings.timeout_seconds)
+            if not self._measured.is_set():
+                self._settings.on_fallback(Fallback.DOWN)
+                return None
+        if self._fallback is not None:
             self._settings.on_fallback(self._fallback)
             return None
-        if measure:  # before any await: concurrent lists do not all measure
-            self._next_measure = now + self._settings.check_seconds
+        try:
+            conn = await self.engine.connect()
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+        except Exception as exc:  # noqa: BLE001 - whatever the replica does, lists read the primary
+            self._settings.on_lag(None)  # unmeasurable too
+            self._set(Fallback.DOWN, f"{type(exc).__name__}: {exc}")
+            self._settings.on_fallback(Fallback.DOWN)
+            return None
+        return conn
+
+    async def _measure_forever(self) -> None:
+        while True:
+            await self._measure()
+            self._measured.set()
+            await asyncio.sleep(max(self._settings.check_seconds, MIN_CHECK_SECONDS))
+
+    async def _measure(self) -> None:
+        """One measure of the lag, each step bounded (the replica engine's timeouts)."""
         conn: AsyncConnection | None = None
         try:
             conn = await self.engine.connect()
             await conn.execution_options(isolation_level="AUTOCOMMIT")
-            if measure:
-                lag = await asyncio.wait_for(self._lag(conn), CHECK_TIMEOUT_SECONDS)
-                self._settings.on_lag(lag)
-                beyond = lag > self._settings.max_lag_seconds
-                self._set(Fallback.LAG if beyond else None, f"lag {lag:.3f} s")
+            lag = float((await conn.execute(LAG_QUERY)).scalar_one())
         except Exception as exc:  # noqa: BLE001 - whatever the replica does, lists read the primary
             if conn is not None:
-                with contextlib.suppress(Exception):  # a measure cut short may still run on it
-                    await conn.invalidate()
-                    await conn.close()
+                with contextlib.suppress(Exception):
+                    await abandon(conn)
             self._settings.on_lag(None)
             self._set(Fallback.DOWN, f"{type(exc).__name__}: {exc}")
-            conn = None
-        if self._fallback is not None:
-            if conn is not None:
-                await conn.close()
-            self._settings.on_fallback(self._fallback)
-            return None
-        return conn
-
-    async def _lag(self, conn: AsyncConnection) -> float:
-        lag = (await conn.execute(LAG_QUERY)).scalar_one()
-        return float(lag)
+            return
+        await conn.close()
+        self._settings.on_lag(lag)
+        self._set(Fallback.LAG if lag > self._settings.max_lag_seconds else None, f"lag {lag:.3f} s")
 
     def _set(self, fallback: Fallback | None, why: str) -> None:
-        if fallback is Fallback.DOWN:
-            # Not tried again before the next measure is due.
-            self._next_measure = max(self._next_measure, time.monotonic() + self._settings.check_seconds)
         if fallback != self._fallback:
             if fallback is None:
                 log.info("database replica back in use: %s", why)
@@ -158,15 +178,12 @@ class Replica:
         self._fallback = fallback
 
     async def dispose(self) -> None:
+        if self._measuring is not None:
+            self._measuring.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._measuring
         await self.engine.dispose()
 
 
 def _conflict(exc: BaseException) -> bool:
-    current: BaseException | None = exc
-    for _ in range(8):  # a chain is short; the bound guards a cycle
-        if current is None:
-            return False
-        if isinstance(current, _CONFLICTS):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(isinstance(cause, _CONFLICTS) for cause in causes(exc))

@@ -16,7 +16,10 @@ connection to whoever asks next, so under load a waiting request could lose it a
 to new arrivals) and an idle connection from a list. A connection goes back to the list only in a
 state known to be idle: the block ended, or PostgreSQL answered a statement with an error. After
 anything else (a cancellation, a timeout, a lost connection, an error of the block's own) a
-statement may still be running on it, so it is closed and the next turn opens a new one.
+statement may still be running on it, so it is closed and the next turn opens a new one. A
+statement that ran out of time (payorch.db.bounds) has its connection closed in the background
+(at most CLOSE_SECONDS), so a silent server does not hold the request longer: for that while the
+lane may hold one connection more than its size.
 
 Connections are opened on first use (a worker, which creates no intent, never opens one), at most
 ``size`` beside the engine's (docs/deployment.md counts both); PostgreSQL shows them as
@@ -34,6 +37,7 @@ from typing import TypeAlias
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from payorch.db.bounds import Bounds, LaneTimeout, out_of_time
 from payorch.db.unavailable import raise_if_lost
 
 # The engine's dialect for PostgreSQL (asyncpg's ``$n`` parameters), without an engine: what
@@ -51,31 +55,58 @@ def asyncpg_dsn(url: str) -> str:
 
 
 class StatementLane:
-    def __init__(self, url: str, size: int) -> None:
+    def __init__(self, url: str, size: int, bounds: Bounds | None = None) -> None:
+        """``bounds``: the connect, each statement and the wait for a turn (payorch.db.bounds)."""
         self._dsn = asyncpg_dsn(url)
+        self._bounds = bounds
         self._turns = asyncio.Semaphore(size)  # first come, first served (module docstring)
         self._idle: list[StatementConnection] = []
         self._closed = False
+        self._closing: set[asyncio.Task[None]] = set()  # closes of connections that ran out of time
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[StatementConnection]:
         """A connection of the lane; a lost one is DatabaseUnavailable (payorch.db.unavailable)."""
         connection: StatementConnection | None = None  # until connected, a timeout is the connect's
         try:
-            async with self._turns:
+            async with self._turn():
                 connection = await self._take()
                 try:
                     yield connection
                 except asyncpg.PostgresError:
                     self._give_back(connection)  # PostgreSQL answered (or closed it: then dropped)
                     raise
-                except BaseException:
-                    await _close(connection)  # a statement may still run on it (module docstring)
+                except BaseException as exc:
+                    if out_of_time(exc, connected=True):
+                        # Its answer may never come (payorch.db.bounds): closed behind the
+                        # request's back, so a silent server costs it nothing more.
+                        closing = asyncio.create_task(_close(connection))
+                        self._closing.add(closing)
+                        closing.add_done_callback(self._closing.discard)
+                    else:
+                        await _close(connection)  # a statement may still run on it (docstring)
                     raise
                 self._give_back(connection)
         except Exception as exc:
             raise_if_lost(exc, connected=connection is not None)
             raise
+
+    @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        """A place in the lane, waited for at most ``bounds.pool_seconds`` (LaneTimeout)."""
+        if self._bounds is None:
+            async with self._turns:
+                yield
+            return
+        try:
+            async with asyncio.timeout(self._bounds.pool_seconds):
+                await self._turns.acquire()
+        except TimeoutError:
+            raise LaneTimeout("no connection of the statement lane came free in time") from None
+        try:
+            yield
+        finally:
+            self._turns.release()
 
     async def _take(self) -> StatementConnection:
         while self._idle:
@@ -84,7 +115,13 @@ class StatementLane:
                 return connection
         if self._closed:
             raise RuntimeError("the statement lane is closed")
-        return await asyncpg.connect(self._dsn, server_settings={"application_name": APPLICATION_NAME})
+        bounds = self._bounds
+        return await asyncpg.connect(
+            self._dsn,
+            server_settings={"application_name": APPLICATION_NAME},
+            timeout=60 if bounds is None else bounds.connect_seconds,  # 60: asyncpg's default
+            command_timeout=None if bounds is None else bounds.statement_seconds,
+        )
 
     def _give_back(self, connection: StatementConnection) -> None:
         if self._closed or connection.is_closed() or connection.is_in_transaction():
@@ -98,6 +135,7 @@ class StatementLane:
         idle, self._idle = self._idle, []
         for connection in idle:
             await connection.close()
+        await asyncio.gather(*self._closing)
 
 
 async def _close(connection: StatementConnection) -> None:

@@ -5,7 +5,8 @@ Every way into the database (``Database.transaction``, ``reading``, ``each_state
 ``one_statement`` and the request's own connection) turns a lost connection into
 ``DatabaseUnavailable`` (503 ``SERVICE_UNAVAILABLE`` with ``Retry-After``): PostgreSQL
 restarting or terminating the backend (57P01 and the other 57P0x), the socket closed under a
-statement, a refused or timed-out connect, PostgreSQL's ``too many connections``. A statement
+statement, a refused or timed-out connect, PostgreSQL's ``too many connections``; and a step
+that ran out of its time (payorch.db.bounds: a statement, the wait for a pooled connection). A statement
 PostgreSQL answered with an error of its own (a constraint, a timeout) is not a lost connection.
 
 Which requests are retried (payorch.http.read_retry), and why only those: a GET or HEAD whose
@@ -28,6 +29,7 @@ from typing import NoReturn
 import asyncpg
 from sqlalchemy.exc import DBAPIError
 
+from payorch.db.bounds import out_of_time
 from payorch.errors import ApiError, DatabaseUnavailable
 
 RETRY_AFTER_SECONDS = 1
@@ -63,12 +65,19 @@ def may_write() -> None:
 
 
 def raise_if_lost(exc: BaseException, *, connected: bool = True) -> None:
-    """Raise DatabaseUnavailable (from ``exc``) if ``exc`` says the connection is gone.
+    """Raise DatabaseUnavailable (from ``exc``) if ``exc`` says the connection is gone, or that
+    a step ran out of its time (payorch.db.bounds).
 
     ``connected``: the connection was made and handed out. Before that a timeout is the connect
-    timing out; after it, a timeout is the caller's own (``asyncio.wait_for`` around a
-    statement), not a loss."""
-    if isinstance(exc, ApiError) or not connection_lost(exc, connected=connected):
+    timing out (a loss: a read is tried once more); after it, a timeout is the statement's own
+    bound, and the wait for a pooled connection is the pool's: 503 at once, not tried again (a
+    silent or exhausted database would make the second try wait as long)."""
+    if isinstance(exc, ApiError):
+        return
+    if out_of_time(exc, connected=connected):
+        log.warning("database step out of time: %s", type(exc).__name__)
+        raise DatabaseUnavailable(RETRY_AFTER_SECONDS) from exc
+    if not connection_lost(exc, connected=connected):
         return
     log.warning("database connection lost or refused: %s", type(exc).__name__)
     raise_unavailable(exc)

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.db import Phases
+from payorch.db.bounds import abandon, cut_short
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.errors import ValidationFailed
 from payorch.idempotency.service import Scope
@@ -65,18 +66,20 @@ async def request_connection(request: Request) -> AsyncIterator[AsyncConnection]
         async with runtime_of(request).database.engine.connect() as conn:
             try:
                 yield conn
-            except BaseException:
-                await conn.rollback()
+                if conn.in_transaction():
+                    await conn.commit()
+            except BaseException as exc:
+                if cut_short(exc):
+                    await abandon(conn)  # a ROLLBACK would wait on it (payorch.db.bounds)
+                else:
+                    await conn.rollback()
                 raise
-            if conn.in_transaction():
-                await conn.commit()
     except Exception as exc:
         raise_if_lost(exc, connected=conn is not None)
         raise
 
 
 Conn = Annotated[AsyncConnection, Depends(request_connection, scope="function")]
-
 
 
 async def read_connection(request: Request) -> AsyncIterator[AsyncConnection]:
@@ -121,9 +124,7 @@ def idempotency_scope(
 ) -> Scope | None:
     if key is None:
         return None
-    return runtime.idempotency.scope(
-        caller.application_id, request.method, request.url.path, key, body
-    )
+    return runtime.idempotency.scope(caller.application_id, request.method, request.url.path, key, body)
 
 
 BodyT = TypeVar("BodyT", bound=BaseModel)

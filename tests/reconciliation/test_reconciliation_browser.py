@@ -21,7 +21,7 @@ from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-B = "provider_b_redirect_get"
+A, B = "provider_a_redirect_post", "provider_b_redirect_get"
 
 
 @pytest.fixture(scope="module")
@@ -30,19 +30,31 @@ def server(database_url: str) -> Iterator[web.Server]:
         yield found
 
 
-async def intent_at_b(api: httpx.AsyncClient, app: dict[str, str], url: str, amount: int) -> tuple[str, str]:
-    """A provider B intent with its checkout open: (its id, the page's URL)."""
+async def intent_at_b(
+    api: httpx.AsyncClient, app: dict[str, str], url: str, amount: int, provider: str = B
+) -> tuple[str, str]:
+    """A provider B (or ``provider``) intent with its checkout open: (its id, the page's URL)."""
     created = await create_intent(
         api,
         as_sandbox(app),
         external_reference=f"order-{amount}",
         amount=amount,
-        provider=B,
+        provider=provider,
         return_url=url + "/dashboard/sandbox/returned",
     )
     intent_id = created["id"]
     checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
     return intent_id, checkout["checkout"]["url"]
+
+
+async def pay_at_a(api: httpx.AsyncClient, intent_id: str) -> None:
+    """The buyer pays at provider A (the simulator's market, all approved) and returns."""
+    market = {"provider": A, "approve": 1, "decline": 0, "give_up": 0, "pending": 0}
+    (await api.post("/simulator/controls/market", json=market)).raise_for_status()
+    bought = await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})
+    back = bought.json()["return"]
+    await api.post(back["url"], data=back["fields"], headers={"Authorization": ""})
+    assert (await api.get(f"/v1/payment-intents/{intent_id}")).json()["status"] == "AUTHORIZED"
 
 
 async def discrepancy(api: httpx.AsyncClient, **body: Any) -> None:
@@ -61,9 +73,12 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
         paid = [await intent_at_b(api, app, url, amount) for amount in (12_000, 8_500)]
         unreturned, _ = await intent_at_b(api, app, url, 4_000)
+        # Provider A's 64-character token is a finding's subject: it wraps at 390 px.
+        at_a = await intent_at_b(api, app, url, 7_000, provider=A)
         async with web.chromium() as browser:
             page = await web.page_at(browser)
             await web.sign_in(page, url, app["api_key"])
+            await pay_at_a(api, at_a[0])
             for intent_id, checkout_url in paid:  # the buyer pays at the simulated provider
                 await web.approve_at_provider(page, checkout_url, f"{url}/dashboard/payments/{intent_id}")
             await discrepancy(
@@ -73,6 +88,7 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
                 api, provider=B, kind="amount_changed", payment_intent_id=paid[1][0], amount=8_000
             )
             await discrepancy(api, provider=B, kind="orphan", amount=5_000)
+            await discrepancy(api, provider=A, kind="refunded_at_provider", payment_intent_id=at_a[0])
             await discrepancy(api, provider=B, kind="approved_unreturned", payment_intent_id=unreturned)
             await page.get_by_role("link", name="Reconciliation").click()
             await page.get_by_label("Day (UTC)").fill(day)
@@ -82,26 +98,31 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
             await page.get_by_text("Asked for: a worker reconciles the day shortly.").wait_for()
             deadline = time.monotonic() + 120  # the worker's job runs every 30 s
             # Findings are listed as the run stores them: wait for the whole day (the
-            # three to look at and the approval, applied).
+            # four to look at and the approval, applied).
             while not (
-                await page.get_by_text("To look at (3)").is_visible()
+                await page.get_by_text("To look at (4)").is_visible()
                 and await page.get_by_text("Applied or resolved (1)").is_visible()
             ):
                 assert time.monotonic() < deadline, await page.content()
                 await asyncio.sleep(2)
                 await page.reload()
-            await web.screenshot(page, shots, "reconciliation")
-            refund = page.locator("section", has_text="Refunded at the provider outside payorch")
+            # Within 390 px too: a provider's subject token wraps (it made the page 530 px wide).
+            await web.screenshot(page, shots, "reconciliation", check=web.fits_the_width)
+            refund = page.locator("section", has_text="Refunded at the provider outside payorch").filter(
+                has_text=B
+            )
             await refund.get_by_label("What was done").fill("refund booked by finance")
             await refund.get_by_role("button", name="Mark resolved").click()
             await page.get_by_text("Marked resolved.").wait_for()
-            assert await page.get_by_text("To look at (2)").is_visible()
+            assert await page.get_by_text("To look at (3)").is_visible()
             assert await page.get_by_text("refund booked by finance").is_visible()
+            await web.screenshot(page, shots, "reconciliation-resolved", check=web.fits_the_width)
         report = (await api.get("/v1/reports/reconciliation", params={"date": day})).json()
         assert sorted((f["kind"], f["action"], f["status"]) for f in report["findings"]) == [
             ("amount_mismatch", "FLAGGED", "OPEN"),
             ("approved_not_recorded", "APPLIED", "RESOLVED"),
             ("approved_not_recorded", "FLAGGED", "OPEN"),
+            ("refunded_outside", "FLAGGED", "OPEN"),
             ("refunded_outside", "FLAGGED", "RESOLVED"),
         ]
         assert (await api.get(f"/v1/payment-intents/{unreturned}")).json()["status"] == "AUTHORIZED"

@@ -66,6 +66,16 @@ async def control(client: httpx.AsyncClient, sandbox: Sandbox, path: str, **body
     return await client.post(f"/simulator/controls/{path}", json=body, headers=sandbox.headers)
 
 
+async def settled(
+    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str, provider: str
+) -> None:
+    """The settle control at ``provider`` (a dispute opens or ends, a payment moves); asserts 200."""
+    answer = await control(
+        client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=provider
+    )
+    assert answer.status_code == 200, answer.text
+
+
 async def _payment(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str) -> dict[str, Any]:
     payment_id = (await read(client, sandbox, intent_id))["payment"]["id"]
     response = await client.get(f"/v1/payments/{payment_id}", headers=sandbox.headers)

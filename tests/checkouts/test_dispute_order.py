@@ -22,7 +22,7 @@ from payorch.app import create_app
 from payorch.db.tables.providers import payments
 from payorch.http.client import LocalApp
 from payorch.runtime import Runtime
-from tests.checkouts.helpers import _disputes, _payment, control
+from tests.checkouts.helpers import _disputes, _payment, control, settled
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B, events_of, pay, read, set_fault, start
 
@@ -96,15 +96,6 @@ async def wired(runtime: Runtime, held: HeldRead) -> HeldRead:
     """Every test of the module: our app behind ``held`` (which holds nothing until told)."""
     held.app = create_app(runtime=runtime)
     return held
-
-
-async def settled(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str, provider: str
-) -> None:
-    answer = await control(
-        client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=provider
-    )
-    assert answer.status_code == 200, answer.text
 
 
 async def moved_to(

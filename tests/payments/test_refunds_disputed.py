@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.checkouts.helpers import _payment, control
+from tests.checkouts.helpers import _payment, settled
 from tests.kit import Sandbox, assert_error, mock_sandbox
 from tests.providers.helpers import B, events_of, pay, read, start
 
@@ -24,16 +24,6 @@ async def paid(client: httpx.AsyncClient, sandbox: Sandbox, provider: str) -> di
     await pay(client, body, "approve")
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"
     return intent
-
-
-async def moved(
-    client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str, provider: str
-) -> None:
-    """The provider moves the payment (a dispute opens or ends) and notifies payorch (signed)."""
-    answer = await control(
-        client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome, provider=provider
-    )
-    assert answer.status_code == 200, answer.text
 
 
 async def refund(
@@ -60,14 +50,14 @@ async def test_open_then_lost_dispute_refuses_every_refund(
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, provider)
     payment_id = (await _payment(client, sandbox, intent["id"]))["id"]
-    await moved(client, sandbox, intent["id"], opening, provider)
+    await settled(client, sandbox, intent["id"], opening, provider)
 
     during = await refund(client, sandbox, payment_id, "during", amount=5_000)
     error = assert_error(during, 409, "PAYMENT_DISPUTED")
     assert error["details"] == {"dispute_status": "OPEN", "dispute_kind": kind}
     assert "open" in error["message"] and "won" in error["message"]
 
-    await moved(client, sandbox, intent["id"], losing, provider)
+    await settled(client, sandbox, intent["id"], losing, provider)
     after = await refund(client, sandbox, payment_id, "after")  # all that is left
     error = assert_error(after, 409, "PAYMENT_DISPUTED")
     assert error["details"] == {"dispute_status": "LOST", "dispute_kind": kind}
@@ -90,7 +80,7 @@ async def test_an_open_mediation_at_b_is_refused_by_payorch_not_the_provider(
     sandbox = await mock_sandbox(runtime)
     intent = await paid(client, sandbox, B)
     payment_id = (await _payment(client, sandbox, intent["id"]))["id"]
-    await moved(client, sandbox, intent["id"], "mediation", B)
+    await settled(client, sandbox, intent["id"], "mediation", B)
     error = assert_error(await refund(client, sandbox, payment_id, "m"), 409, "PAYMENT_DISPUTED")
     assert error["details"] == {"dispute_status": "OPEN", "dispute_kind": "mediation"}
     assert await refunds_of(client, sandbox, payment_id) == []
@@ -110,9 +100,9 @@ async def test_after_a_won_dispute_what_was_left_is_refundable(
     payment_id = (await _payment(client, sandbox, intent["id"]))["id"]
     first = await refund(client, sandbox, payment_id, "before", amount=2_000)
     assert first.status_code == 201, first.text
-    await moved(client, sandbox, intent["id"], opening, provider)
+    await settled(client, sandbox, intent["id"], opening, provider)
     assert_error(await refund(client, sandbox, payment_id, "open"), 409, "PAYMENT_DISPUTED")
-    await moved(client, sandbox, intent["id"], winning, provider)
+    await settled(client, sandbox, intent["id"], winning, provider)
     rest = await refund(client, sandbox, payment_id, "rest")  # all that is left
     assert rest.status_code == 201, rest.text
     assert rest.json()["amount"] == 8_000 and rest.json()["status"] == "SUCCEEDED"
@@ -135,7 +125,7 @@ async def test_a_dispute_racing_refunds_is_seen_by_every_refund_reserved_after_i
         payment_id = (await _payment(client, sandbox, intent["id"]))["id"]
         answers = await asyncio.gather(
             *(refund(client, sandbox, payment_id, f"r{round_}-{n}", amount=1_000) for n in range(3)),
-            moved(client, sandbox, intent["id"], "chargeback", provider),
+            settled(client, sandbox, intent["id"], "chargeback", provider),
             *(refund(client, sandbox, payment_id, f"r{round_}-{n}", amount=1_000) for n in range(3, 6)),
         )
         replies = [a for a in answers if isinstance(a, httpx.Response)]

@@ -26,6 +26,7 @@ KINDS = {
     "amount_mismatch": "Amount or currency differ",
     "refunded_outside": "Refunded at the provider outside payorch",
     "dispute_not_recorded": "Dispute not recorded",
+    "dispute_mismatch": "Dispute in another state at the provider",
 }
 
 

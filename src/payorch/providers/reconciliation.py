@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from typing import Protocol
 
-from payorch.providers.base import ConnectorContext
+from payorch.providers.base import ConnectorContext, DisputeObservation
 
 LATE_PAYMENTS = timedelta(days=1)
 
@@ -40,7 +40,9 @@ class ProviderPaymentRecord:
     amount: int  # ISO minor units
     currency: str  # upper case
     refunded: int  # ISO minor units refunded at the provider, however it was asked
-    dispute: str | None  # chargeback | mediation while the provider shows a dispute open
+    # What the provider shows about the payment's latest dispute, read as a notification's is
+    # (with its place in the provider's order): None when it shows none or has no dispute API.
+    dispute: DisputeObservation | None
     created_at: datetime | None
 
 

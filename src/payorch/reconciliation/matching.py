@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from payorch.jsontypes import JsonObject
+from payorch.providers.base import DisputeObservation, DisputeState
 from payorch.providers.reconciliation import ProviderPaymentRecord, ProviderPaymentState
 from payorch.reconciliation.records import BookEntry, FindingAction, FindingKind
 
@@ -25,7 +26,7 @@ class Discrepancy:
     action: FindingAction
     payorch_values: JsonObject
     provider_values: JsonObject
-    dispute: str | None = None  # DISPUTE_NOT_RECORDED: the provider's kind of dispute
+    dispute: DisputeObservation | None = None  # what the provider shows about a dispute
 
 
 @dataclass
@@ -50,7 +51,8 @@ def book_values(entry: BookEntry | None) -> JsonObject:
     }
 
 
-def record_values(record: ProviderPaymentRecord | None) -> JsonObject:
+def record_values(record: ProviderPaymentRecord | None, held_dispute: str | None = None) -> JsonObject:
+    """The provider's side; its dispute as the status it stands for against ``held_dispute``."""
     if record is None:
         return {"known": False}
     return {
@@ -61,8 +63,22 @@ def record_values(record: ProviderPaymentRecord | None) -> JsonObject:
         "amount": record.amount,
         "currency": record.currency,
         "refunded": record.refunded,
-        "dispute": record.dispute,
+        "dispute": dispute_there(record.dispute, held_dispute),
+        "dispute_kind": record.dispute.kind if record.dispute is not None else None,
     }
+
+
+def dispute_there(seen: DisputeObservation | None, held: str | None) -> str | None:
+    """The dispute status (OPEN, WON, LOST) the provider's read stands for, given the one payorch
+    holds: plainly paid again ends an open dispute as won, refunded by the provider as lost
+    (payments/disputes.py reads them so). None: the read says nothing about a dispute."""
+    if seen is None:
+        return None
+    if seen.state in (DisputeState.OPEN, DisputeState.WON, DisputeState.LOST):
+        return seen.state.value
+    if held == "OPEN":
+        return "WON" if seen.state is DisputeState.CLEARED else "LOST"
+    return None
 
 
 def _finding(
@@ -78,7 +94,7 @@ def _finding(
         entry.payment_intent_id if entry is not None else None,
         action,
         book_values(entry),
-        record_values(record),
+        record_values(record, entry.dispute_status if entry is not None else None),
         record.dispute if record is not None else None,
     )
 
@@ -98,8 +114,12 @@ def _of_paid(record: ProviderPaymentRecord, entry: BookEntry) -> list[Discrepanc
         found.append(_finding(FindingKind.AMOUNT_MISMATCH, flag, record, entry, record.reference))
     if record.refunded > entry.refunded:
         found.append(_finding(FindingKind.REFUNDED_OUTSIDE, flag, record, entry, record.reference))
-    if record.dispute is not None and entry.dispute_status != "OPEN":
-        found.append(_finding(FindingKind.DISPUTE_NOT_RECORDED, apply, record, entry, record.reference))
+    there = dispute_there(record.dispute, entry.dispute_status)
+    if there is not None and there != entry.dispute_status:
+        # Repaired through the disputes path with the provider's read (service._apply).
+        unrecorded = entry.dispute_status is None
+        kind = FindingKind.DISPUTE_NOT_RECORDED if unrecorded else FindingKind.DISPUTE_MISMATCH
+        found.append(_finding(kind, apply, record, entry, record.reference))
     return found
 
 

@@ -21,7 +21,8 @@ class FindingKind(StrEnum):
     NOT_PAID_AT_PROVIDER = "not_paid_at_provider"  # paid at payorch, unknown/different there
     AMOUNT_MISMATCH = "amount_mismatch"  # amount or currency differ
     REFUNDED_OUTSIDE = "refunded_outside"  # refunded at the provider beyond payorch's refunds
-    DISPUTE_NOT_RECORDED = "dispute_not_recorded"  # a dispute open there, none recorded here
+    DISPUTE_NOT_RECORDED = "dispute_not_recorded"  # a dispute there, none recorded here
+    DISPUTE_MISMATCH = "dispute_mismatch"  # a dispute recorded here in another state than there
 
 
 class FindingAction(StrEnum):

@@ -60,7 +60,7 @@ class FindingBody(BaseModel):
     provider: str
     kind: FindingKind = Field(
         description="approved_not_recorded, not_paid_at_provider, amount_mismatch, "
-        "refunded_outside or dispute_not_recorded"
+        "refunded_outside, dispute_not_recorded or dispute_mismatch"
     )
     action: str = Field(description="APPLIED (the provider's word, applied) or FLAGGED (for a person)")
     status: FindingStatus = Field(description="OPEN or RESOLVED")

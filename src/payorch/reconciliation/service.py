@@ -31,8 +31,6 @@ from payorch.payments import disputes
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
-    DisputeObservation,
-    DisputeState,
     PaymentResult,
     ProviderCallError,
 )
@@ -54,6 +52,7 @@ log = logging.getLogger("payorch.reconciliation")
 # How long a worker holds a run before another may take it over (a crashed worker's run).
 LEASE = timedelta(minutes=30)
 PAID_AT_PAYORCH = frozenset({"AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"})
+DISPUTE_FINDINGS = frozenset({FindingKind.DISPUTE_NOT_RECORDED, FindingKind.DISPUTE_MISMATCH})
 
 
 def window_of(day: date, now: datetime) -> DayWindow:
@@ -250,7 +249,8 @@ async def _apply(
     runtime: Runtime, application_id: str, provider: str, found: matching.Discrepancy
 ) -> FindingAction:
     """Apply the provider's final word as a return or notification would; FLAGGED when it did
-    not take (the provider's answer did not confirm it for the checkout, or was unavailable)."""
+    not take (the provider's answer did not confirm it for the checkout, or was unavailable; a
+    dispute read the disputes path found older than what payorch holds)."""
     assert found.payment_intent_id is not None
     try:
         if found.kind is FindingKind.APPROVED_NOT_RECORDED:
@@ -264,10 +264,9 @@ async def _apply(
             )
             moved = after is not None and after.status in PAID_AT_PAYORCH
             return FindingAction.APPLIED if moved else FindingAction.FLAGGED
-        if found.kind is FindingKind.DISPUTE_NOT_RECORDED:
-            seen = DisputeObservation(
-                DisputeState.OPEN, found.dispute, str(found.provider_values.get("status"))
-            )
+        if found.kind in DISPUTE_FINDINGS and found.dispute is not None:
+            # The provider's read, with its place in the provider's order: the disputes path
+            # applies it only if it is newer than what payorch holds (never an older read).
             async with runtime.phases.transaction() as conn:
                 payment = await disputes.observe(
                     conn,
@@ -275,9 +274,11 @@ async def _apply(
                     provider=provider,
                     provider_reference=found.subject,
                     application_id=application_id,
-                    seen=seen,
+                    seen=found.dispute,
                 )
-            return FindingAction.APPLIED if payment is not None else FindingAction.FLAGGED
+            there = found.provider_values.get("dispute")
+            moved = payment is not None and payment.dispute_status == there
+            return FindingAction.APPLIED if moved else FindingAction.FLAGGED
     except ProviderCallError as exc:
         log.warning("reconciliation could not apply %s for %s: %s", found.kind, found.subject, exc.reason)
     return FindingAction.FLAGGED

@@ -1,6 +1,7 @@
 """Provider B's side of a day: ``GET /v1/payments/search`` by ``date_created`` range, oldest
 first, a page of SEARCH_LIMIT at a time. Each payment carries ``external_reference`` (payorch's
-intent id), its amount, what was refunded and, as its status, an open chargeback or mediation."""
+intent id), its amount, what was refunded and, as its status, a chargeback or mediation (open
+or ended), read as a notification's payment is (``dispute_of``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from payorch.clock import isoformat
-from payorch.providers.base import ConnectorContext, DisputeState, PaymentOutcome
+from payorch.providers.base import ConnectorContext, PaymentOutcome
 from payorch.providers.http import parse, send
 from payorch.providers.provider_b import PROVIDER_B, wire
 from payorch.providers.provider_b.adapter import _headers as headers_of
@@ -38,7 +39,6 @@ def _minor(value: Decimal | None, currency: str) -> int:
 def _record(payment: wire.ProviderBPayment) -> ProviderPaymentRecord:
     currency = (payment.currency_id or "").upper()
     outcome = OUTCOME_OF_STATUS.get(payment.status)
-    dispute = dispute_of(payment)
     return ProviderPaymentRecord(
         reference=str(payment.id),
         checkout_reference=None,
@@ -50,7 +50,7 @@ def _record(payment: wire.ProviderBPayment) -> ProviderPaymentRecord:
         amount=_minor(payment.transaction_amount, currency),
         currency=currency,
         refunded=_minor(payment.transaction_amount_refunded, currency),
-        dispute=dispute.kind if dispute is not None and dispute.state is DisputeState.OPEN else None,
+        dispute=dispute_of(payment),
         created_at=_utc(payment.date_created),
     )
 

@@ -1,6 +1,7 @@
 """Provider C's side of a day: Checkout Sessions and PaymentIntents listed by creation time
-(``created[gte]`` / ``created[lt]``, 100 a page, ``starting_after``), and refunds listed by
-creation time from the day's start to now (a refund comes after its payment, often days later).
+(``created[gte]`` / ``created[lt]``, 100 a page, ``starting_after``), and refunds and disputes
+listed by creation time from the day's start to now (each comes after its payment, often days
+later). A PaymentIntent's latest dispute is read as a ``charge.dispute.*`` event's is.
 
 A PaymentIntent is the payment (payorch keeps its id); its session says which checkout it was
 paid through and ``client_reference_id`` names payorch's intent. Amounts are in the provider's
@@ -15,10 +16,11 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from payorch.providers.base import ConnectorContext
+from payorch.providers.base import ConnectorContext, DisputeObservation, ProviderUnavailable
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, wire
 from payorch.providers.provider_c.adapter import _headers as headers_of
+from payorch.providers.provider_c.payment_results import dispute_of
 from payorch.providers.provider_c.refusals import rejected
 from payorch.providers.reconciliation import (
     DayWindow,
@@ -38,13 +40,30 @@ class _IntentList(BaseModel):
     has_more: bool = False
 
 
-Listed = TypeVar("Listed", wire.SessionList, _IntentList, wire.RefundList)
+Listed = TypeVar("Listed", wire.SessionList, _IntentList, wire.RefundList, wire.DisputeList)
 
 
 def _state(status: str) -> ProviderPaymentState:
     if status == wire.SUCCEEDED:
         return ProviderPaymentState.PAID
     return ProviderPaymentState.PENDING if status in PENDING else ProviderPaymentState.NOT_PAID
+
+
+def _latest_disputes(disputes: Sequence[wire.Dispute]) -> dict[str, DisputeObservation]:
+    """Each PaymentIntent's latest dispute, as its event would be read; a status payorch does not
+    know is left out (its events are not guessed either). Latest: by opening (whole seconds);
+    in the same second an open one, since the provider opens one only after the last ended."""
+    latest: dict[str, wire.Dispute] = {}
+    for dispute in sorted(disputes, key=lambda d: (d.created or 0, d.status in wire.DISPUTE_OPEN, d.id)):
+        if dispute.payment_intent:
+            latest[dispute.payment_intent] = dispute  # a later one replaces an earlier one
+    found = {}
+    for intent_id, dispute in latest.items():
+        try:
+            found[intent_id] = dispute_of(dispute)
+        except ProviderUnavailable:
+            continue
+    return found
 
 
 def _seconds(moment: datetime) -> str:
@@ -64,6 +83,8 @@ class ProviderCReader:
         intents = [intent for page in listed for intent in page.data]
         read = await self._pages(ctx, wire.REFUNDS, wire.RefundList, day.start, day.through_now)
         refunds = [refund for page in read for refund in page.data]
+        opened = await self._pages(ctx, wire.DISPUTES, wire.DisputeList, day.start, day.through_now)
+        dispute_of_intent = _latest_disputes([dispute for page in opened for dispute in page.data])
         session_of = {
             s.payment_intent if isinstance(s.payment_intent, str) else s.payment_intent.id: s
             for s in sessions
@@ -89,7 +110,7 @@ class ProviderCReader:
                     amount=intent.amount,
                     currency=intent.currency.upper(),
                     refunded=refunded[intent.id],
-                    dispute=None,  # disputes come as charge.dispute.* events (payments/disputes.py)
+                    dispute=dispute_of_intent.get(intent.id),
                     created_at=datetime.fromtimestamp(intent.created, day.start.tzinfo)
                     if intent.created is not None
                     else None,

@@ -182,6 +182,11 @@ class Dispute(_Answer):
     created: int | None = None  # unix seconds: when the dispute opened
 
 
+class DisputeList(_Answer):
+    data: list[Dispute]
+    has_more: bool = False
+
+
 class ErrorDetail(_Answer):
     type: str | None = None
     code: str | None = None

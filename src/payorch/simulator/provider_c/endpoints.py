@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
+from sqlalchemy import RowMapping, Table
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.background import BackgroundTask
 from starlette.responses import Response
@@ -28,6 +29,7 @@ from payorch.simulator.provider_c import disputes, events, listing, refunds, rep
 from payorch.simulator.provider_c.credentials import owner_of_key
 from payorch.simulator.provider_c.records import (
     SimCAnswer,
+    SimCDispute,
     SimCEvent,
     SimCPaymentIntent,
     SimCRefund,
@@ -190,24 +192,30 @@ async def list_sessions(request: Request, conn: ReadConn) -> Response:
     return await _api(request, conn, run)
 
 
-@router.get(BASE + "/v1/payment_intents")
-async def list_payment_intents(request: Request, conn: ReadConn) -> Response:
+async def _by_creation(
+    request: Request, conn: AsyncConnection, table: Table, body_of: Callable[[RowMapping], JsonObject]
+) -> Response:
+    """A list by creation time, as the provider answers it (``listing``), each row by ``body_of``."""
     query = request.query_params
 
     async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
         limit = listing.limit_of(query)
-        rows = await listing.page_of(
-            conn,
-            tables.simulator_c_payment_intents,
-            owner,
-            listing.created_of(query),
-            limit + 1,
-            query.get("starting_after"),
-        )
-        data = [intent_body(record_of(SimCPaymentIntent, row)) for row in rows[:limit]]
+        created = listing.created_of(query)
+        rows = await listing.page_of(conn, table, owner, created, limit + 1, query.get("starting_after"))
+        data = [body_of(row) for row in rows[:limit]]
         return list_body(request.url.path, data, len(rows) > limit), []
 
     return await _api(request, conn, run)
+
+
+@router.get(BASE + "/v1/payment_intents")
+async def list_payment_intents(request: Request, conn: ReadConn) -> Response:
+    return await _by_creation(
+        request,
+        conn,
+        tables.simulator_c_payment_intents,
+        lambda row: intent_body(record_of(SimCPaymentIntent, row)),
+    )
 
 
 @router.get(BASE + "/v1/payment_intents/{intent_id}")
@@ -221,6 +229,14 @@ async def read_payment_intent(intent_id: str, request: Request, conn: ReadConn) 
         return intent_body(intent), []
 
     return await _api(request, conn, run)
+
+
+@router.get(BASE + "/v1/disputes")
+async def list_disputes(request: Request, conn: ReadConn) -> Response:
+    """By creation time (reconciliation reads a day's disputes through it)."""
+    return await _by_creation(
+        request, conn, tables.simulator_c_disputes, lambda row: dispute_body(record_of(SimCDispute, row))
+    )
 
 
 @router.get(BASE + "/v1/disputes/{dispute_id}")

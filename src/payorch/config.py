@@ -326,6 +326,22 @@ class Settings(BaseSettings):
             "tenth of it (at least 100) kept for the database, logs and provider calls."
         ),
     )
+    max_concurrent_exports: int = Field(
+        3,
+        ge=1,
+        description=(
+            "Exports one application may stream at once, per API process (each --workers process "
+            "counts its own); one more is refused 409 LIMIT_EXCEEDED until one has ended."
+        ),
+    )
+    export_stall_seconds: float = Field(
+        30,
+        gt=0,
+        description=(
+            "An export whose reader takes nothing for this long (a send of the answer makes no "
+            "progress) is ended: the connection is dropped and its slot freed."
+        ),
+    )
     max_header_bytes: int = Field(
         16384,
         ge=1024,

@@ -16,6 +16,7 @@ from payorch.clock import Clock
 from payorch.config import Settings
 from payorch.crypto import Cipher
 from payorch.db import Database, Phases
+from payorch.exports.slots import ExportSlots
 from payorch.http.client import LocalApp
 from payorch.idempotency.service import Idempotency
 from payorch.payments.refund_gateway import RefundGateway
@@ -58,6 +59,8 @@ class Runtime:
     owns_database: bool
     # Ranks providers for routing's success-rate default (routing/strategy.py).
     success_rates: SuccessRates = field(default_factory=PriorityFallback)
+    # How many exports each application streams at once in this process (exports/slots.py).
+    export_slots: ExportSlots = field(default_factory=ExportSlots)
 
     async def close(self) -> None:
         await self.provider_health.aclose()

@@ -10,9 +10,8 @@ from starlette.responses import Response
 
 from payorch.dashboard.web import DashboardRoute, ViewerDep, render
 from payorch.errors import ValidationFailed
-from payorch.exports import service
-from payorch.exports.endpoints import response
 from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.streaming import streamed
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -54,4 +53,4 @@ async def download(request: Request, viewer: ViewerDep) -> Response:
     form = ExportForm.model_validate(dict(request.query_params))  # a 400 page names what to fix
     if form.to <= form.from_:  # the API answers an empty range; a person most likely swapped them
         raise ValidationFailed.field("to", "must be after from")
-    return response(service.export(viewer.runtime.database.listing, viewer.caller, form.kind, form))
+    return streamed(viewer.runtime, viewer.caller, form.kind, form)

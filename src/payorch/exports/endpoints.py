@@ -7,9 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response, StreamingResponse
 
-from payorch.errors import AuthenticationFailed, ValidationFailed
+from payorch.errors import AuthenticationFailed, LimitExceeded, ValidationFailed
 from payorch.exports import service
 from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.streaming import streamed
 from payorch.http.deps import CurrentCaller, runtime_of
 from payorch.http.errors import problem_responses
 
@@ -27,20 +28,13 @@ _WHAT = {
 }
 
 
-def response(export: service.Export) -> StreamingResponse:
-    disposition = f'attachment; filename="{export.filename}"'
-    return StreamingResponse(
-        export.content, media_type=export.media_type, headers={"Content-Disposition": disposition}
-    )
-
-
 def _route(kind: ExportKind) -> None:
     columns = ", ".join(service.SOURCES[kind].names)
 
     async def export(
         request: Request, caller: CurrentCaller, query: Annotated[ExportQuery, Query()]
     ) -> Response:
-        return response(service.export(runtime_of(request).database.listing, caller, kind, query))
+        return streamed(runtime_of(request), caller, kind, query)
 
     export.__name__ = f"export_{kind.value}"
     router.get(
@@ -54,14 +48,16 @@ def _route(kind: ExportKind) -> None:
                     "application/x-ndjson": {"schema": {"type": "string"}},
                 },
             },
-            **problem_responses(ValidationFailed, AuthenticationFailed),
+            **problem_responses(ValidationFailed, AuthenticationFailed, LimitExceeded),
         },
         summary=f"Export {kind.value} of a time range as CSV or JSON lines",
         description=f"{_WHAT[kind]}. Streamed: no cursor; amounts in minor units and formatted; "
         "times ISO 8601 UTC. In CSV a text cell gets a ' in front when it starts with a tab, a "
         "carriage return or ', or when its first visible character (after NFKC, past leading "
         "blanks and invisible characters) is =, +, - or @, so no spreadsheet runs it as a formula "
-        "(docs/exports.md).",
+        "(docs/exports.md). Made only as fast as it is read; an application streams at most "
+        "PAYORCH_MAX_CONCURRENT_EXPORTS exports at once (one more: 409 LIMIT_EXCEEDED), and an "
+        "export whose reader takes nothing for PAYORCH_EXPORT_STALL_SECONDS is ended.",
     )(export)
 
 

@@ -29,6 +29,9 @@ from payorch.payments.records import Payment
 Reading: TypeAlias = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
 
 BATCH = 1000  # rows a read; what the process holds of an export at once
+# Rows a chunk of the answer (some 25 KB of CSV): the answer waits for its reader chunk by
+# chunk and yields the event loop between chunks (exports/streaming.py).
+CHUNK = 100
 
 R = TypeVar("R")
 Row = tuple[Cell, ...]
@@ -112,14 +115,13 @@ class Export:
     filename: str
 
 
-async def _written(
-    reading: Reading, rows: Rows, window: Window, writer: Writer
-) -> AsyncIterator[bytes]:
+async def _written(reading: Reading, rows: Rows, window: Window, writer: Writer) -> AsyncIterator[bytes]:
     start = writer.start()
     if start:
         yield start
     async for batch in rows.batches(reading, window):
-        yield writer.rows(batch)
+        for first in range(0, len(batch), CHUNK):
+            yield writer.rows(batch[first : first + CHUNK])
 
 
 def export(reading: Reading, caller: Caller, kind: ExportKind, query: ExportQuery) -> Export:

@@ -12,6 +12,10 @@ class to uvicorn as its HTTP protocol (by import string, so `--workers N` proces
   had begun (a plain close when nothing was sent) and the connection is closed;
 - one connection over `PAYORCH_MAX_CONNECTIONS` (per process) gets 503 SERVICE_UNAVAILABLE with
   Retry-After and is closed at once, before the fd limit is reached;
+- a route may act on its connection through ``connection_control(scope)`` (an ASGI scope
+  extension): drop it at once (closing would wait for a client that stopped reading to take
+  what is buffered) and shrink its kernel send buffer (Linux grows it to megabytes, all made
+  before a reader that takes nothing is noticed); an export does both (payorch.exports.streaming);
 - what the parser refuses (conflicting Content-Length, a bad chunk size, a garbage request line)
   gets 400 MALFORMED_REQUEST instead of uvicorn's text;
 - a request's head is limited (uvicorn and httptools read headers of any size, and httptools
@@ -26,13 +30,16 @@ class to uvicorn as its HTTP protocol (by import string, so `--workers N` proces
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import resource
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
 
+from starlette.types import Scope
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
@@ -51,8 +58,24 @@ from payorch.ids import new_id
 from payorch.jsontypes import dumps
 
 IMPORT_STRING = "payorch.http.server_protocol:PayorchHttpProtocol"
+CONNECTION_EXTENSION = "payorch.connection"  # scope["extensions"][...]["control"]
 RETRY_AFTER_SECONDS = 1  # over the cap: idle connections are cut within the header timeout
 log = logging.getLogger("payorch.http")
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionControl:
+    """What a route may do to its request's connection."""
+
+    abort: Callable[[], None]  # drop it now, whatever is still buffered
+    limit_send_buffer: Callable[[int], None]  # SO_SNDBUF, in bytes (Linux doubles it)
+
+
+def connection_control(scope: Scope) -> ConnectionControl | None:
+    """The connection's control when payorch's server serves it (None in process)."""
+    extension = (scope.get("extensions") or {}).get(CONNECTION_EXTENSION)
+    control = extension.get("control") if isinstance(extension, dict) else None
+    return control if isinstance(control, ConnectionControl) else None
 
 
 @dataclass(frozen=True)
@@ -117,11 +140,18 @@ class PayorchHttpProtocol(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
         super().connection_made(cast(asyncio.Transport, transport))
+        self._control = ConnectionControl(self.transport.abort, self._limit_send_buffer)
         if len(self.connections) > self.limits.max_connections:
             self.connections.discard(self)
             self._refuse(ServiceUnavailable(RETRY_AFTER_SECONDS))
             return
         self._header_deadline = self._arm(self.limits.header_timeout, self._headers_late)
+
+    def _limit_send_buffer(self, size: int) -> None:
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):  # the connection is gone: nothing to limit
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._header_deadline = self._disarm(self._header_deadline)
@@ -168,6 +198,7 @@ class PayorchHttpProtocol(HttpToolsProtocol):
         self._request_begun = False
         self._header_deadline = self._disarm(self._header_deadline)
         before = self.cycle
+        self.scope.setdefault("extensions", {})[CONNECTION_EXTENSION] = {"control": self._control}
         super().on_headers_complete()
         if self.cycle is not before:  # a new request (disarmed at once if it has no body)
             self._body_deadline = self._arm(self.limits.body_timeout, self._body_late)

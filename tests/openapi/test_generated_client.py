@@ -1,7 +1,8 @@
 """A client generated from a live server's /openapi.json by openapi-python-client, used exactly
 as generated: it configures a MOCK connector, creates a payment intent, requests its checkout,
 and (after the buyer approves on the simulator's page) reads the intent AUTHORIZED, with its
-timestamps parsed as datetimes and its statuses and error codes as the generated enums.
+timestamps parsed as datetimes and its statuses as the generated enums; the values that grow
+(error codes, event types, providers) are strings it reads whatever their value.
 Once per database (SQLite and PostgreSQL), like the other live-server tests."""
 
 from __future__ import annotations
@@ -121,4 +122,27 @@ def test_the_generated_client_drives_a_sandbox_payment(
 
         unknown = get_payment_intent.sync("payi_unknown", client=client)
         assert isinstance(unknown, models.ErrorEnvelope), unknown
-        assert unknown.error.code is models.ErrorBodyCode.RESOURCE_NOT_FOUND
+        assert unknown.error.code == "RESOURCE_NOT_FOUND"
+
+        # Values that grow are open strings: the generated models read a code, an event type or
+        # a provider they do not know (a newer payorch) instead of failing.
+        newer = intent.to_dict()
+        newer["provider"] = "provider_z_redirect_get"
+        newer["timeline"][-1]["type"] = "payment.something_new"
+        newer["last_payment_error"] = {
+            "code": "a_new_code",
+            "message": "m",
+            "provider": "provider_z_redirect_get",
+            "provider_code": None,
+            "provider_message": None,
+            "at": "2026-11-28T03:58:51.000Z",
+        }
+        read = models.PaymentIntentResponse.from_dict(newer)
+        assert read.last_payment_error.code == "a_new_code"
+        assert read.timeline[-1].type_ == "payment.something_new"
+        assert (
+            models.ErrorEnvelope.from_dict(
+                {"error": {"code": "A_NEW_CODE", "message": "m", "request_id": "r", "details": {}}}
+            ).error.code
+            == "A_NEW_CODE"
+        )

@@ -6,8 +6,9 @@ answers validation failures with 400 VALIDATION_ERROR in the API's error shape, 
 document is corrected once, when first built. The same pass adds what FastAPI cannot see
 (payorch.http.openapi_terms): the bearer security scheme on the operations whose endpoint
 authenticates, the endpoint function's name as the operation id, `format: date-time` on
-timestamps (pre-formatted strings) and the error codes as an enum; and the ``webhooks`` section,
-every event and its payload (payorch.events.catalogue_openapi).
+timestamps (pre-formatted strings) and the error codes; and the ``webhooks`` section,
+every event and its payload (payorch.events.catalogue_openapi). Last, the values documented to
+grow become open strings in answers and notices (payorch.http.openapi_growing).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from payorch.events.catalogue_openapi import add_webhooks
+from payorch.http.openapi_growing import open_growing_values
 from payorch.http.openapi_terms import add_terms
 from payorch.http.schemas import ErrorEnvelope
 
@@ -35,7 +37,8 @@ def install_openapi(app: FastAPI) -> None:
                 routes=app.routes,
                 tags=app.openapi_tags,
             )
-            app.openapi_schema = add_terms(add_webhooks(_corrected(document)), app.routes)
+            terms = add_terms(add_webhooks(_corrected(document)), app.routes)
+            app.openapi_schema = open_growing_values(terms)
         return app.openapi_schema
 
     # FastAPI documents replacing this method to customise the document; its stub declares a

@@ -308,3 +308,25 @@ async def test_b_a_won_left_by_an_earlier_stale_read_becomes_lost_when_the_provi
         "chargeback",
         "lost",
     )
+
+
+async def test_b_the_approvals_own_notice_read_before_the_chargeback_changes_nothing(
+    client: httpx.AsyncClient, runtime: Runtime, wired: HeldRead
+) -> None:
+    """The attack exactly: the buyer pays; the approval's own notice reads ``approved`` and that
+    answer arrives after the chargeback right behind it was recorded (its notice authorizes the
+    payment and opens the dispute). The approval changes nothing; the provider's LOST stands."""
+    sandbox = await mock_sandbox(runtime)
+    for _ in range(ROUNDS):
+        intent, body = await start(client, sandbox, B)
+        intent_id = str(intent["id"])
+        buyer = pay(client, body, "approve")
+        opened = moved_to(client, sandbox, intent_id, "chargeback", B, "OPEN")
+        await wired.stale("/simulator/provider_b/v1/payments/", buyer, opened)
+        assert (await read(client, sandbox, intent_id))["status"] == "AUTHORIZED"
+        assert (await dispute_of(client, sandbox, intent_id) or {}).get("status") == "OPEN"
+        await moved_to(client, sandbox, intent_id, "chargeback_lost", B, "LOST")
+        assert _disputes(await events_of(runtime, intent_id)) == [
+            ("payment.disputed", "chargeback", None),
+            ("payment.dispute_closed", "chargeback", "lost"),
+        ]

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
-from payorch.cli_guard import run_guarded
+from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
 from payorch.operator_cli import add_operator_commands
 
@@ -41,7 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def run() -> int:
-        return int(args.handler(load_settings(), args) or 0)
+        settings = load_settings()
+        if not args.creates_database:
+            refuse_a_new_database(settings.database_url)  # one run elsewhere: no stray ./payorch.db
+        return int(args.handler(settings, args) or 0)
 
     # Errors become one line (cli_guard.py): the URL is read again only to name it.
     default_url = str(Settings.model_fields["database_url"].default)
@@ -53,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="payorch", description=__doc__, formatter_class=HelpFormatter, epilog=SERVE_SETTINGS
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    # Only serve, migrate and applications create make a database that is not there yet.
+    parser.set_defaults(creates_database=False)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     serve = command(commands, "serve", "migrate, then serve the API (and run the worker)", SERVE_SETTINGS)
@@ -60,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument("--workers", type=int, default=1, help="API processes")
     serve.add_argument("--no-worker", action="store_true", help="do not run the background worker")
-    serve.set_defaults(handler=_serve)
+    serve.set_defaults(handler=_serve, creates_database=True)
 
     worker = command(commands, "worker", "run background work only", WORKER_SETTINGS)
     # Set by serve for its own worker child: stop when that process dies (worker/parent.py).
@@ -68,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.set_defaults(handler=_worker)
 
     migrate = command(commands, "migrate", "apply database migrations")
-    migrate.set_defaults(handler=_migrate)
+    migrate.set_defaults(handler=_migrate, creates_database=True)
 
     applications = command(commands, "applications", "manage applications")
     app_commands = applications.add_subparsers(required=True, metavar="ACTION")
@@ -86,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--merchant-name", help="its merchant account's name (unset: --name)")
     create.add_argument("--mock-connectors", action="store_true", help="SANDBOX only")
     create.add_argument("--json", action="store_true", help="print one JSON object")
-    create.set_defaults(handler=_applications_create)
+    create.set_defaults(handler=_applications_create, creates_database=True)
     add_commands(commands, app_commands)
     add_operator_commands(commands)
     return parser

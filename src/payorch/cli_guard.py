@@ -1,7 +1,9 @@
 """How a command ends when something goes wrong: one line on stderr naming what to fix, not a
 traceback (`payorch --debug COMMAND` re-raises for the traceback).
 
-Exit status 2: a setting is wrong or the database it names cannot be reached or opened;
+Exit status 2: a setting is wrong or the database it names cannot be reached or opened, or
+is not there for a command that does not create one (only `serve`, `migrate` and `applications
+create` do);
 1: the request was refused as the API would refuse it. A reader that stops early (`| head`)
 ends the command quietly.
 """
@@ -16,7 +18,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from payorch.config import SettingsError
+from payorch.db.existing import missing_database
 from payorch.errors import ApiError, DatabaseUnavailable
+from payorch.invocation import invoked_as
 
 
 def run_guarded(run: Callable[[], int], database_url: Callable[[], str], *, debug: bool) -> int:
@@ -38,6 +42,16 @@ def run_guarded(run: Callable[[], int], database_url: Callable[[], str], *, debu
         return _say(exc, _unreachable(database_url(), exc), 2, debug)
     except ApiError as exc:  # refused as the API would refuse it
         return _say(exc, exc.message, 1, debug)
+
+
+def refuse_a_new_database(url: str) -> None:
+    """Raise SettingsError when ``url`` names an embedded database that is not there yet."""
+    path = missing_database(url)
+    if path is not None:
+        raise SettingsError(
+            f"no database at {path.absolute()} (PAYORCH_DATABASE_URL={url}): create it with"
+            f" `{invoked_as()} migrate`, or set PAYORCH_DATABASE_URL to the database you mean"
+        )
 
 
 def _say(exc: Exception, line: str, status: int, debug: bool) -> int:

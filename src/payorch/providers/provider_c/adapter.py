@@ -10,7 +10,9 @@ Quirks kept here:
   anything moves: the buyer may have paid in another tab.
 - Lifetime: the provider wants ``expires_at`` 30 minutes to 24 hours ahead. A shorter checkout
   keeps its own (shorter) expiry: the session is asked for 30 minutes and a little more, and our
-  expiry job stops it (expire) when our time is up. A longer one is cut to 24 hours.
+  expiry job stops it (expire) when our time is up. A longer one is cut to 24 hours. Our own
+  deadline rides along as ``metadata[payorch_expires_at]`` (unix seconds): the simulator's
+  session ends then, so its page and the service name one deadline.
 - Events are verified (``Stripe-Signature``, signature.py), then the session is read from the
   API: the body only names it.
 - Every POST sends ``Idempotency-Key``: the checkout id for a session, ``<checkout>-expire`` to
@@ -97,6 +99,7 @@ class ProviderCAdapter(AdapterIdentity):
         }
         if request.notification_url:
             metadata["payorch_notification_url"] = request.notification_url
+        metadata["payorch_expires_at"] = str(int(expires_at.timestamp()))
         name = request.description or (
             f"Order {request.external_reference}"
             if request.external_reference

@@ -26,9 +26,23 @@ class SimCSession:
     expires_at: datetime
     created_at: datetime
 
+    @property
+    def ends_at(self) -> datetime:
+        """When the session stops taking payment: its ``expires_at``, or payorch's own sooner
+        deadline (``metadata[payorch_expires_at]``, unix seconds; the provider allows no less
+        than 30 minutes), so the buyer's page and the service name one deadline."""
+        value = self.metadata.get("payorch_expires_at")
+        if not isinstance(value, str) or not value.isdigit():
+            return self.expires_at
+        try:
+            deadline = datetime.fromtimestamp(int(value), self.expires_at.tzinfo)
+        except (OverflowError, OSError, ValueError):  # beyond any calendar: not a deadline
+            return self.expires_at
+        return min(deadline, self.expires_at)
+
     def status_at(self, now: datetime) -> str:
         """An open session past its time reads as expired."""
-        return "expired" if self.status == "open" and now >= self.expires_at else self.status
+        return "expired" if self.status == "open" and now >= self.ends_at else self.status
 
 
 @dataclass(frozen=True, slots=True)

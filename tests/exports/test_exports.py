@@ -233,7 +233,7 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
         )
 
     # Balances: the totals of what the API lists, per UTC day, currency and provider.
-    expected: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
+    expected: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for payment in listed:
         expected[(payment["created_at"][:10], payment["currency"], payment["provider"])][0] += payment[
             "amount"
@@ -241,7 +241,7 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
         dispute = payment["dispute"]
         if dispute is not None and dispute["status"] != "WON":
             key = (dispute["disputed_at"][:10], payment["currency"], payment["provider"])
-            expected[key][2] += payment["amount"]
+            expected[key][2 if dispute["status"] == "OPEN" else 3] += payment["amount"]
     for refund in api_refunds:
         if refund["status"] == "SUCCEEDED":
             payment = next(p for p in listed if p["id"] == refund["payment_id"])
@@ -250,9 +250,15 @@ async def test_payments_refunds_disputes_and_balances_match_the_api(
             ]
     rows = await both(client, sandbox, "balances", start, end)
     assert {
-        (r["day"], r["currency"], r["provider"]): [r["authorized"], r["refunded"], r["disputed"]]
+        (r["day"], r["currency"], r["provider"]): [
+            r["authorized"],
+            r["refunded"],
+            r["disputed_held"],
+            r["disputed_lost"],
+        ]
         for r in rows
     } == expected
+    assert all(r["disputed"] == r["disputed_held"] + r["disputed_lost"] for r in rows)
     assert all(r["net"] == r["authorized"] - r["refunded"] - r["disputed"] for r in rows)
     day_two_usd = next(r for r in rows if r["day"] == f"{day_two:%Y-%m-%d}" and r["currency"] == "USD")
     assert (day_two_usd["net"], day_two_usd["net_formatted"]) == (-300, "-$3.00")

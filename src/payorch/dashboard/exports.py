@@ -22,8 +22,8 @@ KINDS = (
     (
         ExportKind.BALANCES,
         "Daily balances",
-        "per UTC day, currency and provider: authorized, refunded, disputed (open or lost), "
-        "net = authorized − refunded − disputed",
+        "per UTC day, currency and provider: authorized, refunded, disputed (held while open, "
+        "and lost), net = authorized − refunded − disputed",
     ),
 )
 

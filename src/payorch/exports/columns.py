@@ -96,6 +96,8 @@ BALANCE_COLUMNS: tuple[Column[Balance], ...] = (
     Column("authorized", lambda b: b.authorized),
     Column("refunded", lambda b: b.refunded),
     Column("disputed", lambda b: b.disputed),
+    Column("disputed_held", lambda b: b.disputed_held),
+    Column("disputed_lost", lambda b: b.disputed_lost),
     Column("net", lambda b: b.net),
     Column("net_formatted", lambda b: formatted(b.net, b.currency)),
 )

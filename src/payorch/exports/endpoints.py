@@ -24,7 +24,8 @@ _WHAT = {
     "status and kind, by payment id",
     ExportKind.BALANCES: "Per UTC day, currency and provider: authorized (payments created that "
     "day), refunded (succeeded refunds created that day), disputed (disputes opened that day and "
-    "not won), net = authorized - refunded - disputed; days without any omitted",
+    "not won) = disputed_held (still open) + disputed_lost, net = authorized - refunded - disputed; "
+    "days without any omitted",
 }
 
 

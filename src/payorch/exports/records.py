@@ -36,7 +36,15 @@ class Balance:
     provider: str
     authorized: int
     refunded: int
-    disputed: int
+    # Disputes opened that day: still open (the provider holds the money until it ends: it
+    # comes back if won) and lost (it went back to the buyer). A won dispute gave it back.
+    disputed_held: int
+    disputed_lost: int
+
+    @property
+    def disputed(self) -> int:
+        """All the day's disputed money away from the merchant, as the provider counts it."""
+        return self.disputed_held + self.disputed_lost
 
     @property
     def net(self) -> int:

@@ -33,8 +33,6 @@ from payorch.ids import lowest_id
 from payorch.payments.records import Payment, Refund
 
 SUCCEEDED = "SUCCEEDED"
-# Disputes whose money is away: still open, or lost. A won dispute gave it back.
-AWAY = ("OPEN", "LOST")
 
 
 class utc_day(FunctionElement[str]):  # noqa: N801 - used like a SQL function
@@ -189,26 +187,37 @@ _REFUNDED = (
         refunds.c.status == SUCCEEDED,
     )
 )
-_DISPUTED = _totals(payments.c.disputed_at, payments.c.amount).where(
-    payments.c.application_id == _APPLICATION,
-    payments.c.dispute_status.in_(AWAY),
-    payments.c.disputed_at >= bindparam("from_"),
-    payments.c.disputed_at < bindparam("to"),
-)
+
+
+def _disputed(status: str) -> Select[str, str, str, int]:
+    """The amounts of the disputes opened in the window that are now ``status``."""
+    return _totals(payments.c.disputed_at, payments.c.amount).where(
+        payments.c.application_id == _APPLICATION,
+        payments.c.dispute_status == status,
+        payments.c.disputed_at >= bindparam("from_"),
+        payments.c.disputed_at < bindparam("to"),
+    )
+
+
+# Away from the merchant: held while open (the provider takes it when the dispute opens and gives
+# it back if won), gone when lost. A won dispute is not counted.
+_HELD, _LOST = _disputed("OPEN"), _disputed("LOST")
 
 
 async def balances(conn: AsyncConnection, window: Window) -> list[Balance]:
     """Per UTC day, currency and provider: payments authorized (created) that day, refunds that
-    succeeded among those created that day, amounts of disputes opened that day and not won.
-    A handful of rows per day: read whole."""
+    succeeded among those created that day, amounts of disputes opened that day still open
+    (held) and lost. A handful of rows per day: read whole."""
     application = {"application_id": window.application_id}
+    opened = {**application, "from_": window.from_, "to": window.to}
     found: dict[tuple[str, str, str], list[int]] = {}
     for position, statement, params in (
         (0, _AUTHORIZED, {**application, **id_bounds("pay", window)}),
         (1, _REFUNDED, {**application, **id_bounds("rfd", window)}),
-        (2, _DISPUTED, {**application, "from_": window.from_, "to": window.to}),
+        (2, _HELD, opened),
+        (3, _LOST, opened),
     ):
         for day, currency, provider, total in await conn.execute(statement, params):
-            found.setdefault((day, currency, provider), [0, 0, 0])[position] = int(total)
+            found.setdefault((day, currency, provider), [0, 0, 0, 0])[position] = int(total)
     return [Balance(*key, *amounts) for key, amounts in sorted(found.items())]
 

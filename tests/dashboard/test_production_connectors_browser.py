@@ -1,7 +1,7 @@
 """The providers page of a PRODUCTION application in Debian's Chromium against a live `payorch
 serve` (SQLite, PostgreSQL): a connector added by the command line is shown and removed, one is
 added through the form (a refused try first: the message beside the field, the secret not kept),
-changed (mode, priority, enabled, credentials) and removed. Screenshots at 1280 and 390 px
+shows where the provider notifies (its notification URL), changed (mode, priority, enabled, credentials) and removed. Screenshots at 1280 and 390 px
 (build/screenshots/ or PAYORCH_E2E_SCREENSHOTS); nothing wider than the page, no CSP violation."""
 
 from __future__ import annotations
@@ -92,6 +92,13 @@ async def test_a_production_connector_in_a_browser(server: web.Server, database_
             2,
             True,
         )
+        # Where provider B notifies: this connector's own URL, sent with each checkout.
+        b_id = listed()[B]["id"]
+        told = await page.locator(f"#notifications-{b_id}").inner_text()
+        assert told.startswith(f"{url}/v1/provider-notifications/{B}/{b_id}"), told
+        assert "nothing to register" in told, told
+        a_told = await page.locator(f"#notifications-{by_cli['id']}").inner_text()
+        assert a_told.startswith("none: this provider sends none"), a_told
         await web.screenshot(page, shots, "production-providers", check=web.fits_the_width)
 
         card_b = page.locator(".card", has=page.get_by_role("heading", name=B, exact=True))

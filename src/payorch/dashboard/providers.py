@@ -1,5 +1,6 @@
 """Providers: per merchant, what decides ``auto`` (the priority, or routing rules), each
-connector's mode, enabled, priority (editable), whether it has credentials, a write-only
+connector's mode, enabled, priority (editable), whether it has credentials, where the provider
+sends its notifications (the connector's URL and events, from the registry), a write-only
 credentials form, its health now and a remove button; and a form to add each provider the
 merchant does not use yet. Every change goes through the connectors
 service (the API's rules and messages); a refused form comes back with each message beside its
@@ -13,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from payorch.checkouts.service import notification_url
 from payorch.connectors import service
 from payorch.dashboard.connector_forms import (
     PROVIDER_FORMS,
@@ -23,16 +25,30 @@ from payorch.dashboard.connector_forms import (
     refusal,
     settings_request,
 )
-from payorch.dashboard.health import merchant_providers
+from payorch.dashboard.health import MerchantProviders, merchant_providers
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import ApiError, ConnectorConfigAlreadyExists, ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
+from payorch.providers.registration import Notifications
+from payorch.providers.registry import REGISTRATIONS
 from payorch.routing import service as routing
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
 # Typed values a refused form shows again; credentials never are.
 KEPT = ("provider", "mode", "priority", "enabled")
+# What each provider sends payorch (None: nothing), declared in its registration.
+NOTIFICATIONS: dict[str, Notifications | None] = {r.provider_id: r.notifications for r in REGISTRATIONS}
+
+
+def _notification_urls(viewer: Viewer, merchants: list[MerchantProviders]) -> dict[str, str]:
+    """Each connector's notification URL (by connector id), for the providers that send any."""
+    return {
+        row.connector.id: notification_url(viewer.runtime, row.connector.provider, row.connector.id)
+        for entry in merchants
+        for row in entry.connectors
+        if NOTIFICATIONS.get(row.connector.provider) is not None
+    }
 
 
 async def _page(
@@ -48,6 +64,8 @@ async def _page(
         merchants=merchants,
         # What decides auto per merchant: its active routing version (None: the priority).
         routing={e.merchant.id: await routing.active_program(conn, e.merchant.id) for e in merchants},
+        notifications=NOTIFICATIONS,
+        notification_urls=_notification_urls(viewer, merchants),
         providers=PROVIDER_FORMS,
         modes=allowed_modes(viewer.caller.environment),
         refused=refused,

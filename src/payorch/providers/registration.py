@@ -32,6 +32,18 @@ def mock_secret(cipher: Cipher, message: str) -> str:
 
 
 @dataclass(frozen=True)
+class Notifications:
+    """How the provider tells payorch about payments, for whoever takes a connector live
+    (docs/deployment.md, "Going live"). The URL is always the connector's own,
+    ``{PUBLIC_URL}/v1/provider-notifications/{provider}/{connector_id}``."""
+
+    # True: the URL is registered in the provider's own dashboard (and its signing secret copied
+    # into the connector's credentials); False: payorch sends it with each checkout.
+    registered_at_provider: bool
+    events: tuple[str, ...]  # what to send to it, in the provider's own names
+
+
+@dataclass(frozen=True)
 class ProviderRegistration:
     """One provider. Its id, simulator name and currencies are the adapter's own attributes
     (the adapter needs them at every call), read here rather than declared twice."""
@@ -48,10 +60,14 @@ class ProviderRegistration:
     # Its answers in payorch's payment error codes (``last_payment_error``, docs/api.md, "Why a
     # payment failed"); the default knows only the outcome.
     payment_errors: PaymentErrorMapping = by_outcome
+    # None: it sends payorch nothing (the adapter's ``supports_notifications`` is False).
+    notifications: Notifications | None = None
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:
             raise ValueError(f"{self.adapter.provider_id}: credentials model names another provider")
+        if (self.notifications is not None) != self.adapter.supports_notifications:
+            raise ValueError(f"{self.adapter.provider_id}: notifications disagree with the adapter")
 
     @property
     def provider_id(self) -> str:

@@ -7,7 +7,7 @@ from payorch.providers.provider_b import decline_codes
 from payorch.providers.provider_b.adapter import ProviderBAdapter
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.reconciliation import ProviderBReader
-from payorch.providers.registration import ProviderRegistration, mock_secret
+from payorch.providers.registration import Notifications, ProviderRegistration, mock_secret
 
 
 def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
@@ -29,4 +29,7 @@ REGISTRATION = ProviderRegistration(
     mock_priority=2,
     payment_errors=decline_codes.payment_error,
     reconciliation=ProviderBReader(),
+    # Sent as each checkout's notification_url; the provider sends topic payment (and
+    # merchant_order, which names the payment to read).
+    notifications=Notifications(False, ("payment", "merchant_order")),
 )

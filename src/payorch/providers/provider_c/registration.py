@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from payorch.crypto import Cipher
-from payorch.providers.provider_c import decline_codes
+from payorch.providers.provider_c import decline_codes, wire
 from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.credentials import ProviderCCredentials
 from payorch.providers.provider_c.reconciliation import ProviderCReader
-from payorch.providers.registration import ProviderRegistration, mock_secret
+from payorch.providers.registration import Notifications, ProviderRegistration, mock_secret
 
 MOCK_KEY_PREFIX = "sk_test_"
 
@@ -31,4 +31,6 @@ REGISTRATION = ProviderRegistration(
     mock_priority=3,
     payment_errors=decline_codes.payment_error,
     reconciliation=ProviderCReader(),
+    # An endpoint registered at the provider, subscribed to the events the adapter reads.
+    notifications=Notifications(True, tuple(sorted(wire.SESSION_EVENTS | wire.DISPUTE_EVENTS))),
 )

@@ -3,8 +3,8 @@ its application's export slots held until it ends, however it ends.
 
 Why: an export made as fast as the process could make it (Starlette's StreamingResponse) held
 the event loop until the socket buffers filled, and behind a buffering proxy for the whole
-export; 30 unread exports of one tenant took another tenant's list p50 from 4 ms to 1.37 s
-(issue 37, docs/performance.md "Exports: one tenant's unread exports beside another").
+export, so one tenant's unread exports slowed every other tenant (issue 37; figures in
+docs/performance.md, "Exports: one tenant's unread exports beside another").
 
 - **Backpressure**: after each chunk an empty one is sent; the server's send waits while its
   buffer for the connection is over its high-water mark (uvicorn's flow control, 64 KiB), so the

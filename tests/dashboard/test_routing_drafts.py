@@ -67,6 +67,10 @@ async def test_a_draft_is_dry_run_then_activated(client: httpx.AsyncClient, runt
     assert '<option value="1" selected>version 1 (draft)</option>' in opened  # its dry run next
     assert textarea((await client.get(url)).text) == {"default": "priority", "rules": []}
     assert "tries the enabled providers by priority" in await decides(client, sandbox)
+    sandbox_form = (await client.get("/dashboard/sandbox")).text  # its auto says what decides too
+    assert (
+        "auto (routing rules, else priority)</option>" in sandbox_form and "(by priority)" not in sandbox_form
+    )
 
     # The active one (none: priority) picks B for USD; the draft would pick C. Typed as people do.
     now = await client.post(url, data=routing_dry_run(csrf, "150.00", "USD"))

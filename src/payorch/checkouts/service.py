@@ -30,7 +30,7 @@ from payorch.checkouts.transitions import apply_result
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
-from payorch.errors import ConnectorUnavailable, InvalidState, ResourceNotFound
+from payorch.errors import ConnectorNotConfigured, ConnectorUnavailable, InvalidState, ResourceNotFound
 from payorch.events.catalogue import PaymentCheckoutStarted, about
 from payorch.events.catalogue_parts import Routing
 from payorch.idempotency.records import IdempotentResult
@@ -128,8 +128,9 @@ async def _run(
         connector, session, checkout_id, decided = await _create(runtime, plan)
         try:
             return await _record(runtime, phases, plan, connector, session, checkout_id, decided, scope)
-        except InvalidState:
-            # Someone else moved the intent meanwhile: the checkout we made must not stay payable.
+        except (InvalidState, ConnectorNotConfigured):
+            # Someone else moved the intent meanwhile, or the connector was removed: the checkout
+            # we made must not stay payable.
             await _cancel_quietly(runtime, connector, plan.intent, checkout_id, session)
             raise
     except BaseException:
@@ -251,6 +252,7 @@ async def _record(
     async with phases.transaction() as conn:
         intent = await intents.find_intent(conn, plan.intent.id, for_update=True)
         assert intent is not None
+        await connectors.hold_for_checkout(conn, connector)  # a removal waits, or was first
         if intent.status != plan.intent.status:
             raise InvalidState(
                 intent.status, "The payment intent changed during the checkout request.", allowed=REPLACEABLE

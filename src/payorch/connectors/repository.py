@@ -65,15 +65,31 @@ _GET = select(connectors).where(
 
 
 async def get(
-    conn: AsyncConnection, application_id: str, merchant_account_id: str, connector_id: str
+    conn: AsyncConnection,
+    application_id: str,
+    merchant_account_id: str,
+    connector_id: str,
+    *,
+    for_update: bool = False,
 ) -> Connector | None:
+    """``for_update``: lock the row (removal: a checkout being recorded waits, or is waited for)."""
     params = {
         "connector_id": connector_id,
         "application_id": application_id,
         "merchant_account_id": merchant_account_id,
     }
-    row = (await conn.execute(_GET, params)).mappings().first()
+    query = _GET.with_for_update() if for_update else _GET
+    row = (await conn.execute(query, params)).mappings().first()
     return _connector(row) if row is not None else None
+
+
+_HOLD = select(connectors.c.id).where(connectors.c.id == bindparam("connector_id")).with_for_update(read=True)
+
+
+async def hold(conn: AsyncConnection, connector_id: str) -> bool:
+    """Lock the row FOR SHARE until the transaction ends (checkouts being recorded share it; a
+    removal's FOR UPDATE waits for them, or they wait for it); False when it is gone."""
+    return (await conn.execute(_HOLD, {"connector_id": connector_id})).first() is not None
 
 
 _GET_ANY = Prepared(select(connectors).where(connectors.c.id == bindparam("connector_id")))

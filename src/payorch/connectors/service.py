@@ -28,6 +28,7 @@ from payorch.connectors.schemas import (
 from payorch.crypto import Cipher
 from payorch.errors import (
     ConnectorConfigAlreadyExists,
+    ConnectorNotConfigured,
     Forbidden,
     InvalidState,
     ResourceNotFound,
@@ -133,7 +134,9 @@ async def remove_connector(
     """Remove a configuration no checkout has used; one that was used can only be disabled
     (its payments' returns, notifications and refunds still go through it). Returns it."""
     await _check_merchant(conn, caller, merchant_id)
-    connector = await repository.get(conn, caller.application_id, merchant_id, connector_id)
+    # Locked first, then checked for checkouts in a statement of its own (a snapshot taken after
+    # the lock): a checkout being recorded with it (connectors.hold_for_checkout) is seen.
+    connector = await repository.get(conn, caller.application_id, merchant_id, connector_id, for_update=True)
     if connector is None:
         raise ResourceNotFound(f"No connector {connector_id}.")
     if not await repository.delete_unused(conn, connector_id):
@@ -144,6 +147,16 @@ async def remove_connector(
             allowed=(),
         )
     return connector
+
+
+async def hold_for_checkout(conn: AsyncConnection, connector: Connector) -> None:
+    """In the transaction that records a checkout made with ``connector``: keep it from being
+    removed until that commits; 422 CONNECTOR_NOT_CONFIGURED when it was removed meanwhile."""
+    if not await repository.hold(conn, connector.id):
+        raise ConnectorNotConfigured(
+            f"The {connector.provider} configuration was removed while the checkout was being made;"
+            " nothing was charged. Retry: the checkout goes where routing sends it now."
+        )
 
 
 async def add_mock_connectors(

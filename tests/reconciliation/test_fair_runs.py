@@ -63,6 +63,8 @@ async def test_a_day_no_provider_answers_about_is_refused_naming_the_oldest_acce
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     created = clock.now().date()
+    await drain(runtime)  # the daily job queues yesterday only for an application made before it
+    assert await run_of(client, sandbox, created - timedelta(days=1)) is None
     clock.advance(30 * DAY + 3600)
     # Provider C lists every day: the oldest day is the one the application was created on.
     for old in (date(1, 1, 1), created - timedelta(days=1)):
@@ -72,6 +74,13 @@ async def test_a_day_no_provider_answers_about_is_refused_naming_the_oldest_acce
         assert error["details"]["errors"][0]["field"] == "date"
         assert await run_of(client, sandbox, old) is None  # nothing queued
     assert (await ask(client, sandbox, created)).status_code == 202
+    await sign_in(client, sandbox)  # the dashboard's page offers no button for such a day
+    page = await client.get(
+        "/dashboard/reconciliation", params={"date": (created - timedelta(days=1)).isoformat()}
+    )
+    assert f"The oldest day that can be reconciled is {created.isoformat()} (the day" in page.text
+    assert '<button type="submit">Reconcile' not in page.text
+    assert "Nothing: this day cannot be reconciled." in page.text
     # With only provider A (its status answers for 7 days after a payment), a week back at most.
     await disable_all_but(client, sandbox, A)
     edge = clock.now() - timedelta(days=7)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -69,6 +69,7 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
     app = create_sandbox(env)
     shots = web.shots_dir(web.backend(database_url))
     day = datetime.now(UTC).date().isoformat()
+    before = (datetime.now(UTC).date() - timedelta(days=1)).isoformat()
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
         paid = [await intent_at_b(api, app, url, amount) for amount in (12_000, 8_500)]
@@ -117,6 +118,11 @@ async def test_the_days_findings_are_listed_and_one_is_resolved(
             assert await page.get_by_text("To look at (3)").is_visible()
             assert await page.get_by_text("refund booked by finance").is_visible()
             await web.screenshot(page, shots, "reconciliation-resolved", check=web.fits_the_width)
+            # A day before the application was created: no button; the page says the oldest day.
+            await page.goto(f"{url}/dashboard/reconciliation?date={before}")
+            await page.get_by_text(f"The oldest day that can be reconciled is {day} (").wait_for()
+            assert await page.get_by_role("button", name=f"Reconcile {before}").count() == 0
+            await web.screenshot(page, shots, "reconciliation-too-old", check=web.fits_the_width)
         report = (await api.get("/v1/reports/reconciliation", params={"date": day})).json()
         assert sorted((f["kind"], f["action"], f["status"]) for f in report["findings"]) == [
             ("amount_mismatch", "FLAGGED", "OPEN"),

@@ -14,6 +14,7 @@ from payorch.errors import ResourceNotFound
 from payorch.http.deps import Conn, ReadConn
 from payorch.jsontypes import JsonObject
 from payorch.reconciliation import service
+from payorch.reconciliation.days import accepted_days
 from payorch.reconciliation.records import FindingAction, FindingStatus
 from payorch.reconciliation.schemas import ResolveRequest, day_of, ended, report_body
 
@@ -37,8 +38,10 @@ def _day(viewer_today: date, text: str | None) -> date:
 
 @router.get("/reconciliation")
 async def day_page(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
-    today = viewer.runtime.clock.now().date()
+    now = viewer.runtime.clock.now()
+    today = now.date()
     day = _day(today, request.query_params.get("date"))
+    accepted = await accepted_days(conn, viewer.caller.application_id, now)
     report: JsonObject | None = None
     try:
         run, findings = await service.report_of(conn, viewer.caller, day)
@@ -60,6 +63,8 @@ async def day_page(request: Request, viewer: ViewerDep, conn: ReadConn) -> Respo
         to_look_at=to_look_at,
         done=done,
         kinds=KINDS,
+        oldest=accepted.oldest.isoformat() if day < accepted.oldest else None,
+        why=accepted.why,
     )
 
 

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, record_of
 from payorch.db.tables import payment_intents
+from payorch.db.tables.foundation import applications
 from payorch.db.tables.providers import checkouts, connectors, payments
 from payorch.db.tables.reconciliation import reconciliation_findings as findings
 from payorch.db.tables.reconciliation import reconciliation_runs as runs
@@ -101,8 +102,14 @@ async def enabled_connectors(conn: AsyncConnection, application_id: str) -> list
     return [(str(row.id), str(row.provider)) for row in await conn.execute(query)]
 
 
-async def applications_with_connectors(conn: AsyncConnection) -> list[str]:
-    query = select(connectors.c.application_id).where(connectors.c.enabled.is_(True)).distinct()
+async def applications_with_connectors(conn: AsyncConnection, created_before: datetime) -> list[str]:
+    """Applications made before ``created_before`` with an enabled connector."""
+    query = (
+        select(connectors.c.application_id)
+        .join(applications, applications.c.id == connectors.c.application_id)
+        .where(connectors.c.enabled.is_(True), applications.c.created_at < created_before)
+        .distinct()
+    )
     return [str(row.application_id) for row in await conn.execute(query)]
 
 

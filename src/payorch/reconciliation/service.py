@@ -97,10 +97,12 @@ async def request_run(
 
 
 async def queue_daily(conn: AsyncConnection, now: datetime) -> int:
-    """Yesterday's run for every application with an enabled connector, once."""
+    """Yesterday's run for every application with an enabled connector, once (not for one made
+    today: yesterday is before it, a day it cannot ask for either)."""
     day = (now - timedelta(days=1)).date()
+    today = datetime.combine(now.date(), time(0), UTC)
     queued = 0
-    for application_id in await repository.applications_with_connectors(conn):
+    for application_id in await repository.applications_with_connectors(conn, created_before=today):
         run = Run(
             new_id("rcr"),
             application_id,

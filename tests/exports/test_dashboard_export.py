@@ -57,6 +57,10 @@ async def test_a_bad_range_is_a_page_saying_what_to_fix(client: httpx.AsyncClien
     assert page.status_code == 400 and "must be after from" in page.text
     page = await client.get("/dashboard/exports/download", params={**query, "kind": "everything", "to": "x"})
     assert page.status_code == 400 and "kind" in page.text and "to" in page.text
+    # A field given twice is not read as its last value.
+    twice = "kind=payments&from=2026-11-01&to=2026-11-02&format=csv&format=jsonl"
+    page = await client.get(f"/dashboard/exports/download?{twice}")
+    assert page.status_code == 400 and "format" in page.text and "takes one value" in page.text
 
 
 async def test_signed_out_the_download_goes_to_sign_in(client: httpx.AsyncClient) -> None:

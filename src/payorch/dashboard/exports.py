@@ -12,6 +12,7 @@ from payorch.dashboard.web import DashboardRoute, ViewerDep, render
 from payorch.errors import ValidationFailed
 from payorch.exports.schemas import ExportKind, ExportQuery
 from payorch.exports.streaming import streamed
+from payorch.http.single_values import each_once
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
 
@@ -50,7 +51,7 @@ async def exports(request: Request, viewer: ViewerDep) -> Response:
 
 @router.get("/exports/download")
 async def download(request: Request, viewer: ViewerDep) -> Response:
-    form = ExportForm.model_validate(dict(request.query_params))  # a 400 page names what to fix
+    form = ExportForm.model_validate(each_once(request.query_params))  # a 400 page names what to fix
     if form.to <= form.from_:  # the API answers an empty range; a person most likely swapped them
         raise ValidationFailed.field("to", "must be after from")
     return streamed(viewer.runtime, viewer.caller, form.kind, form)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import types
 from collections import Counter
-from collections.abc import Iterator, MutableSequence, MutableSet, Sequence, Set
+from collections.abc import Iterable, Iterator, MutableSequence, MutableSet, Sequence, Set
 from typing import Annotated, Union, get_args, get_origin
 from urllib.parse import parse_qsl
 
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
+from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from payorch.errors import ValidationFailed
@@ -74,15 +75,24 @@ class RefuseRepeats:
         if b"&" in query:  # one parameter alone cannot repeat
             # Read as Starlette's QueryParams reads it (latin-1, blank values kept).
             counts = Counter(name for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True))
-            repeated = sorted(name for name in self.names if counts[name] > 1)
-            if repeated:
-                raise ValidationFailed.listing(
-                    [
-                        (name, f"Given {counts[name]} times; this parameter takes one value.")
-                        for name in repeated
-                    ]
-                )
+            _refuse_repeated(counts, self.names)
         await self.app(scope, receive, send)
+
+
+def _refuse_repeated(counts: Counter[str], names: Iterable[str]) -> None:
+    repeated = sorted(name for name in names if counts[name] > 1)
+    if repeated:
+        raise ValidationFailed.listing(
+            [(name, f"Given {counts[name]} times; this parameter takes one value.") for name in repeated]
+        )
+
+
+def each_once(params: QueryParams) -> dict[str, str]:
+    """``params`` as a dict, none given twice (else the same 400): for a page that reads its
+    query itself, into a form whose every field takes one value."""
+    counts = Counter(name for name, _ in params.multi_items())
+    _refuse_repeated(counts, counts)
+    return dict(params)
 
 
 def refuse_repeats(route: APIRoute) -> None:

@@ -7,6 +7,8 @@ PAYORCH_DATABASE_STATEMENT_TIMEOUT_SECONDS (a read is not tried again: the secon
 as long); a silent replica costs a list PAYORCH_REPLICA_TIMEOUT_SECONDS, then the list is
 answered from the primary, and the lag measure in the background keeps later lists from waiting
 at all; a process whose pool is all taken answers 503 after PAYORCH_DATABASE_POOL_TIMEOUT_SECONDS.
+In MOCK mode the in-process simulator shares that database: when it cannot answer for that
+reason, a buyer's return answers our own 503, not a provider outage.
 The replica here is the primary's own database reached through the proxy (a server not in
 recovery measures lag 0: payorch.db.replica), so no cluster is started.
 """
@@ -17,11 +19,21 @@ import time
 from collections.abc import Awaitable
 from contextlib import AbstractAsyncContextManager
 
+import asyncpg
 import httpx
 import pytest
 
-from tests.kit import Served, assert_error, create_intent, intent_body, make_settings, served
+from tests.kit import (
+    Served,
+    assert_error,
+    create_intent,
+    intent_body,
+    make_settings,
+    mock_sandbox,
+    served,
+)
 from tests.observability.scrape import scrape, value
+from tests.providers.helpers import A, choose_without_returning, read, start
 from tests.silent_proxy import SilentProxy, silent_proxy
 
 pytestmark = pytest.mark.slow
@@ -161,3 +173,29 @@ async def test_a_silent_replica_costs_a_list_the_replica_timeout_then_nothing(po
         )
         assert exported.status_code == 200 and exported.text.startswith("payment_id,"), exported.text
         assert value(await scrape(api.client), FALLBACKS, reason="down") >= before + 12
+
+
+async def test_a_return_whose_simulator_read_finds_our_database_unavailable_is_our_503(
+    postgres_url: str,
+) -> None:
+    """MOCK mode: the in-process simulator shares our database. When it cannot answer for that
+    reason (here its table is locked past the statement timeout; under load, a pool or
+    PostgreSQL out of connections), the buyer's return answers our own 503, not a provider
+    outage that sent the buyer back to the shop with the payment unconfirmed; the same return
+    once the database answers confirms it."""
+    async with serving(postgres_url, database_statement_timeout_seconds=BOUND) as api:
+        sandbox = await mock_sandbox(api.runtime)
+        intent, body = await start(api.client, sandbox, A)
+        location = await choose_without_returning(api.client, body, "approve")
+        locker = await asyncpg.connect(postgres_url)
+        try:
+            async with locker.transaction():
+                await locker.execute("LOCK TABLE simulator_a_transactions IN ACCESS EXCLUSIVE MODE")
+                returned, seconds = await timed(api.client.get(location))
+        finally:
+            await locker.close()
+        assert_unavailable_within(returned, seconds, BOUND)
+        assert (await read(api.client, sandbox, intent["id"]))["status"] == "REQUIRES_ACTION"
+        again = await api.client.get(location)
+        assert again.status_code == 303, again.text
+        assert (await read(api.client, sandbox, intent["id"]))["status"] == "AUTHORIZED"

@@ -60,8 +60,8 @@ class Settings(BaseSettings):
         gt=0,
         description=(
             "The most each step on the replica may take (the wait for a pooled connection, the "
-            "connect, each statement, the lag measure): a replica that stops answering costs a "
-            "list this long, then the list reads the primary."
+            "connect, a list's whole read, each round trip of the lag measure): a replica that "
+            "stops answering costs a list this long, then the list reads the primary."
         ),
     )
     database_pool_size: int = Field(
@@ -86,8 +86,8 @@ class Settings(BaseSettings):
         5,
         gt=0,
         description=(
-            "The most one statement (BEGIN and COMMIT included) may wait for PostgreSQL's answer; "
-            "then its connection is closed and the request answers 503 SERVICE_UNAVAILABLE."
+            "The most one round trip to PostgreSQL (a statement, its prepare, BEGIN, COMMIT) may "
+            "wait for the answer; then its connection is closed and the request answers 503."
         ),
     )
     database_pool_timeout_seconds: float = Field(

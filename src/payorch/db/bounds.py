@@ -7,8 +7,8 @@ process and a worker (payorch.composition) bound each step with ``Bounds``
 docs/deployment.md, "When PostgreSQL stops answering"):
 
 - a connect (TCP, TLS, startup): asyncpg's connect ``timeout``;
-- each statement, BEGIN and COMMIT included: asyncpg's ``command_timeout``, which raises
-  TimeoutError in the statement's caller;
+- each round trip (a statement, its prepare the first time on a connection, BEGIN, COMMIT):
+  asyncpg's ``command_timeout``, which raises TimeoutError in the statement's caller;
 - the wait for a pooled connection (the engine's pool, the statement lane's turns).
 
 The request then answers 503 (payorch.db.unavailable) without a second try: a database that is
@@ -79,8 +79,16 @@ async def abandon(conn: AsyncConnection) -> None:
     invalidation alone would first try a polite close, waiting up to 2 s on a silent server)."""
     if conn.closed or conn.invalidated:
         return
-    sync = conn.sync_connection
-    driver = sync.connection.driver_connection if sync is not None else None
-    if isinstance(driver, asyncpg.Connection):
+    driver = driver_of(conn)
+    if driver is not None:
         driver.terminate()
     await conn.invalidate()
+
+
+def driver_of(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:
+    """``conn``'s asyncpg connection (None once closed or invalidated, or on SQLite)."""
+    if conn.closed or conn.invalidated:
+        return None
+    sync = conn.sync_connection
+    driver = sync.connection.driver_connection if sync is not None else None
+    return driver if isinstance(driver, asyncpg.Connection) else None

@@ -24,9 +24,10 @@ at most ``timeout_seconds`` (then reads the primary if it has none).
   down, and the request answers DatabaseUnavailable marked as a lost read, which
   payorch.http.read_retry holds back and runs once more, then on the primary.
 
-Every step on the replica (the wait for a pooled connection, the connect, each statement, the
-measure's too) is bounded by ``timeout_seconds`` (PAYORCH_REPLICA_TIMEOUT_SECONDS): a replica
-that stops answering costs a list at most that, then its answer comes from the primary.
+Every step on the replica is bounded by ``timeout_seconds`` (PAYORCH_REPLICA_TIMEOUT_SECONDS):
+the wait for a pooled connection, the connect, a list's whole read (its socket is cut at the
+deadline) and each round trip of a measure. A replica that stops answering costs a list at most
+that, then its answer comes from the primary.
 
 Each list read from the primary for one of these reasons calls ``on_fallback(reason)``
 (payorch_replica_fallback_total), each measure ``on_lag(seconds or None)``; the composition
@@ -47,7 +48,7 @@ import asyncpg
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from payorch.db.bounds import abandon, causes, cut_short, out_of_time
+from payorch.db.bounds import abandon, causes, cut_short, driver_of, out_of_time
 from payorch.db.prepared import statements_on_driver
 from payorch.db.unavailable import connection_lost, raise_unavailable
 
@@ -108,6 +109,9 @@ class Replica:
             async with primary() as fallback:
                 yield fallback
             return
+        # The whole read within the timeout: asyncpg bounds each round trip alone (a statement
+        # not yet prepared makes two), so past the deadline the socket is cut under it.
+        deadline = asyncio.get_running_loop().call_later(self._settings.timeout_seconds, _cut, conn)
         try:
             with statements_on_driver(conn):
                 yield conn
@@ -121,6 +125,7 @@ class Replica:
                 raise_unavailable(exc)
             raise
         finally:
+            deadline.cancel()
             await conn.close()
 
     async def _connection(self) -> AsyncConnection | None:
@@ -183,6 +188,14 @@ class Replica:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._measuring
         await self.engine.dispose()
+
+
+def _cut(conn: AsyncConnection) -> None:
+    """Close ``conn``'s socket under whatever it waits for (the read then fails as a lost
+    connection, and is answered from the primary)."""
+    driver = driver_of(conn)
+    if driver is not None:
+        driver.terminate()
 
 
 def _conflict(exc: BaseException) -> bool:

@@ -33,6 +33,12 @@ from payorch.db.bounds import out_of_time
 from payorch.errors import ApiError, DatabaseUnavailable
 
 RETRY_AFTER_SECONDS = 1
+# On a 503 of an in-process call to our own routes (the MOCK simulator, payorch.http.client):
+# the callee's database, which is this process's own, was unavailable. The caller answers that
+# as its own 503 (payorch.providers.http), not as the provider failing: in MOCK mode a pool
+# exhausted under load otherwise read as a provider outage, and a buyer's return went back to
+# the shop with the payment unconfirmed.
+OWN_DATABASE_HEADER = "X-Payorch-Own-Database"
 log = logging.getLogger("payorch.db")
 
 # Errors PostgreSQL or asyncpg give when the connection is gone or cannot be made; OSError covers

@@ -11,9 +11,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.routing import Match
 
+from payorch.db.unavailable import OWN_DATABASE_HEADER
 from payorch.errors import (
     ApiError,
     AuthenticationFailed,
+    DatabaseUnavailable,
     IdempotencyConflict,
     IdempotencyKeyInUse,
     InternalError,
@@ -25,6 +27,7 @@ from payorch.errors import (
     ValidationFailed,
     validator_message,
 )
+from payorch.http.context import IN_PROCESS
 from payorch.http.responses import error_response
 from payorch.http.schemas import ErrorEnvelope
 
@@ -72,7 +75,10 @@ _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(exc, request_id_of(request))
+        answer = error_response(exc, request_id_of(request))
+        if isinstance(exc, DatabaseUnavailable) and request.scope.get(IN_PROCESS):
+            answer.headers[OWN_DATABASE_HEADER] = "unavailable"  # payorch.db.unavailable
+        return answer
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:

@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from payorch.db.unavailable import OWN_DATABASE_HEADER, RETRY_AFTER_SECONDS
+from payorch.errors import DatabaseUnavailable
 from payorch.observability import tracing
 from payorch.observability.metrics import observe_provider_call, record_provider_error
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
@@ -126,6 +128,11 @@ async def _send(
         _done(ctx, operation, "crashed", started, "error", log=False)
         raise ProviderUnavailable(f"{operation}: provider crashed", provider=ctx.provider) from None
     status = response.status_code
+    if status == 503 and response.headers.get(OWN_DATABASE_HEADER) == "unavailable":
+        # The in-process simulator could not reach our own database: our 503, not the provider's
+        # (payorch.db.unavailable): not counted as a provider call nor against its health.
+        logger.warning("provider call %s %s: our own database unavailable", ctx.provider, operation)
+        raise DatabaseUnavailable(RETRY_AFTER_SECONDS)
     kind = "http_5xx" if status >= 500 else "http_4xx" if status >= 400 else None
     _done(ctx, operation, str(status), started, kind)
     if status >= 500:

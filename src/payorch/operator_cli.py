@@ -1,5 +1,6 @@
-"""The operator's look-ups and repairs by id: `payments show <intent id>` and `webhooks retry
-<delivery id>`, plus the `connectors` commands (connectors_cli.py).
+"""The operator's look-ups and repairs by id: `payments show <intent id>` (or by the shop's
+external reference) and `webhooks retry <delivery id>`, plus the `connectors` commands
+(connectors_cli.py); payment_text.py writes what `payments show` prints.
 
 An id names its application: the command reads the record by id alone, then calls the same
 service functions as the API with that application as the caller (admin_cli.operator_caller),
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from payorch.admin_cli import command, command_group, json_flag, operator_caller, run
@@ -17,9 +19,15 @@ from payorch.config import Settings
 from payorch.connectors_cli import add_connector_commands
 from payorch.errors import ResourceNotFound
 from payorch.jsontypes import JsonObject
+from payorch.payment_text import intent_lines, match_line
 
 if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+    from payorch.auth.service import Caller
     from payorch.db import Phases
+
+MATCHES = 20  # intents listed for an external reference that several share
 
 
 def add_operator_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,8 +36,18 @@ def add_operator_commands(commands: argparse._SubParsersAction[argparse.Argument
         payment_actions,
         "show",
         "show a payment intent with its payment, refunds and timeline",
+        description=(
+            "Show a payment intent: where it stands (why it failed, what a PROCESSING one waits"
+            " for), where it was routed and why, its payment, refunds and timeline; amounts as"
+            " people read them (--json: the API's body). Give its id, or --external-reference"
+            " (several intents with it are listed, newest first)."
+        ),
     )
-    show.add_argument("intent_id", metavar="INTENT_ID", help="payi_... (the API's payment intent id)")
+    show.add_argument(
+        "intent_id", nargs="?", metavar="INTENT_ID", help="payi_... (the API's payment intent id)"
+    )
+    show.add_argument("--external-reference", metavar="REF", help="the shop's reference instead of the id")
+    show.add_argument("--merchant", metavar="mrc_...", help="with --external-reference: this merchant's only")
     json_flag(show)
     show.set_defaults(handler=_payments_show)
 
@@ -52,57 +70,94 @@ def add_operator_commands(commands: argparse._SubParsersAction[argparse.Argument
 
 
 def _payments_show(settings: Settings, args: argparse.Namespace) -> int:
-    from payorch.intents.schemas import intent_body
-    from payorch.intents.service import find_intent, read_intent
-    from payorch.payments.refunds import list_refunds
-    from payorch.payments.schemas import payment_body, refund_body
-    from payorch.payments.service import read_payment
+    from payorch.intents.service import find_intent
+
+    if (args.intent_id is None) == (args.external_reference is None):
+        print("payorch: give an INTENT_ID or --external-reference REF (one of them)", file=sys.stderr)
+        return 2
+    if args.merchant is not None and args.external_reference is None:
+        print("payorch: --merchant narrows --external-reference; an id needs none", file=sys.stderr)
+        return 2
 
     async def step(phases: Phases) -> JsonObject:
         async with phases.reading() as conn:
+            if args.intent_id is None:
+                return await _by_reference(conn, args.external_reference, args.merchant)
             found = await find_intent(conn, args.intent_id)
             if found is None:
                 raise ResourceNotFound(f"No payment intent {args.intent_id}.")
-            caller = await operator_caller(conn, found.application_id)
-            detail = await read_intent(conn, caller, args.intent_id)
-            body = intent_body(detail)
-            body["refunds"] = []
-            if detail.payment is not None:
-                body["payment"] = payment_body(await read_payment(conn, caller, detail.payment.id))
-                refunds = await list_refunds(conn, caller, detail.payment.id)
-                body["refunds"] = [refund_body(refund) for refund in refunds]
-            return body
+            return await _shown(conn, await operator_caller(conn, found.application_id), found.id)
 
     body = run(settings, step)
     if args.json:
         print(json.dumps(body))
         return 0
-    _print_intent(body)
+    if "items" in body:  # several intents share the reference
+        items = body["items"]
+        assert isinstance(items, list)
+        print(
+            f"payorch: {len(items)} payment intents have external reference {args.external_reference}"
+            f" (newest first{', the first ' + str(MATCHES) if len(items) == MATCHES else ''});"
+            " show one by its id:"
+        )
+        for item in items:
+            assert isinstance(item, dict)
+            print(match_line(item))
+        return 0
+    print("\n".join(intent_lines(body)))
     return 0
 
 
-def _print_intent(body: JsonObject) -> None:
-    for key in ("id", "status", "merchant_account_id", "external_reference", "provider", "created_at"):
-        print(f"{key}: {_text(body.get(key))}")
-    print(f"amount: {body['amount']} {body['currency']}")
-    payment = body.get("payment")
-    if isinstance(payment, dict):
-        print(
-            f"payment: {payment['id']} {payment['status']} (authorized {_text(payment.get('authorized_at'))})"
-        )
-    else:
-        print("payment: - (none: the provider has not authorized this intent)")
-    refunds = body["refunds"]
-    assert isinstance(refunds, list)
-    for refund in refunds:
-        assert isinstance(refund, dict)
-        print(f"refund: {refund['refund_id']} {refund['status']} {refund['amount']} {refund['currency']}")
-    timeline = body["timeline"]
-    assert isinstance(timeline, list)
-    print("timeline:")
-    for entry in timeline:
-        assert isinstance(entry, dict)
-        print(f"  {entry['at']}  {entry['type']}")
+async def _shown(conn: AsyncConnection, caller: Caller, intent_id: str) -> JsonObject:
+    """The API's intent body with its payment (refunded amount) and refunds."""
+    from payorch.intents.schemas import intent_body
+    from payorch.intents.service import read_intent
+    from payorch.payments.refunds import list_refunds
+    from payorch.payments.schemas import payment_body, refund_body
+    from payorch.payments.service import read_payment
+
+    detail = await read_intent(conn, caller, intent_id)
+    body = intent_body(detail)
+    body["refunds"] = []
+    if detail.payment is not None:
+        body["payment"] = payment_body(await read_payment(conn, caller, detail.payment.id))
+        refunds = await list_refunds(conn, caller, detail.payment.id)
+        body["refunds"] = [refund_body(refund) for refund in refunds]
+    return body
+
+
+async def _by_reference(conn: AsyncConnection, reference: str, merchant: str | None) -> JsonObject:
+    """The one intent with the shop's ``reference`` (shown), or several: ``{"items": [...]}``,
+    newest first. Each application is asked as the API's list is, by its (application,
+    external reference) index: an installation has few applications."""
+    from pydantic import ValidationError
+
+    from payorch.applications.service import list_applications
+    from payorch.intents.listing import list_intents
+    from payorch.intents.schemas import IntentListQuery, intent_summary_body
+
+    where = f" at merchant {merchant}" if merchant else ""
+    try:
+        query = IntentListQuery(external_reference=reference, merchant_account_id=merchant, limit=MATCHES)
+    except ValidationError:  # longer than any reference can be
+        raise ResourceNotFound(f"No payment intent has external reference {reference}{where}.") from None
+    applications = await list_applications(conn)
+    if merchant is not None:
+        applications = [a for a in applications if merchant in a.merchant_account_ids]
+        if not applications:
+            raise ResourceNotFound(f"No merchant account {merchant}.")
+    found: list[tuple[Caller, JsonObject]] = []
+    for summary in applications:
+        caller = await operator_caller(conn, summary.application.id)
+        page = await list_intents(conn, caller, query)
+        found += [(caller, intent_summary_body(intent)) for intent in page.items]
+    if not found:
+        raise ResourceNotFound(f"No payment intent has external reference {reference}{where}.")
+    if len(found) == 1:
+        caller, only = found[0]
+        return await _shown(conn, caller, str(only["id"]))
+    items = sorted((body for _, body in found), key=lambda body: str(body["id"]), reverse=True)
+    return {"items": list(items[:MATCHES])}
 
 
 def _text(value: object) -> str:

@@ -15,6 +15,7 @@ recovery measures lag 0: payorch.db.replica), so no cluster is started.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Awaitable
 from contextlib import AbstractAsyncContextManager
@@ -23,6 +24,7 @@ import asyncpg
 import httpx
 import pytest
 
+from payorch.db.engine import STATEMENT_LANE_SIZE
 from tests.kit import (
     Served,
     assert_error,
@@ -132,6 +134,18 @@ async def test_a_full_pool_is_503_within_the_pool_timeout(postgres_url: str) -> 
             )
             assert_error(cancelled, 503, "SERVICE_UNAVAILABLE")
         assert (await api.client.get(path, headers=api.app.headers)).status_code == 200
+
+        # The statement lane (intent creates) has turns of its own, waited for as long.
+        body = intent_body(api.app, external_reference="lane")
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(STATEMENT_LANE_SIZE):
+                await stack.enter_async_context(api.runtime.database.one_statement())
+            created, seconds = await timed(
+                api.client.post("/v1/payment-intents", json=body, headers=api.app.headers)
+            )
+            assert_unavailable_within(created, seconds, BOUND)
+        created = await api.client.post("/v1/payment-intents", json=body, headers=api.app.headers)
+        assert created.status_code == 201, created.text
 
 
 async def listed(api: Served) -> tuple[httpx.Response, float]:

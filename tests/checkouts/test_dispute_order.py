@@ -199,7 +199,8 @@ async def settle_when_possible(
         )
         if answer.status_code == 200:
             return
-        assert answer.status_code == 404, answer.text
+        # 404: not in that state yet; 503: the database was busy (SQLite under load): again.
+        assert answer.status_code in (404, 503), answer.text
         await asyncio.sleep(0.01)
     raise AssertionError(f"{outcome} never possible")
 
@@ -330,3 +331,34 @@ async def test_b_the_approvals_own_notice_read_before_the_chargeback_changes_not
             ("payment.disputed", "chargeback", None),
             ("payment.dispute_closed", "chargeback", "lost"),
         ]
+
+
+async def test_c_two_disputes_in_turn_stay_two_whatever_is_sent_again(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """A chargeback won, then another one lost on the same payment: every event sent again,
+    twice, newest first and oldest first, leaves exactly the two disputes (one per id)."""
+    sandbox = await mock_sandbox(runtime)
+    intent_id = await paid(client, sandbox, C)
+    moves = [
+        ("chargeback", "OPEN"),
+        ("chargeback_won", "WON"),
+        ("chargeback", "OPEN"),
+        ("chargeback_lost", "LOST"),
+    ]
+    for outcome, status in moves:
+        await moved_to(client, sandbox, intent_id, outcome, C, status)
+    expected = [
+        ("payment.disputed", "chargeback", None),
+        ("payment.dispute_closed", "chargeback", "won"),
+        ("payment.disputed", "chargeback", None),
+        ("payment.dispute_closed", "chargeback", "lost"),
+    ]
+    assert _disputes(await events_of(runtime, intent_id)) == expected
+    for order in ("newest_first", "oldest_first"):
+        again = await control(
+            client, sandbox, "provider_c/events", payment_intent_id=intent_id, copies=2, order=order
+        )
+        assert again.status_code == 200, again.text
+    assert _disputes(await events_of(runtime, intent_id)) == expected
+    assert (await dispute_of(client, sandbox, intent_id) or {}).get("status") == "LOST"

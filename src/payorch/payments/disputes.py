@@ -56,8 +56,10 @@ def _newer(payment: Payment, seen: DisputeObservation) -> bool:
     held_at, seen_at = payment.dispute_observed_at, seen.observed_at
     if held_at is not None and seen_at is not None and held_at != seen_at:
         return seen_at > held_at
-    if seen.reference is not None:  # another dispute opened in the same second
-        return payment.dispute_status in ENDS  # the provider opens one only after the last ended
+    if seen.reference is not None:  # another dispute, opened in the same second (or undated)
+        # Only its opening after an end can be newer (the provider opens one only after the last
+        # ended); an end read of it may be the earlier dispute's, sent again.
+        return payment.dispute_status in ENDS and seen.state is DisputeState.OPEN
     return seen.rank > payment.dispute_rank
 
 

@@ -6,7 +6,7 @@ dispute; a reader reads it again from the API. In the caller's transaction; neve
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -44,7 +44,10 @@ async def settle(
         latest = await repository.latest_dispute(conn, owner, intent.id)
         is_open = latest is not None and latest.status == OPEN
         if closes is None and not is_open:
-            dispute = _new(intent, intent.latest_charge, now)
+            # Opened later than the one before it, to the second (its ``created``), even under a
+            # frozen clock: the provider's order of a payment's disputes.
+            opened = now if latest is None else max(now, latest.created_at + timedelta(seconds=1))
+            dispute = _new(intent, intent.latest_charge, opened)
             await repository.insert_dispute(conn, dispute)
             kind = "charge.dispute.created"
         elif closes is not None and latest is not None and is_open:
@@ -70,4 +73,3 @@ def _new(intent: SimCPaymentIntent, charge: str, now: datetime) -> SimCDispute:
         reason="fraudulent",
         created_at=now,
     )
-

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import jsonschema_rs
 import pytest
 
 from payorch.clock import FrozenClock
@@ -174,3 +175,38 @@ async def test_bad_requests_are_refused_and_change_nothing(
         assert answer.json()["error"]["code"] in ("VALIDATION_ERROR", "RESOURCE_NOT_FOUND"), answer.text
     body = await reconcile(client, sandbox, runtime)
     assert body["findings"] == []
+
+
+async def test_the_document_states_each_kinds_fields(client: httpx.AsyncClient) -> None:
+    # What the request's model refuses, the document's schema refuses too (so a body the
+    # document allows is not a 400 for its shape): an orphan with an intent, at A, in a currency
+    # its provider does not take; a kind without the fields it needs.
+    document = (await client.get("/openapi.json")).json()
+    schema = {**document, "$ref": "#/components/schemas/DiscrepancyRequest"}
+    validator = jsonschema_rs.Draft202012Validator(schema)
+    for body in (
+        {"provider": B, "kind": "orphan", "payment_intent_id": "payi_1", "amount": 1},
+        {"provider": A, "kind": "orphan", "amount": 100},
+        {"provider": B, "kind": "orphan", "amount": 100, "currency": "EUR"},
+        {"provider": B, "kind": "orphan"},
+        {"provider": B, "kind": "refunded_at_provider"},
+        {"provider": B, "kind": "amount_changed", "payment_intent_id": "payi_1"},
+        {"provider": B, "kind": "approved_unreturned", "payment_intent_id": "payi_1", "amount": 5},
+    ):
+        assert not validator.is_valid(body), body
+    for body in (
+        {"provider": B, "kind": "orphan", "amount": 100},
+        {"provider": "provider_c", "kind": "orphan", "amount": 100, "currency": "EUR"},
+        {"provider": A, "kind": "refunded_at_provider", "payment_intent_id": "payi_1"},
+        {"provider": A, "kind": "amount_changed", "payment_intent_id": "payi_1", "amount": 5},
+    ):
+        assert validator.is_valid(body), body
+
+
+async def test_an_orphan_in_a_currency_its_provider_does_not_take_is_refused(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    sandbox = await mock_sandbox(runtime)
+    answer = await discrepancy(client, sandbox, provider=B, kind="orphan", amount=100, currency="EUR")
+    assert answer.status_code == 400, answer.text
+    assert "ARS, BRL, CLP" in answer.json()["error"]["details"]["errors"][0]["message"]

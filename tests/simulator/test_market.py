@@ -85,7 +85,7 @@ async def test_markets_are_listed_replaced_and_cleared_per_application(
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"approve": 0.7}, "add up to 1.1, not 1"),
+        ({"approve": 0.0, "decline": 0.0, "give_up": 0.0, "pending": 0.0}, "are all 0"),
         ({"decline": -0.1, "approve": 1.0}, "decline"),
         ({"provider": "provider_z"}, "provider"),
         ({"pending": "0"}, "pending"),
@@ -101,7 +101,7 @@ async def test_a_bad_market_is_refused_and_changes_nothing(
     error = answer.json()["error"]
     assert error["code"] == "VALIDATION_ERROR"
     problem = error["details"]["errors"][0]
-    assert problem["field"] == field or (field.startswith("add up") and field in problem["message"]), error
+    assert problem["field"] == field or (field == "are all 0" and field in problem["message"]), error
     assert (await client.get(MARKET, headers=sandbox.headers)).json() == {"items": []}
 
 
@@ -114,3 +114,18 @@ async def test_the_market_is_for_sandbox_applications_only(
     assert answer.status_code == 403 and answer.json()["error"]["code"] == "FORBIDDEN"
     buy = await _buy(client, live, "pi_x")
     assert buy.status_code == 403
+
+
+async def test_weights_not_adding_up_to_one_are_shares_and_the_document_says_not_all_zero(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    # Any weights, not all 0: each outcome's chance is its share of their sum.
+    body = {"provider": "provider_b", "approve": 1.0, "decline": 1.0, "give_up": 0.0, "pending": 0.0}
+    answer = await client.post(MARKET, json=body, headers=sandbox.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {**body, "provider": "provider_b_redirect_get", "approve": 0.5, "decline": 0.5}
+    schema = (await client.get("/openapi.json")).json()["components"]["schemas"]["MarketRequest"]
+    assert schema["anyOf"] == [
+        {"properties": {name: {"exclusiveMinimum": 0}}}
+        for name in ("approve", "decline", "give_up", "pending")
+    ]

@@ -87,6 +87,7 @@ class EvaluateRouting(BaseModel):
             le=MAX_VERSION,
             description="The version to dry-run (a draft or an earlier one); absent: the active one.",
         ),
+        WHOLE_NUMBER,  # 155.0 is the version 155, as for every integer of a body
     ] = None
 
 

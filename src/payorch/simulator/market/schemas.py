@@ -6,6 +6,7 @@ import math
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.config import JsonDict
 
 from payorch.simulator.controls.schemas import ProviderName
 
@@ -22,16 +23,33 @@ class MarketShares(BaseModel):
     )
 
 
+_OUTCOMES = ("approve", "decline", "give_up", "pending")
+
+
+def _not_all_zero(schema: JsonDict) -> None:
+    """The document states the rule the model checks: at least one weight above 0."""
+    schema["anyOf"] = [{"properties": {name: {"exclusiveMinimum": 0}}} for name in _OUTCOMES]
+
+
 class MarketRequest(MarketShares):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    """Weights, each 0 to 1 and not all 0: each outcome's chance is its share of their sum (0.6,
+    0.3, 0.05, 0.05 as given; 1, 1, 0, 0 is half and half)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra=_not_all_zero)
     provider: ProviderName
 
     @model_validator(mode="after")
-    def _whole(self) -> MarketRequest:
-        total = self.approve + self.decline + self.give_up + self.pending
-        if not math.isclose(total, 1.0, abs_tol=1e-9):
-            raise ValueError(f"approve, decline, give_up and pending add up to {total:g}, not 1")
+    def _some_weight(self) -> MarketRequest:
+        if self.approve + self.decline + self.give_up + self.pending <= 0:
+            raise ValueError("approve, decline, give_up and pending are all 0: give at least one a weight")
         return self
+
+    def shares(self) -> tuple[float, float, float, float]:
+        """approve, decline, give_up, pending as chances adding up to 1 (as given when they do)."""
+        total = self.approve + self.decline + self.give_up + self.pending
+        if math.isclose(total, 1.0, abs_tol=1e-9):
+            return self.approve, self.decline, self.give_up, self.pending
+        return self.approve / total, self.decline / total, self.give_up / total, self.pending / total
 
 
 class Market(MarketShares):

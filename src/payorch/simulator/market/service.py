@@ -33,13 +33,14 @@ def _shown(provider_id: str, market: SimMarket) -> Market:
 async def set_market(conn: AsyncConnection, clock: Clock, caller: Caller, request: MarketRequest) -> Market:
     require_sandbox(caller)
     simulated = BY_NAME[request.provider]
+    approve, decline, give_up, pending = request.shares()
     market = SimMarket(
         owner=caller.application_id,
         provider=simulated.name,
-        approve=request.approve,
-        decline=request.decline,
-        give_up=request.give_up,
-        pending=request.pending,
+        approve=approve,
+        decline=decline,
+        give_up=give_up,
+        pending=pending,
         updated_at=clock.now(),
     )
     await repository.put_market(conn, market)

@@ -1,7 +1,7 @@
 """The event catalogue (payorch.events.catalogue) against what payorch really writes, on SQLite
 and PostgreSQL: real flows through HTTP and the simulator (authorized, declined, cancelled by the
-buyer and by the merchant, in process, disputed and closed, a refund refused, then refunded in
-part and in full, a test webhook event); every event GET /v1/events lists is validated against
+buyer and by the merchant, in process, disputed and closed (a refund meanwhile refused by
+payorch), then refunded in part and in full, a refund the provider refused, a test webhook event); every event GET /v1/events lists is validated against
 its type's model, strictly and with no unknown field, and against the OpenAPI document's
 ``webhooks`` entry for its type (tests/events/helpers.py). The jobs' events:
 tests/events/test_catalogue_jobs.py."""
@@ -62,11 +62,25 @@ async def _paid_disputed_and_refunded(client: httpx.AsyncClient, sandbox: Sandbo
     await pay(client, body, "approve")
     payment_id = (await read(client, sandbox, intent["id"]))["payment"]["id"]
     await _settle(client, sandbox, intent["id"], "mediation")
-    assert await _refund(client, sandbox, payment_id, "in-mediation", amount=500) == 502  # refund.failed
+    assert await _refund(client, sandbox, payment_id, "in-mediation", amount=500) == 409  # disputed
     await _settle(client, sandbox, intent["id"], "mediation_won")
     assert await _refund(client, sandbox, payment_id, "part", amount=500) == 201
     assert await _refund(client, sandbox, payment_id, "rest") == 201
     assert (await read(client, sandbox, intent["id"]))["status"] == "REFUNDED"
+    # refund.failed: refunded at the provider behind payorch's back, then refused there.
+    other, body = await start(client, sandbox, B)
+    await pay(client, body, "approve")
+    behind = await control(
+        client,
+        sandbox,
+        "discrepancies",
+        provider=B,
+        kind="refunded_at_provider",
+        payment_intent_id=other["id"],
+    )
+    assert behind.status_code == 200, behind.text
+    other_payment = (await read(client, sandbox, other["id"]))["payment"]["id"]
+    assert await _refund(client, sandbox, other_payment, "refused") == 502
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out

@@ -1,8 +1,8 @@
 """The event catalogue (payorch.events.catalogue) against what payorch really writes, on SQLite
 and PostgreSQL: real flows through HTTP and the simulator (authorized, declined, cancelled by the
 buyer and by the merchant, in process, disputed and closed (a refund meanwhile refused by
-payorch), then refunded in part and in full, a refund the provider refused, a test webhook event); every event GET /v1/events lists is validated against
-its type's model, strictly and with no unknown field, and against the OpenAPI document's
+payorch), then refunded in part and in full, a refund the provider refused, a test webhook
+event); every event GET /v1/events lists is validated against its type's model, strictly and with no unknown field, and against the OpenAPI document's
 ``webhooks`` entry for its type (tests/events/helpers.py). The jobs' events:
 tests/events/test_catalogue_jobs.py."""
 

@@ -2,8 +2,9 @@
 and PostgreSQL: real flows through HTTP and the simulator (authorized, declined, cancelled by the
 buyer and by the merchant, in process, disputed and closed (a refund meanwhile refused by
 payorch), then refunded in part and in full, a refund the provider refused, a test webhook
-event); every event GET /v1/events lists is validated against its type's model, strictly and with no unknown field, and against the OpenAPI document's
-``webhooks`` entry for its type (tests/events/helpers.py). The jobs' events:
+event); every event GET /v1/events lists is validated against its type's model, strictly and
+with no unknown field, and against the OpenAPI document's ``webhooks`` entry for its type
+(tests/events/helpers.py). The jobs' events:
 tests/events/test_catalogue_jobs.py."""
 
 from __future__ import annotations

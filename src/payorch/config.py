@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
-from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import SettingsConfigDict
 
+from payorch.config_database import DatabaseSettings
 from payorch.errors import validator_message
 
 # Also the defaults of a provider-health store made from a URL alone (providers/health.py).
@@ -26,78 +26,9 @@ class SettingsError(Exception):
     """A setting is missing or malformed; the message names the variable."""
 
 
-class Settings(BaseSettings):
+class Settings(DatabaseSettings):
     model_config = SettingsConfigDict(env_prefix="PAYORCH_", extra="ignore", frozen=True)
 
-    database_url: str = Field(
-        "sqlite:///./payorch.db",
-        description="Embedded SQLite by default; postgresql://user@host:port/db in production.",
-    )
-    database_replica_url: str | None = Field(
-        None,
-        description=(
-            "A streaming replica of the PostgreSQL primary (postgresql://...). When set, the "
-            "application-wide lists and the dashboard's lists and overview read it while it is "
-            "reachable and within PAYORCH_REPLICA_MAX_LAG_SECONDS; everything else reads the "
-            "primary (payorch/db/replica.py)."
-        ),
-    )
-    replica_max_lag_seconds: float = Field(
-        5,
-        gt=0,
-        description="Lists read the primary while the replica is this far behind or more.",
-    )
-    replica_check_seconds: float = Field(
-        1,
-        ge=0,
-        description=(
-            "Each process measures the replica's lag this often, in the background (0: one "
-            "measure after another, 50 ms apart); an unreachable replica is tried again then."
-        ),
-    )
-    replica_timeout_seconds: float = Field(
-        2,
-        gt=0,
-        description=(
-            "The most each step on the replica may take (the wait for a pooled connection, the "
-            "connect, a list's whole read, each round trip of the lag measure): a replica that "
-            "stops answering costs a list this long, then the list reads the primary."
-        ),
-    )
-    database_pool_size: int = Field(
-        20,
-        ge=1,
-        description=(
-            "PostgreSQL connections in each process's pool (API process or worker), kept open "
-            "once made; an API process also opens up to 10 for intent creates (the statement "
-            "lane), and up to this many on the replica. Size PostgreSQL's max_connections with "
-            "it (docs/deployment.md)."
-        ),
-    )
-    database_connect_timeout_seconds: float = Field(
-        5,
-        gt=0,
-        description=(
-            "The most a connect to PostgreSQL may take (TCP, TLS, startup); then the request "
-            "answers 503 SERVICE_UNAVAILABLE (a read is tried once more first)."
-        ),
-    )
-    database_statement_timeout_seconds: float = Field(
-        5,
-        gt=0,
-        description=(
-            "The most one round trip to PostgreSQL (a statement, its prepare, BEGIN, COMMIT) may "
-            "wait for the answer; then its connection is closed and the request answers 503."
-        ),
-    )
-    database_pool_timeout_seconds: float = Field(
-        5,
-        gt=0,
-        description=(
-            "The most a request waits for a free PostgreSQL connection of its process's pool "
-            "(all PAYORCH_DATABASE_POOL_SIZE in use); then 503 SERVICE_UNAVAILABLE."
-        ),
-    )
     public_url: str = Field(
         "http://127.0.0.1:8000",
         description=(
@@ -365,7 +296,7 @@ class Settings(BaseSettings):
         ),
     )
 
-    @field_validator("worker_metrics_port", "max_connections", "database_replica_url", mode="before")
+    @field_validator("worker_metrics_port", "max_connections", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         # Empty means unset (as for the exporter that reads PAYORCH_WORKER_METRICS_PORT too).
@@ -375,24 +306,6 @@ class Settings(BaseSettings):
     @classmethod
     def _sandbox_webhooks_allow_private(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value  # empty: unset
-
-    @field_validator("database_url")
-    @classmethod
-    def _database_url(cls, value: str) -> str:
-        if not value.startswith(("sqlite", "postgresql", "postgres://")):
-            raise ValueError("must be a sqlite:/// or postgresql:// URL")
-        return value
-
-    @field_validator("database_replica_url")
-    @classmethod
-    def _database_replica_url(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is None:
-            return None
-        if not value.startswith(("postgresql", "postgres://")):
-            raise ValueError("must be a postgresql:// URL")
-        if str(info.data.get("database_url", "")).startswith("sqlite"):
-            raise ValueError("needs PAYORCH_DATABASE_URL to be PostgreSQL (its primary)")
-        return value
 
     @field_validator("public_url")
     @classmethod
@@ -443,22 +356,11 @@ class Settings(BaseSettings):
         return _limit_parts(self.dashboard_sign_in_rate_limit)
 
     @property
-    def is_sqlite(self) -> bool:
-        return self.database_url.startswith("sqlite")
-
-    @property
     def sandbox_webhooks_private_allowed(self) -> bool:
         """PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE, or its default for this database."""
         if self.sandbox_webhooks_allow_private is None:
             return self.is_sqlite
         return self.sandbox_webhooks_allow_private
-
-    @property
-    def sqlite_path(self) -> Path | None:
-        """The database file of the embedded default (None for in-memory or PostgreSQL)."""
-        from payorch.db.engine import sqlite_file
-
-        return sqlite_file(self.database_url)
 
 
 def _limit_parts(value: str) -> tuple[int, str]:

@@ -106,6 +106,7 @@ async def run(args: argparse.Namespace, directory: str) -> None:
         PAYORCH_REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
         PAYORCH_RATE_LIMIT="100000/second",  # throughput, not the limit, is measured
     )
+    subprocess.run([sys.executable, "-m", "payorch", "migrate"], env=env, capture_output=True, check=True)
     tenant = create_tenant(env)
     store = start_redis(redis_port)
     base = f"http://127.0.0.1:{port}"

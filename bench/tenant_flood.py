@@ -180,6 +180,7 @@ async def run(args: argparse.Namespace, database_url: str) -> None:
         PAYORCH_SECRET_KEY=SECRET_KEY,
         PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE="true",
     )
+    subprocess.run([sys.executable, "-m", "payorch", "migrate"], env=env, capture_output=True, check=True)
     quiet, flood = create_tenant(env, "quiet"), create_tenant(env, "flood")
     port = free_port()  # for `payorch serve`
     base = f"http://127.0.0.1:{port}"

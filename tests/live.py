@@ -52,6 +52,14 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subpro
     )
 
 
+def migrated(env: dict[str, str]) -> dict[str, str]:
+    """``env`` after `payorch migrate`: only it and `serve` make a SQLite file that is not there
+    yet, so a test's fresh file is migrated before `applications create` and the rest."""
+    done = run_cli(["migrate"], env)
+    assert done.returncode == 0, done.stderr
+    return env
+
+
 def stop_process(process: subprocess.Popen[str], signum: int = signal.SIGTERM, timeout: float = 30) -> None:
     """Ask `process` to stop with `signum`; kill it if it has not stopped within `timeout`."""
     process.send_signal(signum)

@@ -45,6 +45,10 @@ def _mode(path: Path) -> str:
 
 
 def test_applications_create_migrates_a_fresh_database_first(fresh_database_url: str) -> None:
+    """An empty database gets its tables first; a SQLite file must be there (an empty one is a
+    database without tables): a missing one is refused (tests/cli/test_no_database.py)."""
+    if fresh_database_url.startswith("sqlite"):
+        Path(fresh_database_url.split(":///", 1)[1]).touch(mode=0o600)
     env = payorch_env(fresh_database_url)
     result = run_cli(["applications", "create", "--name", "First", "--environment", "SANDBOX", "--json"], env)
     assert result.returncode == 0, result.stderr

@@ -137,7 +137,7 @@ def run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:
     from payorch.bootstrap import operator_phases
     from payorch.db.migrate import upgrade
 
-    upgrade(settings.database_url)  # as `applications create` does: a fresh database gets tables
+    upgrade(settings.database_url)  # as `migrate` does: an older database gets the new tables
 
     async def steps() -> T:
         async with operator_phases(settings) as phases:

@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="payorch", description=__doc__, formatter_class=HelpFormatter, epilog=SERVE_SETTINGS
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
-    # Only serve, migrate and applications create make a database that is not there yet.
+    # Only serve and migrate make a database that is not there yet (a command run elsewhere
+    # must not leave a stray ./payorch.db; `applications create` migrates only one that exists).
     parser.set_defaults(creates_database=False)
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
@@ -91,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--merchant-name", help="its merchant account's name (unset: --name)")
     create.add_argument("--mock-connectors", action="store_true", help="SANDBOX only")
     create.add_argument("--json", action="store_true", help="print one JSON object")
-    create.set_defaults(handler=_applications_create, creates_database=True)
+    create.set_defaults(handler=_applications_create)
     add_commands(commands, app_commands)
     add_operator_commands(commands)
     return parser
@@ -234,7 +235,7 @@ def _applications_create(settings: Settings, args: argparse.Namespace) -> int:
     if args.mock_connectors and args.environment != "SANDBOX":
         print("payorch: --mock-connectors is for SANDBOX applications only", file=sys.stderr)
         return 2
-    _migrate(settings, args)  # as serve does: a fresh database gets its tables first
+    _migrate(settings, args)  # an existing database (or a new PostgreSQL one) gets its tables first
     created = asyncio.run(
         create_application(
             settings,

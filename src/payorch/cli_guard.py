@@ -2,8 +2,7 @@
 traceback (`payorch --debug COMMAND` re-raises for the traceback).
 
 Exit status 2: a setting is wrong or the database it names cannot be reached or opened, or
-is not there for a command that does not create one (only `serve`, `migrate` and `applications
-create` do);
+is not there for a command that does not create one (only `serve` and `migrate` do);
 1: the request was refused as the API would refuse it. A reader that stops early (`| head`)
 ends the command quietly.
 """

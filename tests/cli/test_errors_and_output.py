@@ -15,7 +15,7 @@ import pytest
 
 from tests.cli.helpers import refused
 from tests.kit import refused_address
-from tests.live import free_port, payorch_env, run_cli
+from tests.live import free_port, migrated, payorch_env, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ def test_migrate_says_what_it_applied(tmp_path: Path) -> None:
 
 
 def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
-    env = payorch_env(f"sqlite:///{tmp_path}/p.db")
+    env = migrated(payorch_env(f"sqlite:///{tmp_path}/p.db"))
     for _ in range(3):
         create = ["applications", "create", "--name", "A", "--environment", "SANDBOX", "--json"]
         assert run_cli(create, env).returncode == 0
@@ -95,7 +95,7 @@ def test_the_second_start_names_the_program_as_it_was_started(tmp_path: Path) ->
     """Started as .venv/bin/payorch with no payorch on PATH (as `make run`): the hint names
     that path, and it works as printed."""
     script = Path(sys.executable).parent / "payorch"
-    env = payorch_env(f"sqlite:///{tmp_path}/s.db", PATH="/usr/bin:/bin")
+    env = migrated(payorch_env(f"sqlite:///{tmp_path}/s.db", PATH="/usr/bin:/bin"))
     assert run_cli(["applications", "create", "--name", "S", "--environment", "SANDBOX"], env).returncode == 0
     port = free_port()
     base = f"http://127.0.0.1:{port}"

@@ -1,4 +1,4 @@
-"""Commands that only read or change records do not create a database, as real processes: an
+"""Commands other than `serve` and `migrate` do not create a database, as real processes: an
 embedded database that is not there is one line naming it, `payorch migrate` and
 PAYORCH_DATABASE_URL, exit status 2, and no file is left behind (a command run from another
 directory used to create an empty ./payorch.db). `migrate` creates it; then they work."""
@@ -18,6 +18,7 @@ from tests.live import payorch_env, run_cli
 pytestmark = pytest.mark.slow
 
 COMMANDS = [
+    ["applications", "create", "--name", "Shop", "--environment", "SANDBOX"],
     ["applications", "list"],
     ["keys", "list", "--application", "app_x"],
     ["connectors", "list", "--merchant", "mrc_x"],

@@ -268,7 +268,9 @@ def test_a_start_that_cannot_load_its_files_writes_nothing_first(
     installed: Installed, tmp_path: Path
 ) -> None:
     """A package missing a file its pages read fails before it creates the database, its key
-    file, or a sandbox application whose key it would print and then lose."""
+    file, or a sandbox application whose key it would print and then lose. The worker never
+    creates a database (only serve and migrate do), so it is given a migrated one: it fails on
+    the missing file and adds nothing beside it."""
     script = installed.package_dir() / "dashboard" / "assets" / "dashboard.js"
     hidden = script.with_name("dashboard.js.hidden")
     database = tmp_path / "first" / "payorch.db"
@@ -276,23 +278,31 @@ def test_a_start_that_cannot_load_its_files_writes_nothing_first(
     env = clean_env(
         PAYORCH_DATABASE_URL=f"sqlite:///{database}", PAYORCH_PUBLIC_URL=f"http://127.0.0.1:{port}"
     )
+    existing = tmp_path / "existing" / "payorch.db"
+    existing.parent.mkdir()
+    worker_env = {**env, "PAYORCH_DATABASE_URL": f"sqlite:///{existing}"}
+
+    def payorch(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [installed.command("payorch"), *args],
+            cwd=installed.work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    assert payorch(["migrate"], worker_env).returncode == 0
+    before = sorted(p.name for p in existing.parent.iterdir())
     script.rename(hidden)
     try:
-        serve, worker = [
-            subprocess.run(
-                [installed.command("payorch"), *args],
-                cwd=installed.work,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            for args in (["serve", "--port", str(port)], ["worker"])
-        ]
+        serve = payorch(["serve", "--port", str(port)], env)
+        worker = payorch(["worker"], worker_env)
     finally:
         hidden.rename(script)
     assert not database.parent.exists(), list(database.parent.iterdir())  # no database, no key file
+    assert sorted(p.name for p in existing.parent.iterdir()) == before
     for done in (serve, worker):
         assert done.returncode == 1 and done.stdout == "", (done.stdout, done.stderr)
         lines = done.stderr.splitlines()  # one line naming the file, no traceback, no key

@@ -26,7 +26,12 @@ from tests.checkouts.helpers import _disputes, _payment, control, settled
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B, events_of, pay, read, set_fault, start
 
-pytestmark = pytest.mark.slow  # many payments through the simulator: a second or more each
+pytestmark = [
+    pytest.mark.slow,  # many payments through the simulator: a second or more each
+    # The concurrent rounds poll the simulator every 10 ms from several tasks at once: more
+    # than the default 100 requests a second of one application (a 429 failed a CI run).
+    pytest.mark.settings(rate_limit="100000/second"),
+]
 
 C = "provider_c_redirect_get"
 ROUNDS = 3  # each scenario, on fresh payments

@@ -108,7 +108,10 @@ async def test_provider_health_counts_in_this_process_while_redis_is_stopped(
         started = time.perf_counter()
         response = await checkout(client, sandbox, intent["id"])
         assert response.status_code == 200 and response.json()["provider"] == B, response.text
-        assert time.perf_counter() - started < ONE_REQUEST_SECONDS
+        # Two provider calls (A fails, B answers) with no wait for the stopped Redis: a
+        # refused connection skips it at once. Twice the one-request bound: on SQLite with both
+        # cores busy such a checkout took 0.66 s in a full CI run.
+        assert time.perf_counter() - started < 2 * ONE_REQUEST_SECONDS
     await set_fault(client, sandbox, A, "ok")
     intent = await create_intent(client, sandbox)
     response = await checkout(client, sandbox, intent["id"])

@@ -51,4 +51,6 @@ async def test_a_request_waiting_for_the_pool_is_measured(
     waited = value(after, "payorch_db_pool_wait_seconds_sum") - value(
         before, "payorch_db_pool_wait_seconds_sum"
     )
-    assert HELD_SECONDS <= waited < HELD_SECONDS + 1
+    # The request starts waiting a moment after the hold began (its task is scheduled, then
+    # reaches the pool): a CI run measured 0.399 s of a 0.4 s hold, so allow 0.1 s for that.
+    assert HELD_SECONDS - 0.1 <= waited < HELD_SECONDS + 1

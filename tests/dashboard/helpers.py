@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import httpx
 
-from tests.kit import Sandbox
+from payorch.providers.provider_b import PROVIDER_B
+from tests import browser as web
+from tests.kit import Sandbox, create_intent
+from tests.live import as_sandbox
+
+if TYPE_CHECKING:
+    from playwright.async_api import Page
 
 
 async def add_mock_connector(
@@ -16,3 +24,25 @@ async def add_mock_connector(
         headers=app.headers,
     )
     assert added.status_code == 201, added.text
+
+
+async def paid_in_usd_at_b(
+    page: Page, api: httpx.AsyncClient, app: dict[str, str], url: str, reference: str
+) -> tuple[str, str]:
+    """A USD 2,000.00 intent at provider B, paid by the buyer in Chromium once ``page`` signed in
+    to the dashboard: (its id, its dashboard page's URL), where ``page`` is left."""
+    created = await create_intent(
+        api,
+        as_sandbox(app),
+        external_reference=reference,
+        amount=200_000,
+        currency="USD",
+        provider=PROVIDER_B,
+        return_url=url + "/dashboard/sandbox/returned",
+    )
+    intent_id = str(created["id"])
+    checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
+    await web.sign_in(page, url, app["api_key"])
+    intent_url = f"{url}/dashboard/payments/{intent_id}"
+    await web.approve_at_provider(page, checkout["checkout"]["url"], intent_url)  # the buyer pays
+    return intent_id, intent_url

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.kit import create_intent
-from tests.live import as_sandbox, create_sandbox
+from tests.dashboard.helpers import paid_in_usd_at_b
+from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -44,21 +44,8 @@ async def test_a_payment_under_mediation_says_why_it_cannot_be_refunded(
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api, web.chromium() as browser:
-        created = await create_intent(
-            api,
-            as_sandbox(app),
-            external_reference="disputed-usd-2000",
-            amount=200_000,
-            currency="USD",
-            provider="provider_b_redirect_get",
-            return_url=url + "/dashboard/sandbox/returned",
-        )
-        intent_id = created["id"]
-        checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
         page = await web.page_at(browser)
-        await web.sign_in(page, url, app["api_key"])
-        intent_url = f"{url}/dashboard/payments/{intent_id}"
-        await web.approve_at_provider(page, checkout["checkout"]["url"], intent_url)
+        intent_id, intent_url = await paid_in_usd_at_b(page, api, app, url, "disputed-usd-2000")
         assert await page.get_by_role("button", name="Refund").is_visible()
         settled = await api.post(
             "/simulator/controls/settle", json={"payment_intent_id": intent_id, "outcome": "mediation"}

@@ -15,12 +15,11 @@ import pytest
 from payorch.crypto import Cipher
 from payorch.simulator.credentials import mock_credentials
 from tests import browser as web
-from tests.kit import TEST_SECRET_KEY, create_intent
-from tests.live import as_sandbox, create_sandbox
+from tests.dashboard.helpers import paid_in_usd_at_b
+from tests.kit import TEST_SECRET_KEY
+from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-PROVIDER_B = "provider_b_redirect_get"
 
 REFUSED = {
     "10,50": "only separates thousands",
@@ -46,21 +45,8 @@ async def test_the_refund_form_moves_only_what_a_person_meant(server: web.Server
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
     async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api, web.chromium() as browser:
-        created = await create_intent(
-            api,
-            as_sandbox(app),
-            external_reference="attack-usd-2000",
-            amount=200_000,
-            currency="USD",
-            provider=PROVIDER_B,
-            return_url=url + "/dashboard/sandbox/returned",
-        )
-        intent_id = created["id"]
-        checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
         page = await web.page_at(browser)
-        await web.sign_in(page, url, app["api_key"])
-        intent_url = f"{url}/dashboard/payments/{intent_id}"
-        await web.approve_at_provider(page, checkout["checkout"]["url"], intent_url)  # the buyer pays
+        intent_id, intent_url = await paid_in_usd_at_b(page, api, app, url, "attack-usd-2000")
         assert "AUTHORIZED" in await page.content()
         amount = page.get_by_label(re.compile("^Amount in USD"))
         assert await amount.get_attribute("aria-describedby") == "amount-rule"

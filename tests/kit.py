@@ -45,6 +45,7 @@ from payorch.intents.records import PaymentIntent
 from payorch.payments import repository as payments
 from payorch.payments.records import Payment
 from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
 
 TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789"
@@ -269,3 +270,12 @@ async def served(settings: Settings) -> AsyncIterator[Served]:
             yield Served(client, runtime, await new_application(runtime))
     finally:
         await runtime.close()
+
+
+def each_provider_has_cases(named: set[str], where: str) -> None:
+    """A table of cases written per provider (its own test cards, codes, pages) names every
+    registered provider: one added to the registry fails here until it has its cases."""
+    missing = [provider for provider in PROVIDER_IDS if provider not in named]
+    assert not missing, f"{where} has no case for {missing}: write the new provider's cases there"
+    unknown = sorted(named - set(PROVIDER_IDS))
+    assert not unknown, f"{where} names providers the registry does not have: {unknown}"

@@ -9,9 +9,13 @@ import pytest
 
 from payorch.providers.base import PaymentOutcome, PaymentResult
 from payorch.providers.payment_errors import last_payment_error
-from payorch.providers.registry import registration_of
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.registry import PROVIDER_IDS, registration_of
+from tests.kit import each_provider_has_cases
 
-A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
 FAILED, CANCELLED, EXPIRED = PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED
 AT = datetime(2026, 11, 28, 4, 0, tzinfo=UTC)
 
@@ -25,90 +29,95 @@ def error_of(
     return found["code"], found["provider_code"]
 
 
-@pytest.mark.parametrize(
-    ("provider", "outcome", "details", "expected"),
-    [
-        (A, FAILED, {"status": "FAILED", "response_code": -1, "card_last4": "0568"}, ("declined", "-1")),
-        (
-            A,
-            FAILED,
-            {"status": "FAILED", "response_code": -3, "card_last4": "0568"},
-            ("provider_error", "-3"),
-        ),
-        (
-            A,
-            FAILED,
-            {"status": "FAILED", "response_code": -5, "card_last4": "0568"},
-            ("fraud_suspected", "-5"),
-        ),
-        (A, FAILED, {"status": "FAILED", "response_code": -99, "card_last4": "0568"}, ("declined", "-99")),
-        (
-            A,
-            FAILED,
-            {"status": "FAILED", "response_code": -1, "return_shape": "error"},
-            ("provider_error", "FAILED/-1"),
-        ),
-        (
-            A,
-            CANCELLED,
-            {"status": "FAILED", "response_code": -1, "return_shape": "aborted"},
-            ("cancelled_by_buyer", "FAILED/-1"),
-        ),
-        (
-            A,
-            EXPIRED,
-            {"status": "FAILED", "response_code": -1, "return_shape": "timeout"},
-            ("expired", "FAILED/-1"),
-        ),
-        (
-            B,
-            FAILED,
-            {"status": "rejected", "status_detail": "cc_rejected_insufficient_amount"},
-            ("insufficient_funds", "cc_rejected_insufficient_amount"),
-        ),
-        (
-            B,
-            FAILED,
-            {"status": "rejected", "status_detail": "cc_rejected_bad_filled_security_code"},
-            ("invalid_card_details", "cc_rejected_bad_filled_security_code"),
-        ),
-        (
-            B,
-            FAILED,
-            {"status": "rejected", "status_detail": "cc_rejected_high_risk"},
-            ("fraud_suspected", "cc_rejected_high_risk"),
-        ),
-        (B, FAILED, {"status": "rejected", "status_detail": "something_new"}, ("declined", "something_new")),
-        (B, FAILED, {"status": "cancelled", "status_detail": "expired"}, ("expired", "expired")),
-        (
-            C,
-            FAILED,
-            {
-                "last_payment_error_type": "card_error",
-                "last_payment_error_code": "card_declined",
-                "last_payment_error_decline_code": "insufficient_funds",
-            },
-            ("insufficient_funds", "insufficient_funds"),
-        ),
-        (
-            C,
-            FAILED,
-            {"last_payment_error_type": "card_error", "last_payment_error_code": "incorrect_cvc"},
-            ("invalid_card_details", "incorrect_cvc"),
-        ),
-        (
-            C,
-            FAILED,
-            {
-                "last_payment_error_type": "card_error",
-                "last_payment_error_code": "card_declined",
-                "last_payment_error_decline_code": "fraudulent",
-            },
-            ("fraud_suspected", "fraudulent"),
-        ),
-        (C, FAILED, {"last_payment_error_type": "api_error"}, ("provider_error", "api_error")),
-    ],
-)
+# (provider, its answer, what payorch records): each provider's own words, written per provider.
+CODES: list[tuple[str, PaymentOutcome, dict[str, object], tuple[str, str]]] = [
+    (A, FAILED, {"status": "FAILED", "response_code": -1, "card_last4": "0568"}, ("declined", "-1")),
+    (
+        A,
+        FAILED,
+        {"status": "FAILED", "response_code": -3, "card_last4": "0568"},
+        ("provider_error", "-3"),
+    ),
+    (
+        A,
+        FAILED,
+        {"status": "FAILED", "response_code": -5, "card_last4": "0568"},
+        ("fraud_suspected", "-5"),
+    ),
+    (A, FAILED, {"status": "FAILED", "response_code": -99, "card_last4": "0568"}, ("declined", "-99")),
+    (
+        A,
+        FAILED,
+        {"status": "FAILED", "response_code": -1, "return_shape": "error"},
+        ("provider_error", "FAILED/-1"),
+    ),
+    (
+        A,
+        CANCELLED,
+        {"status": "FAILED", "response_code": -1, "return_shape": "aborted"},
+        ("cancelled_by_buyer", "FAILED/-1"),
+    ),
+    (
+        A,
+        EXPIRED,
+        {"status": "FAILED", "response_code": -1, "return_shape": "timeout"},
+        ("expired", "FAILED/-1"),
+    ),
+    (
+        B,
+        FAILED,
+        {"status": "rejected", "status_detail": "cc_rejected_insufficient_amount"},
+        ("insufficient_funds", "cc_rejected_insufficient_amount"),
+    ),
+    (
+        B,
+        FAILED,
+        {"status": "rejected", "status_detail": "cc_rejected_bad_filled_security_code"},
+        ("invalid_card_details", "cc_rejected_bad_filled_security_code"),
+    ),
+    (
+        B,
+        FAILED,
+        {"status": "rejected", "status_detail": "cc_rejected_high_risk"},
+        ("fraud_suspected", "cc_rejected_high_risk"),
+    ),
+    (B, FAILED, {"status": "rejected", "status_detail": "something_new"}, ("declined", "something_new")),
+    (B, FAILED, {"status": "cancelled", "status_detail": "expired"}, ("expired", "expired")),
+    (
+        C,
+        FAILED,
+        {
+            "last_payment_error_type": "card_error",
+            "last_payment_error_code": "card_declined",
+            "last_payment_error_decline_code": "insufficient_funds",
+        },
+        ("insufficient_funds", "insufficient_funds"),
+    ),
+    (
+        C,
+        FAILED,
+        {"last_payment_error_type": "card_error", "last_payment_error_code": "incorrect_cvc"},
+        ("invalid_card_details", "incorrect_cvc"),
+    ),
+    (
+        C,
+        FAILED,
+        {
+            "last_payment_error_type": "card_error",
+            "last_payment_error_code": "card_declined",
+            "last_payment_error_decline_code": "fraudulent",
+        },
+        ("fraud_suspected", "fraudulent"),
+    ),
+    (C, FAILED, {"last_payment_error_type": "api_error"}, ("provider_error", "api_error")),
+]
+
+
+def test_every_registered_provider_has_its_codes_here() -> None:
+    each_provider_has_cases({provider for provider, *_ in CODES}, "CODES")
+
+
+@pytest.mark.parametrize(("provider", "outcome", "details", "expected"), CODES)
 def test_each_providers_codes(
     provider: str, outcome: PaymentOutcome, details: dict[str, object], expected: tuple[str, str]
 ) -> None:
@@ -120,7 +129,7 @@ def test_provider_c_an_earlier_decline_does_not_name_a_cancel() -> None:
     assert error_of(C, CANCELLED, "left", **declined) == ("cancelled_by_buyer", None)
 
 
-@pytest.mark.parametrize("provider", [A, B, C])
+@pytest.mark.parametrize("provider", PROVIDER_IDS)
 def test_without_the_providers_words_only_the_outcome_is_known(provider: str) -> None:
     assert error_of(provider, FAILED, "refused") == ("declined", None)
     assert error_of(provider, CANCELLED, "left") == ("cancelled_by_buyer", None)

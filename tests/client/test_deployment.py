@@ -27,6 +27,7 @@ import pytest
 
 from payorch.client import Event, PayorchClient, ProviderError, WebhookVerificationError
 from payorch.client.webhooks import verify
+from payorch.providers.registry import PROVIDER_IDS
 from tests.client.buyer import pay
 from tests.databases import create_postgres_database, drop_postgres_database
 from tests.kit import TEST_SECRET_KEY
@@ -180,7 +181,7 @@ def test_two_api_processes_and_two_workers_on_one_postgresql(tmp_path: Path) -> 
                     currency="CLP",
                     return_url="https://shop.example/return",
                 )
-                provider = ("provider_a_redirect_post", "provider_b_redirect_get")[n % 2]
+                provider = PROVIDER_IDS[n % len(PROVIDER_IDS)]  # each registered one in turn
                 checkout = second.create_checkout(intent.id, provider=provider)
                 returned = pay(checkout, "approve")
                 assert returned["payment_intent_id"] == [intent.id]

@@ -14,16 +14,20 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
 from tests import browser as web
 from tests.checkouts.helpers import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
-from tests.kit import create_intent
+from tests.kit import create_intent, each_provider_has_cases
 from tests.live import as_sandbox, create_sandbox
 from tests.providers import browser as buyer_browser
 from tests.providers.browser import Browser, parse
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
+SHOWN = (A, B, C)  # each has its decline and its provider error below, in its own words
 ONLY = ("approve", "decline", "give_up", "pending")
 SHOT = ("provider-error-a", "provider-error-b", "provider-error-c", "declined-b", "processing", "authorized")
 
@@ -162,3 +166,7 @@ async def test_the_intent_page_says_why_in_a_browser(
             await chosen.select_option(choice[2])
             assert await chosen.input_value() == choice[2]
             await web.screenshot(page, shots, f"intent-{name}")
+
+
+def test_every_registered_provider_has_its_cases_here() -> None:
+    each_provider_has_cases(set(SHOWN), "SHOWN")

@@ -27,6 +27,9 @@ import pytest
 
 from payorch.client import AsyncPayorchClient, Call
 from payorch.client.webhooks import compute_signature
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.registry import PROVIDER_IDS
 from tests import browser as web
 from tests.live import free_port, payorch_env, run_cli
 
@@ -222,9 +225,7 @@ async def buy(shop: Shop, provider: str, outcome: str, shots: Path) -> str:
             raise AssertionError(f"{exc!r}\nat {page.url}\n{log_tails(shop)}") from exc
 
 
-@pytest.mark.parametrize(
-    "provider", ["provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get", "auto"]
-)
+@pytest.mark.parametrize("provider", [*PROVIDER_IDS, "auto"])
 async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) -> None:
     order_id = await buy(shop, provider, "approve", shots)
     order = (await shop_order(shop, order_id))["order"]
@@ -240,7 +241,7 @@ async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) ->
         intent = await client.get_payment_intent(intent_id)
         # auto: provider A wins (priority 1 of the MOCK connectors the CLI created).
         assert intent.status == "AUTHORIZED"
-        assert intent.provider == (provider if provider != "auto" else "provider_a_redirect_post")
+        assert intent.provider == (provider if provider != "auto" else PROVIDER_A)
         assert intent.payment is not None and intent.payment.authorization_code
         assert intent.external_reference == order_id and intent.metadata == {"order_id": order_id}
         deliveries = [
@@ -278,7 +279,7 @@ async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) ->
 
 
 async def test_a_rejected_payment_shows_failed(shop: Shop, shots: Path) -> None:
-    order_id = await buy(shop, "provider_b_redirect_get", "reject", shots)
+    order_id = await buy(shop, PROVIDER_B, "reject", shots)
     assert (await shop_order(shop, order_id))["order"]["status"] == "FAILED"
     await wait_for_event(shop, order_id, "payment.failed")
 
@@ -286,9 +287,7 @@ async def test_a_rejected_payment_shows_failed(shop: Shop, shots: Path) -> None:
 async def test_the_return_page_ignores_query_parameters(shop: Shop) -> None:
     """Typing ?status=AUTHORIZED onto an unpaid order's return URL does not make it paid."""
     async with httpx.AsyncClient() as http:
-        started = await http.post(
-            f"{shop.url}/orders", data={"product_id": "coffee", "provider": "provider_b_redirect_get"}
-        )
+        started = await http.post(f"{shop.url}/orders", data={"product_id": "coffee", "provider": PROVIDER_B})
         assert started.status_code == 303 and started.headers["location"].startswith(shop.payorch_url)
         async with AsyncPayorchClient(shop.api_key, shop.payorch_url) as client:
             newest = (await client.list_events(type="payment.checkout.started", limit=1)).items[0]
@@ -307,7 +306,7 @@ async def test_the_return_page_ignores_query_parameters(shop: Shop) -> None:
 async def test_a_failed_start_can_be_retried_for_the_same_order(shop: Shop) -> None:
     """The provider is down: the buyer sees an error page with "Try again"; once it is back, the
     retry reuses the order's idempotency keys (one intent, one checkout) and sends the buyer on."""
-    provider = "provider_a_redirect_post"
+    provider = PROVIDER_A
     async with AsyncPayorchClient(shop.api_key, shop.payorch_url) as client, httpx.AsyncClient() as http:
         await client.simulator_set_fault(provider, "error")
         try:

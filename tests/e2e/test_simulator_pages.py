@@ -9,6 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
 from tests import browser as web
 from tests.e2e.helpers import RETURN_URL, open_checkout
 from tests.kit import create_intent
@@ -16,7 +18,7 @@ from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B = "provider_a_redirect_post", "provider_b_redirect_get"
+A, B = PROVIDER_A, PROVIDER_B
 
 
 async def new_checkout(server: web.Server, provider: str, reference: str, description: str | None) -> dict:  # type: ignore[type-arg]

@@ -15,13 +15,15 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
 from tests import browser as web
 from tests.kit import create_intent
 from tests.live import as_sandbox, create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B = "provider_a_redirect_post", "provider_b_redirect_get"
+A, B = PROVIDER_A, PROVIDER_B
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,8 @@ import time
 import httpx
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, new_application
@@ -38,9 +40,9 @@ async def test_error_mode_answers_500_applies_nothing_and_only_for_that_applicat
     headers = a_headers(runtime, sandbox.application_id)
     token = await create_a(sim, headers)
     await decide_a(sim, token, "approve")
-    answer = await _fault(sim, sandbox, "provider_a_redirect_post", "error")
+    answer = await _fault(sim, sandbox, PROVIDER_A, "error")
     assert answer.status_code == 200 and answer.json() == {
-        "provider": "provider_a_redirect_post",
+        "provider": PROVIDER_A,
         "mode": "error",
     }
 
@@ -68,7 +70,7 @@ async def test_error_mode_answers_500_applies_nothing_and_only_for_that_applicat
 async def test_timeout_mode_answers_after_the_adapter_timeout(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    await _fault(sim, sandbox, "provider_b_redirect_get", "timeout")
+    await _fault(sim, sandbox, PROVIDER_B, "timeout")
     headers = b_headers(runtime, sandbox.application_id)
     started = time.monotonic()
     answer = await sim.post(
@@ -76,27 +78,26 @@ async def test_timeout_mode_answers_after_the_adapter_timeout(
     )
     assert time.monotonic() - started >= 1.2  # provider_timeout_seconds (0.2) + 1
     assert answer.status_code == 504
-    await _fault(sim, sandbox, "provider_b_redirect_get", "ok")
+    await _fault(sim, sandbox, PROVIDER_B, "ok")
     found = (
         await sim.get(f"{B}/v1/payments/search", params={"external_reference": "payi_t"}, headers=headers)
     ).json()
     assert found["paging"]["total"] == 0
-    error = await _fault(sim, sandbox, "provider_b_redirect_get", "error")
+    error = await _fault(sim, sandbox, PROVIDER_B, "error")
     assert error.status_code == 200
     answer = await sim.get(f"{B}/v1/payments/1", headers=headers)
     assert answer.status_code == 500 and answer.json()["error"] == "internal_server_error"
 
 
 async def test_list_faults(sim: httpx.AsyncClient, sandbox: Sandbox) -> None:
-    await _fault(sim, sandbox, "provider_b_redirect_get", "error")
+    await _fault(sim, sandbox, PROVIDER_B, "error")
     answer = await sim.get(FAULTS, headers=sandbox.headers)
     items = answer.json()["items"]
     # Every registered provider, in the registry's order; only B's mode was changed.
     assert items == [
-        {"provider": r.provider_id, "mode": "error" if r.provider_id == "provider_b_redirect_get" else "ok"}
+        {"provider": r.provider_id, "mode": "error" if r.provider_id == PROVIDER_B else "ok"}
         for r in REGISTRATIONS
     ]
-    assert [i["provider"] for i in items][:2] == ["provider_a_redirect_post", "provider_b_redirect_get"]
 
 
 @pytest.mark.parametrize(
@@ -145,7 +146,7 @@ async def test_settle_decides_an_open_provider_a_transaction(
     assert answer.status_code == 200
     assert answer.json() == {
         "payment_intent_id": "payi_sa",
-        "provider": "provider_a_redirect_post",
+        "provider": PROVIDER_A,
         "outcome": "approve",
         "references": [token],
     }

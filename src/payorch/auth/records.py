@@ -17,6 +17,9 @@ class ApiCredential:
     secret_hash: str  # never returned
     created_at: datetime
     revoked_at: datetime | None
+    scopes: list[str] | None = None  # None: every scope
+    expires_at: datetime | None = None
+    last_used_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,15 +19,26 @@ CACHE_MAX_ENTRIES = 10_000
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is calling: every query is scoped to ``application_id``."""
+    """Who is calling: every query is scoped to ``application_id``.
+
+    A key (``credential_id``) or a signed-in person (``user_id``, with their role's scopes);
+    ``scopes`` None means every scope (a key made without a list). The service's own jobs and
+    the operator's command line act as ``credential_id`` "operator" with every scope.
+    """
 
     application_id: str
     environment: str  # SANDBOX | PRODUCTION
-    credential_id: str
+    credential_id: str  # the key's id; "" for a person
+    scopes: frozenset[str] | None = None
+    user_id: str | None = None
+    email: str | None = None
 
     @property
     def is_sandbox(self) -> bool:
         return self.environment == "SANDBOX"
+
+    def permits(self, scope: str) -> bool:
+        return self.scopes is None or scope in self.scopes
 
 
 @dataclass(frozen=True)

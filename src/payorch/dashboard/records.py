@@ -12,9 +12,13 @@ class DashboardSession:
 
     id: str
     application_id: str
-    credential_id: str
+    credential_id: str | None  # the key signed in with; None for a person
     created_at: datetime
+    last_seen_at: datetime
     expires_at: datetime
+    user_id: str | None = None
+    stage: str = "ACTIVE"  # PASSWORD: a second factor is next
+    challenge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ async def open_session(conn: AsyncConnection, clock: Clock, caller: Caller, life
             application_id=caller.application_id,
             credential_id=caller.credential_id,
             created_at=now,
+            last_seen_at=now,
             expires_at=now + timedelta(seconds=lifetime_seconds),
         ),
     )

@@ -4,7 +4,9 @@ Import tables from their domain module (``from payorch.db.tables.providers impor
 """
 
 from payorch.db.tables import (  # noqa: F401
+    activity,
     dashboard,
+    people,
     providers,
     reconciliation,
     refunds,

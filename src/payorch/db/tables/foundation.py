@@ -33,6 +33,9 @@ api_credentials = Table(
     Column("secret_hash", String(64), nullable=False),  # SHA-256 hex of the secret part
     timestamp("created_at"),
     timestamp("revoked_at", nullable=True),
+    Column("scopes", JsonType, nullable=True),  # null: every scope (a key made before scopes)
+    timestamp("expires_at", nullable=True),  # refused from then on
+    timestamp("last_used_at", nullable=True),  # written at most once a minute per key
 )
 
 payment_intents = Table(

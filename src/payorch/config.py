@@ -119,6 +119,14 @@ class Settings(DatabaseSettings):
             "LIMIT_EXCEEDED (revoke one first). Revoked keys do not count."
         ),
     )
+    max_users: int = Field(
+        100,
+        ge=1,
+        description=(
+            "People (users, whatever their status) per application: one more invite is refused "
+            "409 LIMIT_EXCEEDED (remove someone first)."
+        ),
+    )
     reconciliation_max_queued_runs: int = Field(
         31,
         ge=1,

@@ -46,3 +46,8 @@ async def delete_session(conn: AsyncConnection, session_id: str) -> None:
 
 async def delete_expired(conn: AsyncConnection, now: datetime) -> None:
     await conn.execute(delete(dashboard_sessions).where(dashboard_sessions.c.expires_at <= now))
+
+
+async def delete_sessions_of_user(conn: AsyncConnection, user_id: str) -> None:
+    """End a person's sessions at once (payorch.users: a role change, disabling, removal)."""
+    await conn.execute(delete(dashboard_sessions).where(dashboard_sessions.c.user_id == user_id))

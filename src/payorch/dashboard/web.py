@@ -19,6 +19,8 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from payorch.access.pages import ACTIONS, PUBLIC, REFUSED, scope_of
+from payorch.access.roles import ROLE_SCOPES
 from payorch.amount_text import written
 from payorch.auth.service import Caller
 from payorch.dashboard import sessions
@@ -85,8 +87,17 @@ class Viewer:
     def csrf(self) -> str:
         return sessions.csrf_of(self.token)
 
+    def may(self, method: str, path: str) -> bool:
+        """Whether this viewer may use the route (``method``, ``path`` under /dashboard as the
+        route declares it): the navigation and the buttons ask, the route refuses all the same."""
+        needed = scope_of(method, path)
+        return needed != REFUSED and (needed == PUBLIC or self.caller.permits(needed))
+
 
 async def current_viewer(request: Request) -> Viewer:
+    known = getattr(request.state, "viewer", None)
+    if isinstance(known, Viewer):  # already found for this request (the route's scope check)
+        return known
     runtime = runtime_of(request)
     phases = runtime.phases
     token = request.cookies.get(SESSION_COOKIE)
@@ -213,15 +224,43 @@ def not_found(request: Request) -> HTMLResponse:
     )
 
 
+def refusal(caller: Caller, scope: str) -> str:
+    """Why a page or form is refused to ``caller``, in the words of payorch.access.pages."""
+    if scope == REFUSED:
+        return "This page does not say which permission it needs, so it is refused to everyone."
+    action = ACTIONS.get(scope, f"use {scope}")
+    if caller.user_id is None:
+        return f"The API key of this session cannot {action}. Ask an owner or admin for a key that can."
+    # A person's scopes are their role's (payorch.access.roles.scopes_of).
+    roles = [role for role, scopes in ROLE_SCOPES.items() if scopes == caller.scopes]
+    who = f"Your role ({roles[0]})" if roles else "Your role"
+    return f"{who} cannot {action}. Ask an owner or admin."
+
+
+async def _refused(request: Request, path: str) -> Response | None:
+    """The 403 page when the viewer may not use the route at ``path`` (under /dashboard, as
+    declared) with the request's method (payorch.access.pages), else None: checked before the
+    route reads its form, so a refused form changes nothing."""
+    needed = scope_of(request.method, path)
+    if needed == PUBLIC:
+        return None
+    viewer = await current_viewer(request)  # SignInRequired: to the sign-in form
+    if needed != REFUSED and viewer.caller.permits(needed):
+        return None
+    return _message(request, 403, "Not allowed", refusal(viewer.caller, needed))
+
+
 class DashboardRoute(APIRoute):
-    """Every dashboard answer gets the security headers; errors become pages."""
+    """Every dashboard answer gets the security headers; errors become pages; a route runs only
+    for a viewer whose scopes hold the one payorch.access.pages names for it (deny by default)."""
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[None, None, Response]]:
         handler = super().get_route_handler()
+        path = self.path_format.removeprefix("/dashboard")
 
         async def page(request: Request) -> Response:
             try:
-                response = await handler(request)
+                response = await _refused(request, path) or await handler(request)
             except (SignInRequired, CsrfRefused, ApiError, RequestValidationError, ValidationError) as exc:
                 response = _error_page(request, exc)
             return secure_headers(response)

@@ -120,16 +120,13 @@ async def operator_caller(conn: AsyncConnection, application_id: str) -> Caller:
     """The operator acting as ``application_id``: the services' rules and scoping as for its API
     key (ResourceNotFound, one line, for an unknown id)."""
     from payorch.applications.service import find_application
-    from payorch.auth.service import Caller
+    from payorch.auth.service import OPERATOR, Caller
     from payorch.errors import ResourceNotFound
 
     application = await find_application(conn, application_id)
     if application is None:
         raise ResourceNotFound(f"No application {application_id}.")
     return Caller(application.id, application.environment, credential_id=OPERATOR)
-
-
-OPERATOR = "operator"  # a Caller's credential id when the command line acts: no API key
 
 
 def run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:

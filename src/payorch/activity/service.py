@@ -3,18 +3,27 @@ and its entry commit or roll back together."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.activity import repository
+from payorch.activity.actors import actor_of
 from payorch.activity.chain import content_hash
-from payorch.activity.records import Change, Entry
+from payorch.activity.origin import current_origin
+from payorch.activity.records import Change, Entry, Origin
+from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.ids import new_id
+from payorch.jsontypes import JsonObject
 
 
 async def record(conn: AsyncConnection, clock: Clock, change: Change) -> Entry:
     """Appends ``change`` to its application's chain. Locks the chain's head until the
-    transaction ends: call it last in the transaction, after the change itself."""
+    transaction ends: call it last in the transaction, after the change itself. A change without
+    an origin takes the request's (payorch.activity.origin; all None outside a request)."""
+    if change.origin == Origin():
+        change = replace(change, origin=current_origin())
     now = clock.now()
     seq, previous = await repository.lock_head(conn, change.application_id, now)
     entry_id = new_id("act")
@@ -49,3 +58,27 @@ async def record(conn: AsyncConnection, clock: Clock, change: Change) -> Entry:
     )
     await repository.append(conn, entry)
     return entry
+
+
+async def record_by(
+    conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
+    action: str,
+    resource: tuple[str, str],
+    changes: JsonObject | None = None,
+) -> Entry:
+    """``record`` of a change ``caller`` made to ``resource`` (its type and id), in the
+    request's origin: the common case of the services' change sites."""
+    return await record(
+        conn,
+        clock,
+        Change(
+            application_id=caller.application_id,
+            actor=actor_of(caller),
+            action=action,
+            resource_type=resource[0],
+            resource_id=resource[1],
+            changes=changes or {},
+        ),
+    )

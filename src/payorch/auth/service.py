@@ -14,6 +14,7 @@ from payorch.db import Phases
 from payorch.errors import AuthenticationFailed
 
 CACHE_SECONDS = 5.0
+OPERATOR = "operator"  # the credential id of the command line's caller and the service's own jobs
 CACHE_MAX_ENTRIES = 10_000
 
 

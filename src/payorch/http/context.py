@@ -1,5 +1,5 @@
-"""Outermost middleware: request id, body size and media type checks, last-resort 500, and the
-one log line of each request.
+"""Outermost middleware: request id and origin (payorch.activity.origin), body size and media
+type checks, last-resort 500, and the one log line of each request.
 
 Pure ASGI (no BaseHTTPMiddleware) to keep the hot path cheap.
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from payorch.activity import origin
 from payorch.errors import (
     ApiError,
     InternalError,
@@ -69,6 +70,7 @@ class RequestContextMiddleware:
         request_id = incoming if _SANE_REQUEST_ID.match(incoming) else new_id("req")
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)
+        origin_token = origin.enter(origin.origin_of(scope, headers, request_id))
         started = False
         status = 500  # if nothing is sent, the server answers 500
         began = time.perf_counter()
@@ -98,6 +100,7 @@ class RequestContextMiddleware:
         finally:
             _log_request(scope, status, time.perf_counter() - began)
             request_id_var.reset(token)
+            origin.leave(origin_token)
 
 
 def route_template(scope: Scope) -> str:

@@ -5,8 +5,11 @@ Every function runs in the request's transaction (``conn``) and never commits.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.crypto import Cipher
@@ -29,6 +32,17 @@ from payorch.webhooks.schemas import (
     UpdateWebhookEndpoint,
 )
 from payorch.webhooks.signing import new_secret
+
+ENDPOINT = "webhook_endpoint"  # the activity log's resource type
+SHOWN_ONCE = {"secret": "shown once"}  # the activity log's note that a secret was read (never its value)
+
+
+def url_origin(url: str) -> str:
+    """The scheme, host and port of an endpoint's URL, as the activity log names it: its path,
+    query and user part may hold a token of the receiver's."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port is not None else ""
+    return f"{parts.scheme}://{parts.hostname or ''}{port}"
 
 
 async def check_url(
@@ -79,7 +93,12 @@ async def create_endpoint(
         updated_at=now,
     )
     await repository.insert_endpoint(conn, endpoint)
-    return await _endpoint(conn, caller, endpoint.id), secret
+    created = await _endpoint(conn, caller, endpoint.id)
+    logged = {"url": url_origin(created.url), "events": list(created.events), "ordered": created.ordered}
+    await record_by(
+        conn, clock, caller, "webhook_endpoint.created", (ENDPOINT, endpoint.id), logged | SHOWN_ONCE
+    )
+    return created, secret
 
 
 async def get_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> WebhookEndpoint:
@@ -89,9 +108,7 @@ async def get_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) 
 async def list_endpoints(
     conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
 ) -> Page[WebhookEndpoint]:
-    found = await repository.list_endpoints(
-        conn, caller.application_id, before=cursor, limit=limit + 1
-    )
+    found = await repository.list_endpoints(conn, caller.application_id, before=cursor, limit=limit + 1)
     return page_of(found, limit, lambda item: item.id)
 
 
@@ -140,9 +157,7 @@ async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: st
         raise ResourceNotFound(f"No webhook endpoint {endpoint_id}.")
 
 
-async def list_deliveries(
-    conn: AsyncConnection, caller: Caller, query: DeliveryListQuery
-) -> Page[Delivery]:
+async def list_deliveries(conn: AsyncConnection, caller: Caller, query: DeliveryListQuery) -> Page[Delivery]:
     """The application's deliveries, newest first (``query.endpoint_id`` narrows to one
     endpoint, which must be the application's)."""
     if query.endpoint_id is not None:

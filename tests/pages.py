@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -34,3 +35,19 @@ async def walk(
 async def ids(client: httpx.AsyncClient, app: Sandbox, url: str) -> list[str]:
     """The ids of every item of the list at ``url``, in order (pages of 2)."""
     return [item["id"] for item in (await walk(client, app, url))[0]]
+
+
+async def dashboard_walk(
+    client: httpx.AsyncClient, url: str, row: re.Pattern[str], older: re.Pattern[str]
+) -> list[str]:
+    """What ``row`` finds on every page of a dashboard list from ``url`` (signed-in ``client``),
+    following its "Older ..." link (``older``'s group 1) until the last page."""
+    shown: list[str] = []
+    page = await client.get(url)
+    while True:
+        assert page.status_code == 200, page.text
+        shown += row.findall(page.text)
+        link = older.search(page.text)
+        if link is None:
+            return shown
+        page = await client.get(link.group(1).replace("&amp;", "&"))

@@ -10,6 +10,7 @@ import pytest
 
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox
+from tests.pages import dashboard_walk
 
 URL = "/v1/admin/api-credentials"
 PREFIX = re.compile(r'<td class="mono">([0-9a-f]{12})</td>')
@@ -31,15 +32,7 @@ async def test_the_keys_page_shows_a_page_and_links_to_the_older_keys(
     first = await client.get("/dashboard/api-keys")
     assert first.status_code == 200, first.text
     assert PREFIX.findall(first.text) == every[:20]  # the API's default page size
-    shown: list[str] = []
-    page = await client.get("/dashboard/api-keys", params={"limit": 10})
-    while True:
-        assert page.status_code == 200, page.text
-        shown += PREFIX.findall(page.text)
-        older = OLDER.search(page.text)
-        if older is None:
-            break
-        page = await client.get(older.group(1).replace("&amp;", "&"))
+    shown = await dashboard_walk(client, "/dashboard/api-keys?limit=10", PREFIX, OLDER)
     assert shown == every and len(shown) == 25
 
 

@@ -54,6 +54,12 @@ PAGES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/sandbox"): "payment_intents:write",  # the test payment's form
     ("POST", "/sandbox"): "payment_intents:write",
     ("GET", "/sandbox/returned"): "payment_intents:read",
+    ("GET", "/users"): "users:read",
+    ("POST", "/users"): "users:write",
+    ("POST", "/users/{user_id}/role"): "users:write",
+    ("POST", "/users/{user_id}/disable"): "users:write",
+    ("POST", "/users/{user_id}/enable"): "users:write",
+    ("POST", "/users/{user_id}/remove"): "users:write",
 }
 
 # What a scope lets a person do, as the refusal says it: "Your role (viewer) cannot <this>."

@@ -18,6 +18,7 @@ from payorch.dashboard import (
     routing,
     sandbox,
     signin,
+    users,
     webhooks,
 )
 from payorch.dashboard.web import DashboardRoute, SignInRequired, current_viewer, not_found
@@ -48,5 +49,6 @@ ROUTERS = (
     routing.router,
     keys.router,
     sandbox.router,
+    users.router,
     _unknown,  # the catch-all last
 )

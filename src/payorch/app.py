@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from payorch import __version__
+from payorch.activity.endpoints import router as activity_router
 from payorch.applications.endpoints import router as merchant_accounts_router
 from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import cancel_router, notifications_router
@@ -84,6 +85,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         routing_router,
         webhooks_router,
         events_router,
+        activity_router,
         api_credentials_router,
         merchant_accounts_router,
         observability_router,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from payorch.activity_cli import add_activity_commands
 from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
 from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
@@ -95,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     create.set_defaults(handler=_applications_create)
     add_commands(commands, app_commands)
     add_operator_commands(commands)
+    add_activity_commands(commands)
     return parser
 
 

@@ -62,3 +62,26 @@ class Entry:
     changes: JsonObject
     previous_hash: str
     hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Which of one application's entries a list or an export reads: each given field must
+    match; ``from_`` inclusive, ``to`` exclusive, on ``at``."""
+
+    application_id: str
+    actor_id: str | None = None
+    action: str | None = None
+    resource_id: str | None = None
+    from_: datetime | None = None
+    to: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """Where an application's chain ends: its last entry's seq and hash (GENESIS and 0 before
+    any entry)."""
+
+    application_id: str
+    seq: int
+    hash: str

@@ -57,6 +57,15 @@ class Settings(DatabaseSettings):
             "(job webhook-attempts-purge); deliveries themselves are kept."
         ),
     )
+    activity_retention_days: int = Field(
+        400,
+        gt=0,
+        description=(
+            "Activity log entries older than this are deleted from the start of each "
+            "application's chain by the worker (job activity-retention), which first appends an "
+            "activity.retention_applied entry naming the cut, so the chain still verifies."
+        ),
+    )
     webhook_max_in_flight: int = Field(
         256, ge=1, description="Webhook attempts one worker process runs at once."
     )

@@ -55,6 +55,7 @@ class PurgeWebhookAttempts:
 
 
 def default_jobs() -> list[Job]:
+    from payorch.activity.retention import ApplyActivityRetention
     from payorch.checkouts.expiry_job import ExpireCheckouts
     from payorch.checkouts.reconcile_processing import ReconcileProcessing
     from payorch.reconciliation.job import ReconcileDays
@@ -71,4 +72,5 @@ def default_jobs() -> list[Job]:
         PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
         ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)
+        ApplyActivityRetention(),  # activity log entries past retention (activity/retention.py)
     ]

@@ -13,7 +13,7 @@ import pytest
 from tests import browser as web
 from tests.live import create_sandbox
 
-pytestmark = [pytest.mark.e2e]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import mercadopago
@@ -25,6 +26,7 @@ from mercadopago.http import HttpClient
 from transbank.common.integration_type import IntegrationType
 from transbank.common.options import WebpayOptions
 from transbank.common.request_service import RequestService
+from transbank.error.transaction_capture_error import TransactionCaptureError
 from transbank.error.transaction_commit_error import TransactionCommitError
 from transbank.error.transaction_create_error import TransactionCreateError
 from transbank.error.transaction_refund_error import TransactionRefundError
@@ -32,6 +34,7 @@ from transbank.error.transaction_status_error import TransactionStatusError
 from transbank.webpay.webpay_plus.transaction import Transaction
 
 from payorch.crypto import Cipher
+from payorch.providers.provider_a.registration import mock_deferred_credentials
 from payorch.simulator.credentials import mock_credentials
 from tests.simulator.helpers import free_port
 
@@ -43,13 +46,14 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
 
 # As docs/simulator.md ("Credentials") prints them.
 A_COMMERCE_CODE = "597055555532"
+A_DEFERRED_COMMERCE_CODE = "597055555540"
 A_API_KEY = "579B532A7440BB0C9079DED94D31EA1615BACEB56610332264630D42D0A36B1C"
 B_ACCESS_TOKEN = "TEST-0000000000000000-000000-payorchsandboxpublictesttoken-0"  # noqa: S105
 
 
 def test_the_hand_style_credentials_are_the_documented_ones() -> None:
     text = DOCS.read_text()
-    for value in (A_COMMERCE_CODE, A_API_KEY, B_ACCESS_TOKEN):
+    for value in (A_COMMERCE_CODE, A_DEFERRED_COMMERCE_CODE, A_API_KEY, B_ACCESS_TOKEN):
         assert f"`{value}`" in text
 
 
@@ -203,6 +207,52 @@ def test_transbank_sdk_with_mock_credentials_and_a_bad_key(server: Server, webpa
     with pytest.raises(TransactionCreateError) as denied:
         bad.create("sdk-order-5", "s", 1500, "https://shop.example/return")
     assert denied.value.code == 401
+
+
+def _committed(webpay: Transaction, order: str, amount: int) -> dict[str, Any]:
+    created = webpay.create(order, "session-hold", amount, "https://shop.example/return")
+    _buyer_chooses_a(created["url"], created["token"], "approve")
+    return {**webpay.commit(created["token"]), "token": created["token"]}
+
+
+def test_transbank_sdk_deferred_capture_with_the_deferred_integration_code(webpay: Transaction) -> None:
+    deferred = Transaction(WebpayOptions(A_DEFERRED_COMMERCE_CODE, A_API_KEY, IntegrationType.TEST))
+    held = _committed(deferred, "sdk-hold-1", 2500)
+    assert (held["status"], held["response_code"]) == ("AUTHORIZED", 0)
+    with pytest.raises(TransactionCaptureError) as too_much:
+        deferred.capture(held["token"], "sdk-hold-1", held["authorization_code"], 2501)
+    assert too_much.value.code == 422
+    captured = deferred.capture(held["token"], "sdk-hold-1", held["authorization_code"], 1500)
+    assert (captured["captured_amount"], captured["response_code"]) == (1500, 0)
+    assert captured["authorization_code"] == held["authorization_code"] and captured["authorization_date"]
+    status = deferred.status(held["token"])
+    assert (status["status"], status["balance"]) == ("CAPTURED", 1500)
+    with pytest.raises(TransactionCaptureError) as again:
+        deferred.capture(held["token"], "sdk-hold-1", held["authorization_code"], 1000)
+    assert again.value.code == 422 and "already captured" in again.value.message
+
+    immediate = _committed(webpay, "sdk-hold-2", 900)
+    with pytest.raises(TransactionCaptureError) as refused:
+        webpay.capture(immediate["token"], "sdk-hold-2", immediate["authorization_code"], 900)
+    assert refused.value.code == 422 and "deferred" in refused.value.message
+
+
+def test_transbank_sdk_a_hold_lapses_when_the_clock_control_moves_past_its_window(
+    server: Server, webpay: Transaction
+) -> None:
+    creds = mock_deferred_credentials(Cipher([SECRET]), server.application_id)
+    own = Transaction(WebpayOptions(creds["commerce_code"], creds["api_key"], IntegrationType.TEST))
+    held = _committed(own, "sdk-hold-3", 3000)
+    moved = httpx.post(
+        server.url + "/simulator/controls/clock",
+        json={"advance_seconds": 7 * 86400, "provider": "provider_a"},
+        headers={"Authorization": f"Bearer {server.api_key}"},
+    )
+    assert moved.status_code == 200 and moved.json()["lapsed"][0]["references"] == [held["token"]]
+    with pytest.raises(TransactionCaptureError) as lapsed:
+        own.capture(held["token"], "sdk-hold-3", held["authorization_code"], 3000)
+    assert lapsed.value.code == 422 and "expired" in lapsed.value.message
+    assert own.status(held["token"])["status"] == "REVERSED"
 
 
 # ----- provider B: mercadopago -------------------------------------------------------------------

@@ -44,6 +44,21 @@ class Notifications:
 
 
 @dataclass(frozen=True)
+class HoldSupport:
+    """What a provider can do with money it holds (authorized, not captured): declared by each
+    provider that can hold, checked by nothing yet (docs/providers.md, "Holding and capturing")."""
+
+    partial_capture: bool  # a capture may take less than was held (the rest is released)
+    max_captures: int  # captures of one hold
+    void: bool  # the hold can be released on request (else only by letting it lapse)
+    window_days: int  # the hold lapses this long after authorization, unless captured
+
+    def __post_init__(self) -> None:
+        if self.max_captures < 1 or self.window_days < 1:
+            raise ValueError("a hold is captured at least once, within at least a day")
+
+
+@dataclass(frozen=True)
 class ProviderRegistration:
     """One provider. Its id, simulator name and currencies are the adapter's own attributes
     (the adapter needs them at every call), read here rather than declared twice."""
@@ -62,6 +77,8 @@ class ProviderRegistration:
     payment_errors: PaymentErrorMapping = by_outcome
     # None: it sends payorch nothing (the adapter's ``supports_notifications`` is False).
     notifications: Notifications | None = None
+    # None: it cannot hold (every approved payment is captured at once).
+    holds: HoldSupport | None = None
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:

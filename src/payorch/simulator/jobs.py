@@ -1,5 +1,6 @@
 """The simulator's background jobs: resend the notifications simulated providers could not
-deliver; forget what was made with the published (public) test credentials after a while."""
+deliver; let the holds nobody captured lapse; forget what was made with the published (public)
+test credentials after a while."""
 
 from __future__ import annotations
 
@@ -21,6 +22,24 @@ class DeliverSimulatorNotifications:
             if simulated.resend_due is not None:
                 sent += await simulated.resend_due(runtime, runtime.phases)
         return sent
+
+
+class LapseSimulatorHolds:
+    """Let the simulated holds nobody captured lapse at their end, with the events the provider
+    sends then (SimulatedHolds.lapse_due: provider C's charge.expired and payment_intent.canceled;
+    provider A's lapse is seen when read and sends nothing)."""
+
+    name = "simulator-holds"
+    interval = 30.0
+
+    async def run_once(self, runtime: Runtime) -> int:
+        if not runtime.settings.simulator_enabled:
+            return 0
+        lapsed = 0
+        for simulated in SIMULATED:
+            if simulated.holds is not None and simulated.holds.lapse_due is not None:
+                lapsed += await simulated.holds.lapse_due(runtime, runtime.phases)
+        return lapsed
 
 
 class PurgePublicSimulatorRows:

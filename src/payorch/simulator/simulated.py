@@ -59,15 +59,29 @@ class Bought:
 Settle = Callable[[AsyncConnection, Clock, str, str, str, str], Awaitable[Settlement | None]]
 # (conn, clock, public_url, owner, payment_intent_id, outcome) -> what the buyer did at the
 # intent's checkout still open at this provider, as its page's buttons would; None: none open.
-MarketBuy = Callable[
-    [AsyncConnection, Clock, str, str, str, MarketOutcome], Awaitable[Bought | None]
-]
+MarketBuy = Callable[[AsyncConnection, Clock, str, str, str, MarketOutcome], Awaitable[Bought | None]]
 # (cipher, presented credentials) -> their owner: an application id, PUBLIC_OWNER, or None.
 OwnerOf = Callable[[Cipher, Mapping[str, str]], str | None]
 # (conn, before, limit) -> how many of the public owner's rows made before ``before`` went.
 PurgePublic = Callable[[AsyncConnection, datetime, int], Awaitable[int]]
 # (runtime, phases) -> how many due notifications the worker's pass sent.
 ResendDue = Callable[[Runtime, Phases], Awaitable[int]]
+
+
+# (conn, clock, public_url, owner, seconds) -> the holds that lapsed, with what to send after.
+AdvanceHolds = Callable[[AsyncConnection, Clock, str, str, int], Awaitable[Settlement]]
+# (runtime, phases) -> how many holds past their end the worker's pass let lapse.
+LapseDue = Callable[[Runtime, Phases], Awaitable[int]]
+
+
+@dataclass(frozen=True)
+class SimulatedHolds:
+    """How a provider's simulator holds money (docs/simulator.md, "Holds"): the clock control
+    moves an owner's holds nearer their end, and what lapses without being read."""
+
+    advance: AdvanceHolds
+    # None: a lapsed hold is only seen when read (nothing is sent when it lapses).
+    lapse_due: LapseDue | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,7 @@ class SimulatedProvider:
     discrepancies: Discrepancies  # the discrepancy control (docs/simulator.md)
     resend_due: ResendDue | None = None  # notifications the worker sends again
     controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
+    holds: SimulatedHolds | None = None  # None: it cannot hold (it always captures)
 
     @property
     def provider_id(self) -> str:

@@ -59,7 +59,11 @@ def default_jobs() -> list[Job]:
     from payorch.checkouts.expiry_job import ExpireCheckouts
     from payorch.checkouts.reconcile_processing import ReconcileProcessing
     from payorch.reconciliation.job import ReconcileDays
-    from payorch.simulator.jobs import DeliverSimulatorNotifications, PurgePublicSimulatorRows
+    from payorch.simulator.jobs import (
+        DeliverSimulatorNotifications,
+        LapseSimulatorHolds,
+        PurgePublicSimulatorRows,
+    )
     from payorch.webhooks.delivery_engine import WebhookDeliveries
 
     return [
@@ -69,6 +73,7 @@ def default_jobs() -> list[Job]:
         ExpireCheckouts(),
         ReconcileProcessing(),
         DeliverSimulatorNotifications(),  # resends provider B notifications (no-op when disabled)
+        LapseSimulatorHolds(),  # simulated holds nobody captured lapse (no-op when disabled)
         PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
         ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)

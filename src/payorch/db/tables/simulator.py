@@ -66,6 +66,12 @@ simulator_a_transactions = Table(
     Column("card_number", String(4), nullable=True),
     Column("payment_type_code", String(2), nullable=True),
     Column("nullified_amount", BigInteger, nullable=False),
+    # Deferred capture (migration 0025): made with a deferred-capture commerce code; its one
+    # capture (amount, time); the hold's end, set at approval and moved by the clock control.
+    Column("deferred", Boolean, nullable=False),
+    Column("captured_amount", BigInteger, nullable=True),
+    timestamp("captured_at", nullable=True),
+    timestamp("capture_before", nullable=True),
     Index("ix_simulator_a_transactions_owner_created_at", "owner", "created_at"),
 )
 

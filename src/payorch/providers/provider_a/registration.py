@@ -7,7 +7,7 @@ from payorch.providers.provider_a import decline_codes
 from payorch.providers.provider_a.adapter import ProviderAAdapter
 from payorch.providers.provider_a.credentials import ProviderACredentials
 from payorch.providers.provider_a.reconciliation import ProviderAReader
-from payorch.providers.registration import ProviderRegistration, mock_secret
+from payorch.providers.registration import HoldSupport, ProviderRegistration, mock_secret
 
 
 def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
@@ -16,6 +16,19 @@ def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
         "commerce_code": application_id,
         "api_key": mock_secret(cipher, "provider_a:" + application_id),
     }
+
+
+# A MOCK connector's deferred-capture commerce code: its application id and this suffix, the same
+# key (as the provider's integration codes 597055555532 and 597055555540 share theirs).
+MOCK_DEFERRED_SUFFIX = "-deferred"
+
+
+def mock_deferred_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
+    """The MOCK credentials of a commerce code configured for deferred capture: its
+    transactions are authorized and held until captured (docs/providers.md, "Holding and
+    capturing")."""
+    immediate = mock_credentials(cipher, application_id)
+    return {**immediate, "commerce_code": application_id + MOCK_DEFERRED_SUFFIX}
 
 
 REGISTRATION = ProviderRegistration(
@@ -27,4 +40,7 @@ REGISTRATION = ProviderRegistration(
     mock_priority=1,
     payment_errors=decline_codes.payment_error,
     reconciliation=ProviderAReader(),
+    # Deferred capture (a commerce code configured for it): one capture of at most the
+    # authorized amount, credit cards only; a full refund of the hold releases it; 7 days.
+    holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),
 )

@@ -32,4 +32,6 @@ REGISTRATION = ProviderRegistration(
     # Sent as each checkout's notification_url; the provider sends topic payment (and
     # merchant_order, which names the payment to read).
     notifications=Notifications(False, ("payment", "merchant_order")),
+    # Checkout Pro cannot hold: a preference has no capture field, every payment is captured.
+    holds=None,
 )

@@ -7,7 +7,7 @@ from payorch.providers.provider_c import decline_codes, wire
 from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.credentials import ProviderCCredentials
 from payorch.providers.provider_c.reconciliation import ProviderCReader
-from payorch.providers.registration import Notifications, ProviderRegistration, mock_secret
+from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration, mock_secret
 
 MOCK_KEY_PREFIX = "sk_test_"
 
@@ -33,4 +33,7 @@ REGISTRATION = ProviderRegistration(
     reconciliation=ProviderCReader(),
     # An endpoint registered at the provider, subscribed to the events the adapter reads.
     notifications=Notifications(True, tuple(sorted(wire.SESSION_EVENTS | wire.DISPUTE_EVENTS))),
+    # Manual capture (payment_intent_data[capture_method]=manual): one capture of all or part
+    # (the rest released), or cancel; a card authorization lapses after 7 days.
+    holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),
 )

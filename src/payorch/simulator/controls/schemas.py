@@ -75,3 +75,32 @@ class Settled(BaseModel):
     provider: str
     outcome: str
     references: list[str] = Field(description=f"What moved, in the provider's words: {SETTLE_REFERENCES}.")
+
+
+# The longest move of the clock control: past any simulated hold's window.
+LONGEST_ADVANCE = 90 * 86400
+HOLDING = ", ".join(s.registration.display_name for s in SIMULATED if s.holds is not None)
+
+
+class ClockRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    advance_seconds: int = Field(
+        ge=1,
+        le=LONGEST_ADVANCE,
+        description="How far the clock of this application's holds moves forward.",
+    )
+    provider: ProviderName | None = Field(
+        None, description="Only this provider's holds (default: every provider's that holds)."
+    )
+
+
+class Lapsed(BaseModel):
+    provider: str
+    references: list[str] = Field(
+        description="The holds that lapsed, in the provider's words (A: tokens; C: PaymentIntent ids)."
+    )
+
+
+class Clocked(BaseModel):
+    advanced_seconds: int
+    lapsed: list[Lapsed] = Field(description="Per provider that holds, in registration order.")

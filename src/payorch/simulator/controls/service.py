@@ -6,17 +6,24 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.auth.service import Caller
 from payorch.clock import Clock
-from payorch.errors import ResourceNotFound
+from payorch.db import Phases
+from payorch.errors import ResourceNotFound, ValidationFailed
+from payorch.runtime import Runtime
 from payorch.simulator import repository
 from payorch.simulator.controls.access import require_sandbox
-from payorch.simulator.controls.schemas import Fault, Settled, SettleRequest
+from payorch.simulator.controls.schemas import (
+    Clocked,
+    ClockRequest,
+    Fault,
+    Lapsed,
+    Settled,
+    SettleRequest,
+)
 from payorch.simulator.registry import BY_NAME, SIMULATED
 from payorch.simulator.simulated import AfterCommit
 
 
-async def set_fault(
-    conn: AsyncConnection, clock: Clock, caller: Caller, provider: str, mode: str
-) -> Fault:
+async def set_fault(conn: AsyncConnection, clock: Clock, caller: Caller, provider: str, mode: str) -> Fault:
     require_sandbox(caller)
     simulated = BY_NAME[provider]
     await repository.set_fault_mode(conn, caller.application_id, simulated.name, mode, clock.now())
@@ -57,3 +64,44 @@ async def settle(
             )
             return answer, moved.after_commit
     raise ResourceNotFound(f"Nothing to {outcome} for this payment intent.")
+
+
+async def advance_clock(
+    conn: AsyncConnection,
+    clock: Clock,
+    public_url: str,
+    caller: Caller,
+    request: ClockRequest,
+) -> tuple[Clocked, AfterCommit | None]:
+    """Move the caller's holds ``request.advance_seconds`` nearer their end at each provider that
+    holds (or only ``request.provider``, which must hold); those past it lapse now. Returns the
+    answer and what to send once this transaction commits."""
+    require_sandbox(caller)
+    only = BY_NAME[request.provider] if request.provider else None
+    if only is not None and only.holds is None:
+        raise ValidationFailed(
+            f"{only.registration.display_name} cannot hold: it captures every payment at once."
+        )
+    lapsed: list[Lapsed] = []
+    afters: list[AfterCommit] = []
+    for simulated in SIMULATED:
+        if simulated.holds is None or (only is not None and simulated is not only):
+            continue
+        moved = await simulated.holds.advance(
+            conn, clock, public_url, caller.application_id, request.advance_seconds
+        )
+        lapsed.append(Lapsed(provider=simulated.provider_id, references=moved.references))
+        if moved.after_commit is not None:
+            afters.append(moved.after_commit)
+    return Clocked(advanced_seconds=request.advance_seconds, lapsed=lapsed), _all(afters)
+
+
+def _all(afters: list[AfterCommit]) -> AfterCommit | None:
+    if not afters:
+        return None
+
+    async def run(runtime: Runtime, phases: Phases) -> None:
+        for after in afters:
+            await after(runtime, phases)
+
+    return run

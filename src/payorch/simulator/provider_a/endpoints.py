@@ -21,10 +21,11 @@ from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
 from payorch.simulator.provider_a import page, service
-from payorch.simulator.provider_a.credentials import owner_of
-from payorch.simulator.provider_a.render import refund_body, transaction_body
+from payorch.simulator.provider_a.credentials import deferred, owner_of
+from payorch.simulator.provider_a.render import capture_body, refund_body, transaction_body
 from payorch.simulator.provider_a.wire import (
     SimAWireError,
+    parse_capture,
     parse_create,
     parse_object,
     parse_refund,
@@ -38,9 +39,7 @@ router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 Operation = Callable[[str], Awaitable[JsonObject]]
 
 
-async def _api(
-    request: Request, runtime: Runtime, conn: AsyncConnection, operation: Operation
-) -> Response:
+async def _api(request: Request, runtime: Runtime, conn: AsyncConnection, operation: Operation) -> Response:
     """Authenticate by the Tbk-Api-Key headers, apply the owner's fault mode, run, answer."""
     owner = owner_of(
         runtime.cipher,
@@ -52,9 +51,7 @@ async def _api(
     if owner is None:
         return json_response({"error_message": "Not Authorized"}, 401)
     if owner == PUBLIC_OWNER and request.method != "GET":
-        refused = await public_write_refused(
-            request, runtime, {"error_message": "Too Many Requests"}
-        )
+        refused = await public_write_refused(request, runtime, {"error_message": "Too Many Requests"})
         if refused is not None:
             return refused
     fault = await active_fault(conn, owner, "provider_a")
@@ -77,17 +74,17 @@ async def create_transaction(request: Request, conn: Conn) -> Response:
     raw = await request.body()
     public_url = runtime.settings.public_url
 
+    held = deferred(request.headers.get("tbk-api-key-id", ""))
+
     async def run(owner: str) -> JsonObject:
-        token = await service.create(conn, runtime.clock, owner, parse_create(raw))
+        token = await service.create(conn, runtime.clock, owner, parse_create(raw), deferred=held)
         return {"token": token, "url": public_url + page.PAGE}
 
     return await _api(request, runtime, conn, run)
 
 
 @router.put(API + "/{token}")
-async def commit_transaction(
-    token: str, request: Request, conn: Conn
-) -> Response:
+async def commit_transaction(token: str, request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
     raw = await request.body()
 
@@ -99,10 +96,9 @@ async def commit_transaction(
 
 
 @router.get(API + "/{token}")
-async def transaction_status(
-    token: str, request: Request, conn: ReadConn
-) -> Response:
+async def transaction_status(token: str, request: Request, conn: ReadConn) -> Response:
     runtime = runtime_of(request)
+
     async def run(owner: str) -> JsonObject:
         return transaction_body(await service.status(conn, runtime.clock, owner, token))
 
@@ -110,14 +106,25 @@ async def transaction_status(
 
 
 @router.post(API + "/{token}/refunds")
-async def refund_transaction(
-    token: str, request: Request, conn: Conn
-) -> Response:
+async def refund_transaction(token: str, request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
     raw = await request.body()
 
     async def run(owner: str) -> JsonObject:
         amount = parse_refund(raw)
         return refund_body(await service.refund(conn, runtime.clock, owner, token, amount))
+
+    return await _api(request, runtime, conn, run)
+
+
+@router.put(API + "/{token}/capture")
+async def capture_transaction(token: str, request: Request, conn: Conn) -> Response:
+    """Deferred capture (docs/providers.md, "Holding and capturing")."""
+    runtime = runtime_of(request)
+    raw = await request.body()
+
+    async def run(owner: str) -> JsonObject:
+        captured = await service.capture(conn, runtime.clock, owner, token, parse_capture(raw))
+        return capture_body(captured)
 
     return await _api(request, runtime, conn, run)

@@ -39,6 +39,10 @@ class SimATransaction:
     card_number: str | None
     payment_type_code: str | None
     nullified_amount: int
+    deferred: bool  # made with a deferred-capture commerce code: approved means held
+    captured_amount: int | None  # its one capture (deferred only)
+    captured_at: datetime | None
+    capture_before: datetime | None  # the hold's end (deferred, approved)
 
     @property
     def expires_at(self) -> datetime:
@@ -55,9 +59,26 @@ class SimATransaction:
         """Approved, never committed, and the window is over: the provider reversed it."""
         return self.outcome == "approve" and self.committed_at is None and self.commit_window_over(now)
 
+    def hold_lapsed(self, now: datetime) -> bool:
+        """A deferred authorization nobody captured, past its hold's end: released."""
+        return (
+            self.status == "AUTHORIZED"
+            and self.captured_at is None
+            and self.capture_before is not None
+            and now >= self.capture_before
+        )
+
+    @property
+    def capturable(self) -> int:
+        """What the transaction's balance counts from: the captured amount once captured."""
+        return self.captured_amount if self.captured_amount is not None else self.amount
+
     def as_seen(self, now: datetime) -> SimATransaction:
         """The transaction as the API shows it at ``now``: a lapsed approval reads FAILED
-        (response_code -1, no authorization code), as nothing was charged."""
+        (response_code -1, no authorization code), as nothing was charged; a lapsed hold reads
+        REVERSED with nothing left (the authorization released)."""
+        if self.hold_lapsed(now):
+            return replace(self, status="REVERSED", nullified_amount=self.amount)
         if not self.lapsed(now):
             return self
         return replace(self, status="FAILED", response_code=-1, authorization_code=None)
@@ -72,3 +93,13 @@ class SimANullification:
     balance: int
     authorization_code: str
     at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SimACapture:
+    """A deferred capture's answer."""
+
+    token: str
+    authorization_code: str
+    at: datetime
+    amount: int

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from payorch.clock import isoformat
 from payorch.jsontypes import JsonObject
-from payorch.simulator.provider_a.records import SimANullification, SimATransaction
+from payorch.simulator.provider_a.records import SimACapture, SimANullification, SimATransaction
 
 
 def transaction_body(transaction: SimATransaction) -> JsonObject:
     """The answer of commit and status."""
     decided = transaction.decided_at
     balance = (
-        transaction.amount - transaction.nullified_amount
+        transaction.capturable - transaction.nullified_amount
         if transaction.status != "FAILED" and decided
         else None
     )
@@ -44,5 +44,15 @@ def refund_body(refund: SimANullification) -> JsonObject:
         "authorization_date": isoformat(refund.at),
         "nullified_amount": refund.amount,
         "balance": refund.balance,
+        "response_code": 0,
+    }
+
+
+def capture_body(capture: SimACapture) -> JsonObject:
+    return {
+        "token": capture.token,
+        "authorization_code": capture.authorization_code,
+        "authorization_date": isoformat(capture.at),
+        "captured_amount": capture.amount,
         "response_code": 0,
     }

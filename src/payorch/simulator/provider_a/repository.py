@@ -25,7 +25,13 @@ _INSERT = insert(transactions)
 
 
 async def insert_transaction(
-    conn: AsyncConnection, token: str, owner: str, request: SimACreateRequest, now: datetime
+    conn: AsyncConnection,
+    token: str,
+    owner: str,
+    request: SimACreateRequest,
+    now: datetime,
+    *,
+    deferred: bool = False,
 ) -> None:
     await conn.execute(
         _INSERT,
@@ -39,6 +45,7 @@ async def insert_transaction(
             "created_at": now,
             "status": "INITIALIZED",
             "nullified_amount": 0,
+            "deferred": deferred,
         },
     )
 
@@ -63,14 +70,20 @@ _DECIDE = (
         card_number=bindparam("b_card_number"),
         payment_type_code=bindparam("b_payment_type_code"),
         decided_at=bindparam("b_decided_at"),
+        capture_before=bindparam("b_capture_before"),
     )
 )
 
 
 async def decide(
-    conn: AsyncConnection, token: str, decision: SimADecision, decided_at: datetime
+    conn: AsyncConnection,
+    token: str,
+    decision: SimADecision,
+    decided_at: datetime,
+    capture_before: datetime | None = None,
 ) -> bool:
-    """Record the buyer's choice once: False if the page was already answered."""
+    """Record the buyer's choice once (``capture_before``: a deferred approval's hold's end):
+    False if the page was already answered."""
     result = await conn.execute(
         _DECIDE,
         {
@@ -82,6 +95,7 @@ async def decide(
             "b_card_number": decision.card_number,
             "b_payment_type_code": decision.payment_type_code,
             "b_decided_at": decided_at,
+            "b_capture_before": capture_before,
         },
     )
     return result.rowcount == 1
@@ -96,9 +110,7 @@ _MARK_COMMITTED = (
 
 async def mark_committed(conn: AsyncConnection, token: str, committed_at: datetime) -> bool:
     """Compare-and-set: exactly one commit per token, whatever races."""
-    result = await conn.execute(
-        _MARK_COMMITTED, {"b_token": token, "b_committed_at": committed_at}
-    )
+    result = await conn.execute(_MARK_COMMITTED, {"b_token": token, "b_committed_at": committed_at})
     return result.rowcount == 1
 
 
@@ -112,13 +124,59 @@ _APPLY_REFUND = (
 )
 
 
-async def apply_refund(
-    conn: AsyncConnection, token: str, before: int, after: int, status: str
-) -> bool:
+async def apply_refund(conn: AsyncConnection, token: str, before: int, after: int, status: str) -> bool:
     result = await conn.execute(
         _APPLY_REFUND, {"b_token": token, "b_before": before, "b_after": after, "b_status": status}
     )
     return result.rowcount == 1
+
+
+_CAPTURE = (
+    update(transactions)
+    .where(transactions.c.token == bindparam("b_token"), transactions.c.captured_at.is_(None))
+    .values(
+        status="CAPTURED",
+        captured_amount=bindparam("b_captured_amount"),
+        captured_at=bindparam("b_captured_at"),
+    )
+)
+
+
+async def capture(conn: AsyncConnection, token: str, amount: int, at: datetime) -> bool:
+    """Compare-and-set: exactly one capture per token, whatever races."""
+    result = await conn.execute(
+        _CAPTURE, {"b_token": token, "b_captured_amount": amount, "b_captured_at": at}
+    )
+    return result.rowcount == 1
+
+
+_HOLDS_OF = (
+    select(transactions)
+    .where(
+        transactions.c.owner == bindparam("owner"),
+        transactions.c.status == "AUTHORIZED",
+        transactions.c.capture_before.is_not(None),
+        transactions.c.captured_at.is_(None),
+    )
+    .order_by(transactions.c.token)
+    .with_for_update()
+)
+
+
+async def holds_of(conn: AsyncConnection, owner: str) -> list[SimATransaction]:
+    """``owner``'s deferred authorizations not captured (lapsed ones too), locked."""
+    return [_transaction(row) for row in await conn.execute(_HOLDS_OF, {"owner": owner})]
+
+
+_MOVE_HOLD = (
+    update(transactions)
+    .where(transactions.c.token == bindparam("b_token"))
+    .values(capture_before=bindparam("b_capture_before"))
+)
+
+
+async def move_hold(conn: AsyncConnection, token: str, capture_before: datetime) -> None:
+    await conn.execute(_MOVE_HOLD, {"b_token": token, "b_capture_before": capture_before})
 
 
 _DECLINES_OF_ORDER = select(func.count()).where(
@@ -129,9 +187,7 @@ _DECLINES_OF_ORDER = select(func.count()).where(
 )
 
 
-async def declines_of_order(
-    conn: AsyncConnection, owner: str, buy_order: str, *, since: datetime
-) -> int:
+async def declines_of_order(conn: AsyncConnection, owner: str, buy_order: str, *, since: datetime) -> int:
     """How many of ``owner``'s transactions for ``buy_order`` were declined since ``since``."""
     params = {"owner": owner, "buy_order": buy_order, "since": since}
     return int((await conn.execute(_DECLINES_OF_ORDER, params)).scalar_one())
@@ -147,13 +203,9 @@ _OPEN_FOR_INTENT = (
 )
 
 
-async def open_for_intent(
-    conn: AsyncConnection, owner: str, payment_intent_id: str
-) -> list[SimATransaction]:
+async def open_for_intent(conn: AsyncConnection, owner: str, payment_intent_id: str) -> list[SimATransaction]:
     """Transactions whose return address is that intent's return handler (docs/simulator.md, "Controls")."""
-    rows = await conn.execute(
-        _OPEN_FOR_INTENT, {"owner": owner, "return_url": f"%/{payment_intent_id}"}
-    )
+    rows = await conn.execute(_OPEN_FOR_INTENT, {"owner": owner, "return_url": f"%/{payment_intent_id}"})
     return [_transaction(row) for row in rows]
 
 
@@ -169,11 +221,7 @@ _DELETE_OLDER_THAN = delete(transactions).where(
 )
 
 
-async def delete_older_than(
-    conn: AsyncConnection, owner: str, before: datetime, limit: int
-) -> int:
+async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime, limit: int) -> int:
     """Delete up to ``limit`` of ``owner``'s transactions created before ``before``."""
-    result = await conn.execute(
-        _DELETE_OLDER_THAN, {"owner": owner, "before": before, "limit": limit}
-    )
+    result = await conn.execute(_DELETE_OLDER_THAN, {"owner": owner, "before": before, "limit": limit})
     return result.rowcount

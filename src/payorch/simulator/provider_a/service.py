@@ -14,17 +14,25 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.simulator.provider_a import repository
-from payorch.simulator.provider_a.records import SimADecision, SimANullification, SimATransaction
+from payorch.simulator.provider_a.records import (
+    SimACapture,
+    SimADecision,
+    SimANullification,
+    SimATransaction,
+)
 from payorch.simulator.provider_a.wire import (
+    CREDIT_TYPES,
+    HOLD_DAYS,
     REFUND_DAYS,
     REVERSAL_SECONDS,
     STATUS_DAYS,
+    SimACaptureRequest,
     SimACreateRequest,
     SimAWireError,
 )
@@ -53,12 +61,21 @@ def _decision(outcome: str) -> SimADecision:
 
 
 async def create(
-    conn: AsyncConnection, clock: Clock, owner: str, request: SimACreateRequest
+    conn: AsyncConnection, clock: Clock, owner: str, request: SimACreateRequest, *, deferred: bool = False
 ) -> str:
-    """A new transaction; its token."""
+    """A new transaction (``deferred``: made with a deferred-capture commerce code); its token."""
     token = secrets.token_hex(32)  # 64 characters, like the real tokens
-    await repository.insert_transaction(conn, token, owner, request, clock.now())
+    await repository.insert_transaction(conn, token, owner, request, clock.now(), deferred=deferred)
     return token
+
+
+async def _decide(
+    conn: AsyncConnection, transaction: SimATransaction, decision: SimADecision, now: datetime
+) -> bool:
+    """Record the choice once; a deferred approval is held for HOLD_DAYS."""
+    held = transaction.deferred and decision.status == "AUTHORIZED"
+    capture_before = now + timedelta(days=HOLD_DAYS) if held else None
+    return await repository.decide(conn, transaction.token, decision, now, capture_before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +96,7 @@ async def decide(conn: AsyncConnection, clock: Clock, token: str, outcome: str) 
         conn, found.owner, found.buy_order, since=now - RETRY_WINDOW
     ):
         outcome = "reject"  # over the brands' retry cap: declined again
-    first = await repository.decide(conn, token, _decision(outcome), now)
+    first = await _decide(conn, found, _decision(outcome), now)
     after = await repository.get(conn, token)
     assert after is not None  # locked above: it cannot have gone
     return Decided(after, first)
@@ -120,9 +137,7 @@ async def commit(conn: AsyncConnection, clock: Clock, owner: str, token: str) ->
 async def status(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
     found = await _owned(conn, clock, owner, token)
     if clock.now() > found.created_at + timedelta(days=STATUS_DAYS):
-        raise SimAWireError(
-            422, "The transactions's date has passed max time (7 days) to recover the status"
-        )
+        raise SimAWireError(422, "The transactions's date has passed max time (7 days) to recover the status")
     return found
 
 
@@ -133,26 +148,79 @@ async def refund(
     found = await _owned(conn, clock, owner, token, for_update=True)
     if found.status in ("REVERSED", "NULLIFIED"):
         raise SimAWireError(422, "Transaction already nullified (310)")
-    if found.status not in ("AUTHORIZED", "PARTIALLY_NULLIFIED") or found.decided_at is None:
+    refundable = ("AUTHORIZED", "CAPTURED", "PARTIALLY_NULLIFIED")
+    if found.status not in refundable or found.decided_at is None:
         raise SimAWireError(422, "Refund not allowed: the transaction is not authorized (16)")
     if now > found.decided_at + timedelta(days=REFUND_DAYS):
         raise SimAWireError(422, "Refund period exceeded (284)")
-    if amount > found.amount - found.nullified_amount:
+    base = found.capturable  # a deferred one's balance counts from what was captured
+    if amount > base - found.nullified_amount:
         raise SimAWireError(422, "Amount exceeds the balance (311)")
+    held = found.deferred and found.captured_at is None
+    if held and amount != found.amount:
+        # A hold not captured is released whole (a reversal), never in part.
+        raise SimAWireError(422, "Refund not allowed: a partial refund of an authorization not captured (16)")
     after = found.nullified_amount + amount
-    reversal = (
+    reversal = held or (
         found.nullified_amount == 0
-        and amount == found.amount
+        and amount == base
         and now <= found.decided_at + timedelta(seconds=REVERSAL_SECONDS)
     )
-    state = (
-        "REVERSED"
-        if reversal
-        else ("NULLIFIED" if after == found.amount else "PARTIALLY_NULLIFIED")
-    )
+    state = "REVERSED" if reversal else ("NULLIFIED" if after == base else "PARTIALLY_NULLIFIED")
     if not await repository.apply_refund(conn, token, found.nullified_amount, after, state):
         raise SimAWireError(422, "Transaction already locked by another process")
-    return SimANullification(reversal, amount, found.amount - after, _authorization_code(), now)
+    return SimANullification(reversal, amount, base - after, _authorization_code(), now)
+
+
+async def capture(
+    conn: AsyncConnection, clock: Clock, owner: str, token: str, request: SimACaptureRequest
+) -> SimACapture:
+    """The one deferred capture of an authorization held, of at most its amount."""
+    now = clock.now()
+    found = await repository.get(conn, token, owner=owner, for_update=True)
+    if found is None:
+        raise SimAWireError(404, "Transaction not found")
+    if not found.deferred:
+        raise SimAWireError(
+            422, "Transaction can not be captured: the commerce code is not configured for deferred capture"
+        )
+    if request.buy_order != found.buy_order:
+        raise SimAWireError(422, "Invalid value for parameter: buy_order")
+    if found.authorization_code is None or request.authorization_code != found.authorization_code:
+        raise SimAWireError(422, "Invalid value for parameter: authorization_code")
+    if found.captured_at is not None:
+        raise SimAWireError(422, "Transaction already captured")
+    if found.hold_lapsed(now):
+        raise SimAWireError(
+            422, f"The authorization has expired: the capture period ({HOLD_DAYS} days) was exceeded"
+        )
+    seen = found.as_seen(now)
+    if seen.status == "AUTHORIZED" and seen.committed_at is None:
+        raise SimAWireError(422, "Transaction can not be captured: it was not committed")
+    if seen.status != "AUTHORIZED":
+        raise SimAWireError(422, f"Transaction can not be captured: its status is {seen.status}")
+    if seen.payment_type_code not in CREDIT_TYPES:
+        raise SimAWireError(422, "Transaction can not be captured: only credit card payments can be captured")
+    if request.capture_amount > found.amount:
+        raise SimAWireError(422, "Capture amount exceeds the authorized amount")
+    if not await repository.capture(conn, token, request.capture_amount, now):
+        raise SimAWireError(422, "Transaction already locked by another process")
+    return SimACapture(token, found.authorization_code, now, request.capture_amount)
+
+
+async def advance_holds(conn: AsyncConnection, clock: Clock, owner: str, seconds: int) -> list[str]:
+    """The clock control: ``owner``'s holds ``seconds`` nearer their end. The tokens of those
+    past it (they read REVERSED and refuse capture from now on)."""
+    now = clock.now()
+    lapsed = []
+    for held in await repository.holds_of(conn, owner):
+        if held.capture_before is None or held.hold_lapsed(now):
+            continue  # lapsed already: nothing moves
+        moved = held.capture_before - timedelta(seconds=seconds)
+        await repository.move_hold(conn, held.token, moved)
+        if now >= moved:
+            lapsed.append(held.token)
+    return lapsed
 
 
 async def settle(
@@ -161,7 +229,7 @@ async def settle(
     """The controls' settle: decide the intent's open transaction as if the buyer had. Its token."""
     choice = "approve" if outcome == "approve" else "reject"
     found = await open_transaction(conn, owner, payment_intent_id)
-    if found is not None and await repository.decide(conn, found.token, _decision(choice), clock.now()):
+    if found is not None and await _decide(conn, found, _decision(choice), clock.now()):
         return found.token
     return None
 

@@ -14,7 +14,13 @@ from payorch.simulator.pages import with_query
 from payorch.simulator.provider_a import endpoints, page, repository, service
 from payorch.simulator.provider_a.credentials import owner_of
 from payorch.simulator.provider_a.discrepancies import DISCREPANCIES
-from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedProvider
+from payorch.simulator.simulated import (
+    Bought,
+    BuyerReturn,
+    Settlement,
+    SimulatedHolds,
+    SimulatedProvider,
+)
 
 
 async def settle(
@@ -61,6 +67,14 @@ async def market_buy(
     return Bought(outcome, [found.token], BuyerReturn("GET", with_query(decided.return_url, fields), {}))
 
 
+async def advance_holds(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
+) -> Settlement:
+    """The clock control: the owner's deferred authorizations ``seconds`` nearer their end;
+    those past it lapse (nothing is sent: the provider notifies nobody)."""
+    return Settlement(references=await service.advance_holds(conn, clock, owner, seconds))
+
+
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
     return await repository.delete_older_than(conn, PUBLIC_OWNER, before, limit)
 
@@ -76,4 +90,5 @@ SIMULATED = SimulatedProvider(
     settle_references="tokens",
     market_buy=market_buy,
     discrepancies=DISCREPANCIES,
+    holds=SimulatedHolds(advance=advance_holds),
 )

@@ -16,6 +16,8 @@ COMMIT_WINDOW_SECONDS = 10 * 60
 STATUS_DAYS = 7  # status is available for 7 days
 REVERSAL_SECONDS = 3 * 3600  # a full refund within 3 hours is a reversal
 REFUND_DAYS = 90
+HOLD_DAYS = 7  # a deferred-capture authorization is held this long, then lapses
+CREDIT_TYPES = frozenset({"VN", "VC", "SI", "S2", "NC"})  # payment_type_code of credit cards
 
 BUY_ORDER = re.compile(r"^[A-Za-z0-9|_=&%.,~:/?\[+!@()>\-]{1,26}$")
 CREATE_FIELDS = ("buy_order", "session_id", "amount", "return_url")
@@ -101,3 +103,26 @@ def parse_create(raw: bytes) -> SimACreateRequest:
 
 def parse_refund(raw: bytes) -> int:
     return amount_of(parse_object(raw, ("amount",)).get("amount"))
+
+
+@dataclass(frozen=True, slots=True)
+class SimACaptureRequest:
+    """The checked fields of a deferred capture."""
+
+    buy_order: str
+    authorization_code: str
+    capture_amount: int
+
+
+def parse_capture(raw: bytes) -> SimACaptureRequest:
+    data = parse_object(raw, ("buy_order", "authorization_code", "capture_amount"))
+    buy_order = _text(data, "buy_order", 26)
+    authorization_code = _text(data, "authorization_code", 6)
+    value = data.get("capture_amount")
+    if value is None:
+        raise SimAWireError(422, "capture_amount is required!")
+    try:
+        amount = amount_of(value)
+    except SimAWireError:
+        raise SimAWireError(422, "Invalid value for parameter: capture_amount") from None
+    return SimACaptureRequest(buy_order, authorization_code, amount)

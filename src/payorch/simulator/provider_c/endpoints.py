@@ -25,7 +25,16 @@ from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.faults import active_fault, timeout_answer
-from payorch.simulator.provider_c import disputes, events, listing, refunds, repository, sessions, tables
+from payorch.simulator.provider_c import (
+    disputes,
+    events,
+    holds,
+    listing,
+    refunds,
+    repository,
+    sessions,
+    tables,
+)
 from payorch.simulator.provider_c.credentials import owner_of_key
 from payorch.simulator.provider_c.records import (
     SimCAnswer,
@@ -35,7 +44,7 @@ from payorch.simulator.provider_c.records import (
     SimCRefund,
     SimCSession,
 )
-from payorch.simulator.provider_c.render import dispute_body, intent_body, list_body, refund_body
+from payorch.simulator.provider_c.render import charge_body, dispute_body, intent_body, list_body, refund_body
 from payorch.simulator.provider_c.wire import BASE, SimCWireError, integer, parse_form
 from payorch.simulator.public import public_write_refused
 
@@ -119,10 +128,8 @@ async def _form(request: Request) -> JsonObject:
     return parse_form(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True))
 
 
-def _expands_intent(request: Request) -> bool:
-    return any(
-        k.startswith("expand") and v == "payment_intent" for k, v in request.query_params.multi_items()
-    )
+def _expands(request: Request, field: str) -> bool:
+    return any(k.startswith("expand") and v == field for k, v in request.query_params.multi_items())
 
 
 @router.post(BASE + "/v1/checkout/sessions")
@@ -142,7 +149,7 @@ async def read_session(session_id: str, request: Request, conn: ReadConn) -> Res
 
     async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
         session, intent = await sessions.read(conn, owner, session_id)
-        shown = intent if _expands_intent(request) else None
+        shown = intent if _expands(request, "payment_intent") else None
         return sessions.expanded(session, shown, runtime.clock.now(), runtime.settings.public_url), []
 
     return await _api(request, conn, run)
@@ -208,13 +215,20 @@ async def _by_creation(
     return await _api(request, conn, run)
 
 
+def _intent_body(request: Request, intent: SimCPaymentIntent) -> JsonObject:
+    """As the API shows it now (a lapsed hold canceled), its charge expanded if asked."""
+    seen = intent.as_seen(runtime_of(request).clock.now())
+    expand = _expands(request, "latest_charge") and seen.latest_charge is not None
+    return intent_body(seen, charge_body(seen) if expand else None)
+
+
 @router.get(BASE + "/v1/payment_intents")
 async def list_payment_intents(request: Request, conn: ReadConn) -> Response:
     return await _by_creation(
         request,
         conn,
         tables.simulator_c_payment_intents,
-        lambda row: intent_body(record_of(SimCPaymentIntent, row)),
+        lambda row: _intent_body(request, record_of(SimCPaymentIntent, row)),
     )
 
 
@@ -226,9 +240,31 @@ async def read_payment_intent(intent_id: str, request: Request, conn: ReadConn) 
             raise SimCWireError(
                 404, f"No such payment_intent: '{intent_id}'", code="resource_missing", param="intent"
             )
-        return intent_body(intent), []
+        return _intent_body(request, intent), []
 
     return await _api(request, conn, run)
+
+
+async def _hold_moved(request: Request, conn: AsyncConnection, intent_id: str, move: holds.Move) -> Response:
+    """Capture or cancel a hold: the PaymentIntent after it, its events sent once committed."""
+    runtime = runtime_of(request)
+
+    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+        body = await _form(request)
+        moved = await move(conn, runtime.clock, runtime.settings.public_url, owner, intent_id, body)
+        return _intent_body(request, moved.intent), moved.sent
+
+    return await _api(request, conn, run)
+
+
+@router.post(BASE + "/v1/payment_intents/{intent_id}/capture")
+async def capture_payment_intent(intent_id: str, request: Request, conn: Conn) -> Response:
+    return await _hold_moved(request, conn, intent_id, holds.capture)
+
+
+@router.post(BASE + "/v1/payment_intents/{intent_id}/cancel")
+async def cancel_payment_intent(intent_id: str, request: Request, conn: Conn) -> Response:
+    return await _hold_moved(request, conn, intent_id, holds.cancel)
 
 
 @router.get(BASE + "/v1/disputes")

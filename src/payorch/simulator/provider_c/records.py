@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from payorch.jsontypes import JsonObject
@@ -23,6 +23,7 @@ class SimCSession:
     product_name: str
     metadata: JsonObject
     intent_metadata: JsonObject
+    capture_method: str  # automatic | manual (payment_intent_data[capture_method])
     expires_at: datetime
     created_at: datetime
 
@@ -58,7 +59,34 @@ class SimCPaymentIntent:
     latest_charge: str | None
     decline_code: str | None
     metadata: JsonObject
+    capture_method: str  # automatic | manual
+    amount_capturable: int  # held, not yet captured (manual only)
+    capture_before: datetime | None  # the hold's end (manual, once authorized)
+    canceled_at: datetime | None
+    cancellation_reason: str | None
     created_at: datetime
+
+    def lapsed(self, now: datetime) -> bool:
+        """A hold nobody captured or canceled, past its ``capture_before``."""
+        return (
+            self.status == "requires_capture"
+            and self.capture_before is not None
+            and now >= self.capture_before
+        )
+
+    def as_seen(self, now: datetime) -> SimCPaymentIntent:
+        """As the API shows it at ``now``: a lapsed hold is canceled (``automatic``), whether or
+        not the worker's pass has written it yet (holds.lapse_due)."""
+        if not self.lapsed(now):
+            return self
+        assert self.capture_before is not None  # lapsed() checked it
+        return replace(
+            self,
+            status="canceled",
+            amount_capturable=0,
+            canceled_at=self.capture_before,
+            cancellation_reason="automatic",
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,22 +59,23 @@ def payment_error(code: str) -> JsonObject:
     return {"type": "card_error", "code": "card_declined", "decline_code": code}
 
 
-def intent_body(intent: SimCPaymentIntent) -> JsonObject:
+def intent_body(intent: SimCPaymentIntent, charge: JsonObject | None = None) -> JsonObject:
+    """``charge``: the expanded ``latest_charge`` (None: its id, as unexpanded)."""
     declined = intent.decline_code is not None and intent.status == "requires_payment_method"
     return {
         "id": intent.id,
         "object": "payment_intent",
         "amount": intent.amount,
-        "amount_capturable": 0,
+        "amount_capturable": intent.amount_capturable,
         "amount_received": intent.amount_received,
-        "canceled_at": None,
-        "cancellation_reason": None,
-        "capture_method": "automatic",
+        "canceled_at": unix(intent.canceled_at) if intent.canceled_at is not None else None,
+        "cancellation_reason": intent.cancellation_reason,
+        "capture_method": intent.capture_method,
         "client_secret": f"{intent.id}_secret_simulated",
         "confirmation_method": "automatic",
         "created": unix(intent.created_at),
         "currency": intent.currency,
-        "latest_charge": intent.latest_charge,
+        "latest_charge": charge if charge is not None else intent.latest_charge,
         "last_payment_error": (
             payment_error(intent.decline_code) if declined and intent.decline_code else None
         ),
@@ -82,6 +83,47 @@ def intent_body(intent: SimCPaymentIntent) -> JsonObject:
         "metadata": intent.metadata,
         "payment_method_types": ["card"],
         "status": intent.status,
+    }
+
+
+# The page's approving test card, as a charge shows it.
+CARD = {"brand": "visa", "last4": "4242", "exp_month": 12, "exp_year": 2034, "funding": "credit"}
+
+
+def charge_body(intent: SimCPaymentIntent) -> JsonObject:
+    """The PaymentIntent's latest charge. A manual one is authorized until captured or released:
+    ``captured`` false, ``payment_method_details.card.capture_before`` its hold's end; once
+    captured, ``amount_captured``; what was never captured (a partial capture's rest, a canceled
+    or lapsed hold) is released, counted in ``amount_refunded`` with the refunds."""
+    captured = intent.status == "succeeded"
+    held = intent.status == "requires_capture"
+    failed = intent.decline_code is not None and intent.status == "requires_payment_method"
+    released = intent.amount - intent.amount_received if not held and not failed else 0
+    amount_refunded = released + intent.amount_refunded
+    return {
+        "id": intent.latest_charge,
+        "object": "charge",
+        "amount": intent.amount,
+        "amount_captured": intent.amount_received,
+        "amount_refunded": amount_refunded,
+        "captured": captured,
+        "created": unix(intent.created_at),
+        "currency": intent.currency,
+        "livemode": False,
+        "metadata": intent.metadata,
+        "paid": not failed,
+        "payment_intent": intent.id,
+        "payment_method_details": {
+            "type": "card",
+            "card": {
+                **CARD,
+                "capture_before": (
+                    unix(intent.capture_before) if intent.capture_before is not None else None
+                ),
+            },
+        },
+        "refunded": amount_refunded == intent.amount and not failed,
+        "status": "failed" if failed else ("pending" if intent.status == "processing" else "succeeded"),
     }
 
 

@@ -120,6 +120,36 @@ async def intent_of(
     return record_of(SimCPaymentIntent, row) if row is not None else None
 
 
+async def holds_of(conn: AsyncConnection, owner: str) -> list[SimCPaymentIntent]:
+    """``owner``'s PaymentIntents held (requires_capture), locked: the clock control moves them."""
+    query = (
+        select(intents)
+        .where(intents.c.owner == owner, intents.c.status == "requires_capture")
+        .order_by(intents.c.id)
+        .with_for_update()
+    )
+    return [record_of(SimCPaymentIntent, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def due_holds(conn: AsyncConnection, now: datetime, limit: int) -> list[SimCPaymentIntent]:
+    """Any owner's holds whose ``capture_before`` has come (the worker lets them lapse), locked;
+    those another worker holds are skipped (PostgreSQL)."""
+    query = (
+        select(intents)
+        .where(intents.c.status == "requires_capture", intents.c.capture_before <= now)
+        .order_by(intents.c.capture_before, intents.c.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return [record_of(SimCPaymentIntent, row) for row in (await conn.execute(query)).mappings()]
+
+
+async def set_payment_status(conn: AsyncConnection, session_id: str, payment_status: str) -> None:
+    await conn.execute(
+        update(sessions).where(sessions.c.id == session_id).values(payment_status=payment_status)
+    )
+
+
 # -- refunds ----------------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.money import exponent
-from payorch.simulator.provider_c import events, repository
+from payorch.simulator.provider_c import events, holds, repository
 from payorch.simulator.provider_c.records import SimCEvent, SimCPaymentIntent, SimCSession
 from payorch.simulator.provider_c.render import intent_body, session_body
 from payorch.simulator.provider_c.wire import (
@@ -113,6 +113,14 @@ async def create(conn: AsyncConnection, clock: Clock, owner: str, body: JsonObje
                 param="expires_at",
             )
     intent_data = body.get("payment_intent_data")
+    capture_method = intent_data.get("capture_method") if isinstance(intent_data, dict) else None
+    if capture_method not in (None, "automatic", "manual"):
+        # Stripe also has automatic_async; the simulator holds (manual) or captures at once.
+        raise SimCWireError(
+            400,
+            "Invalid payment_intent_data[capture_method]: must be one of automatic or manual",
+            param="payment_intent_data[capture_method]",
+        )
     session = SimCSession(
         id=new_object_id("cs_test_", 58),
         owner=owner,
@@ -132,6 +140,7 @@ async def create(conn: AsyncConnection, clock: Clock, owner: str, body: JsonObje
                 "payment_intent_data[metadata]",
             )
         ),
+        capture_method=capture_method or "automatic",
         expires_at=expires_at,
         created_at=now,
     )
@@ -230,10 +239,20 @@ async def choose(
             latest_charge=None,
             decline_code=None,
             metadata=session.intent_metadata,
+            capture_method=session.capture_method,
+            amount_capturable=0,
+            capture_before=None,
+            canceled_at=None,
+            cancellation_reason=None,
             created_at=now,
         )
     charge = new_object_id("ch_")
-    if outcome == "approve":
+    held = False
+    if outcome == "approve" and session.capture_method == "manual":
+        # Authorized and held: nothing received until captured (holds.py), unpaid until then.
+        intent = holds.authorized(intent, charge, now)
+        status, paid, kind, held = "complete", "unpaid", "checkout.session.completed", True
+    elif outcome == "approve":
         intent = replace(
             intent, status="succeeded", amount_received=intent.amount, latest_charge=charge, decline_code=None
         )
@@ -250,10 +269,18 @@ async def choose(
         conn, session.id, status=status, payment_status=paid, payment_intent_id=intent.id
     )
     after = replace(session, status=status, payment_status=paid, payment_intent_id=intent.id)
-    sent = None
+    sent = []
     if kind is not None:
-        sent = await events.enqueue(conn, public_url, after, kind, _event_object(after, now, public_url), now)
-    return Changed(after, intent, [sent] if sent else [])
+        sent.append(
+            await events.enqueue(conn, public_url, after, kind, _event_object(after, now, public_url), now)
+        )
+    if held:
+        sent.append(
+            await events.enqueue(
+                conn, public_url, after, "payment_intent.amount_capturable_updated", intent_body(intent), now
+            )
+        )
+    return Changed(after, intent, [event for event in sent if event is not None])
 
 
 async def sessions_for(conn: AsyncConnection, owner: str, client_reference_id: str) -> list[SimCSession]:
@@ -285,7 +312,11 @@ async def settle(
         intent = await repository.intent_of(conn, session.payment_intent_id, owner=owner, for_update=True)
         if intent is None or intent.status != "processing":
             continue
-        if outcome == "approve":
+        held = outcome == "approve" and intent.capture_method == "manual"
+        if held:
+            intent = holds.authorized(intent, intent.latest_charge or new_object_id("ch_"), now)
+            paid, kind = "unpaid", "checkout.session.async_payment_succeeded"
+        elif outcome == "approve":
             intent = replace(intent, status="succeeded", amount_received=intent.amount)
             paid, kind = "paid", "checkout.session.async_payment_succeeded"
         else:
@@ -297,8 +328,21 @@ async def settle(
             conn, session.id, status="complete", payment_status=paid, payment_intent_id=intent.id
         )
         after = replace(session, status="complete", payment_status=paid)
-        sent = await events.enqueue(conn, public_url, after, kind, _event_object(after, now, public_url), now)
-        return Changed(after, intent, [sent] if sent else [])
+        sent = [
+            await events.enqueue(conn, public_url, after, kind, _event_object(after, now, public_url), now)
+        ]
+        if held:
+            sent.append(
+                await events.enqueue(
+                    conn,
+                    public_url,
+                    after,
+                    "payment_intent.amount_capturable_updated",
+                    intent_body(intent),
+                    now,
+                )
+            )
+        return Changed(after, intent, [event for event in sent if event is not None])
     return None
 
 
@@ -327,5 +371,5 @@ def expanded(
 ) -> JsonObject:
     body = session_body(session, now, public_url)
     if intent is not None:
-        body["payment_intent"] = intent_body(intent)
+        body["payment_intent"] = intent_body(intent.as_seen(now))
     return body

@@ -12,11 +12,27 @@ from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
-from payorch.simulator.provider_c import controls, disputes, endpoints, events, page, repository, sessions
+from payorch.simulator.provider_c import (
+    controls,
+    disputes,
+    endpoints,
+    events,
+    holds,
+    page,
+    repository,
+    sessions,
+)
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.discrepancies import DISCREPANCIES
 from payorch.simulator.provider_c.records import SimCEvent
-from payorch.simulator.simulated import AfterCommit, Bought, BuyerReturn, Settlement, SimulatedProvider
+from payorch.simulator.simulated import (
+    AfterCommit,
+    Bought,
+    BuyerReturn,
+    Settlement,
+    SimulatedHolds,
+    SimulatedProvider,
+)
 
 # The page's button for each market outcome but give_up (the buyer leaves by the cancel link).
 _BUTTONS = {"approve": "approve", "decline": "pending", "pending": "pending"}
@@ -76,6 +92,24 @@ async def market_buy(
     return Bought(outcome, [session.id], back, sender(written))
 
 
+async def advance_holds(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
+) -> Settlement:
+    """The clock control: the owner's PaymentIntents held, ``seconds`` nearer capture_before;
+    those past it canceled, with charge.expired and payment_intent.canceled sent after."""
+    lapsed = await holds.advance(conn, clock, public_url, owner, seconds)
+    written = [event for moved in lapsed for event in moved.sent]
+    return Settlement([moved.intent.id for moved in lapsed], sender(written) if written else None)
+
+
+async def lapse_due(runtime: Runtime, phases: Phases) -> int:
+    """The worker's pass: holds of any owner past capture_before lapse; their events go after."""
+    async with phases.transaction() as conn:
+        lapsed = await holds.lapse_due(conn, runtime.clock.now(), runtime.settings.public_url, 50)
+    await events.deliver_now(runtime, phases, [event for moved in lapsed for event in moved.sent])
+    return len(lapsed)
+
+
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
     return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
 
@@ -94,4 +128,5 @@ SIMULATED = SimulatedProvider(
     discrepancies=DISCREPANCIES,
     resend_due=events.deliver_due,
     controls_routers=(controls.router,),
+    holds=SimulatedHolds(advance=advance_holds, lapse_due=lapse_due),
 )

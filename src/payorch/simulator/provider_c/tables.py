@@ -1,6 +1,7 @@
-"""Simulated provider C's tables (migrations 0013, 0015, 0019). Every row carries ``owner``: the application
-whose MOCK secret key made it, or "public" for the published test key. Amounts are integers in
-the provider's unit (the currency's minor unit; whole units for zero-decimal currencies)."""
+"""Simulated provider C's tables (migrations 0013, 0015, 0019, 0025). Every row carries
+``owner``: the application whose MOCK secret key made it, or "public" for the published test
+key. Amounts are integers in the provider's unit (the currency's minor unit; whole units for
+zero-decimal currencies)."""
 
 from sqlalchemy import BigInteger, Column, Index, Integer, String, Table, Text
 
@@ -23,6 +24,7 @@ simulator_c_sessions = Table(
     Column("product_name", String(250), nullable=False),
     Column("metadata", JsonType, nullable=False),
     Column("intent_metadata", JsonType, nullable=False),
+    Column("capture_method", String(16), nullable=False),  # automatic | manual (payment_intent_data)
     timestamp("expires_at"),
     timestamp("created_at"),
     Index("ix_simulator_c_sessions_owner_created_at", "owner", "created_at"),
@@ -44,7 +46,16 @@ simulator_c_payment_intents = Table(
     Column("latest_charge", String(40), nullable=True),
     Column("decline_code", String(40), nullable=True),  # the last attempt's, when declined
     Column("metadata", JsonType, nullable=False),
+    # Manual capture (migration 0025): what can still be captured, until capture_before (the
+    # charge's ``payment_method_details.card.capture_before``); a lapsed or canceled hold's end.
+    Column("capture_method", String(16), nullable=False),
+    Column("amount_capturable", BigInteger, nullable=False),
+    timestamp("capture_before", nullable=True),
+    timestamp("canceled_at", nullable=True),
+    Column("cancellation_reason", String(32), nullable=True),
     timestamp("created_at"),
+    # Due holds, found by the worker's pass that lets them lapse.
+    Index("ix_simulator_c_payment_intents_status_capture_before", "status", "capture_before"),
     # Listed by created time, newest first, a page at a time (reconciliation reads a day).
     Index("ix_simulator_c_payment_intents_owner_created_at", "owner", "created_at"),
 )

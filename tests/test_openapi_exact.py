@@ -144,7 +144,8 @@ async def test_the_exports_are_documented_with_their_columns_and_formats(
         ok = operation["responses"]["200"]
         assert set(ok["content"]) == {"text/csv", "application/x-ndjson"}
         assert ok["description"].startswith(f"Columns, in order: {first_column}, ")
-        assert set(operation["responses"]) == {"200", "400", "401", "409", "500"}
+        assert set(operation["responses"]) == {"200", "400", "401", "403", "409", "500"}
+        assert operation["x-payorch-scope"] == "exports:read"
 
 
 async def test_the_document_states_the_reconciliation_reports(client: httpx.AsyncClient) -> None:

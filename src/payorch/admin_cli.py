@@ -14,9 +14,11 @@ import argparse
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from payorch.clock import SystemClock, isoformat
+from payorch.access.scopes import SCOPES
+from payorch.clock import SystemClock, isoformat, parse_rfc3339
 from payorch.config import Settings
 
 if TYPE_CHECKING:  # the database layer is imported only by the commands that use it
@@ -92,6 +94,20 @@ def add_commands(
     )
     required_id(create, "--application", "app_...")
     create.add_argument("--name", help="a label shown when the keys are listed")
+    create.add_argument(
+        "--scope",
+        action="append",
+        dest="scopes",
+        metavar="SCOPE",
+        help="a scope the key holds; repeat it for several (none: every scope). The scopes: "
+        + ", ".join(SCOPES),
+    )
+    create.add_argument(
+        "--expires-at",
+        type=_rfc3339,
+        metavar="TIME",
+        help="when the key stops working, RFC 3339 with its zone (2026-12-31T23:59:59Z)",
+    )
     json_flag(create)
     create.set_defaults(handler=_keys_create)
 
@@ -114,6 +130,15 @@ def add_commands(
     )
     revoke.add_argument("key_id", metavar="KEY_ID", help="key_... (as `keys list` shows it)")
     revoke.set_defaults(handler=_keys_revoke)
+
+
+def _rfc3339(text: str) -> datetime:
+    moment = parse_rfc3339(text)
+    if moment is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: an RFC 3339 time with its zone, such as 2026-12-31T23:59:59Z"
+        )
+    return moment
 
 
 async def operator_caller(conn: AsyncConnection, application_id: str) -> Caller:
@@ -179,7 +204,13 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
     async def step(phases: Phases) -> IssuedCredential:
         async with phases.transaction() as conn:
             return await create_application_credential(
-                conn, SystemClock(), args.application, args.name, limit=settings.max_api_keys
+                conn,
+                SystemClock(),
+                args.application,
+                args.name,
+                scopes=args.scopes,
+                expires_at=args.expires_at,
+                limit=settings.max_api_keys,
             )
 
     issued = run(settings, step)
@@ -187,8 +218,10 @@ def _keys_create(settings: Settings, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(out))
         return 0
-    for key in ("id", "application_id", "environment", "name", "api_key"):
+    for key in ("id", "application_id", "environment", "name", "api_key", "expires_at"):
         print(f"{key}: {out[key] if out[key] is not None else '-'}")
+    scopes = out["scopes"]
+    print(f"scopes: {', '.join(scopes) if isinstance(scopes, list) else 'every scope'}")
     print("The API key is shown only now; keep it.")
     return 0
 

@@ -86,7 +86,7 @@ def build_runtime(
         database=database,
         phases=phases,
         cipher=cipher,
-        authenticator=Authenticator(phases),
+        authenticator=Authenticator(phases, clock),
         idempotency=Idempotency(phases, clock, settings.idempotency_ttl_seconds),
         local_app=local_app,
         http=http,

@@ -63,6 +63,7 @@ class Runtime:
     export_slots: ExportSlots = field(default_factory=ExportSlots)
 
     async def close(self) -> None:
+        await self.authenticator.drain()  # its last-use writes need the database
         await self.provider_health.aclose()
         if self.redis is not None:
             await self.redis.aclose()

@@ -27,7 +27,11 @@ async def test_create_list_and_use_a_key(client: httpx.AsyncClient, sandbox: San
     response = await client.post(URL, json={"name": "backend"}, headers=sandbox.headers)
     assert response.status_code == 201, response.text
     created = response.json()
-    assert set(created) == {"id", "name", "prefix", "environment", "api_key", "created_at"}
+    assert set(created) == {
+        "id", "name", "prefix", "environment", "api_key", "created_at",
+        "scopes", "expires_at", "last_used_at",
+    }  # fmt: skip
+    assert (created["scopes"], created["expires_at"], created["last_used_at"]) == (None, None, None)
     assert created["id"].startswith("key_") and created["name"] == "backend"
     assert created["environment"] == "SANDBOX"
     assert created["api_key"].startswith(f"pay_sb_{created['prefix']}_")

@@ -67,8 +67,11 @@ async def test_the_bearer_scheme_is_on_every_operation_that_asks_for_a_key(
             open_ids.add(operation["operationId"])
             assert "401" not in operation["responses"], (method, path)
         else:
-            assert operation["security"] == [{"ApiKey": []}], (method, path)
+            # The scope it needs (payorch.access.operations; tests/access check each).
+            scope = operation["x-payorch-scope"]
+            assert operation["security"] == [{"ApiKey": [scope]}], (method, path)
             assert "AUTHENTICATION_FAILED" in operation["responses"]["401"]["description"]
+            assert "FORBIDDEN" in operation["responses"]["403"]["description"]
     assert open_ids == OPEN_OPERATIONS
 
 

@@ -15,6 +15,8 @@ _READS: Final[frozenset[str]] = frozenset(
         "refunds:read",
         "payments:read",
         "disputes:read",
+        "events:read",
+        "merchant_accounts:read",
         "reconciliation:read",
         "webhooks:read",
         "connectors:read",

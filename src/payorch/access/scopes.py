@@ -16,6 +16,8 @@ SCOPES: Final[dict[str, str]] = {
     "refunds:write": "Refund a payment, in whole or in part.",
     "payments:read": "Read and search payments.",
     "disputes:read": "Read disputes.",
+    "events:read": "Read the application's events (the bodies webhook deliveries send).",
+    "merchant_accounts:read": "List the application's merchant accounts.",
     "exports:read": "Export payments, refunds, disputes and the activity log.",
     "reconciliation:read": "Read reconciliation runs and findings.",
     "reconciliation:write": "Run reconciliation and resolve its findings.",

@@ -4,12 +4,21 @@ for the API (as the calling application) and for the operator's command line (an
 Revocation is refused for the application's last active key (409 INVALID_STATE): an
 application left without a key could not even call this API to create a new one. Create the
 replacement first, then revoke. Revoking an already revoked key changes nothing (still 204).
+
+A key may hold only some scopes (payorch.access.scopes; none given: every scope) and may
+expire. A key never grants more than its creator holds: a caller with scopes creates keys whose
+scopes are among its own (403 FORBIDDEN naming the first it lacks), so a restricted key cannot
+mint an unrestricted one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.access.scopes import SCOPES
 from payorch.applications import service as applications
 from payorch.auth import repository
 from payorch.auth.issuing import issue_credential
@@ -17,26 +26,90 @@ from payorch.auth.records import ApiCredential, IssuedCredential
 from payorch.auth.service import Authenticator, Caller
 from payorch.clock import Clock
 from payorch.db import Phases
-from payorch.errors import InvalidState, ResourceNotFound
+from payorch.errors import Forbidden, InvalidState, ResourceNotFound, ValidationFailed
 from payorch.limits import refuse_at_cap
 from payorch.pagination import Page, page_of
 
 
+def checked_scopes(scopes: Sequence[str] | None) -> list[str] | None:
+    """The scopes asked for, in the table's order (None: every scope). An unknown name, an
+    empty list or a name given twice is 400 VALIDATION_ERROR: a typo must not silently make a
+    key weaker or stronger than meant."""
+    if scopes is None:
+        return None
+    if not scopes:
+        raise ValidationFailed.field(
+            "scopes", "must name at least one scope; leave it out for a key with every scope"
+        )
+    problems: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for index, scope in enumerate(scopes):
+        if scope not in SCOPES:
+            known = ", ".join(SCOPES)
+            problems.append((f"scopes[{index}]", f"unknown scope {scope!r}; the scopes are {known}"))
+        elif scope in seen:
+            problems.append((f"scopes[{index}]", f"{scope} is named twice; name each scope once"))
+        seen.add(scope)
+    if problems:
+        raise ValidationFailed.listing(problems)
+    return [scope for scope in SCOPES if scope in seen]
+
+
+def checked_expiry(expires_at: datetime | None, now: datetime) -> datetime | None:
+    if expires_at is not None and expires_at <= now:
+        raise ValidationFailed.field("expires_at", "must be in the future")
+    return expires_at
+
+
+def refuse_more_than_held(caller: Caller, scopes: list[str] | None) -> None:
+    """A key never grants more than its creator holds (403 FORBIDDEN naming the first scope the
+    caller lacks, in the table's order)."""
+    if caller.scopes is None:
+        return
+    for scope in scopes if scopes is not None else SCOPES:
+        if scope not in caller.scopes:
+            raise Forbidden(
+                f"A key may not grant more than its creator holds: the caller lacks {scope}."
+                + ("" if scopes is not None else " Name the scopes the key needs."),
+                {"required_scope": scope},
+            )
+
+
 async def create_credential(
-    conn: AsyncConnection, clock: Clock, caller: Caller, name: str | None, *, limit: int
+    conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
+    name: str | None,
+    *,
+    scopes: Sequence[str] | None = None,
+    expires_at: datetime | None = None,
+    limit: int,
 ) -> IssuedCredential:
-    """``limit``: the most active keys an application may hold (PAYORCH_MAX_API_KEYS)."""
-    return await _issue(conn, clock, caller.application_id, caller.environment, name, limit)
+    """``scopes`` None: every scope; ``limit``: the most active keys an application may hold
+    (PAYORCH_MAX_API_KEYS)."""
+    listed = checked_scopes(scopes)
+    expiry = checked_expiry(expires_at, clock.now())
+    refuse_more_than_held(caller, listed)
+    return await _issue(conn, clock, caller.application_id, caller.environment, name, listed, expiry, limit)
 
 
 async def create_application_credential(
-    conn: AsyncConnection, clock: Clock, application_id: str, name: str | None, *, limit: int
+    conn: AsyncConnection,
+    clock: Clock,
+    application_id: str,
+    name: str | None,
+    *,
+    scopes: Sequence[str] | None = None,
+    expires_at: datetime | None = None,
+    limit: int,
 ) -> IssuedCredential:
     """A new key for any application (the operator's command line), within the same cap."""
+    listed = checked_scopes(scopes)
+    expiry = checked_expiry(expires_at, clock.now())
     application = await applications.find_application(conn, application_id)
     if application is None:
         raise ResourceNotFound(f"No application {application_id}.")
-    return await _issue(conn, clock, application.id, application.environment, name, limit)
+    return await _issue(conn, clock, application.id, application.environment, name, listed, expiry, limit)
 
 
 async def _issue(
@@ -45,6 +118,8 @@ async def _issue(
     application_id: str,
     environment: str,
     name: str | None,
+    scopes: list[str] | None,
+    expires_at: datetime | None,
     limit: int,
 ) -> IssuedCredential:
     await refuse_at_cap(
@@ -56,7 +131,13 @@ async def _issue(
         remedy="Revoke a key it no longer uses, then create this one.",
     )
     return await issue_credential(
-        conn, application_id=application_id, environment=environment, name=name, at=clock.now()
+        conn,
+        application_id=application_id,
+        environment=environment,
+        name=name,
+        at=clock.now(),
+        scopes=scopes,
+        expires_at=expires_at,
     )
 
 
@@ -64,9 +145,7 @@ async def list_credentials(
     conn: AsyncConnection, caller: Caller, cursor: str | None, limit: int
 ) -> Page[ApiCredential]:
     """The application's keys, newest first, revoked ones included."""
-    found = await repository.list_credentials(
-        conn, caller.application_id, before=cursor, limit=limit + 1
-    )
+    found = await repository.list_credentials(conn, caller.application_id, before=cursor, limit=limit + 1)
     return page_of(found, limit, lambda item: item.id)
 
 
@@ -79,9 +158,7 @@ async def revoke_credential(
 ) -> None:
     """Two steps: the revocation commits, then this process's cache forgets the key. Forgetting
     before the commit would let a concurrent request cache the key again as still valid."""
-    revoked = await revoke_application_credential(
-        phases, clock, caller.application_id, credential_id
-    )
+    revoked = await revoke_application_credential(phases, clock, caller.application_id, credential_id)
     # After the commit: this process refuses the key at once (others within the cache's TTL).
     if revoked is not None:
         authenticator.forget(revoked.prefix)

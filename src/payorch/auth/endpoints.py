@@ -18,6 +18,7 @@ from payorch.auth.schemas import (
 )
 from payorch.errors import (
     AuthenticationFailed,
+    Forbidden,
     InvalidState,
     LimitExceeded,
     ResourceNotFound,
@@ -35,10 +36,13 @@ router = APIRouter(tags=["API credentials"])
     "/v1/admin/api-credentials",
     status_code=201,
     response_model=CreatedApiCredential,
-    responses=problem_responses(ValidationFailed, AuthenticationFailed, LimitExceeded),
+    responses=problem_responses(ValidationFailed, AuthenticationFailed, Forbidden, LimitExceeded),
     summary="Create an additional API key (shown only in this answer)",
     description="At most PAYORCH_MAX_API_KEYS active (unrevoked) keys per application: one "
-    "more is 409 LIMIT_EXCEEDED (details: limit, current).",
+    "more is 409 LIMIT_EXCEEDED (details: limit, current). `scopes` restricts the key "
+    "(left out: every scope); a key never grants more than the calling key holds (403 "
+    "FORBIDDEN, details.required_scope: the first scope the caller lacks). `expires_at`: the "
+    "key is refused (401) from then on; it must be in the future (400 otherwise).",
 )
 async def create_api_credential(
     caller: CurrentCaller,
@@ -48,9 +52,15 @@ async def create_api_credential(
 ) -> Response:
     # No Idempotency-Key here on purpose: a stored answer would keep the plain key at rest.
     runtime = runtime_of(request)
-    name = (await optional_body(request, body, CreateApiCredential, '{} or {"name": "checkout"}')).name
+    asked = await optional_body(request, body, CreateApiCredential, '{} or {"name": "checkout"}')
     issued = await credentials.create_credential(
-        conn, runtime.clock, caller, name, limit=runtime.settings.max_api_keys
+        conn,
+        runtime.clock,
+        caller,
+        asked.name,
+        scopes=asked.scopes,
+        expires_at=asked.expires_at,
+        limit=runtime.settings.max_api_keys,
     )
     return json_response(issued_body(issued), 201)
 
@@ -74,13 +84,9 @@ async def list_api_credentials(
     responses=problem_responses(AuthenticationFailed, ResourceNotFound, InvalidState),
     summary="Revoke an API key (refused at once)",
 )
-async def revoke_api_credential(
-    credential_id: str, caller: CurrentCaller, request: Request
-) -> Response:
+async def revoke_api_credential(credential_id: str, caller: CurrentCaller, request: Request) -> Response:
     # Phases, not Conn: the key is forgotten from this process's cache after the commit.
     runtime = runtime_of(request)
     phases = runtime.phases
-    await credentials.revoke_credential(
-        phases, runtime.clock, runtime.authenticator, caller, credential_id
-    )
+    await credentials.revoke_credential(phases, runtime.clock, runtime.authenticator, caller, credential_id)
     return Response(status_code=204)

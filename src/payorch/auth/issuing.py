@@ -19,6 +19,8 @@ async def issue_credential(
     environment: str,
     name: str | None,
     at: datetime,
+    scopes: list[str] | None = None,
+    expires_at: datetime | None = None,
 ) -> IssuedCredential:
     """Stores the key's hash in the caller's transaction; the plain key is only in the answer."""
     key = keys.generate(environment)
@@ -30,6 +32,8 @@ async def issue_credential(
         secret_hash=key.secret_hash,
         created_at=at,
         revoked_at=None,
+        scopes=scopes,
+        expires_at=expires_at,
     )
     await repository.insert_credential(conn, credential)
     return IssuedCredential(credential, environment, key.api_key)

@@ -31,6 +31,9 @@ class KeyHolder:
     environment: str
     secret_hash: str
     revoked: bool
+    scopes: frozenset[str] | None  # None: every scope
+    expires_at: datetime | None
+    last_used_at: datetime | None
 
 
 @dataclass(frozen=True, slots=True)

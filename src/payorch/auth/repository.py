@@ -29,6 +29,9 @@ _FIND_BY_PREFIX = (
         api_credentials.c.application_id,
         api_credentials.c.secret_hash,
         api_credentials.c.revoked_at,
+        api_credentials.c.scopes,
+        api_credentials.c.expires_at,
+        api_credentials.c.last_used_at,
         applications.c.environment,
     )
     .join(applications, applications.c.id == api_credentials.c.application_id)
@@ -46,6 +49,9 @@ async def find_by_prefix(conn: AsyncConnection, prefix: str) -> KeyHolder | None
         environment=row.environment,
         secret_hash=row.secret_hash,
         revoked=row.revoked_at is not None,
+        scopes=frozenset(row.scopes) if row.scopes is not None else None,
+        expires_at=row.expires_at,
+        last_used_at=row.last_used_at,
     )
 
 
@@ -91,9 +97,7 @@ _REVOKE = (
 )
 
 
-async def revoke(
-    conn: AsyncConnection, application_id: str, credential_id: str, at: datetime
-) -> str | None:
+async def revoke(conn: AsyncConnection, application_id: str, credential_id: str, at: datetime) -> str | None:
     """Mark revoked; returns the key's prefix, or None if no such key in this application."""
     params = {"credential_id": credential_id, "owner_id": application_id, "at": at}
     result = await conn.execute(_REVOKE, params)
@@ -101,12 +105,25 @@ async def revoke(
     return prefix
 
 
-_GET_ANY_CREDENTIAL = select(api_credentials).where(
-    api_credentials.c.id == bindparam("credential_id")
+# At most once a minute per key: a process that saw the key used writes only when the stored
+# time is older than ``before`` (another process may have written it meanwhile).
+_TOUCH = (
+    update(api_credentials)
+    .where(
+        api_credentials.c.id == bindparam("credential_id"),
+        (api_credentials.c.last_used_at.is_(None)) | (api_credentials.c.last_used_at < bindparam("before")),
+    )
+    .values(last_used_at=bindparam("at"))
 )
-_GET_CREDENTIAL = _GET_ANY_CREDENTIAL.where(
-    api_credentials.c.application_id == bindparam("application_id")
-)
+
+
+async def touch(conn: AsyncConnection, credential_id: str, at: datetime, before: datetime) -> None:
+    """Set the key's last use to ``at`` unless it is already at ``before`` or later."""
+    await conn.execute(_TOUCH, {"credential_id": credential_id, "at": at, "before": before})
+
+
+_GET_ANY_CREDENTIAL = select(api_credentials).where(api_credentials.c.id == bindparam("credential_id"))
+_GET_CREDENTIAL = _GET_ANY_CREDENTIAL.where(api_credentials.c.application_id == bindparam("application_id"))
 
 
 async def get_credential(

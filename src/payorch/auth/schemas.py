@@ -2,21 +2,68 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
+from payorch.access.scopes import SCOPES
 from payorch.auth.records import ApiCredential, IssuedCredential
-from payorch.clock import isoformat
+from payorch.clock import isoformat, parse_rfc3339
 from payorch.http.listing import PageQuery, id_cursor
 from payorch.pagination import Page
+
+RFC3339_HELP = "must be an RFC 3339 timestamp with its zone, such as 2026-12-31T23:59:59Z"
+
+
+def _rfc3339(value: object) -> object:
+    """An RFC 3339 timestamp with its zone, as a UTC datetime."""
+    if not isinstance(value, str):
+        return value  # strict: anything but a string is refused by the type itself
+    moment = parse_rfc3339(value)
+    if moment is None:
+        raise PydanticCustomError("rfc3339", RFC3339_HELP)
+    return moment
+
+
+Rfc3339 = Annotated[
+    datetime,
+    BeforeValidator(_rfc3339),
+    WithJsonSchema({"type": "string", "format": "date-time"}, mode="validation"),
+]
+
+SCOPES_HELP = (
+    "The scopes the key holds (docs/access.md, Scopes); left out: every scope. Each named once, "
+    "at least one; only scopes the calling key holds itself (403 FORBIDDEN otherwise)."
+)
 
 
 class CreateApiCredential(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    name: Annotated[
-        str | None, Field(min_length=1, max_length=200, examples=["checkout server"])
+    name: Annotated[str | None, Field(min_length=1, max_length=200, examples=["checkout server"])] = None
+    # Checked by the service (payorch.auth.credentials.checked_scopes), for the dashboard's and
+    # the command line's keys too; the document states the same.
+    scopes: Annotated[
+        Annotated[
+            list[str],
+            WithJsonSchema(
+                {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(SCOPES)},
+                    "minItems": 1,
+                    "uniqueItems": True,
+                },
+                mode="validation",
+            ),
+        ]
+        | None,
+        Field(description=SCOPES_HELP, examples=[["payment_intents:read", "payment_intents:write"]]),
+    ] = None
+    expires_at: Annotated[
+        Rfc3339 | None,
+        Field(description="When the key stops working (in the future); left out: never."),
     ] = None
 
 
@@ -27,6 +74,11 @@ class ApiCredentialResponse(BaseModel):
     environment: Literal["SANDBOX", "PRODUCTION"]
     created_at: str
     revoked_at: str | None = Field(None, description="Set once revoked; the key is then refused.")
+    scopes: list[str] | None = Field(description="The key's scopes; null: every scope.")
+    expires_at: str | None = Field(description="When the key stops working; null: never.")
+    last_used_at: str | None = Field(
+        description="When the key was last used, to the minute (written at most once a minute)."
+    )
 
 
 class CreatedApiCredential(BaseModel):
@@ -36,6 +88,9 @@ class CreatedApiCredential(BaseModel):
     environment: Literal["SANDBOX", "PRODUCTION"]
     api_key: str = Field(description="Shown only in this answer: only a hash is kept.")
     created_at: str
+    scopes: list[str] | None = Field(description="The key's scopes; null: every scope.")
+    expires_at: str | None = Field(description="When the key stops working; null: never.")
+    last_used_at: str | None = Field(description="Null: not used yet.")
 
 
 class ApiCredentialList(BaseModel):
@@ -54,9 +109,20 @@ def credential_body(credential: ApiCredential, environment: str) -> dict[str, ob
         "prefix": credential.prefix,
         "environment": environment,
         "created_at": isoformat(credential.created_at),
-        "revoked_at": (
-            isoformat(credential.revoked_at) if credential.revoked_at is not None else None
-        ),
+        "revoked_at": _moment(credential.revoked_at),
+        **_access(credential),
+    }
+
+
+def _moment(at: datetime | None) -> str | None:
+    return isoformat(at) if at is not None else None
+
+
+def _access(credential: ApiCredential) -> dict[str, object]:
+    return {
+        "scopes": credential.scopes,
+        "expires_at": _moment(credential.expires_at),
+        "last_used_at": _moment(credential.last_used_at),
     }
 
 
@@ -76,4 +142,5 @@ def issued_body(issued: IssuedCredential) -> dict[str, object]:
         "environment": issued.environment,
         "api_key": issued.api_key,
         "created_at": isoformat(credential.created_at),
+        **_access(credential),
     }

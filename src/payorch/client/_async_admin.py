@@ -3,7 +3,8 @@ connectors, routing, API credentials, simulator controls), mixed into AsyncPayor
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from datetime import datetime
 from typing import Any, TypeVar
 
 from payorch.client import _operations as ops
@@ -200,10 +201,18 @@ class AsyncAdministration:
     # API credentials
 
     async def create_api_credential(
-        self, *, name: str | None = None, idempotency_key: str | None = None
+        self,
+        *,
+        name: str | None = None,
+        scopes: Sequence[str] | None = None,
+        expires_at: datetime | str | None = None,
+        idempotency_key: str | None = None,
     ) -> ApiCredential:
-        """The answer carries ``api_key`` (only this once)."""
-        call = ops.create_api_credential(name=name, idempotency_key=idempotency_key)
+        """The answer carries ``api_key`` (only this once). ``scopes``: what the key may do
+        (None: every scope); ``expires_at``: when it stops working (a datetime with its zone)."""
+        call = ops.create_api_credential(
+            name=name, scopes=scopes, expires_at=expires_at, idempotency_key=idempotency_key
+        )
         return parse(ApiCredential, await self.request(call))
 
     async def list_api_credentials(

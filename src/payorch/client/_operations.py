@@ -298,8 +298,16 @@ def evaluate_routing(
     return Call("POST", f"{_routing(merchant_account_id)}/evaluate", json=body, server_idempotent=True)
 
 
-def create_api_credential(*, name: str | None, idempotency_key: str | None) -> Call:
-    return post(API_CREDENTIALS, clean({"name": name}), idempotency_key=idempotency_key)
+def create_api_credential(
+    *,
+    name: str | None,
+    scopes: Sequence[str] | None,
+    expires_at: datetime | str | None,
+    idempotency_key: str | None,
+) -> Call:
+    listed = list(scopes) if scopes is not None else None
+    body = clean({"name": name, "scopes": listed, "expires_at": expires_at})
+    return post(API_CREDENTIALS, body, idempotency_key=idempotency_key)
 
 
 def list_api_credentials(*, cursor: str | None, limit: int | None) -> Call:

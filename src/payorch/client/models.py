@@ -265,6 +265,9 @@ class ApiCredential(Model):
     api_key: SecretStr | None = Field(None, description="Only in the creation response.")
     created_at: datetime | None = None
     revoked_at: datetime | None = None
+    scopes: list[str] | None = Field(None, description="None: every scope.")
+    expires_at: datetime | None = None
+    last_used_at: datetime | None = None
 
 
 class Page(Model, Generic[T]):

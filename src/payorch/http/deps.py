@@ -18,11 +18,12 @@ from fastapi import Depends, Header, Request
 from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.access.operations import required_scope
 from payorch.auth.service import Caller
 from payorch.db import Phases
 from payorch.db.bounds import abandon, cut_short
 from payorch.db.unavailable import may_write, raise_if_lost
-from payorch.errors import ValidationFailed
+from payorch.errors import Forbidden, ValidationFailed
 from payorch.idempotency.service import Scope
 from payorch.runtime import Runtime
 
@@ -47,7 +48,28 @@ async def authenticate(request: Request) -> Caller:
     else:
         caller = await runtime_of(request).authenticator.authenticate(authorization)
     request.state.caller = caller
+    permit(caller, request)
     return caller
+
+
+def permit(caller: Caller, request: Request) -> None:
+    """Refuse (403 FORBIDDEN, before the endpoint runs: nothing changes) an operation outside
+    the caller's scopes, or one the table of operations does not list (deny by default):
+    payorch.access.operations."""
+    route = request.scope.get("route")
+    path: str = getattr(route, "path_format", request.url.path)
+    scope = required_scope(request.method, path)
+    if scope is None:
+        raise Forbidden(
+            f"{request.method} {path} is not in the table of operations and their scopes: "
+            "refused to every caller.",
+            {"required_scope": None},
+        )
+    if not caller.permits(scope):
+        raise Forbidden(
+            f"This operation needs the scope {scope}, which the caller does not hold.",
+            {"required_scope": scope},
+        )
 
 
 CurrentCaller = Annotated[Caller, Depends(authenticate)]

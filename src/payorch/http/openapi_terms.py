@@ -4,6 +4,9 @@
   dependencies include ``authenticate``, directly or through ``flow_call``), so /docs has an
   Authorize button and its "Try it out" sends the key; the other operations (returns, provider
   notifications, health, metrics) state that they take none.
+- Scopes: each such operation names the scope it needs (payorch.access.operations), as the
+  requirement's scope (``security: [{"ApiKey": ["payments:read"]}]``, OpenAPI 3.1) and as
+  ``x-payorch-scope``, and answers 403 FORBIDDEN to a key without it.
 - Operation ids: the endpoint function's name (``create_payment_intent``), not FastAPI's
   name-path-method default; the routes are mounted flat (http/routing.py), so the app's
   ``generate_unique_id_function`` never reaches them and the ids are set here. Two operations
@@ -23,7 +26,8 @@ from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 
-from payorch.errors import ApiError
+from payorch.access.operations import required_scope
+from payorch.errors import ApiError, Forbidden
 from payorch.http.deps import authenticate, flow_call
 
 SECURITY_SCHEME = "ApiKey"
@@ -32,9 +36,11 @@ _BEARER = {
     "scheme": "bearer",
     "bearerFormat": "pay_sb_<prefix>_<secret> (SANDBOX) or pay_live_<prefix>_<secret> (PRODUCTION)",
     "description": (
-        "An application's API key, sent as `Authorization: Bearer <API_KEY>`. Any key of an "
-        "application can do everything that application can, the administration paths "
-        "included; the simulator controls take a SANDBOX key (403 FORBIDDEN otherwise)."
+        "An application's API key, sent as `Authorization: Bearer <API_KEY>`. A key made "
+        "without scopes can do everything its application can, the administration paths "
+        "included; a key with scopes only the operations whose scope (`x-payorch-scope`) it "
+        "holds (403 FORBIDDEN, details.required_scope, otherwise). The simulator controls take "
+        "a SANDBOX key (403 FORBIDDEN otherwise)."
     ),
 }
 _AUTHENTICATING = (authenticate, flow_call)
@@ -55,7 +61,7 @@ def add_terms(document: dict[str, Any], routes: Iterable[BaseRoute]) -> dict[str
         where = f"{sorted(methods)} {route.path_format}"
         if named.setdefault(operation_id, where) != where:
             raise RuntimeError(f"operation id {operation_id} names {named[operation_id]} and {where}")
-        secured = any(call in _AUTHENTICATING for call in _calls(route.dependant))
+        secured = authenticates(route)
         path_item = document["paths"][route.path_format]
         for method in methods:
             operation = path_item.get(method.lower())
@@ -64,6 +70,8 @@ def add_terms(document: dict[str, Any], routes: Iterable[BaseRoute]) -> dict[str
             operation["operationId"] = operation_id
             done.add(id(operation))
             operation["security"] = [{SECURITY_SCHEME: []}] if secured else []
+            if secured:
+                _scoped(operation, required_scope(method, route.path_format))
     for path, path_item in document["paths"].items():
         # A route inside an included router (FastAPI nests them) is not in ``routes``.
         if any(id(operation) not in done for operation in path_item.values()):
@@ -74,6 +82,20 @@ def add_terms(document: dict[str, Any], routes: Iterable[BaseRoute]) -> dict[str
     if error_body is not None:
         error_body["properties"]["code"]["enum"] = error_codes()
     return document
+
+
+def _scoped(operation: dict[str, Any], scope: str | None) -> None:
+    """State the operation's scope; one the table lacks states none (refused to every caller,
+    and tests/access/test_operations.py names it)."""
+    if scope is None:
+        return
+    operation["security"] = [{SECURITY_SCHEME: [scope]}]
+    operation["x-payorch-scope"] = scope
+    responses = operation["responses"]
+    forbidden = responses.get("403")
+    if forbidden is None:
+        content = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
+        responses["403"] = {"description": Forbidden.code, "content": content}
 
 
 def error_codes() -> list[str]:
@@ -87,6 +109,12 @@ def error_codes() -> list[str]:
                 found.add(sub.code)
                 pending.append(sub)
     return sorted(found)
+
+
+def authenticates(route: APIRoute) -> bool:
+    """Whether ``route``'s endpoint authenticates (``authenticate``, directly or through
+    ``flow_call``): it then takes a key and needs a scope."""
+    return any(call in _AUTHENTICATING for call in _calls(route.dependant))
 
 
 def _calls(dependant: Dependant) -> Iterator[object]:

@@ -70,6 +70,8 @@ SCOPED: Final[dict[tuple[str, str], str]] = {
     ("POST", "/v1/admin/api-credentials"): "api_keys:write",
     ("GET", "/v1/admin/api-credentials"): "api_keys:read",
     ("DELETE", "/v1/admin/api-credentials/{credential_id}"): "api_keys:write",
+    # The activity log.
+    ("GET", "/v1/admin/activity"): "activity:read",
 }
 
 # Path prefixes whose every operation needs one scope.

@@ -3,10 +3,14 @@ transaction of its own), and the direct database edits the tamper tests make."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
 from sqlalchemy import delete, update
 
 from payorch.activity.records import Actor, Change, Entry, Origin
 from payorch.activity.service import record
+from payorch.auth.service import Caller
 from payorch.clock import FrozenClock
 from payorch.db.tables.activity import activity_log
 from payorch.runtime import Runtime
@@ -54,3 +58,14 @@ async def swap_seqs(runtime: Runtime, one: Entry, other: Entry) -> None:
     async with runtime.database.transaction() as conn:
         for entry, seq in ((one, -1), (other, one.seq), (one, other.seq)):
             await conn.execute(update(activity_log).where(activity_log.c.id == entry.id).values(seq=seq))
+
+
+def holding(runtime: Runtime, scopes: frozenset[str]) -> Callable[[str | None], Awaitable[Caller]]:
+    """The runtime's key check, with the key taken as holding ``scopes`` (a restricted key or a
+    role's session, whoever builds the caller from what is stored): monkeypatch it in."""
+    real = runtime.authenticator.authenticate
+
+    async def authenticate(authorization: str | None) -> Caller:
+        return replace(await real(authorization), scopes=scopes)
+
+    return authenticate

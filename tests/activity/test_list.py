@@ -4,8 +4,6 @@ filters are a 400 naming the field; a caller without `activity:read` is 403 nami
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from datetime import timedelta
 
 import httpx
@@ -13,10 +11,9 @@ import pytest
 
 from payorch.access.scopes import ALL_SCOPES
 from payorch.activity.verification import entry_hash
-from payorch.auth.service import Caller
 from payorch.clock import isoformat
 from payorch.runtime import Runtime
-from tests.activity.helpers import write_entries
+from tests.activity.helpers import holding, write_entries
 from tests.kit import Sandbox, assert_error, new_application
 
 URL = "/v1/admin/activity"
@@ -131,16 +128,10 @@ async def test_a_caller_without_activity_read_is_refused(
     """A caller whose scopes lack activity:read (a restricted key, a viewer's session): the key
     is taken as holding the scopes given here, whoever builds the caller from what is stored."""
     await write_entries(runtime, sandbox.application_id, 1)
-    real = runtime.authenticator.authenticate
-
-    def holding(scopes: frozenset[str]) -> Callable[[str | None], Awaitable[Caller]]:
-        async def authenticate(authorization: str | None) -> Caller:
-            return replace(await real(authorization), scopes=scopes)
-
-        return authenticate
-
-    monkeypatch.setattr(runtime.authenticator, "authenticate", holding(ALL_SCOPES - {"activity:read"}))
+    monkeypatch.setattr(
+        runtime.authenticator, "authenticate", holding(runtime, ALL_SCOPES - {"activity:read"})
+    )
     error = assert_error(await client.get(URL, headers=sandbox.headers), 403, "FORBIDDEN")
     assert error["details"] == {"required_scope": "activity:read"}
-    monkeypatch.setattr(runtime.authenticator, "authenticate", holding(frozenset({"activity:read"})))
+    monkeypatch.setattr(runtime.authenticator, "authenticate", holding(runtime, frozenset({"activity:read"})))
     assert seqs(await listed(client, sandbox)) == [1]

@@ -25,6 +25,7 @@ PAGES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/payments"): "payments:read",
     ("GET", "/payments/{intent_id}"): "payment_intents:read",
     ("POST", "/payments/{intent_id}/refunds"): "refunds:write",
+    ("GET", "/activity"): "activity:read",
     ("GET", "/exports"): "exports:read",
     ("GET", "/exports/download"): "exports:read",
     ("GET", "/reconciliation"): "reconciliation:read",

@@ -15,8 +15,8 @@ from payorch.jsontypes import JsonObject
 ACTION_PATTERN = r"^[a-z][a-z_]*(\.[a-z][a-z_]*)+$"
 
 
-class ActivityFilters(BaseModel):
-    """Which entries: each given filter must match; `from`/`to` are on the entry's `at`."""
+class WhoWhatFilters(BaseModel):
+    """Who, what and which resource: each given filter must match (the list's and the export's)."""
 
     actor_id: Annotated[
         str | None,
@@ -33,6 +33,11 @@ class ActivityFilters(BaseModel):
     resource_id: Annotated[
         str | None, Field(min_length=1, max_length=64, description="Only the entries about this resource.")
     ] = None
+
+
+class ActivityFilters(WhoWhatFilters):
+    """Which entries: each given filter must match; `from`/`to` are on the entry's `at`."""
+
     from_: Annotated[
         Instant | None,
         Field(alias="from", description="At or after; a date (UTC midnight) or an ISO 8601 timestamp."),

@@ -8,9 +8,10 @@ from datetime import timedelta
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from payorch.activity.listing import require_read
 from payorch.dashboard.web import DashboardRoute, ViewerDep, render
 from payorch.errors import ValidationFailed
-from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.schemas import ActivityExportQuery, ExportKind
 from payorch.exports.streaming import streamed
 from payorch.http.single_values import each_once
 
@@ -26,11 +27,13 @@ KINDS = (
         "per UTC day, currency and provider: authorized, refunded, disputed (held while open, "
         "and lost), net = authorized − refunded − disputed",
     ),
+    (ExportKind.ACTIVITY, "Activity log", "who changed what, oldest first, with each entry's hash"),
 )
 
 
-class ExportForm(ExportQuery):
-    """The download form: the API's query and the kind."""
+class ExportForm(ActivityExportQuery):
+    """The download form: the API's query and the kind (the activity log's filters, from its
+    page's download link, for that kind only)."""
 
     kind: ExportKind
 
@@ -54,4 +57,10 @@ async def download(request: Request, viewer: ViewerDep) -> Response:
     form = ExportForm.model_validate(each_once(request.query_params))  # a 400 page names what to fix
     if form.to <= form.from_:  # the API answers an empty range; a person most likely swapped them
         raise ValidationFailed.field("to", "must be after from")
+    if form.kind is ExportKind.ACTIVITY:
+        require_read(viewer.caller)
+    else:
+        for name in ("actor_id", "action", "resource_id"):
+            if getattr(form, name) is not None:
+                raise ValidationFailed.field(name, "narrows the activity log only")
     return streamed(viewer.runtime, viewer.caller, form.kind, form)

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from payorch.dashboard import (
+    activity,
     assets,
     deliveries,
     exports,
@@ -50,5 +51,6 @@ ROUTERS = (
     keys.router,
     sandbox.router,
     users.router,
+    activity.router,
     _unknown,  # the catch-all last
 )

@@ -12,6 +12,9 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Generic, TypeVar
 
+import orjson
+
+from payorch.activity.records import Entry
 from payorch.amount_text import written
 from payorch.clock import isoformat
 from payorch.exports.records import Balance, RefundLine
@@ -100,4 +103,24 @@ BALANCE_COLUMNS: tuple[Column[Balance], ...] = (
     Column("disputed_lost", lambda b: b.disputed_lost),
     Column("net", lambda b: b.net),
     Column("net_formatted", lambda b: formatted(b.net, b.currency)),
+)
+
+ACTIVITY_COLUMNS: tuple[Column[Entry], ...] = (
+    Column("id", lambda e: e.id),
+    Column("seq", lambda e: e.seq),
+    Column("at", lambda e: _time(e.at)),
+    Column("actor_type", lambda e: e.actor.type),
+    Column("actor_id", lambda e: e.actor.id),
+    Column("actor_email", lambda e: e.actor.email),
+    Column("action", lambda e: e.action),
+    Column("resource_type", lambda e: e.resource_type),
+    Column("resource_id", lambda e: e.resource_id),
+    Column("outcome", lambda e: e.outcome),
+    Column("origin_ip", lambda e: e.origin.ip),
+    Column("origin_user_agent", lambda e: e.origin.user_agent),
+    Column("request_id", lambda e: e.origin.request_id),
+    # The changes as compact JSON text with sorted keys (a cell holds text or a number).
+    Column("changes", lambda e: orjson.dumps(e.changes, option=orjson.OPT_SORT_KEYS).decode()),
+    Column("previous_hash", lambda e: e.previous_hash),
+    Column("hash", lambda e: e.hash),
 )

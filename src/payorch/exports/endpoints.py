@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 from starlette.responses import Response, StreamingResponse
 
-from payorch.errors import AuthenticationFailed, LimitExceeded, ValidationFailed
+from payorch.activity.listing import require_read
+from payorch.errors import AuthenticationFailed, Forbidden, LimitExceeded, ValidationFailed
 from payorch.exports import service
-from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.schemas import ActivityExportQuery, ExportKind, ExportQuery
 from payorch.exports.streaming import streamed
 from payorch.http.deps import CurrentCaller, runtime_of
 from payorch.http.errors import problem_responses
@@ -26,18 +28,32 @@ _WHAT = {
     "day), refunded (succeeded refunds created that day), disputed (disputes opened that day and "
     "not won) = disputed_held (still open) + disputed_lost, net = authorized - refunded - disputed; "
     "days without any omitted",
+    ExportKind.ACTIVITY: "The activity log's entries at in [from, to), oldest first by seq (the "
+    "chain's order), narrowed by actor_id, action and resource_id as GET /v1/admin/activity; "
+    "changes as compact JSON text. Needs activity:read besides exports:read",
 }
 
 
 def _route(kind: ExportKind) -> None:
-    columns = ", ".join(service.SOURCES[kind].names)
-
     async def export(
         request: Request, caller: CurrentCaller, query: Annotated[ExportQuery, Query()]
     ) -> Response:
         return streamed(runtime_of(request), caller, kind, query)
 
     export.__name__ = f"export_{kind.value}"
+    _declare(kind, export)
+
+
+async def export_activity(
+    request: Request, caller: CurrentCaller, query: Annotated[ActivityExportQuery, Query()]
+) -> Response:
+    require_read(caller)
+    return streamed(runtime_of(request), caller, ExportKind.ACTIVITY, query)
+
+
+def _declare(kind: ExportKind, export: Callable[..., Awaitable[Response]]) -> None:
+    columns = ", ".join(service.SOURCES[kind].names)
+    refusals = (Forbidden,) if kind is ExportKind.ACTIVITY else ()
     router.get(
         f"/v1/exports/{kind.value}",
         response_class=StreamingResponse,
@@ -49,7 +65,7 @@ def _route(kind: ExportKind) -> None:
                     "application/x-ndjson": {"schema": {"type": "string"}},
                 },
             },
-            **problem_responses(ValidationFailed, AuthenticationFailed, LimitExceeded),
+            **problem_responses(ValidationFailed, AuthenticationFailed, *refusals, LimitExceeded),
         },
         summary=f"Export {kind.value} of a time range as CSV or JSON lines",
         description=f"{_WHAT[kind]}. Streamed: no cursor; amounts in minor units and formatted; "
@@ -63,4 +79,7 @@ def _route(kind: ExportKind) -> None:
 
 
 for _kind in ExportKind:
-    _route(_kind)
+    if _kind is ExportKind.ACTIVITY:
+        _declare(_kind, export_activity)
+    else:
+        _route(_kind)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from payorch.activity.records import Filters
 from payorch.payments.records import Refund
 
 
@@ -15,6 +16,8 @@ class Window:
     application_id: str
     from_: datetime
     to: datetime
+    # The activity export's filters besides the range (actor, action, resource); None elsewhere.
+    activity: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)

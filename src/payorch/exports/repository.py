@@ -26,6 +26,8 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
+from payorch.activity import repository as activity
+from payorch.activity.records import Entry, Filters
 from payorch.db.tables.providers import payments
 from payorch.db.tables.refunds import refunds
 from payorch.exports.records import Balance, RefundLine, Window
@@ -70,6 +72,7 @@ def id_bounds(prefix: str, window: Window) -> dict[str, str]:
 _BATCH = bindparam("batch", type_=Integer)
 _APPLICATION: BindParameter[str] = bindparam("application_id")
 
+
 def _by_id(query: Select[*tuple[object, ...]], table: Table) -> Select[*tuple[object, ...]]:
     """``query``'s next batch: the application's rows of an id range, after ``after``."""
     return (
@@ -100,9 +103,7 @@ async def _id_batch(
 _PAYMENTS = _by_id(select(payments), payments)
 
 
-async def payments_after(
-    conn: AsyncConnection, window: Window, after: str, batch: int
-) -> list[Payment]:
+async def payments_after(conn: AsyncConnection, window: Window, after: str, batch: int) -> list[Payment]:
     """Payments created in the window (as GET /v1/payments?from=&to= lists them), after ``after``."""
     rows = await _id_batch(conn, _PAYMENTS, "pay", window, after, batch)
     return [Payment(**row) for row in rows]
@@ -120,9 +121,7 @@ _REFUNDS = _by_id(
 )
 
 
-async def refunds_after(
-    conn: AsyncConnection, window: Window, after: str, batch: int
-) -> list[RefundLine]:
+async def refunds_after(conn: AsyncConnection, window: Window, after: str, batch: int) -> list[RefundLine]:
     """Refunds created in the window, whatever their status, after ``after``."""
     rows = await _id_batch(conn, _REFUNDS, "rfd", window, after, batch)
     return [
@@ -150,9 +149,7 @@ _DISPUTES = (
 )
 
 
-async def disputes_after(
-    conn: AsyncConnection, window: Window, after: str, batch: int
-) -> list[Payment]:
+async def disputes_after(conn: AsyncConnection, window: Window, after: str, batch: int) -> list[Payment]:
     """Payments whose (latest) dispute opened in the window, after payment ``after``. No index
     leads with disputed_at: the batches walk the application's payments once in all."""
     params = {
@@ -221,3 +218,12 @@ async def balances(conn: AsyncConnection, window: Window) -> list[Balance]:
             found.setdefault((day, currency, provider), [0, 0, 0, 0])[position] = int(total)
     return [Balance(*key, *amounts) for key, amounts in sorted(found.items())]
 
+
+async def activity_after(conn: AsyncConnection, window: Window, after: str, batch: int) -> list[Entry]:
+    """Activity entries at in the window matching its filters, oldest first by seq (the chain's
+    order), after seq ``after`` (the activity domain's read)."""
+    given = window.activity or Filters(window.application_id)
+    filters = Filters(
+        window.application_id, given.actor_id, given.action, given.resource_id, window.from_, window.to
+    )
+    return await activity.oldest_after(conn, filters, after_seq=int(after or 0), upto_seq=None, limit=batch)

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from payorch.activity.schemas import WhoWhatFilters
 from payorch.http.listing import Instant, NoQuery
 
 ExportFormat = Literal["csv", "jsonl"]
@@ -17,6 +18,7 @@ class ExportKind(StrEnum):
     REFUNDS = "refunds"
     DISPUTES = "disputes"
     BALANCES = "balances"
+    ACTIVITY = "activity"
 
 
 class ExportQuery(NoQuery):
@@ -41,3 +43,8 @@ class ExportQuery(NoQuery):
         ExportFormat,
         Field(description="csv (RFC 4180, UTF-8, a header row) or jsonl (one JSON object a line)."),
     ] = "csv"
+
+
+class ActivityExportQuery(ExportQuery, WhoWhatFilters):
+    """The activity export: the range (on the entries' `at`) and the format, and the filters of
+    GET /v1/admin/activity."""

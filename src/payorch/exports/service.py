@@ -11,9 +11,11 @@ from typing import Generic, Protocol, TypeAlias, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.records import Entry, Filters
 from payorch.auth.service import Caller
 from payorch.exports import repository
 from payorch.exports.columns import (
+    ACTIVITY_COLUMNS,
     BALANCE_COLUMNS,
     DISPUTE_COLUMNS,
     PAYMENT_COLUMNS,
@@ -22,7 +24,7 @@ from payorch.exports.columns import (
     Column,
 )
 from payorch.exports.records import RefundLine, Window
-from payorch.exports.schemas import ExportKind, ExportQuery
+from payorch.exports.schemas import ActivityExportQuery, ExportKind, ExportQuery
 from payorch.exports.writing import Writer, writer_for
 from payorch.payments.records import Payment
 
@@ -98,11 +100,16 @@ def _refund_id(line: RefundLine) -> str:
     return line.refund.id
 
 
+def _seq(entry: Entry) -> str:
+    return str(entry.seq)
+
+
 SOURCES: dict[ExportKind, Rows] = {
     ExportKind.PAYMENTS: Keyset(PAYMENT_COLUMNS, repository.payments_after, _payment_id),
     ExportKind.REFUNDS: Keyset(REFUND_COLUMNS, repository.refunds_after, _refund_id),
     ExportKind.DISPUTES: Keyset(DISPUTE_COLUMNS, repository.disputes_after, _payment_id),
     ExportKind.BALANCES: Whole(BALANCE_COLUMNS, repository.balances),
+    ExportKind.ACTIVITY: Keyset(ACTIVITY_COLUMNS, repository.activity_after, _seq),
 }
 
 
@@ -128,6 +135,13 @@ def export(reading: Reading, caller: Caller, kind: ExportKind, query: ExportQuer
     """The caller's ``kind`` of [from, to), as it will be read while it is sent, each batch in
     its own ``reading()``: Database.listing, the read replica while it is caught up, as the lists."""
     window = Window(caller.application_id, query.from_, query.to)
+    if isinstance(query, ActivityExportQuery):
+        window = Window(
+            caller.application_id,
+            query.from_,
+            query.to,
+            Filters(caller.application_id, query.actor_id, query.action, query.resource_id),
+        )
     rows = SOURCES[kind]
     writer = writer_for(query.format, rows.names)
     span = f"{query.from_:%Y%m%dT%H%M%SZ}-{query.to:%Y%m%dT%H%M%SZ}"

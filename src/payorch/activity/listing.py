@@ -17,17 +17,19 @@ READ_SCOPE = "activity:read"
 
 
 def require_read(caller: Caller) -> None:
-    """403 FORBIDDEN naming the scope for a key or a person without ``activity:read``."""
+    """403 FORBIDDEN naming the scope for a key or a person without ``activity:read``: for the
+    dashboard's export download of the activity log (its page needs exports:read; the API's
+    operations are checked in one place, payorch.access.operations)."""
     if not caller.permits(READ_SCOPE):
         raise Forbidden("This key or role may not read the activity log.", {"required_scope": READ_SCOPE})
 
 
 async def list_entries(conn: AsyncConnection, caller: Caller, query: ActivityListQuery) -> Page[Entry]:
-    """The caller's application's entries matching the query, newest first, a page at a time:
+    """The caller's application's entries matching the query (the caller holds activity:read:
+    payorch.access.operations, payorch.access.pages), newest first, a page at a time:
     the cursor is the seq of the previous page's last entry (the chain's own order; ids follow
     the wall clock at millisecond grain, so two entries of one millisecond would order by
     chance, and a test's frozen clock does not move them)."""
-    require_read(caller)
     found = await repository.newest(
         conn,
         query.of(caller.application_id),

@@ -89,6 +89,8 @@ ACTIONS: Final[dict[str, str]] = {
     "users:write": "invite people or change their roles",
     "activity:read": "see the activity log",
     "simulator:write": "drive the sandbox's simulator",
+    "events:read": "read the application's events",
+    "merchant_accounts:read": "list the merchant accounts",
 }
 
 REFUSED: Final = "REFUSED"  # a route missing from PAGES: nobody may use it

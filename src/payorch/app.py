@@ -38,6 +38,7 @@ from payorch.reconciliation.endpoints import router as reconciliation_router
 from payorch.routing.endpoints import router as routing_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
+from payorch.users.endpoints import router as users_router
 from payorch.webhooks.endpoints import router as webhooks_router
 
 
@@ -87,6 +88,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         events_router,
         activity_router,
         api_credentials_router,
+        users_router,
         merchant_accounts_router,
         observability_router,
         *DASHBOARD_ROUTERS,

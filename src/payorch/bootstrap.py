@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from payorch.applications import service as applications_service
 from payorch.applications.service import ApplicationSummary, CreatedApplication
@@ -13,6 +15,9 @@ from payorch.clock import SystemClock
 from payorch.config import Settings
 from payorch.db import Database, Phases
 from payorch.invocation import invoked_as
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
 
 
 @asynccontextmanager
@@ -25,6 +30,12 @@ async def operator_phases(settings: Settings) -> AsyncIterator[Phases]:
         await database.dispose()
 
 
+@dataclass(frozen=True)
+class NewApplication:
+    created: CreatedApplication
+    owner_invite_url: str | None  # with an owner's email: their invite URL (shown once)
+
+
 async def create_application(
     settings: Settings,
     *,
@@ -32,13 +43,19 @@ async def create_application(
     environment: str,
     merchant_name: str | None,
     mock_connectors: bool,
-) -> CreatedApplication:
+    owner_email: str | None = None,
+) -> NewApplication:
+    """The application, its merchant account, first key and (``owner_email``) its owner, invited
+    in the same transaction: a refused email creates nothing."""
     database = Database(settings.database_url)
     try:
         async with database.transaction() as conn:
             created = await create_in_transaction(
                 conn, SystemClock(), name=name, environment=environment, merchant_name=merchant_name
             )
+            invite_url = None
+            if owner_email is not None:
+                invite_url = await _invite_owner(settings, conn, created, owner_email)
             if mock_connectors:
                 from payorch.connectors.service import add_mock_connectors
 
@@ -48,9 +65,23 @@ async def create_application(
                     application_id=created.application_id,
                     merchant_account_id=created.merchant_account_id,
                 )
-            return created
+            return NewApplication(created, invite_url)
     finally:
         await database.dispose()
+
+
+async def _invite_owner(
+    settings: Settings, conn: AsyncConnection, created: CreatedApplication, email: str
+) -> str:
+    from payorch.auth.service import OPERATOR, Caller
+    from payorch.users import invites
+    from payorch.users import service as users_service
+
+    caller = Caller(created.application_id, created.environment, OPERATOR)
+    _, token = await users_service.invite(
+        conn, SystemClock(), caller, email, "owner", limit=settings.max_users
+    )
+    return invites.invite_url(settings.public_url, token)
 
 
 async def bootstrap_sandbox(settings: Settings) -> None:
@@ -67,9 +98,15 @@ async def bootstrap_sandbox(settings: Settings) -> None:
     if not settings.is_sqlite:
         print(f"payorch: serving at {url}; no application yet: {_create_hint()}", flush=True)
         return
-    created = await create_application(
-        settings, name="Sandbox", environment="SANDBOX", merchant_name="Sandbox shop", mock_connectors=True
+    new = await create_application(
+        settings,
+        name="Sandbox",
+        environment="SANDBOX",
+        merchant_name="Sandbox shop",
+        mock_connectors=True,
+        owner_email=settings.sandbox_owner_email,
     )
+    created = new.created
     print(
         "\n".join(
             [
@@ -77,6 +114,9 @@ async def bootstrap_sandbox(settings: Settings) -> None:
                 "payorch: created a sandbox application (shown once; keep the key):",
                 f"  API key:             {created.api_key}",
                 f"  merchant_account_id: {created.merchant_account_id}",
+                f"  sign in to the dashboard as its owner, {settings.sandbox_owner_email} (the link"
+                " sets the password; it works once, for 72 hours):",
+                f"  {new.owner_invite_url}",
                 "  try:",
                 f"  curl -s {settings.public_url}/v1/payment-intents \\",
                 f"    -H 'Authorization: Bearer {created.api_key}' \\",

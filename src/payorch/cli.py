@@ -1,5 +1,5 @@
-"""The operator's command line: serve, worker, migrate, applications, keys, connectors, payments
-and webhooks. Every --help shows the defaults and the settings that apply."""
+"""The operator's command line: serve, worker, migrate, applications, keys, users, connectors,
+payments and webhooks. Every --help shows the defaults and the settings that apply."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, co
 from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
 from payorch.operator_cli import add_operator_commands
+from payorch.users_cli import add_users_commands
 
 SERVE_SETTINGS = (
     DATABASE_SETTINGS
@@ -92,11 +93,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     create.add_argument("--merchant-name", help="its merchant account's name (unset: --name)")
     create.add_argument("--mock-connectors", action="store_true", help="SANDBOX only")
+    create.add_argument(
+        "--owner-email", metavar="EMAIL", help="invite this person as the owner; prints their invite URL"
+    )
     create.add_argument("--json", action="store_true", help="print one JSON object")
     create.set_defaults(handler=_applications_create)
     add_commands(commands, app_commands)
     add_operator_commands(commands)
     add_activity_commands(commands)
+    add_users_commands(commands)
     return parser
 
 
@@ -237,28 +242,38 @@ def _applications_create(settings: Settings, args: argparse.Namespace) -> int:
     if args.mock_connectors and args.environment != "SANDBOX":
         print("payorch: --mock-connectors is for SANDBOX applications only", file=sys.stderr)
         return 2
+    if args.owner_email is not None:  # refused before anything is migrated or created
+        from payorch.users.service import normalized_email
+
+        normalized_email(args.owner_email, field="--owner-email")
     _migrate(settings, args)  # an existing database (or a new PostgreSQL one) gets its tables first
-    created = asyncio.run(
+    new = asyncio.run(
         create_application(
             settings,
             name=args.name,
             environment=args.environment,
             merchant_name=args.merchant_name,
             mock_connectors=args.mock_connectors,
+            owner_email=args.owner_email,
         )
     )
+    created = new.created
     out = {
         "application_id": created.application_id,
         "merchant_account_id": created.merchant_account_id,
         "environment": created.environment,
         "api_key": created.api_key,
     }
+    if new.owner_invite_url is not None:
+        out["owner_invite_url"] = new.owner_invite_url
     if args.json:
         print(json.dumps(out))
     else:
         for key, value in out.items():
             print(f"{key}: {value}")
         print("The API key is shown only now; keep it.")
+        if new.owner_invite_url is not None:
+            print("The owner's invite URL too: it works once, for 72 hours.")
     return 0
 
 

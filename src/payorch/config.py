@@ -136,6 +136,13 @@ class Settings(DatabaseSettings):
             "409 LIMIT_EXCEEDED (remove someone first)."
         ),
     )
+    sandbox_owner_email: str = Field(
+        "owner@sandbox.localhost",
+        description=(
+            "The email of the sandbox application's owner that `payorch serve` (`make run`) "
+            "invites on a fresh database; the sign-in link is printed once, at that start."
+        ),
+    )
     reconciliation_max_queued_runs: int = Field(
         31,
         ge=1,

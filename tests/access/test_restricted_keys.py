@@ -68,12 +68,15 @@ async def test_every_operation_refuses_a_key_without_its_scope_and_admits_one_wi
     paid = await authorized_payment(runtime, sandbox)
     endpoint = await create_endpoint(client, sandbox, "https://hooks.example/payorch")
     spare = (await client.post(KEYS, json={"name": "spare"}, headers=sandbox.headers)).json()
+    person = {"email": "scoped@example.com", "role": "viewer"}
+    user = (await client.post("/v1/admin/users", json=person, headers=sandbox.headers)).json()
     ids = {
         "payment_intent_id": intent["id"],
         "payment_id": paid.payment_id,
         "merchant_id": sandbox.merchant_account_id,
         "endpoint_id": endpoint.id,
         "credential_id": spare["id"],
+        "user_id": user["id"],
         "provider": PROVIDER_IDS[0],
         "number": "1",
         "config_id": "mca_0000000000000000000000",

@@ -73,6 +73,13 @@ SCOPED: Final[dict[tuple[str, str], str]] = {
     ("POST", "/v1/admin/api-credentials"): "api_keys:write",
     ("GET", "/v1/admin/api-credentials"): "api_keys:read",
     ("DELETE", "/v1/admin/api-credentials/{credential_id}"): "api_keys:write",
+    # People (payorch.users; docs/access.md, "People").
+    ("POST", "/v1/admin/users"): "users:write",
+    ("GET", "/v1/admin/users"): "users:read",
+    ("GET", "/v1/admin/users/{user_id}"): "users:read",
+    ("PATCH", "/v1/admin/users/{user_id}"): "users:write",
+    ("DELETE", "/v1/admin/users/{user_id}"): "users:write",
+    ("POST", "/v1/admin/users/{user_id}/invite"): "users:write",
     # The activity log.
     ("GET", "/v1/admin/activity"): "activity:read",
 }

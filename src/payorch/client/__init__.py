@@ -51,6 +51,7 @@ from payorch.client.models import (
     RoutingRecord,
     RoutingVersion,
     TimelineEntry,
+    User,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "TimelineEntry",
     "UnexpectedResponseError",
     "UnprocessableError",
+    "User",
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookVerificationError",

@@ -1,5 +1,5 @@
-"""The administration operations of the asynchronous client (webhook endpoints and deliveries,
-connectors, routing, API credentials, simulator controls), mixed into AsyncPayorchClient (generated)."""
+"""The administration operations of the asynchronous client (webhook endpoints and deliveries, connectors,
+routing, API credentials, users, simulator controls), mixed into AsyncPayorchClient (generated)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from payorch.client.models import (
     Page,
     RoutingEvaluation,
     RoutingVersion,
+    User,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -227,6 +228,38 @@ class AsyncAdministration:
 
     async def revoke_api_credential(self, credential_id: str) -> None:
         await self.request(ops.revoke_api_credential(credential_id))
+
+    # People (docs/access.md, "People")
+
+    async def invite_user(self, *, email: str, role: str) -> User:
+        """The answer carries ``invite_url`` (only this once)."""
+        return parse(User, await self.request(ops.invite_user(email=email, role=role)))
+
+    async def list_users(
+        self, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page[User]:
+        """A page of the application's users, newest first."""
+        return parse_page(User, await self.request(ops.list_users(cursor=cursor, limit=limit)))
+
+    def iter_users(self, *, limit: int | None = None) -> AsyncIterator[User]:
+        return each_item(lambda cursor: self.list_users(cursor=cursor, limit=limit))
+
+    async def get_user(self, user_id: str) -> User:
+        return parse(User, await self.request(ops.get_user(user_id)))
+
+    async def update_user(
+        self, user_id: str, *, role: str | None = None, disabled: bool | None = None
+    ) -> User:
+        """A new role, or ``disabled`` True/False; the person's sessions end."""
+        call = ops.update_user(user_id, role=role, disabled=disabled)
+        return parse(User, await self.request(call))
+
+    async def remove_user(self, user_id: str) -> None:
+        await self.request(ops.remove_user(user_id))
+
+    async def reinvite_user(self, user_id: str) -> User:
+        """A new ``invite_url`` for an INVITED user; the previous link stops working."""
+        return parse(User, await self.request(ops.reinvite_user(user_id)))
 
     # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
 

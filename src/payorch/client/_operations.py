@@ -12,6 +12,7 @@ INTENTS = "/v1/payment-intents"
 PAYMENTS = "/v1/payments"
 WEBHOOK_ENDPOINTS = "/v1/admin/webhook-endpoints"
 API_CREDENTIALS = "/v1/admin/api-credentials"
+USERS = "/v1/admin/users"
 EVENTS = "/v1/events"
 EXPORTS = "/v1/exports"
 
@@ -316,6 +317,33 @@ def list_api_credentials(*, cursor: str | None, limit: int | None) -> Call:
 
 def revoke_api_credential(credential_id: str) -> Call:
     return Call("DELETE", f"{API_CREDENTIALS}/{segment(credential_id)}")
+
+
+def invite_user(*, email: str, role: str) -> Call:
+    # Not deduplicated by the server (the invite URL is not stored): not replayed after an
+    # unknown outcome; a second invite of the email would be 409 anyway.
+    return post(USERS, {"email": email, "role": role}, idempotency_key=None)
+
+
+def list_users(*, cursor: str | None, limit: int | None) -> Call:
+    return Call("GET", USERS, params=clean({"cursor": cursor, "limit": limit}))
+
+
+def get_user(user_id: str) -> Call:
+    return Call("GET", f"{USERS}/{segment(user_id)}")
+
+
+def update_user(user_id: str, *, role: str | None, disabled: bool | None) -> Call:
+    body = clean({"role": role, "disabled": disabled})
+    return Call("PATCH", f"{USERS}/{segment(user_id)}", json=body)
+
+
+def remove_user(user_id: str) -> Call:
+    return Call("DELETE", f"{USERS}/{segment(user_id)}")
+
+
+def reinvite_user(user_id: str) -> Call:
+    return post(f"{USERS}/{segment(user_id)}/invite", None, idempotency_key=None)
 
 
 def simulator_set_fault(*, provider: str, mode: str) -> Call:

@@ -1,5 +1,5 @@
-"""The administration operations of the synchronous client (webhook endpoints and deliveries,
-connectors, routing, API credentials, simulator controls), mixed into PayorchClient."""
+"""The administration operations of the synchronous client (webhook endpoints and deliveries, connectors,
+routing, API credentials, users, simulator controls), mixed into PayorchClient."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from payorch.client.models import (
     Page,
     RoutingEvaluation,
     RoutingVersion,
+    User,
     WebhookDelivery,
     WebhookEndpoint,
 )
@@ -220,6 +221,36 @@ class SyncAdministration:
 
     def revoke_api_credential(self, credential_id: str) -> None:
         self.request(ops.revoke_api_credential(credential_id))
+
+    # People (docs/access.md, "People")
+
+    def invite_user(self, *, email: str, role: str) -> User:
+        """The answer carries ``invite_url`` (only this once)."""
+        return parse(User, self.request(ops.invite_user(email=email, role=role)))
+
+    def list_users(self, *, cursor: str | None = None, limit: int | None = None) -> Page[User]:
+        """A page of the application's users, newest first."""
+        return parse_page(User, self.request(ops.list_users(cursor=cursor, limit=limit)))
+
+    def iter_users(self, *, limit: int | None = None) -> Iterator[User]:
+        return each_item(lambda cursor: self.list_users(cursor=cursor, limit=limit))
+
+    def get_user(self, user_id: str) -> User:
+        return parse(User, self.request(ops.get_user(user_id)))
+
+    def update_user(
+        self, user_id: str, *, role: str | None = None, disabled: bool | None = None
+    ) -> User:
+        """A new role, or ``disabled`` True/False; the person's sessions end."""
+        call = ops.update_user(user_id, role=role, disabled=disabled)
+        return parse(User, self.request(call))
+
+    def remove_user(self, user_id: str) -> None:
+        self.request(ops.remove_user(user_id))
+
+    def reinvite_user(self, user_id: str) -> User:
+        """A new ``invite_url`` for an INVITED user; the previous link stops working."""
+        return parse(User, self.request(ops.reinvite_user(user_id)))
 
     # Sandbox simulator controls (SANDBOX keys, MOCK connectors only)
 

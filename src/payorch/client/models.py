@@ -270,6 +270,22 @@ class ApiCredential(Model):
     last_used_at: datetime | None = None
 
 
+class User(Model):
+    """A person of the application (docs/access.md, "People")."""
+
+    id: str
+    email: str | None = None
+    role: str | None = None
+    status: str | None = None
+    invite_url: SecretStr | None = Field(
+        None, description="Only in the answer of an invite: the link that sets the password."
+    )
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_signed_in_at: datetime | None = None
+    invite_expires_at: datetime | None = None
+
+
 class Page(Model, Generic[T]):
     """One page of a list; pass ``next_cursor`` as ``cursor`` for the next (None: last page)."""
 

@@ -27,8 +27,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.access.roles import ROLES
 from payorch.activity import service as activity
-from payorch.activity.records import Actor, Change, Origin
-from payorch.auth.service import Caller
+from payorch.activity.records import Actor, Change
+from payorch.auth.service import OPERATOR, Caller
 from payorch.clock import Clock
 from payorch.dashboard import repository as dashboard_sessions
 from payorch.errors import Forbidden, InvalidState, ResourceNotFound, ValidationFailed
@@ -39,7 +39,6 @@ from payorch.pagination import Page, page_of
 from payorch.users import invites, passwords, repository
 from payorch.users.records import ACTIVE, DISABLED, INVITED, OWNER, User
 
-OPERATOR: Final = "operator"  # the credential id of the operator's command line (admin_cli)
 MAX_EMAIL_LENGTH: Final = 254
 # One @, no space or control character, a dot in the domain: the rest is the mail server's word.
 _EMAIL: Final = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f.]+")
@@ -61,15 +60,6 @@ def checked_role(role: str, field: str = "role") -> str:
     return role
 
 
-def actor_of(caller: Caller) -> Actor:
-    """Who acts: the signed-in person, the API key, or the operator's command line."""
-    if caller.user_id is not None:
-        return Actor("user", caller.user_id, caller.email)
-    if caller.credential_id == OPERATOR:
-        return Actor("system", OPERATOR)
-    return Actor("api_key", caller.credential_id)
-
-
 # -- invites ------------------------------------------------------------------------------------
 
 
@@ -81,7 +71,6 @@ async def invite(
     role: str,
     *,
     limit: int,
-    origin: Origin = Origin(),
 ) -> tuple[User, str]:
     """A new INVITED user and the token of their invite link (shown once: only its hash is
     kept). ``limit``: PAYORCH_MAX_USERS."""
@@ -120,13 +109,11 @@ async def invite(
         invite_expires_at=invites.expiry(now),
     )
     await repository.insert_user(conn, user, invite_hash=invites.hash_of(token), password_hash=None)
-    await _record(conn, clock, caller, origin, "user.invited", user, {"email": email, "role": role})
+    await _record(conn, clock, caller, "user.invited", user, {"email": email, "role": role})
     return user, token
 
 
-async def renew_invite(
-    conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str, *, origin: Origin = Origin()
-) -> tuple[User, str]:
+async def renew_invite(conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str) -> tuple[User, str]:
     """A new invite link for a user still INVITED (the old one stops working); 409 otherwise."""
     user = await get(conn, caller, user_id)
     if user.role == OWNER:
@@ -137,7 +124,7 @@ async def renew_invite(
     token = invites.new_token()
     expires = invites.expiry(now)
     await repository.set_invite(conn, user.application_id, user.id, invites.hash_of(token), expires, now)
-    await _record(conn, clock, caller, origin, "user.invited", user, {"renewed": True})
+    await _record(conn, clock, caller, "user.invited", user, {"renewed": True})
     return await _fresh(conn, user), token
 
 
@@ -151,9 +138,7 @@ async def find_invite(conn: AsyncConnection, clock: Clock, token: str) -> User |
     return user
 
 
-async def accept_invite(
-    conn: AsyncConnection, clock: Clock, token: str, password: str, *, origin: Origin = Origin()
-) -> User:
+async def accept_invite(conn: AsyncConnection, clock: Clock, token: str, password: str) -> User:
     """Sets the password (checked: 400 VALIDATION_ERROR naming "password") and makes the user
     ACTIVE; the link then stops working. 404 RESOURCE_NOT_FOUND for a link unknown, used or
     expired (one answer for the three: the page says to ask for a new link)."""
@@ -176,7 +161,6 @@ async def accept_invite(
             action="user.invite_accepted",
             resource_type="user",
             resource_id=user.id,
-            origin=origin,
         ),
     )
     return await _fresh(conn, user)
@@ -216,8 +200,6 @@ async def set_role(
     caller: Caller,
     user_id: str,
     role: str,
-    *,
-    origin: Origin = Origin(),
 ) -> User:
     """Change the user's role (the same role: nothing changes, no entry). Ends their sessions."""
     role = checked_role(role)
@@ -233,7 +215,7 @@ async def set_role(
     await repository.set_role(conn, user.application_id, user.id, role, now)
     await dashboard_sessions.delete_sessions_of_user(conn, user.id)
     changes: JsonObject = {"role": {"from": user.role, "to": role}}
-    await _record(conn, clock, caller, origin, "user.role_changed", user, changes)
+    await _record(conn, clock, caller, "user.role_changed", user, changes)
     return await _fresh(conn, user)
 
 
@@ -243,8 +225,6 @@ async def set_disabled(
     caller: Caller,
     user_id: str,
     disabled: bool,
-    *,
-    origin: Origin = Origin(),
 ) -> User:
     """Disable an ACTIVE user (their sessions end, they cannot sign in) or enable a DISABLED one;
     asking for the state the user is in changes nothing. An INVITED user is removed instead
@@ -270,25 +250,19 @@ async def set_disabled(
         await dashboard_sessions.delete_sessions_of_user(conn, user.id)
     action = "user.disabled" if disabled else "user.enabled"
     changes: JsonObject = {"status": {"from": user.status, "to": target}}
-    await _record(conn, clock, caller, origin, action, user, changes)
+    await _record(conn, clock, caller, action, user, changes)
     return await _fresh(conn, user)
 
 
-async def disable(
-    conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str, *, origin: Origin = Origin()
-) -> User:
-    return await set_disabled(conn, clock, caller, user_id, True, origin=origin)
+async def disable(conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str) -> User:
+    return await set_disabled(conn, clock, caller, user_id, True)
 
 
-async def enable(
-    conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str, *, origin: Origin = Origin()
-) -> User:
-    return await set_disabled(conn, clock, caller, user_id, False, origin=origin)
+async def enable(conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str) -> User:
+    return await set_disabled(conn, clock, caller, user_id, False)
 
 
-async def remove(
-    conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str, *, origin: Origin = Origin()
-) -> User:
+async def remove(conn: AsyncConnection, clock: Clock, caller: Caller, user_id: str) -> User:
     """Delete the user, their sessions, recovery codes and passkeys; returns them as they were.
     Their activity entries stay (with their id and email)."""
     owners = await repository.lock_active_owners(conn, caller.application_id)
@@ -300,7 +274,7 @@ async def remove(
     await dashboard_sessions.delete_sessions_of_user(conn, user.id)
     await repository.delete_user(conn, user.application_id, user.id)
     changes: JsonObject = {"email": user.email, "role": user.role}
-    await _record(conn, clock, caller, origin, "user.removed", user, changes)
+    await _record(conn, clock, caller, "user.removed", user, changes)
     return user
 
 
@@ -368,24 +342,6 @@ async def _fresh(conn: AsyncConnection, user: User) -> User:
 
 
 async def _record(
-    conn: AsyncConnection,
-    clock: Clock,
-    caller: Caller,
-    origin: Origin,
-    action: str,
-    user: User,
-    changes: JsonObject,
+    conn: AsyncConnection, clock: Clock, caller: Caller, action: str, user: User, changes: JsonObject
 ) -> None:
-    await activity.record(
-        conn,
-        clock,
-        Change(
-            application_id=user.application_id,
-            actor=actor_of(caller),
-            action=action,
-            resource_type="user",
-            resource_id=user.id,
-            origin=origin,
-            changes=changes,
-        ),
-    )
+    await activity.record_by(conn, clock, caller, action, ("user", user.id), changes)

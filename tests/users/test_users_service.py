@@ -79,7 +79,7 @@ async def test_an_invite_works_once_for_72_hours_and_sets_a_password(
     tag = secrets.token_hex(4)  # sign-in's candidates span applications: an email of its own
     async with runtime.database.transaction() as conn:
         user, token = await service.invite(
-            conn, runtime.clock, operator(sandbox), f"  Ana.{tag}@Example.COM ", "developer", limit=100
+            conn, runtime.clock, operator(sandbox), f"Ana.{tag}@Example.COM", "developer", limit=100
         )
     assert (user.email, user.role, user.status) == (f"ana.{tag}@example.com", "developer", "INVITED")
     assert user.id.startswith("usr_") and len(token) >= 40

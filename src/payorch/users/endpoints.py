@@ -91,14 +91,12 @@ async def get_user(user_id: str, caller: CurrentCaller, conn: ReadConn) -> Respo
         ValidationFailed, AuthenticationFailed, Forbidden, ResourceNotFound, InvalidState
     ),
     summary="Change a user's role, or disable or enable them",
-    description="`role`, `disabled` or both (the role first). An INVITED user cannot be "
-    "disabled: remove them." + LAST_OWNER_RULE + OWNERS_RULE,
+    description="`role`, `disabled` or both (the role first; neither: nothing changes). An "
+    "INVITED user cannot be disabled: remove them." + LAST_OWNER_RULE + OWNERS_RULE,
 )
 async def update_user(
     user_id: str, body: UpdateUser, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
-    if body.role is None and body.disabled is None:
-        raise ValidationFailed.field("body", 'give "role", "disabled" or both')
     clock = runtime_of(request).clock
     user = await service.get(conn, caller, user_id)  # 404 first, whatever the body asks
     if body.role is not None:

@@ -13,7 +13,7 @@ from payorch.http.listing import PageQuery, id_cursor
 from payorch.pagination import Page
 from payorch.users.invites import INVITE_HOURS
 from payorch.users.records import User
-from payorch.users.service import MAX_EMAIL_LENGTH
+from payorch.users.service import EMAIL_PATTERN, MAX_EMAIL_LENGTH
 
 Role = Annotated[
     str,
@@ -36,8 +36,8 @@ class InviteUser(BaseModel):
     email: Annotated[
         str,
         Field(
-            min_length=3,
-            max_length=MAX_EMAIL_LENGTH + 20,  # surrounding spaces are trimmed
+            max_length=MAX_EMAIL_LENGTH,
+            pattern=EMAIL_PATTERN,
             description="Lowercased; once per application.",
             examples=["ana@example.com"],
         ),

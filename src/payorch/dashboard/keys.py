@@ -34,12 +34,15 @@ async def keys(request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
 
 @router.post("/api-keys")
 async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
-    runtime = viewer.runtime
+    runtime, caller = viewer.runtime, viewer.caller
+    # A person's key holds their role's scopes (a key may not grant more than its maker holds).
+    held = sorted(caller.scopes) if caller.scopes is not None else None
     issued = await credentials.create_credential(
         conn,
         runtime.clock,
-        viewer.caller,
+        caller,
         field(form, "name")[:200] or None,
+        scopes=held,
         limit=runtime.settings.max_api_keys,
     )
     # Rendered, not redirected: the key is in this answer only (Cache-Control: no-store).
@@ -47,9 +50,7 @@ async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn)
 
 
 @router.post("/api-keys/{credential_id}/revoke")
-async def revoke(
-    credential_id: str, request: Request, viewer: ViewerDep, form: FormDep
-) -> Response:
+async def revoke(credential_id: str, request: Request, viewer: ViewerDep, form: FormDep) -> Response:
     phases = runtime_of(request).phases
     runtime = viewer.runtime
     await credentials.revoke_credential(

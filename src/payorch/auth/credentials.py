@@ -19,12 +19,13 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.access.scopes import SCOPES
+from payorch.activity.service import record_by
 from payorch.applications import service as applications
 from payorch.auth import repository
 from payorch.auth.issuing import issue_credential
 from payorch.auth.records import ApiCredential, IssuedCredential
-from payorch.auth.service import Authenticator, Caller
-from payorch.clock import Clock
+from payorch.auth.service import OPERATOR, Authenticator, Caller
+from payorch.clock import Clock, isoformat
 from payorch.db import Phases
 from payorch.errors import Forbidden, InvalidState, ResourceNotFound, ValidationFailed
 from payorch.limits import refuse_at_cap
@@ -90,7 +91,7 @@ async def create_credential(
     listed = checked_scopes(scopes)
     expiry = checked_expiry(expires_at, clock.now())
     refuse_more_than_held(caller, listed)
-    return await _issue(conn, clock, caller.application_id, caller.environment, name, listed, expiry, limit)
+    return await _issue(conn, clock, caller, name, listed, expiry, limit)
 
 
 async def create_application_credential(
@@ -109,36 +110,45 @@ async def create_application_credential(
     application = await applications.find_application(conn, application_id)
     if application is None:
         raise ResourceNotFound(f"No application {application_id}.")
-    return await _issue(conn, clock, application.id, application.environment, name, listed, expiry, limit)
+    operator = Caller(application.id, application.environment, OPERATOR)
+    return await _issue(conn, clock, operator, name, listed, expiry, limit)
 
 
 async def _issue(
     conn: AsyncConnection,
     clock: Clock,
-    application_id: str,
-    environment: str,
+    caller: Caller,
     name: str | None,
     scopes: list[str] | None,
     expires_at: datetime | None,
     limit: int,
 ) -> IssuedCredential:
+    """Issue the key and log it (api_key.created, by ``caller``), in ``conn``'s transaction."""
     await refuse_at_cap(
         conn,
-        application_id,
+        caller.application_id,
         repository.count_active,
         limit=limit,
         what="active API keys",
         remedy="Revoke a key it no longer uses, then create this one.",
     )
-    return await issue_credential(
+    issued = await issue_credential(
         conn,
-        application_id=application_id,
-        environment=environment,
+        application_id=caller.application_id,
+        environment=caller.environment,
         name=name,
         at=clock.now(),
         scopes=scopes,
         expires_at=expires_at,
     )
+    changes: dict[str, object] = {
+        "name": name,
+        "scopes": scopes,
+        "expires_at": isoformat(expires_at) if expires_at is not None else None,
+        "secret": "shown once",  # never the key
+    }
+    await record_by(conn, clock, caller, "api_key.created", ("api_key", issued.credential.id), changes)
+    return issued
 
 
 async def list_credentials(
@@ -158,7 +168,7 @@ async def revoke_credential(
 ) -> None:
     """Two steps: the revocation commits, then this process's cache forgets the key. Forgetting
     before the commit would let a concurrent request cache the key again as still valid."""
-    revoked = await revoke_application_credential(phases, clock, caller.application_id, credential_id)
+    revoked = await revoke_application_credential(phases, clock, caller, credential_id)
     # After the commit: this process refuses the key at once (others within the cache's TTL).
     if revoked is not None:
         authenticator.forget(revoked.prefix)
@@ -169,16 +179,22 @@ async def revoke_any_credential(phases: Phases, clock: Clock, credential_id: str
     of its own: API processes refuse the key within their cache's TTL). Returns the key."""
     async with phases.reading() as conn:
         credential = await repository.get_credential(conn, None, credential_id)
-    if credential is None:
+        holder = None
+        if credential is not None:
+            holder = await applications.find_application(conn, credential.application_id)
+    if credential is None or holder is None:
         raise ResourceNotFound(f"No API credential {credential_id}.")
-    await revoke_application_credential(phases, clock, credential.application_id, credential_id)
+    operator = Caller(holder.id, holder.environment, OPERATOR)  # the "system" actor
+    await revoke_application_credential(phases, clock, operator, credential_id)
     return credential
 
 
 async def revoke_application_credential(
-    phases: Phases, clock: Clock, application_id: str, credential_id: str
+    phases: Phases, clock: Clock, caller: Caller, credential_id: str
 ) -> ApiCredential | None:
-    """Revoke in one transaction; the key if this call revoked it, None if it already was."""
+    """Revoke a key of ``caller``'s application in one transaction, with its activity entry
+    (api_key.revoked, by ``caller``); the key if this call revoked it, None if it already was."""
+    application_id = caller.application_id
     async with phases.transaction() as conn:
         await applications.lock_application(conn, application_id)
         credential = await repository.get_credential(conn, application_id, credential_id)
@@ -193,4 +209,6 @@ async def revoke_application_credential(
                 allowed=(),  # not about the key's status: the message says what to do
             )
         await repository.revoke(conn, application_id, credential_id, clock.now())
+        changes: dict[str, object] = {"name": credential.name, "prefix": credential.prefix}
+        await record_by(conn, clock, caller, "api_key.revoked", ("api_key", credential_id), changes)
     return credential

@@ -248,12 +248,14 @@ async def _provider_of(conn: AsyncConnection, caller: Caller, merchant_id: str, 
 
 
 def _remove(settings: Settings, args: argparse.Namespace) -> int:
+    from payorch.clock import SystemClock
     from payorch.connectors.service import remove_connector
 
     async def step(phases: Phases) -> str:
         async with phases.transaction() as conn:
             caller = await _merchant_caller(conn, args.merchant)
-            return (await remove_connector(conn, caller, args.merchant, args.connector_id)).provider
+            removed = await remove_connector(conn, SystemClock(), caller, args.merchant, args.connector_id)
+            return removed.provider
 
     provider = run(settings, step)
     print(f"payorch: removed {args.connector_id} ({provider}) of {args.merchant}")

@@ -3,6 +3,7 @@ and its entry commit or roll back together."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -15,7 +16,6 @@ from payorch.activity.records import Change, Entry, Origin
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.ids import new_id
-from payorch.jsontypes import JsonObject
 
 
 async def record(conn: AsyncConnection, clock: Clock, change: Change) -> Entry:
@@ -66,7 +66,7 @@ async def record_by(
     caller: Caller,
     action: str,
     resource: tuple[str, str],
-    changes: JsonObject | None = None,
+    changes: Mapping[str, object] | None = None,
 ) -> Entry:
     """``record`` of a change ``caller`` made to ``resource`` (its type and id), in the
     request's origin: the common case of the services' change sites."""
@@ -79,6 +79,6 @@ async def record_by(
             action=action,
             resource_type=resource[0],
             resource_id=resource[1],
-            changes=changes or {},
+            changes=dict(changes or {}),
         ),
     )

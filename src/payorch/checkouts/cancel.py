@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from payorch.activity.service import record_by
 from payorch.auth.service import Caller
 from payorch.checkouts import confirm, repository
 from payorch.checkouts.provider_calls import context_for, ref_of
@@ -202,4 +203,7 @@ async def _finish(
         body = intent_body(await intents.read_intent(conn, caller, fresh.id))
         if scope is not None:
             await runtime.idempotency.complete(conn, scope, 200, dumps(body))
+        logged = {"status": [fresh.status, IntentStatus.CANCELLED.value], "reason": reason}
+        resource = ("payment_intent", fresh.id)
+        await record_by(conn, runtime.clock, caller, "payment_intent.canceled", resource, logged)
     return body

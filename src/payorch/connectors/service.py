@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
@@ -35,9 +36,13 @@ from payorch.errors import (
     ValidationFailed,
 )
 from payorch.ids import new_id
+from payorch.jsontypes import JsonObject
 from payorch.providers.base import Mode
 from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS, registration_of
 from payorch.routing.order import by_priority
+
+CONNECTOR = "connector"  # the activity log's resource type
+SET, REPLACED = "set", "replaced"  # what the activity log says of credentials: never their value
 
 
 async def list_connectors(conn: AsyncConnection, caller: Caller, merchant_id: str) -> ConnectorList:
@@ -81,6 +86,16 @@ async def create_connector(
         await repository.insert_connector(conn, connector)
     except DuplicateConnector:
         raise ConnectorConfigAlreadyExists() from None
+    logged: JsonObject = {
+        "merchant_account_id": merchant_id,
+        "provider": connector.provider,
+        "mode": mode.value,
+        "enabled": connector.enabled,
+        "priority": connector.priority,
+    }
+    if credentials is not None:
+        logged["credentials"] = SET  # never their value
+    await record_by(conn, clock, caller, "connector.created", (CONNECTOR, connector.id), logged)
     return ConnectorResponse.of(connector)
 
 
@@ -125,11 +140,24 @@ async def update_connector(
         priority=request.priority,
         encrypted_credentials=encrypted,
     )
+    changed: JsonObject = {
+        name: value
+        for name, before, value in (
+            ("mode", connector.mode.value, updated.mode.value),
+            ("enabled", connector.enabled, updated.enabled),
+            ("priority", connector.priority, updated.priority),
+        )
+        if before != value
+    }
+    if encrypted is not None:
+        changed["credentials"] = REPLACED if connector.has_credentials else SET  # never their value
+    if changed:  # a PATCH that changes nothing is no change
+        await record_by(conn, clock, caller, "connector.updated", (CONNECTOR, connector_id), changed)
     return ConnectorResponse.of(updated)
 
 
 async def remove_connector(
-    conn: AsyncConnection, caller: Caller, merchant_id: str, connector_id: str
+    conn: AsyncConnection, clock: Clock, caller: Caller, merchant_id: str, connector_id: str
 ) -> Connector:
     """Remove a configuration no checkout has used; one that was used can only be disabled
     (its payments' returns, notifications and refunds still go through it). Returns it."""
@@ -146,6 +174,8 @@ async def remove_connector(
             " its payments' refunds and notifications still use it.",
             allowed=(),
         )
+    logged: JsonObject = {"merchant_account_id": merchant_id, "provider": connector.provider}
+    await record_by(conn, clock, caller, "connector.removed", (CONNECTOR, connector_id), logged)
     return connector
 
 

@@ -63,4 +63,4 @@ async def download(request: Request, viewer: ViewerDep) -> Response:
         for name in ("actor_id", "action", "resource_id"):
             if getattr(form, name) is not None:
                 raise ValidationFailed.field(name, "narrows the activity log only")
-    return streamed(viewer.runtime, viewer.caller, form.kind, form)
+    return await streamed(viewer.runtime, viewer.caller, form.kind, form)

@@ -117,7 +117,7 @@ async def remove(
     merchant_id: str, connector_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
 ) -> Response:
     try:
-        await service.remove_connector(conn, viewer.caller, merchant_id, connector_id)
+        await service.remove_connector(conn, viewer.runtime.clock, viewer.caller, merchant_id, connector_id)
     except ResourceNotFound:
         raise
     except ApiError as exc:  # it took payments: disable it instead (the message says so)

@@ -73,7 +73,7 @@ async def start_run(request: Request, viewer: ViewerDep, form: FormDep, conn: Co
     now = viewer.runtime.clock.now()
     day = ended(day_of(field(form, "date")), now.date())
     most = viewer.runtime.settings.reconciliation_max_queued_runs
-    await service.request_run(conn, now, viewer.caller.application_id, day, most_queued=most)
+    await service.request_run(conn, viewer.runtime.clock, viewer.caller, day, most_queued=most)
     return back_to(request, f"/reconciliation?date={day.isoformat()}&notice=queued")
 
 
@@ -82,7 +82,5 @@ async def resolve(
     finding_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
 ) -> Response:
     body = ResolveRequest.model_validate({"note": field(form, "note").strip()})
-    finding = await service.resolve(
-        conn, viewer.runtime.clock.now(), viewer.caller.application_id, finding_id, body.note
-    )
+    finding = await service.resolve(conn, viewer.runtime.clock, viewer.caller, finding_id, body.note)
     return back_to(request, f"/reconciliation?date={finding.day}&notice=resolved")

@@ -123,11 +123,11 @@ async def recover(
     )
     recovered = await recover_deliveries(
         conn,
-        application_id=viewer.caller.application_id,
+        viewer.runtime.clock,
+        viewer.caller,
         endpoint_id=endpoint_id,
         since=body.since,
         include_failing=body.include_failing,
-        now=viewer.runtime.clock.now(),
     )
     return back_to(request, f"/webhooks/{endpoint_id}?notice=recovered&recovered={recovered}")
 
@@ -136,7 +136,7 @@ async def recover(
 async def delete(
     endpoint_id: str, request: Request, viewer: ViewerDep, form: FormDep, conn: Conn
 ) -> Response:
-    await service.delete_endpoint(conn, viewer.caller, endpoint_id)
+    await service.delete_endpoint(conn, viewer.runtime.clock, viewer.caller, endpoint_id)
     return back_to(request, "/webhooks")
 
 

@@ -37,7 +37,7 @@ def _route(kind: ExportKind) -> None:
     async def export(
         request: Request, caller: CurrentCaller, query: Annotated[ExportQuery, Query()]
     ) -> Response:
-        return streamed(runtime_of(request), caller, kind, query)
+        return await streamed(runtime_of(request), caller, kind, query)
 
     export.__name__ = f"export_{kind.value}"
     _declare(kind, export)
@@ -46,7 +46,7 @@ def _route(kind: ExportKind) -> None:
 async def export_activity(
     request: Request, caller: CurrentCaller, query: Annotated[ActivityExportQuery, Query()]
 ) -> Response:
-    return streamed(runtime_of(request), caller, ExportKind.ACTIVITY, query)
+    return await streamed(runtime_of(request), caller, ExportKind.ACTIVITY, query)
 
 
 def _declare(kind: ExportKind, export: Callable[..., Awaitable[Response]]) -> None:

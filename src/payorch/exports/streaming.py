@@ -24,7 +24,9 @@ import logging
 from starlette.responses import StreamingResponse
 from starlette.types import Message, Receive, Scope, Send
 
+from payorch.activity.service import record_by
 from payorch.auth.service import Caller
+from payorch.clock import isoformat
 from payorch.exports import service
 from payorch.exports.schemas import ExportKind, ExportQuery
 from payorch.exports.slots import ExportSlot
@@ -88,13 +90,18 @@ class ExportResponse(StreamingResponse):
                 self._control.abort()
 
 
-def streamed(runtime: Runtime, caller: Caller, kind: ExportKind, query: ExportQuery) -> ExportResponse:
+async def streamed(runtime: Runtime, caller: Caller, kind: ExportKind, query: ExportQuery) -> ExportResponse:
     """The caller's export as the answer, once its application has a slot for one more
-    (else 409 LIMIT_EXCEEDED); rows are read through Database.listing as the lists read."""
+    (else 409 LIMIT_EXCEEDED); rows are read through Database.listing as the lists read. The
+    export is an activity entry ("export.created": its kind, range and format), written before
+    the first row is."""
     settings = runtime.settings
     slot = runtime.export_slots.take(caller.application_id, settings.max_concurrent_exports)
     try:
         export = service.export(runtime.database.listing, caller, kind, query)
+        logged = {"from": isoformat(query.from_), "to": isoformat(query.to), "format": query.format}
+        async with runtime.phases.transaction() as conn:
+            await record_by(conn, runtime.clock, caller, "export.created", ("export", kind.value), logged)
         return ExportResponse(export, slot, settings.export_stall_seconds)
     except BaseException:
         slot.release()

@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
 from payorch.auth.service import Caller
 from payorch.connectors import service as connectors
 from payorch.connectors.service import decrypt_credentials
@@ -182,6 +183,14 @@ async def reserve(
         refund,
         now,
     )
+    logged = {
+        "payment_id": payment.id,
+        "payment_intent_id": payment.payment_intent_id,
+        "amount": amount,
+        "currency": payment.currency,
+        "reason": request.reason,
+    }
+    await record_by(conn, runtime.clock, caller, "refund.created", ("refund", refund.id), logged)
     return refund, False
 
 

@@ -58,7 +58,7 @@ async def request_reconciliation(
     now = runtime.clock.now()
     day = ended(day_of(body.date), now.date())
     most = runtime.settings.reconciliation_max_queued_runs
-    run = await service.request_run(conn, now, caller.application_id, day, most_queued=most)
+    run = await service.request_run(conn, runtime.clock, caller, day, most_queued=most)
     return json_response(run_body(run), 202)
 
 
@@ -97,6 +97,5 @@ async def reconciliation_report(
 async def resolve_finding(
     finding_id: str, body: ResolveRequest, caller: CurrentCaller, request: Request, conn: Conn
 ) -> Response:
-    now = runtime_of(request).clock.now()
-    finding = await service.resolve(conn, now, caller.application_id, finding_id, body.note)
+    finding = await service.resolve(conn, runtime_of(request).clock, caller, finding_id, body.note)
     return json_response(finding_body(finding))

@@ -13,5 +13,5 @@ class ReconcileDays:
 
     async def run_once(self, runtime: Runtime) -> int:
         async with runtime.phases.transaction() as conn:
-            await service.queue_daily(conn, runtime.clock.now())
+            await service.queue_daily(conn, runtime.clock)
         return await service.run_due(runtime)

@@ -16,10 +16,14 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity import service as activity
+from payorch.activity.records import Actor, Change
+from payorch.activity.service import record_by
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
+from payorch.clock import Clock
 from payorch.connectors import service as connectors
 from payorch.errors import InvalidState, ResourceNotFound
 from payorch.events import service as events
@@ -55,6 +59,15 @@ PAID_AT_PAYORCH = frozenset({"AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"})
 DISPUTE_FINDINGS = frozenset({FindingKind.DISPUTE_NOT_RECORDED, FindingKind.DISPUTE_MISMATCH})
 
 
+RUN = "reconciliation_run"  # the activity log's resource type
+REQUESTED = "reconciliation.run_requested"
+SYSTEM = Actor("system", "reconciliation")  # the worker's job, as the activity log names it
+
+
+def _by_reconciliation(run: Run, action: str, changes: JsonObject) -> Change:
+    return Change(run.application_id, SYSTEM, action, RUN, run.id, changes=changes)
+
+
 def window_of(day: date, now: datetime) -> DayWindow:
     start = datetime.combine(day, time(0), UTC)
     return DayWindow(start, start + timedelta(days=1), now)
@@ -64,12 +77,13 @@ def window_of(day: date, now: datetime) -> DayWindow:
 
 
 async def request_run(
-    conn: AsyncConnection, now: datetime, application_id: str, day: date, *, most_queued: int
+    conn: AsyncConnection, clock: Clock, caller: Caller, day: date, *, most_queued: int
 ) -> Run:
     """The day's run, queued unless it is queued or running already (then it is answered as
     it is: a second request starts nothing). A day no provider of the application answers about
     is 400; one more run while ``most_queued`` wait (PAYORCH_RECONCILIATION_MAX_QUEUED_RUNS) is
-    409 LIMIT_EXCEEDED."""
+    409 LIMIT_EXCEEDED. A run queued or queued again is an activity entry of ``caller``'s."""
+    application_id, now = caller.application_id, clock.now()
     refuse_too_old(day, await accepted_days(conn, application_id, now))
     text = day.isoformat()
     # Under the application's lock: concurrent requests take turns, so each counts the others'.
@@ -88,17 +102,22 @@ async def request_run(
     if run is None:
         fresh = Run(new_id("rcr"), application_id, text, RunStatus.QUEUED, None, None, now, None, None, None)
         if await repository.insert_run_if_absent(conn, fresh):
+            await record_by(conn, clock, caller, REQUESTED, (RUN, fresh.id), {"day": text})
             return fresh
+        # Another request queued it meanwhile: answered as it is, its entry is that request's.
     else:
         await repository.requeue(conn, run.id, now)
+        await record_by(conn, clock, caller, REQUESTED, (RUN, run.id), {"day": text})
     again = await repository.run_of(conn, application_id, text)
     assert again is not None
     return again
 
 
-async def queue_daily(conn: AsyncConnection, now: datetime) -> int:
+async def queue_daily(conn: AsyncConnection, clock: Clock) -> int:
     """Yesterday's run for every application with an enabled connector, once (not for one made
-    today: yesterday is before it, a day it cannot ask for either)."""
+    today: yesterday is before it, a day it cannot ask for either); each one queued is an
+    activity entry of the system's "reconciliation"."""
+    now = clock.now()
     day = (now - timedelta(days=1)).date()
     today = datetime.combine(now.date(), time(0), UTC)
     queued = 0
@@ -115,7 +134,9 @@ async def queue_daily(conn: AsyncConnection, now: datetime) -> int:
             None,
             None,
         )
-        queued += await repository.insert_run_if_absent(conn, run)
+        if await repository.insert_run_if_absent(conn, run):
+            queued += 1
+            await activity.record(conn, clock, _by_reconciliation(run, REQUESTED, {"day": run.day}))
     return queued
 
 
@@ -126,17 +147,19 @@ async def report_of(conn: AsyncConnection, caller: Caller, day: date) -> tuple[R
     return run, await repository.findings_of_day(conn, caller.application_id, day.isoformat())
 
 
-async def resolve(
-    conn: AsyncConnection, now: datetime, application_id: str, finding_id: str, note: str
-) -> Finding:
+async def resolve(conn: AsyncConnection, clock: Clock, caller: Caller, finding_id: str, note: str) -> Finding:
     """Mark a finding a person has dealt with as RESOLVED, with their note (once)."""
-    finding = await repository.finding_of(conn, application_id, finding_id)
+    finding = await repository.finding_of(conn, caller.application_id, finding_id)
     if finding is None:
         raise ResourceNotFound(f"No finding {finding_id}.")
-    if not await repository.resolve(conn, finding_id, note, now):
+    if not await repository.resolve(conn, finding_id, note, clock.now()):
         raise InvalidState("RESOLVED", "This finding is resolved already.", allowed=["OPEN"])
-    after = await repository.finding_of(conn, application_id, finding_id)
+    after = await repository.finding_of(conn, caller.application_id, finding_id)
     assert after is not None
+    logged = {"day": after.day, "kind": after.kind.value, "status": ["OPEN", after.status.value]}
+    await record_by(
+        conn, clock, caller, "reconciliation.finding_resolved", ("reconciliation_finding", after.id), logged
+    )
     return after
 
 
@@ -167,6 +190,11 @@ async def carry_out(runtime: Runtime, run: Run) -> None:
         status, error = RunStatus.FAILED, str(exc)[:255]
     async with runtime.phases.transaction() as conn:
         await repository.finish(conn, run.id, status, summary, error, runtime.clock.now())
+        # The status; the summary and the error's text stay in the run (its report).
+        logged: JsonObject = {"day": run.day, "status": status.value}
+        await activity.record(
+            conn, runtime.clock, _by_reconciliation(run, "reconciliation.run_finished", logged)
+        )
 
 
 async def reconcile_day(runtime: Runtime, application_id: str, day: date) -> JsonObject:

@@ -7,6 +7,7 @@ import dataclasses
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.clock import Clock
@@ -18,6 +19,8 @@ from payorch.routing import checks, repository
 from payorch.routing.decide import ActiveProgram
 from payorch.routing.program import RoutingProgram
 from payorch.routing.records import RoutingVersion
+
+VERSION = "routing_version"  # the activity log's resource type
 
 # Versions never change, so their parsed programs are kept by id (a bounded few per process).
 _PARSED: dict[str, RoutingProgram] = {}
@@ -72,10 +75,14 @@ async def save_version(
         activated_at=None,
     )
     await repository.insert_version(conn, version)
-    if not activate:
-        return version
-    await repository.make_active(conn, merchant_id, version.version, now)
-    return dataclasses.replace(version, active=True, activated_at=now)
+    if activate:
+        await repository.make_active(conn, merchant_id, version.version, now)
+        version = dataclasses.replace(version, active=True, activated_at=now)
+    logged = {"merchant_account_id": merchant_id, "version": version.version}
+    await record_by(conn, clock, caller, "routing.version_created", (VERSION, version.id), logged)
+    if activate:  # saved and activated at once: two entries, so each action means one thing
+        await record_by(conn, clock, caller, "routing.version_activated", (VERSION, version.id), logged)
+    return version
 
 
 async def activate(
@@ -87,6 +94,8 @@ async def activate(
     await applications.lock_application(conn, caller.application_id)
     now = clock.now()
     await repository.make_active(conn, merchant_id, number, now)
+    logged = {"merchant_account_id": merchant_id, "version": number}
+    await record_by(conn, clock, caller, "routing.version_activated", (VERSION, found.id), logged)
     return dataclasses.replace(found, active=True, activated_at=now)
 
 

@@ -10,14 +10,19 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity import service as activity
+from payorch.activity.records import Actor, Change
 from payorch.clock import isoformat
 from payorch.events import service as events
 from payorch.events.catalogue import WebhookEndpointDisabled
+from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
 from payorch.webhooks import health
 from payorch.webhooks.records import AUTO_DISABLED, RecordedAttempt
+from payorch.webhooks.service import ENDPOINT
 
 log = logging.getLogger("payorch.worker.deliveries")  # the engine's logger (delivery_engine.py)
+DELIVERIES = Actor("system", "webhook_deliveries")  # the delivery engine, as the activity log names it
 
 
 async def disable_failing_endpoints(
@@ -59,3 +64,7 @@ async def disable_failing_endpoints(
         await events.emit_payload(
             conn, application_id=endpoint.application_id, payload=disabled_event, at=now
         )
+        changed: JsonObject = {"enabled": False, "disabled_reason": AUTO_DISABLED}
+        action = "webhook_endpoint.updated"
+        change = Change(endpoint.application_id, DELIVERIES, action, ENDPOINT, endpoint.id, changes=changed)
+        await activity.record(conn, runtime.clock, change)

@@ -140,8 +140,10 @@ async def update_webhook_endpoint(
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Delete a webhook endpoint with its deliveries",
 )
-async def delete_webhook_endpoint(endpoint_id: str, caller: CurrentCaller, conn: Conn) -> Response:
-    await service.delete_endpoint(conn, caller, endpoint_id)
+async def delete_webhook_endpoint(
+    endpoint_id: str, caller: CurrentCaller, conn: Conn, request: Request
+) -> Response:
+    await service.delete_endpoint(conn, runtime_of(request).clock, caller, endpoint_id)
     return Response(status_code=204)
 
 
@@ -228,11 +230,11 @@ async def recover_webhook_deliveries(
     runtime = runtime_of(request)
     recovered = await recover_deliveries(
         conn,
-        application_id=caller.application_id,
+        runtime.clock,
+        caller,
         endpoint_id=endpoint_id,
         since=body.since,
         include_failing=body.include_failing,
-        now=runtime.clock.now(),
     )
     return json_response({"recovered": recovered})
 

@@ -10,18 +10,22 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
+from payorch.auth.service import Caller
+from payorch.clock import Clock, isoformat
 from payorch.errors import ResourceNotFound
 from payorch.webhooks import repository
+from payorch.webhooks.service import ENDPOINT
 
 
 async def recover_deliveries(
     conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
     *,
-    application_id: str,
     endpoint_id: str,
     since: datetime,
     include_failing: bool,
-    now: datetime,
 ) -> int:
     """Gives every EXHAUSTED delivery of the endpoint created at or after ``since`` (and, with
     ``include_failing``, every PENDING one whose last attempt failed) a new 7-attempt schedule,
@@ -30,6 +34,7 @@ async def recover_deliveries(
     Idempotent: a recovered delivery has an empty schedule, so a second call matches only
     deliveries that failed again since. An attempt in flight (leased) is left alone, so a
     recover never sends a second concurrent request for one delivery."""
+    application_id, now = caller.application_id, clock.now()
     endpoint = await repository.get_endpoint(conn, application_id, endpoint_id)
     if endpoint is None:
         raise ResourceNotFound(f"No webhook endpoint {endpoint_id}.")
@@ -44,4 +49,6 @@ async def recover_deliveries(
     )
     if recovered and endpoint.enabled:
         await repository.notify_workers(conn)
+    logged = {"since": isoformat(since), "include_failing": include_failing, "recovered": recovered}
+    await record_by(conn, clock, caller, "webhook_endpoint.recovered", (ENDPOINT, endpoint_id), logged)
     return recovered

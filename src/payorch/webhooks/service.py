@@ -15,6 +15,7 @@ from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.errors import ResourceNotFound, WebhookDeliveryAlreadySucceeded
 from payorch.ids import new_id
+from payorch.jsontypes import JsonObject
 from payorch.limits import refuse_at_cap
 from payorch.pagination import Page, id_range, page_of
 from payorch.webhooks import repository, urls
@@ -33,7 +34,7 @@ from payorch.webhooks.schemas import (
 )
 from payorch.webhooks.signing import new_secret
 
-ENDPOINT = "webhook_endpoint"  # the activity log's resource type
+ENDPOINT, DELIVERY = "webhook_endpoint", "webhook_delivery"  # the activity log's resource types
 SHOWN_ONCE = {"secret": "shown once"}  # the activity log's note that a secret was read (never its value)
 
 
@@ -149,12 +150,28 @@ async def update_endpoint(
             await repository.notify_workers(conn)
         else:
             await repository.pause_deliveries(conn, endpoint_id, now=now)
-    return await _endpoint(conn, caller, endpoint_id)
+    updated = await _endpoint(conn, caller, endpoint_id)
+    changed: JsonObject = {
+        name: value
+        for name, before, value in (
+            ("url", url_origin(current.url), url_origin(updated.url)),
+            ("events", list(current.events), list(updated.events)),
+            ("enabled", current.enabled, updated.enabled),
+            ("ordered", current.ordered, updated.ordered),
+        )
+        if before != value
+    }
+    if updated.url != current.url and "url" not in changed:
+        changed["url"] = "path changed"  # the same origin: the path or query held the change
+    if changed:  # a PATCH that changes nothing is no change
+        await record_by(conn, clock, caller, "webhook_endpoint.updated", (ENDPOINT, endpoint_id), changed)
+    return updated
 
 
-async def delete_endpoint(conn: AsyncConnection, caller: Caller, endpoint_id: str) -> None:
+async def delete_endpoint(conn: AsyncConnection, clock: Clock, caller: Caller, endpoint_id: str) -> None:
     if not await repository.delete_endpoint(conn, caller.application_id, endpoint_id):
         raise ResourceNotFound(f"No webhook endpoint {endpoint_id}.")
+    await record_by(conn, clock, caller, "webhook_endpoint.deleted", (ENDPOINT, endpoint_id))
 
 
 async def list_deliveries(conn: AsyncConnection, caller: Caller, query: DeliveryListQuery) -> Page[Delivery]:
@@ -212,6 +229,8 @@ async def retry_delivery(
         await repository.notify_workers(conn)
     updated = await repository.get_delivery(conn, caller.application_id, endpoint_id, delivery_id)
     assert updated is not None  # locked above, in this transaction
+    logged = {"webhook_endpoint_id": endpoint_id, "status": updated.status}
+    await record_by(conn, clock, caller, "webhook_delivery.retried", (DELIVERY, delivery_id), logged)
     return updated
 
 

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.activity.service import record_by
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.crypto import Cipher
@@ -26,7 +27,7 @@ from payorch.events.types import WEBHOOK_TEST
 from payorch.webhooks import repository
 from payorch.webhooks.fanout import new_delivery
 from payorch.webhooks.records import PENDING, Delivery, WebhookEndpoint
-from payorch.webhooks.service import get_endpoint
+from payorch.webhooks.service import ENDPOINT, SHOWN_ONCE, get_endpoint
 from payorch.webhooks.signing import new_secret
 
 TEST_EVENT_TYPE = WEBHOOK_TEST
@@ -65,6 +66,8 @@ async def send_test_event(conn: AsyncConnection, clock: Clock, caller: Caller, e
     delivery = new_delivery(event, endpoint.id)  # this endpoint only: no fan-out
     await repository.insert_deliveries(conn, [delivery])
     await repository.notify_workers(conn)
+    logged = {"event_id": event.id, "webhook_delivery_id": delivery.id}
+    await record_by(conn, clock, caller, "webhook_endpoint.tested", (ENDPOINT, endpoint.id), logged)
     return delivery
 
 
@@ -106,6 +109,8 @@ async def rotate_secret(
             updated_at=now,
         )
     )
+    logged = {"overlap_seconds": overlap_seconds} | SHOWN_ONCE  # the new secret's value never
+    await record_by(conn, clock, caller, "webhook_endpoint.secret_rotated", (ENDPOINT, endpoint_id), logged)
     return await get_endpoint(conn, caller, endpoint_id), secret
 
 

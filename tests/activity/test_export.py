@@ -66,8 +66,10 @@ async def test_csv_and_json_lines_oldest_first_with_the_guard(
         "resource_id", "outcome", "origin_ip", "origin_user_agent", "request_id", "changes",
         "previous_hash", "hash",
     ]  # fmt: skip
-    assert [row["seq"] for row in rows] == ["1", "2", "3", "4", "5"]
-    last = rows[-1]
+    # The export's own entry is written before its rows are read: it lists itself last.
+    assert [row["seq"] for row in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert (rows[-1]["action"], rows[-1]["resource_id"]) == ("export.created", "activity")
+    last = rows[-2]
     assert last["origin_user_agent"] == "'" + HYPERLINK  # a spreadsheet does not run it
     assert last["actor_email"] == "'+1@shop.example"
     assert last["changes"] == '{"secret":"rotated"}' and last["hash"] == entries[-1].hash
@@ -76,8 +78,8 @@ async def test_csv_and_json_lines_oldest_first_with_the_guard(
 
     lines = (await export(client, sandbox, **window(entries), format="jsonl")).text.splitlines()
     items = [json.loads(line) for line in lines]
-    assert [item["seq"] for item in items] == [1, 2, 3, 4, 5]
-    assert items[-1]["origin_user_agent"] == HYPERLINK and items[-1]["actor_email"] == "+1@shop.example"
+    assert [item["seq"] for item in items] == [1, 2, 3, 4, 5, 6, 7]  # and both exports' entries
+    assert items[4]["origin_user_agent"] == HYPERLINK and items[4]["actor_email"] == "+1@shop.example"
     assert items[0]["changes"] == '{"amount":0,"note":"n0"}'
 
 

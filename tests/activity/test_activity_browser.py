@@ -1,0 +1,60 @@
+"""The Activity page in Debian's Chromium against a live `payorch serve`, on SQLite and
+PostgreSQL: linked in the navigation, the empty state, entries newest first, the next page,
+labelled filters, a bad filter's message; screenshots at 1280 and 390 px (build/screenshots/ or
+PAYORCH_E2E_SCREENSHOTS), no page wider than the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from payorch.runtime import Runtime
+from tests import browser as web
+from tests.activity.helpers import write_entries
+from tests.live import create_sandbox
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[web.Server]:
+    with web.serve_payorch(database_url, "--no-worker") as found:
+        yield found
+
+
+async def test_the_activity_page_in_a_browser(
+    server: web.Server, database_url: str, runtime: Runtime
+) -> None:
+    url, env = server
+    app = create_sandbox(env)
+    shots = web.shots_dir(web.backend(database_url))
+    async with web.chromium() as browser:
+        page = await web.page_at(browser)
+        await web.sign_in(page, url, app["api_key"])
+        await web.follow(page, page.get_by_role("link", name="Activity"))
+        assert await page.get_by_role("heading", name="Activity", level=1).is_visible()
+        assert "No activity yet." in await page.content()
+        await web.screenshot(page, shots, "activity-empty", check=web.fits_the_width)
+
+        await write_entries(runtime, app["application_id"], 23)  # written as the change sites do
+        await page.goto(f"{url}/dashboard/activity")
+        rows = page.locator("tbody tr")
+        assert await rows.count() == 20
+        assert "#23" in await rows.first.inner_text()
+        await web.screenshot(page, shots, "activity-list", check=web.fits_the_width)
+        await web.follow(page, page.get_by_role("link", name="Older entries"))
+        assert await rows.count() == 3 and "#3" in await rows.first.inner_text()
+
+        await page.get_by_label("Actor id").fill("reconciliation")
+        await page.get_by_label("Action").fill("connector.updated")
+        await web.submit(page, "Show activity")
+        assert await rows.count() == 2  # seqs 18 and 6
+        assert "#18" in await rows.first.inner_text()
+        await web.screenshot(page, shots, "activity-filtered", check=web.fits_the_width)
+
+        await page.get_by_label("From (UTC)").fill("yesterday")
+        await web.submit(page, "Show activity")
+        assert "Nothing listed" in await page.get_by_role("alert").inner_text()
+        assert await page.get_by_label("From (UTC)").input_value() == "yesterday"
+        await web.screenshot(page, shots, "activity-bad-filter", check=web.fits_the_width)

@@ -176,3 +176,17 @@ async def test_a_key_grants_no_more_than_its_creator_holds(
     assert len(await listed(client, sandbox)) == count  # nothing created
     # A key made without scopes creates any.
     assert (await create(client, sandbox.headers, scopes=list(SCOPES)))["scopes"] == list(SCOPES)
+
+
+async def test_a_restricted_key_cannot_sign_in_to_the_dashboard(
+    client: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    """A dashboard session holds no key's scopes: a restricted key is refused there, rather than
+    acting with every scope."""
+    from tests.dashboard.signing import sign_in_with
+
+    created = await create(client, sandbox.headers, scopes=["payments:read"])
+    answer = await sign_in_with(client, created["api_key"])
+    assert answer.status_code == 403 and "A key with scopes cannot sign in" in answer.text
+    assert "set-cookie" not in answer.headers or "payorch_session" not in answer.headers["set-cookie"]
+    assert (await client.get("/dashboard/overview")).status_code == 303  # still signed out

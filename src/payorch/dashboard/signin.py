@@ -70,6 +70,9 @@ async def sign_in(request: Request, conn: Conn) -> Response:
         caller = await runtime.authenticator.authenticate("Bearer " + field(form, "api_key"))
     except AuthenticationFailed:
         return _form(request, runtime, 401, "That API key is unknown or revoked. Paste a whole key.")
+    if caller.scopes is not None:
+        # A session holds no scopes of a key's: a restricted key would act with every scope here.
+        return _form(request, runtime, 403, "A key with scopes cannot sign in to the dashboard.")
     token = await sessions.open_session(
         conn, runtime.clock, caller, runtime.settings.dashboard_session_seconds
     )

@@ -15,6 +15,7 @@ from payorch.providers.provider_a.registration import mock_deferred_credentials
 from payorch.runtime import Runtime
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_DEFERRED_COMMERCE_CODE
 from payorch.simulator.provider_a.wire import HOLD_DAYS
+from payorch.simulator.registry import SIMULATED
 from tests.kit import Sandbox, new_application
 from tests.simulator.helpers import A_API, a_headers, create_a, decide_a
 
@@ -170,6 +171,7 @@ async def test_the_published_deferred_code_holds_for_the_public_owner(
     ("body", "status"),
     [
         ({"advance_seconds": 0}, 400),
+        ({"advance_seconds": 60.5}, 400),
         ({"advance_seconds": 60, "provider": "provider_b"}, 400),
         ({"advance_seconds": 60, "seconds": 1}, 400),
     ],
@@ -180,6 +182,27 @@ async def test_the_clock_control_refuses_bad_input_and_a_provider_that_cannot_ho
     answer = await sim.post(CLOCK, json=body, headers=sandbox.headers)
     assert answer.status_code == status, answer.text
     assert answer.json()["error"]["code"] == "VALIDATION_ERROR"
+    if body.get("provider") == "provider_b":
+        [problem] = answer.json()["error"]["details"]["errors"]
+        assert problem["field"] == "provider" and "a provider that can hold" in problem["message"]
+
+
+async def test_the_document_offers_the_clock_control_only_the_providers_that_hold(
+    sim: httpx.AsyncClient,
+) -> None:
+    document = (await sim.get("/openapi.json")).json()
+    schema = document["components"]["schemas"]["ClockRequest"]["properties"]["provider"]
+    [named] = [option["enum"] for option in schema["anyOf"] if "enum" in option]
+    assert set(named) == {name for s in SIMULATED if s.holds is not None for name in (s.provider_id, s.name)}
+    assert not {"provider_b", "provider_b_redirect_get"} & set(named)
+
+
+async def test_the_clock_control_takes_a_whole_number_with_a_zero_fraction(
+    sim: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    answer = await sim.post(CLOCK, json={"advance_seconds": 60.0}, headers=sandbox.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["advanced_seconds"] == 60 and isinstance(answer.json()["advanced_seconds"], int)
 
 
 async def test_the_clock_control_is_for_sandbox_applications_only(

@@ -76,7 +76,7 @@ async def settle(body: SettleRequest, caller: CurrentCaller, request: Request) -
     "transaction reads REVERSED and refuses capture; provider C: the PaymentIntent is canceled "
     "with `cancellation_reason` `automatic`, its charge expired, and `charge.expired` and "
     "`payment_intent.canceled` are sent). Nothing else moves: sessions, tokens and payorch's own "
-    "clock keep theirs. A provider that cannot hold is refused (400).",
+    "clock keep theirs. `provider` names only providers that hold (another: 400).",
 )
 async def advance_clock(body: ClockRequest, caller: CurrentCaller, request: Request) -> Response:
     return await moved(runtime_of(request), service.advance_clock, caller, body)

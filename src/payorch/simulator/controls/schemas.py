@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from payorch.http.schemas import WHOLE_NUMBER
 from payorch.simulator.registry import BY_NAME, SIMULATED
 
 _NAMES = list(BY_NAME)
@@ -80,16 +81,36 @@ class Settled(BaseModel):
 # The longest move of the clock control: past any simulated hold's window.
 LONGEST_ADVANCE = 90 * 86400
 HOLDING = ", ".join(s.registration.display_name for s in SIMULATED if s.holds is not None)
+# The names (ids and simulator names) of the providers that hold: the clock control takes only these.
+_HOLDING_NAMES = [name for name, simulated in BY_NAME.items() if simulated.holds is not None]
+
+
+def _holding(value: object) -> object:
+    """A provider that holds, by id or simulator name; another is refused in pydantic's words
+    for an enum of them (the document lists the same names)."""
+    if isinstance(value, str) and value in _HOLDING_NAMES:
+        return value
+    listed = ", ".join(repr(name) for name in _HOLDING_NAMES[:-1]) + f" or {_HOLDING_NAMES[-1]!r}"
+    raise ValueError(f"Input should be {listed} (a provider that can hold)")
+
+
+HoldingProviderName = Annotated[
+    str, BeforeValidator(_holding), Field(json_schema_extra={"enum": _HOLDING_NAMES})
+]
 
 
 class ClockRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    advance_seconds: int = Field(
-        ge=1,
-        le=LONGEST_ADVANCE,
-        description="How far the clock of this application's holds moves forward.",
-    )
-    provider: ProviderName | None = Field(
+    advance_seconds: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=LONGEST_ADVANCE,
+            description="How far the clock of this application's holds moves forward.",
+        ),
+        WHOLE_NUMBER,
+    ]
+    provider: HoldingProviderName | None = Field(
         None, description="Only this provider's holds (default: every provider's that holds)."
     )
 

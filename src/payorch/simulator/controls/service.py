@@ -7,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.auth.service import Caller
 from payorch.clock import Clock
 from payorch.db import Phases
-from payorch.errors import ResourceNotFound, ValidationFailed
+from payorch.errors import ResourceNotFound
 from payorch.runtime import Runtime
 from payorch.simulator import repository
 from payorch.simulator.controls.access import require_sandbox
@@ -74,14 +74,10 @@ async def advance_clock(
     request: ClockRequest,
 ) -> tuple[Clocked, AfterCommit | None]:
     """Move the caller's holds ``request.advance_seconds`` nearer their end at each provider that
-    holds (or only ``request.provider``, which must hold); those past it lapse now. Returns the
-    answer and what to send once this transaction commits."""
+    holds (or only ``request.provider``, one that holds: the request's model refuses others);
+    those past it lapse now. Returns the answer and what to send once this transaction commits."""
     require_sandbox(caller)
     only = BY_NAME[request.provider] if request.provider else None
-    if only is not None and only.holds is None:
-        raise ValidationFailed(
-            f"{only.registration.display_name} cannot hold: it captures every payment at once."
-        )
     lapsed: list[Lapsed] = []
     afters: list[AfterCommit] = []
     for simulated in SIMULATED:

@@ -121,6 +121,8 @@ def test_unknown_ids_are_one_line_and_a_non_zero_exit(database_url: str) -> None
         (["keys"], ["create", "revoke", "PAYORCH_DATABASE_URL"]),
         (["keys", "create"], ["--application ID", "(default: None)", "PAYORCH_DATABASE_URL"]),
         (["keys", "revoke"], ["KEY_ID", "last active", "PAYORCH_DATABASE_URL"]),
+        (["users"], ["invite", "set-role", "reinvite", "PAYORCH_DATABASE_URL"]),
+        (["users", "invite"], ["--application-id ID", "PAYORCH_MAX_USERS", "PAYORCH_PUBLIC_URL"]),
     ],
 )
 def test_every_help_shows_defaults_and_the_settings_that_apply(

@@ -132,7 +132,7 @@ async def test_an_application_from_before_0024_gets_its_owner_by_invite(database
     finally:
         await database.dispose()
     env = payorch_env(database_at_0023)
-    assert "0024" in run_cli(["migrate"], env).stderr
+    assert "migrated the database from 0023 to" in run_cli(["migrate"], env).stderr
     assert "No users yet: payorch users invite --application-id app_old" in ok(
         ["users", "list", "--application-id", "app_old"], env
     )

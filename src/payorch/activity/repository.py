@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import RowMapping, Select, delete, func, insert, select, update
+from sqlalchemy import RowMapping, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -14,23 +14,27 @@ from payorch.activity.records import Actor, Entry, Filters, Head, Origin
 from payorch.db.tables.activity import activity_heads, activity_log
 from payorch.db.tables.foundation import applications
 
+_HEAD = (
+    select(activity_heads.c.seq, activity_heads.c.hash)
+    .where(activity_heads.c.application_id == bindparam("application_id"))
+    .with_for_update()
+)
+
 
 async def lock_head(conn: AsyncConnection, application_id: str, now: datetime) -> tuple[int, str]:
     """The application's last seq and hash, its head row locked until the transaction ends (on
-    SQLite the writer's lock already orders the transactions)."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    await conn.execute(
-        dialect.insert(activity_heads)
-        .values(application_id=application_id, seq=0, hash=GENESIS, updated_at=now)
-        .on_conflict_do_nothing()
-    )
-    row = (
+    SQLite the writer's lock already orders the transactions). The head is made by the
+    application's first entry only: every other entry pays one statement here, not two."""
+    params = {"application_id": application_id}
+    row = (await conn.execute(_HEAD, params)).first()
+    if row is None:
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
         await conn.execute(
-            select(activity_heads.c.seq, activity_heads.c.hash)
-            .where(activity_heads.c.application_id == application_id)
-            .with_for_update()
+            dialect.insert(activity_heads)
+            .values(application_id=application_id, seq=0, hash=GENESIS, updated_at=now)
+            .on_conflict_do_nothing()  # another transaction's first entry made it meanwhile
         )
-    ).one()
+        row = (await conn.execute(_HEAD, params)).one()
     return int(row.seq), str(row.hash)
 
 

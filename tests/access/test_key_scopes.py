@@ -16,6 +16,7 @@ from payorch.access.scopes import SCOPES
 from payorch.auth import repository
 from payorch.clock import FrozenClock, isoformat
 from payorch.runtime import Runtime
+from tests.dashboard.signing import sign_in_with
 from tests.kit import Sandbox, assert_error
 
 KEYS = "/v1/admin/api-credentials"
@@ -183,10 +184,18 @@ async def test_a_restricted_key_cannot_sign_in_to_the_dashboard(
 ) -> None:
     """A dashboard session holds no key's scopes: a restricted key is refused there, rather than
     acting with every scope."""
-    from tests.dashboard.signing import sign_in_with
-
     created = await create(client, sandbox.headers, scopes=["payments:read"])
     answer = await sign_in_with(client, created["api_key"])
     assert answer.status_code == 403 and "A key with scopes cannot sign in" in answer.text
     assert "set-cookie" not in answer.headers or "payorch_session" not in answer.headers["set-cookie"]
     assert (await client.get("/dashboard/overview")).status_code == 303  # still signed out
+
+
+async def test_a_dashboard_session_ends_when_its_key_expires(
+    client: httpx.AsyncClient, sandbox: Sandbox, clock: FrozenClock
+) -> None:
+    created = await create(client, sandbox.headers, expires_at=isoformat(clock.now() + timedelta(hours=1)))
+    assert (await sign_in_with(client, created["api_key"])).status_code == 303
+    assert (await client.get("/dashboard/overview")).status_code == 200
+    clock.advance(3600)
+    assert (await client.get("/dashboard/overview")).status_code == 303  # back to sign-in

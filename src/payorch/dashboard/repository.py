@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.dashboard.records import ActiveSession, DashboardSession
@@ -33,7 +33,11 @@ async def insert_session(conn: AsyncConnection, session: DashboardSession) -> No
 
 
 async def find_active(conn: AsyncConnection, session_id: str, now: datetime) -> ActiveSession | None:
-    query = _ACTIVE.where(dashboard_sessions.c.id == session_id, dashboard_sessions.c.expires_at > now)
+    # A key past its expiry ends its sessions as a revoked one does.
+    key_valid = or_(api_credentials.c.expires_at.is_(None), api_credentials.c.expires_at > now)
+    query = _ACTIVE.where(
+        dashboard_sessions.c.id == session_id, dashboard_sessions.c.expires_at > now, key_valid
+    )
     row = (await conn.execute(query)).first()
     if row is None:
         return None

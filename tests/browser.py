@@ -8,11 +8,16 @@ this one are collected without it."""
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
+
+import httpx
+import pyotp
 
 from tests.live import live_server, payorch_env
 from tests.needs import missing
@@ -123,11 +128,66 @@ async def submit(page: Page, button: str, within: Locator | None = None) -> None
     await follow(page, (within or page).get_by_role("button", name=button))
 
 
+@dataclass(frozen=True)
+class BrowserPerson:
+    email: str
+    password: str
+    totp_secret: str
+
+
+_PEOPLE: dict[tuple[str, str], BrowserPerson] = {}  # by (url, the application's key)
+PASSWORD = "a long enough test password"
+TOTP_CODE_LABEL = "Code from your authenticator app, or a recovery code"
+
+
+async def invite_url(url: str, api_key: str, email: str, role: str = "admin") -> str:
+    """An invite of ``role`` made through the API with the application's key (an admin: an owner
+    is made only by an owner or the operator's command line)."""
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        made = await http.post(
+            "/v1/admin/users",
+            json={"email": email, "role": role},
+            headers={"Authorization": f"Bearer {api_key}"},
+        )
+    assert made.status_code == 201, made.text
+    return str(made.json()["invite_url"])
+
+
+async def accept_invite(page: Page, invite: str, password: str = PASSWORD) -> None:
+    """Sets the password on the invite's page (then the enrollment page or the overview)."""
+    await page.goto(invite)
+    await page.get_by_label("New password").fill(password)
+    await page.get_by_label("The same password again").fill(password)
+    await submit(page, "Set my password")
+
+
+async def enroll_totp(page: Page) -> str:
+    """On the enrollment page: reads the key, types its code; returns the key (the recovery
+    codes' page is loaded)."""
+    secret = (await page.locator("#totp-secret").inner_text()).replace(" ", "")
+    await page.get_by_label("Code from your app").fill(pyotp.TOTP(secret).now())
+    await submit(page, "Confirm and sign in")
+    return secret
+
+
 async def sign_in(page: Page, url: str, api_key: str) -> None:
-    """Signs in to the dashboard at ``url`` with ``api_key``: the overview is loaded."""
+    """Signs in to the dashboard at ``url`` as an admin of ``api_key``'s application (invited
+    through the API, with TOTP, on the first call; password and code afterwards): the overview
+    is loaded."""
+    person = _PEOPLE.get((url, api_key))
+    if person is None:
+        email = f"admin-{secrets.token_hex(6)}@example.com"
+        await accept_invite(page, await invite_url(url, api_key, email))
+        secret = await enroll_totp(page)
+        _PEOPLE[(url, api_key)] = BrowserPerson(email, PASSWORD, secret)
+        await follow(page, page.get_by_role("link", name="Continue to the dashboard"))
+        return
     await page.goto(url + "/dashboard/sign-in")
-    await page.get_by_label("API key").fill(api_key)
+    await page.get_by_label("Email").fill(person.email)
+    await page.get_by_label("Password").fill(person.password)
     await submit(page, "Sign in")
+    await page.get_by_label(TOTP_CODE_LABEL).fill(pyotp.TOTP(person.totp_secret).now())
+    await submit(page, "Confirm")
 
 
 async def approve_at_provider(page: Page, checkout_url: str, back_to: str) -> None:

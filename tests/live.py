@@ -72,13 +72,19 @@ def stop_process(process: subprocess.Popen[str], signum: int = signal.SIGTERM, t
 
 @contextmanager
 def live_server(
-    env: dict[str, str], *extra_args: str, port: int | None = None, output: IO[str] | None = None
+    env: dict[str, str],
+    *extra_args: str,
+    port: int | None = None,
+    output: IO[str] | None = None,
+    host: str = "127.0.0.1",
 ) -> Iterator[str]:
     """Start `payorch serve` (with `extra_args`, e.g. "--no-worker") and yield its base URL once
     it answers; SIGTERM it at the end. Its output goes to a file (a pipe nobody reads would stall
-    a busy server), ``output`` when given (the test reads it), and is shown if it exits early."""
+    a busy server), ``output`` when given (the test reads it), and is shown if it exits early.
+    ``host`` names the loopback address in the URL ("localhost": a WebAuthn relying party may
+    not be an IP address)."""
     port = port or free_port()
-    base = f"http://127.0.0.1:{port}"
+    base = f"http://{host}:{port}"
     env = {**env, "PAYORCH_PUBLIC_URL": base}
     with nullcontext(output) if output is not None else tempfile.TemporaryFile("w+") as output:
         process = subprocess.Popen(

@@ -9,8 +9,10 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
+import pyotp
 import pytest
 
 from payorch.dashboard.web import CONTENT_SECURITY_POLICY
@@ -35,6 +37,12 @@ def shipped(upstream: str) -> str:
     return render(upstream, "${PAYORCH_LISTEN}")
 
 
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
 def assert_secure(response: httpx.Response) -> None:
     for name, value in HEADERS.items():
         assert response.headers.get(name) == value, (name, response.headers)
@@ -47,19 +55,38 @@ def test_the_dashboard_is_served_with_its_headers_and_signs_in(
 ) -> None:
     address, env = upstream
     created = run_cli(
-        ["applications", "create", "--name", "Live", "--environment", "PRODUCTION", "--json"], env
+        [
+            "applications",
+            "create",
+            "--name",
+            "Live",
+            "--environment",
+            "PRODUCTION",
+            "--owner-email",
+            "owner@example.com",
+            "--json",
+        ],
+        env,
     )
     assert created.returncode == 0, created.stderr
-    api_key = json.loads(created.stdout)["api_key"]
+    invite = urlsplit(json.loads(created.stdout)["owner_invite_url"]).path
     with nginx_serving(tmp_path, shipped(address)) as proxy, httpx.Client(base_url=proxy) as browser:
         form = browser.get("/dashboard/sign-in")
         assert form.status_code == 200 and "text/html" in form.headers["content-type"]
         assert_secure(form)
         assert form.headers["content-security-policy"] == CONTENT_SECURITY_POLICY  # payorch's own
-        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text)
-        assert csrf
-        signed = browser.post("/dashboard/sign-in", data={"csrf": csrf.group(1), "api_key": api_key})
-        assert signed.status_code == 303 and signed.headers["location"] == "/dashboard/overview"
+        # The owner accepts the invite, enrolls TOTP and is signed in (a PRODUCTION key is not).
+        page = browser.get(invite)
+        password = "a long enough test password"
+        data = {"csrf": csrf_of(page.text), "password": password, "password_again": password}
+        accepted = browser.post(invite, data=data)
+        assert accepted.status_code == 303 and accepted.headers["location"] == "/dashboard/sign-in/enroll"
+        enroll = browser.get("/dashboard/sign-in/enroll")
+        secret = re.search(r'<code id="totp-secret"[^>]*>([A-Z2-7 ]+)</code>', enroll.text)
+        assert secret
+        code = pyotp.TOTP(secret.group(1).replace(" ", "")).now()
+        signed = browser.post("/dashboard/sign-in/enroll", data={"csrf": csrf_of(enroll.text), "code": code})
+        assert signed.status_code == 200 and "recovery codes" in signed.text
         page = browser.get("/dashboard/providers")
         assert page.status_code == 200 and "Add a provider" in page.text
         assert_secure(page)

@@ -154,9 +154,42 @@ class Settings(DatabaseSettings):
     )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
     dashboard_session_seconds: int = Field(
-        28800,
+        43200,
         ge=60,
-        description="A dashboard sign-in lasts this long; then the browser returns to sign-in.",
+        description=(
+            "A dashboard sign-in lasts at most this long (12 hours), however active; then the "
+            "browser returns to sign-in."
+        ),
+    )
+    dashboard_idle_seconds: int = Field(
+        900,
+        ge=60,
+        description=(
+            "A dashboard session unused this long (15 minutes) ends; a page view counts as use "
+            "(noted at most once a minute per session)."
+        ),
+    )
+    dashboard_key_sign_in: bool = Field(
+        False,
+        description=(
+            "Whether a SANDBOX application's API key signs in to the dashboard (with every "
+            "power of the key). PRODUCTION applications never do: their people sign in."
+        ),
+    )
+    require_mfa_for_all: bool = Field(
+        False,
+        description=(
+            "Every person signs in with a second factor (TOTP or a passkey); otherwise only "
+            "owners and admins must (the others may enroll one)."
+        ),
+    )
+    sign_in_max_failures: int = Field(
+        5,
+        ge=1,
+        description=("Failed sign-ins (password or second factor) in a row that lock a person's account."),
+    )
+    sign_in_lock_seconds: int = Field(
+        900, ge=1, description="How long a locked account refuses every sign-in (15 minutes)."
     )
     dashboard_sign_in_rate_limit: str = Field(
         "10/minute",

@@ -11,10 +11,13 @@ import pytest
 
 from payorch.runtime import Runtime
 from tests.activity.helpers import write_entries
-from tests.dashboard.signing import sign_in
+from tests.dashboard.signing import sign_in_with_key
 from tests.kit import Sandbox
 
 ROWS = re.compile(r'title="(act_[0-9a-z]+), hash')
+# A key's session (SANDBOX, behind its setting): signing in as a person writes entries itself
+# (tests/dashboard/test_sign_in.py), and this page starts from an empty log.
+pytestmark = pytest.mark.settings(dashboard_key_sign_in=True)
 
 
 async def shown(client: httpx.AsyncClient, **params: str) -> list[str]:
@@ -26,7 +29,7 @@ async def shown(client: httpx.AsyncClient, **params: str) -> list[str]:
 async def test_the_page_lists_filters_and_pages(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime
 ) -> None:
-    await sign_in(client, sandbox)
+    await sign_in_with_key(client, sandbox)
     empty = await client.get("/dashboard/activity")
     assert empty.status_code == 200 and "No activity yet." in empty.text
     assert 'href="/dashboard/activity"' in (await client.get("/dashboard/overview")).text
@@ -53,7 +56,7 @@ async def test_the_page_lists_filters_and_pages(
 async def test_a_bad_filter_is_a_400_page_naming_it(
     client: httpx.AsyncClient, sandbox: Sandbox, params: dict[str, str], field: str
 ) -> None:
-    await sign_in(client, sandbox)
+    await sign_in_with_key(client, sandbox)
     page = await client.get("/dashboard/activity", params=params)
     assert page.status_code == 400, page.text
     assert f'id="{field}-error"' in page.text and 'aria-invalid="true"' in page.text

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.activity import activity_log
 from payorch.runtime import Runtime
-from tests.dashboard.signing import sign_in
+from tests.dashboard.signing import sign_in_with_key
 from tests.kit import ENDPOINTS, Sandbox, authorized_payment, create_intent, mock_sandbox, new_application
 from tests.payments.fakes import OK, REJECT, FakeGateway
 from tests.reconciliation.helpers import C, made, paid, reconcile
@@ -127,7 +127,7 @@ async def configuration_changes(client: httpx.AsyncClient, runtime: Runtime, adm
     mock_b = {"provider": B, "mode": "MOCK", "priority": 1}
     b = await ok(await client.post(connectors_path(admin), json=mock_b, headers=admin.headers), 201)
     # Removing a connector is the dashboard's (and the command line's) alone.
-    csrf = await sign_in(client, admin)
+    csrf = await sign_in_with_key(client, admin)
     removed = await client.post(
         f"/dashboard/providers/{admin.merchant_account_id}/{b['id']}/remove", data={"csrf": csrf}
     )
@@ -184,6 +184,9 @@ def text_of(value: object) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
 
 
+# The dashboard's session is the key's (SANDBOX, behind its setting): a person's sign-in writes
+# entries of its own (tests/dashboard/test_sign_in.py).
+@pytest.mark.settings(dashboard_key_sign_in=True)
 async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
     client: httpx.AsyncClient, runtime: Runtime, gateway: FakeGateway
 ) -> None:
@@ -221,8 +224,8 @@ async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
         "webhook_endpoint.updated",
         "webhook_endpoint.deleted",
     ]
-    # The dashboard's session is the key's here (tests/dashboard/signing.py signs in with it); a
-    # person's session would make connector.removed theirs.
+    # The dashboard's session is the key's here (sign_in_with_key); a person's session would
+    # make connector.removed theirs.
     dashboard_actor = ("api_key", admin_key)
     assert [(e.actor_type, e.actor_id) for e in admin_log if e.action == "connector.removed"] == [
         dashboard_actor

@@ -58,18 +58,19 @@ async def test_every_page_and_action_in_a_browser(
         await web.keep_to_host(page, url, refused)
         violations = web.csp_violations(page)  # the pages keep to their own Content-Security-Policy
 
-        # Sign in (an unknown key first); keyboard focus is visible.
+        # Sign in (an unknown email first); keyboard focus is visible.
         await page.goto(url + "/dashboard")
         assert page.url.endswith("/dashboard/sign-in")
-        await page.get_by_label("API key").fill("pay_sb_000000000000_" + "0" * 48)
+        await page.get_by_label("Email").fill("nobody@example.com")
+        await page.get_by_label("Password").fill("not anyone's password")
         await web.submit(page, "Sign in")
-        assert "unknown or revoked" in await page.content()
-        await page.get_by_label("API key").fill(app["api_key"])
+        assert "do not match" in await page.content()
+        await page.get_by_label("Email").fill("nobody@example.com")
         await page.keyboard.press("Tab")
         outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline != "none"
         await web.screenshot(page, shots, "sign-in")
-        await web.submit(page, "Sign in")
+        await web.sign_in(page, url, app["api_key"])  # an admin: invited, TOTP enrolled
         assert page.url.endswith("/dashboard/overview")
         assert "No payment intents in this period" in await page.content()
 

@@ -76,11 +76,6 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
     url, env = server
     app = create_sandbox(env)
     shots = web.shots_dir(web.backend(database_url))
-    async with httpx.AsyncClient(
-        base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30
-    ) as api:
-        await _market_payments(api, as_sandbox(app), 12)
-        await _fail_a(api, as_sandbox(app))
 
     async def fits(page: Page, name: str, width: int) -> None:
         await web.fits_the_width(page, name, width)
@@ -94,7 +89,14 @@ async def test_the_routing_page_in_a_browser(server: web.Server, database_url: s
 
     async with web.chromium() as browser:
         page = await web.page_at(browser)
+        # Signed in first: A's skip (PAYORCH_PROVIDER_SKIP_SECONDS) must still hold on the page.
         await web.sign_in(page, url, app["api_key"])
+        async with httpx.AsyncClient(
+            base_url=url, headers={"Authorization": f"Bearer {app['api_key']}"}, timeout=30
+        ) as api:
+            await _market_payments(api, as_sandbox(app), 12)
+            await _fail_a(api, as_sandbox(app))
+        await page.goto(url + "/dashboard/overview")
         await page.get_by_role("link", name="Routing").click()
         await web.follow(page, page.locator("main a[href*='/dashboard/routing/']").first)
         assert "/dashboard/routing/" in page.url

@@ -142,6 +142,7 @@ async def test_provider_health_over_the_hour_and_day(
     )
 
     clock.advance(2 * 3600)  # the transitions leave the hour, not the day
+    await sign_in(client, sandbox)  # two hours idle ended the session
     a = provider_cells((await client.get(url)).text, A)
     assert a["Last hour: health"] == "available throughout, no provider errors", a
     assert a["Last 24 hours: health"] == "skipped 1 time, unavailable 10 min, 3 provider errors", a

@@ -1,4 +1,5 @@
-"""Dashboard sign-in, sessions, CSRF and the 404 page, over plain HTTP on SQLite and PostgreSQL."""
+"""Dashboard sign-in, sessions (idle and absolute expiry), CSRF and the 404 page, over plain HTTP
+on SQLite and PostgreSQL. The sign-in steps themselves: test_sign_in.py."""
 
 from __future__ import annotations
 
@@ -7,18 +8,33 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.dashboard.signing import assert_back_to_sign_in, csrf_of, sign_in, sign_in_with
+from tests.dashboard.signing import (
+    assert_back_to_sign_in,
+    code_now,
+    csrf_of,
+    password_step,
+    person_of,
+    second_factor_step,
+    sign_in,
+    sign_in_with,
+)
 from tests.kit import Sandbox, new_application
 
 
 async def test_sign_in_sets_a_guarded_session_cookie_and_pages_refuse_framing(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
-    answer = await sign_in_with(client, sandbox.api_key)
-    assert answer.status_code == 303
-    cookie = answer.headers["set-cookie"].lower()
-    assert "payorch_session=" in cookie and "httponly" in cookie and "samesite=lax" in cookie
-    assert "secure" not in cookie  # PAYORCH_PUBLIC_URL is http here
+    await sign_in(client, sandbox)
+    client.cookies.clear()
+    person = person_of(sandbox)
+    first = await password_step(client, person.email, person.password)
+    assert first.status_code == 303
+    second = await second_factor_step(client, code_now(client, person.totp_secret))
+    assert second.status_code == 303
+    for answer in (first, second):
+        cookie = answer.headers["set-cookie"].lower()
+        assert "payorch_session=" in cookie and "httponly" in cookie and "samesite=lax" in cookie
+        assert "secure" not in cookie  # PAYORCH_PUBLIC_URL is http here
     overview = await client.get("/dashboard/overview")
     assert overview.status_code == 200
     policy = overview.headers["content-security-policy"]
@@ -33,30 +49,45 @@ async def test_sign_in_sets_a_guarded_session_cookie_and_pages_refuse_framing(
 async def test_the_cookie_is_secure_when_the_public_url_is_https(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
-    answer = await sign_in_with(client, sandbox.api_key)
+    async with httpx.AsyncClient(transport=client._transport, base_url="https://testserver") as browser:
+        await sign_in(browser, sandbox)
+        browser.cookies.clear()
+        person = person_of(sandbox)
+        answer = await password_step(browser, person.email, person.password)
     assert "secure" in answer.headers["set-cookie"].lower()
 
 
-async def test_a_wrong_key_shows_the_form_again_and_opens_nothing(
+async def test_a_wrong_password_shows_the_form_again_and_opens_nothing(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
-    answer = await sign_in_with(client, sandbox.api_key[:-2] + "xx")
+    await sign_in(client, sandbox)
+    client.cookies.clear()
+    answer = await password_step(client, person_of(sandbox).email, "not the password at all")
     assert answer.status_code == 401
-    assert "unknown or revoked" in answer.text
+    assert "do not match" in answer.text
+    assert "payorch_session" not in answer.headers.get("set-cookie", "")
     assert (await client.get("/dashboard/overview")).status_code == 303
 
 
 async def test_sign_in_without_the_form_token_is_refused(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
-    answer = await client.post("/dashboard/sign-in", data={"api_key": sandbox.api_key})
+    await sign_in(client, sandbox)
+    client.cookies.clear()
+    person = person_of(sandbox)
+    answer = await client.post(
+        "/dashboard/sign-in", data={"email": person.email, "password": person.password}
+    )
     assert answer.status_code == 403
     assert "payorch_session" not in answer.headers.get("set-cookie", "")
 
 
 @pytest.mark.parametrize("settings_overrides", [{"dashboard_sign_in_rate_limit": "3/minute"}])
 async def test_sign_in_attempts_are_rate_limited(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    await sign_in(client, sandbox)  # an invite and its enrollment are not sign-in attempts
+    client.cookies.clear()
+    person = person_of(sandbox)
     for _ in range(3):
-        assert (await sign_in_with(client, "pay_sb_wrong_wrong")).status_code == 401
-    refused = await sign_in_with(client, sandbox.api_key)  # even the right key, past the limit
+        assert (await password_step(client, "nobody@example.com", "wrong wrong wrong")).status_code == 401
+    refused = await password_step(client, person.email, person.password)  # even the right one
     assert refused.status_code == 429
     assert "Too many sign-in attempts" in refused.text
     assert int(refused.headers["retry-after"]) >= 1
@@ -83,20 +114,44 @@ async def test_a_signed_out_session_cookie_no_longer_works(
     await assert_back_to_sign_in(client)
 
 
-async def test_an_expired_session_returns_to_sign_in(
+async def test_a_session_ends_after_its_absolute_lifetime_however_active(
     client: httpx.AsyncClient, sandbox: Sandbox, clock: FrozenClock, runtime: Runtime
 ) -> None:
+    settings = runtime.settings
     await sign_in(client, sandbox)
-    clock.advance(runtime.settings.dashboard_session_seconds - 1)
+    step = settings.dashboard_idle_seconds - 60  # a page view before each idle expiry
+    lived = 0
+    while lived + step < settings.dashboard_session_seconds - 1:
+        clock.advance(step)
+        lived += step
+        assert (await client.get("/dashboard/overview")).status_code == 200, lived
+    clock.advance(settings.dashboard_session_seconds - 1 - lived)
     assert (await client.get("/dashboard/overview")).status_code == 200
     clock.advance(2)
     await assert_back_to_sign_in(client)
 
 
+async def test_a_session_ends_after_its_idle_time(
+    client: httpx.AsyncClient, sandbox: Sandbox, clock: FrozenClock, runtime: Runtime
+) -> None:
+    idle = runtime.settings.dashboard_idle_seconds
+    await sign_in(client, sandbox)
+    clock.advance(61)
+    assert (await client.get("/dashboard/overview")).status_code == 200  # noted: last seen now
+    clock.advance(30)
+    assert (await client.get("/dashboard/payments")).status_code == 200  # not noted (< a minute)
+    clock.advance(idle - 30 - 1)  # idle - 1 since the page view that was noted
+    assert (await client.get("/dashboard/overview")).status_code == 200
+    clock.advance(idle + 1)
+    await assert_back_to_sign_in(client)
+
+
+@pytest.mark.parametrize("settings_overrides", [{"dashboard_key_sign_in": True}])
 async def test_revoking_the_key_ends_its_sessions_at_once(
     client: httpx.AsyncClient, sandbox: Sandbox
 ) -> None:
-    await sign_in(client, sandbox)
+    signed = await sign_in_with(client, sandbox.api_key)
+    assert signed.status_code == 303 and signed.headers["location"] == "/dashboard/overview"
     other = await client.post("/v1/admin/api-credentials", json={"name": "second"}, headers=sandbox.headers)
     assert other.status_code == 201, other.text
     mine = (await client.get("/v1/admin/api-credentials", headers=sandbox.headers)).json()["items"]

@@ -15,7 +15,7 @@ from payorch.runtime import Runtime
 from payorch.users import service
 from payorch.users.invites import INVITE_PATH
 from payorch.users.records import User
-from tests.dashboard.signing import sign_in
+from tests.dashboard.signing import sign_in_with_key
 from tests.kit import Sandbox
 from tests.pages import dashboard_walk
 
@@ -23,7 +23,9 @@ INVITE_URL = re.compile(r'<code id="secret">([^<]+)</code>')
 EMAILS = re.compile(r'<td class="row-title mono"><span>([^<( ]+)')
 OLDER = re.compile(r'href="(/dashboard/users\?[^"]*cursor=[^"]+)">Older users')
 
-pytestmark = pytest.mark.settings(max_users=40)
+# A key's session (a SANDBOX key, behind its setting): the list holds only the people a test
+# makes, and the key is not an owner.
+pytestmark = pytest.mark.settings(max_users=40, dashboard_key_sign_in=True)
 
 
 async def _users(runtime: Runtime, app: Sandbox) -> list[User]:
@@ -50,7 +52,7 @@ async def _invite(client: httpx.AsyncClient, csrf: str, email: str, role: str) -
 async def test_invite_from_the_page_shows_the_link_once_and_it_works(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
-    csrf = await sign_in(client, sandbox)
+    csrf = await sign_in_with_key(client, sandbox)
     empty = await client.get("/dashboard/users")
     assert empty.status_code == 200, empty.text
     assert "No one yet: invite the first person below" in empty.text
@@ -99,7 +101,7 @@ async def test_a_refused_invite_says_why_on_the_page_and_adds_no_one(
     said: str,
 ) -> None:
     await _active(runtime, sandbox, "ana@example.com", "viewer")
-    csrf = await sign_in(client, sandbox)
+    csrf = await sign_in_with_key(client, sandbox)
     refused = await _invite(client, csrf, email, role)
     assert refused.status_code == status, refused.text
     assert said in refused.text and 'role="alert"' in refused.text
@@ -111,7 +113,7 @@ async def test_change_role_disable_enable_and_remove(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
     ana = await _active(runtime, sandbox, "ana@example.com", "developer")
-    csrf = await sign_in(client, sandbox)
+    csrf = await sign_in_with_key(client, sandbox)
     steps = [
         (f"/dashboard/users/{ana.id}/role", {"role": "finance"}, "role_changed", ("finance", "ACTIVE")),
         (f"/dashboard/users/{ana.id}/disable", {}, "disabled", ("finance", "DISABLED")),
@@ -134,7 +136,7 @@ async def test_an_owner_is_changed_only_by_an_owner_and_the_page_says_so(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
     owner = await _active(runtime, sandbox, "olga@example.com", "owner")
-    csrf = await sign_in(client, sandbox)  # a key's session: not an owner
+    csrf = await sign_in_with_key(client, sandbox)  # a key's session: not an owner
     for action, data in (("role", {"role": "admin"}), ("disable", {}), ("remove", {})):
         refused = await client.post(f"/dashboard/users/{owner.id}/{action}", data={"csrf": csrf, **data})
         assert refused.status_code == 403, refused.text
@@ -146,7 +148,7 @@ async def test_a_form_without_the_session_token_changes_nothing(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
     ana = await _active(runtime, sandbox, "ana@example.com", "developer")
-    await sign_in(client, sandbox)
+    await sign_in_with_key(client, sandbox)
     refused = await client.post(f"/dashboard/users/{ana.id}/role", data={"role": "admin"})
     assert refused.status_code == 403
     assert [u.role for u in await _users(runtime, sandbox)] == ["developer"]
@@ -161,7 +163,7 @@ async def test_the_list_pages_like_the_api(
                 conn, runtime.clock, _operator(sandbox), f"p{n}@example.com", "viewer", limit=40
             )
     every = [user.email for user in await _users(runtime, sandbox)]
-    await sign_in(client, sandbox)
+    await sign_in_with_key(client, sandbox)
     first = await client.get("/dashboard/users")
     assert EMAILS.findall(first.text) == every[:20]
     shown = await dashboard_walk(client, "/dashboard/users?limit=10", EMAILS, OLDER)

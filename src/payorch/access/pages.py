@@ -18,6 +18,22 @@ PAGES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/sign-in"): PUBLIC,
     ("POST", "/sign-in"): PUBLIC,
     ("POST", "/sign-out"): PUBLIC,
+    # Signing in's further steps: a PASSWORD-stage session (or an invite's token) is checked by
+    # the route itself (payorch.dashboard.second_factor, signin).
+    ("GET", "/sign-in/second-factor"): PUBLIC,
+    ("POST", "/sign-in/second-factor"): PUBLIC,
+    ("POST", "/sign-in/second-factor/passkey-options"): PUBLIC,
+    ("POST", "/sign-in/second-factor/passkey"): PUBLIC,
+    ("POST", "/sign-in/cancel"): PUBLIC,
+    ("GET", "/sign-in/enroll"): PUBLIC,
+    ("POST", "/sign-in/enroll"): PUBLIC,
+    ("GET", "/sign-in/enroll/passkey"): PUBLIC,
+    ("POST", "/sign-in/enroll/passkey-options"): PUBLIC,
+    ("POST", "/sign-in/enroll/passkey"): PUBLIC,
+    ("GET", "/invite/{token}"): PUBLIC,
+    ("POST", "/invite/{token}"): PUBLIC,
+    ("GET", "/recovery-codes"): PUBLIC,  # one's own codes: any signed-in person
+    ("POST", "/recovery-codes"): PUBLIC,
     ("GET", "/assets/{name}"): PUBLIC,
     ("GET", "/{rest}"): PUBLIC,  # the 404 page of an unknown address
     ("POST", "/{rest}"): PUBLIC,

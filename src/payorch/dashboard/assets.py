@@ -14,6 +14,7 @@ router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_s
 _FILES = {
     "dashboard.css": "text/css; charset=utf-8",
     "dashboard.js": "text/javascript; charset=utf-8",
+    "passkeys.js": "text/javascript; charset=utf-8",
 }
 _CONTENT = {name: (Path(__file__).parent / "assets" / name).read_bytes() for name in _FILES}
 

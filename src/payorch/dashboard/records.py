@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
+
+Stage = Literal["PASSWORD", "ACTIVE"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,20 +15,39 @@ class DashboardSession:
 
     id: str
     application_id: str
-    credential_id: str | None  # the key signed in with; None for a person
+    credential_id: str | None  # the key signed in with (SANDBOX, behind a setting); None for a person
     created_at: datetime
     last_seen_at: datetime
     expires_at: datetime
     user_id: str | None = None
-    stage: str = "ACTIVE"  # PASSWORD: a second factor is next
+    stage: Stage = "ACTIVE"  # PASSWORD: the password matched, a second factor is next
     challenge: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ActiveSession:
-    """A session that is still valid, with what the pages need to act for its application."""
+    """A session that is still valid, with what the pages need to act for its application: the
+    person's current role (read with the session, so a role change counts at the next request)
+    or the key's scopes."""
 
     session_id: str
     application_id: str
-    credential_id: str
     environment: str
+    last_seen_at: datetime
+    credential_id: str | None
+    key_scopes: frozenset[str] | None  # a key's list; None = every scope
+    user_id: str | None
+    email: str | None
+    role: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSession:
+    """A PASSWORD-stage session: the person typed the right password; a second factor (or its
+    enrollment) is next. ``challenge`` holds what the next step checks against (a WebAuthn
+    challenge, or a TOTP secret being enrolled, encrypted)."""
+
+    session_id: str
+    application_id: str
+    user_id: str
+    challenge: str | None

@@ -18,6 +18,7 @@ from payorch.dashboard import (
     reconciliation,
     routing,
     sandbox,
+    second_factor,
     signin,
     users,
     webhooks,
@@ -38,6 +39,7 @@ async def unknown_page(rest: str, request: Request) -> Response:
 
 ROUTERS = (
     signin.router,
+    second_factor.router,
     assets.router,
     overview.router,
     payments.router,

@@ -20,7 +20,7 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from payorch.access.pages import ACTIONS, PUBLIC, REFUSED, scope_of
-from payorch.access.roles import ROLE_SCOPES
+from payorch.access.roles import ROLE_SCOPES, scopes_of
 from payorch.amount_text import written
 from payorch.auth.service import Caller
 from payorch.dashboard import sessions
@@ -68,7 +68,13 @@ _ENV.filters["breakable"] = breakable
 
 
 class SignInRequired(Exception):
-    """No valid session: the browser goes to the sign-in form."""
+    """No session for this page: the browser goes to the sign-in form, which sends a session on
+    to where it may go (a PASSWORD-stage one to its second factor, an ACTIVE one to the
+    overview); ``keep_cookie`` for those, else the cookie is deleted."""
+
+    def __init__(self, keep_cookie: bool = False) -> None:
+        super().__init__("sign in")
+        self.keep_cookie = keep_cookie
 
 
 class CsrfRefused(Exception):
@@ -95,6 +101,8 @@ class Viewer:
 
 
 async def current_viewer(request: Request) -> Viewer:
+    """The signed-in browser, acting as its person (with the scopes of the role they hold now)
+    or as its key (SANDBOX only, while PAYORCH_DASHBOARD_KEY_SIGN_IN allows)."""
     known = getattr(request.state, "viewer", None)
     if isinstance(known, Viewer):  # already found for this request (the route's scope check)
         return known
@@ -103,11 +111,29 @@ async def current_viewer(request: Request) -> Viewer:
     token = request.cookies.get(SESSION_COOKIE)
     if not token:
         raise SignInRequired()
+    settings = runtime.settings
     async with phases.reading() as conn:
-        found = await sessions.find_session(conn, runtime.clock, token)
+        found = await sessions.find_session(conn, runtime.clock, token, settings.dashboard_idle_seconds)
     if found is None:
-        raise SignInRequired()
-    caller = Caller(found.application_id, found.environment, found.credential_id)
+        async with phases.reading() as conn:
+            pending = await sessions.find_pending(conn, runtime.clock, token)
+        raise SignInRequired(pending is not None)
+    if found.credential_id is not None:
+        if not (settings.dashboard_key_sign_in and found.environment == "SANDBOX"):
+            raise SignInRequired()
+        caller = Caller(found.application_id, found.environment, found.credential_id, found.key_scopes)
+    else:
+        caller = Caller(
+            found.application_id,
+            found.environment,
+            "",
+            scopes_of(found.role or ""),
+            user_id=found.user_id,
+            email=found.email,
+        )
+    if sessions.needs_touch(found, runtime.clock):
+        async with phases.transaction() as conn:
+            await sessions.touch(conn, runtime.clock, found)
     viewer = Viewer(caller, token, runtime)
     request.state.viewer = viewer  # error pages keep the navigation
     return viewer
@@ -195,7 +221,8 @@ def _problems(errors: Sequence[object]) -> str:
 def _error_page(request: Request, exc: Exception) -> Response:
     if isinstance(exc, SignInRequired):
         response: Response = back_to(request, "/sign-in")
-        response.delete_cookie(SESSION_COOKIE, path="/dashboard")
+        if not exc.keep_cookie:
+            response.delete_cookie(SESSION_COOKIE, path="/dashboard")
         return response
     if isinstance(exc, CsrfRefused):
         message = "This form was not sent from your dashboard session. Reload the page and send it again."

@@ -125,6 +125,7 @@ NEVER_DIALLED = {
     "observability/test_logs.py": "an endpoint URL stored to look for its secret in the logs",
     "http/test_database_loss.py": "endpoint URLs stored while the connection is lost",
     "client/test_live.py": "an endpoint URL stored through the SDK",
+    "users/test_users_cli.py": "the invite URL's default prefix, printed by the command line",
     "dashboard/roles_world.py": "endpoint URLs stored by the per-role tests (no worker sends)",
     "client/generate_async.py": "the example in the generated client's docstring",
     "cli/test_serve_address.py": "the URLs serve derives from an address, compared as text",

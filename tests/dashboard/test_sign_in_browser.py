@@ -8,10 +8,13 @@ from __future__ import annotations
 import secrets
 
 import pyotp
+import pytest
 
 from tests import browser as web
 from tests.browser import chromium, fits_the_width, page_at, screenshot, shots_dir, submit
 from tests.live import create_sandbox, live_server, payorch_env
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SHOTS = "sign-in"
 

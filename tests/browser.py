@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlsplit
 
 import httpx
-import pyotp
 
 from tests.live import live_server, payorch_env
 from tests.needs import missing
+from tests.totp_codes import fresh_code
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Locator, Page, Route
@@ -165,7 +165,7 @@ async def enroll_totp(page: Page) -> str:
     """On the enrollment page: reads the key, types its code; returns the key (the recovery
     codes' page is loaded)."""
     secret = (await page.locator("#totp-secret").inner_text()).replace(" ", "")
-    await page.get_by_label("Code from your app").fill(pyotp.TOTP(secret).now())
+    await page.get_by_label("Code from your app").fill(await fresh_code(secret))
     await submit(page, "Confirm and sign in")
     return secret
 
@@ -186,7 +186,7 @@ async def sign_in(page: Page, url: str, api_key: str) -> None:
     await page.get_by_label("Email").fill(person.email)
     await page.get_by_label("Password").fill(person.password)
     await submit(page, "Sign in")
-    await page.get_by_label(TOTP_CODE_LABEL).fill(pyotp.TOTP(person.totp_secret).now())
+    await page.get_by_label(TOTP_CODE_LABEL).fill(await fresh_code(person.totp_secret))
     await submit(page, "Confirm")
 
 

@@ -8,16 +8,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-import pyotp
 import pytest
 
 from payorch.dashboard.web import CONTENT_SECURITY_POLICY
 from tests.live import free_port, live_server, payorch_env, run_cli
 from tests.nginx import _nginx, nginx_serving, render
+from tests.totp_codes import code_at
 
 pytestmark = pytest.mark.slow
 
@@ -84,7 +85,7 @@ def test_the_dashboard_is_served_with_its_headers_and_signs_in(
         enroll = browser.get("/dashboard/sign-in/enroll")
         secret = re.search(r'<code id="totp-secret"[^>]*>([A-Z2-7 ]+)</code>', enroll.text)
         assert secret
-        code = pyotp.TOTP(secret.group(1).replace(" ", "")).now()
+        code = code_at(secret.group(1), datetime.now(UTC))
         signed = browser.post("/dashboard/sign-in/enroll", data={"csrf": csrf_of(enroll.text), "code": code})
         assert signed.status_code == 200 and "recovery codes" in signed.text
         page = browser.get("/dashboard/providers")

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
-import pyotp
 
 from payorch.auth.service import Caller
 from payorch.clock import Clock, SystemClock
 from payorch.runtime import Runtime
 from payorch.users import service as users
 from tests.kit import Sandbox
+from tests.totp_codes import code_at
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 TOTP_SECRET = re.compile(r'<code id="totp-secret"[^>]*>([A-Z2-7 ]+)</code>')
@@ -58,7 +58,7 @@ def clock_of(client: httpx.AsyncClient) -> Clock:
 
 
 def code_now(client: httpx.AsyncClient, secret: str) -> str:
-    return pyotp.TOTP(secret.replace(" ", "")).at(clock_of(client).now())
+    return code_at(secret, clock_of(client).now())
 
 
 async def invite(client: httpx.AsyncClient, app: Sandbox, email: str, role: str = "owner") -> str:

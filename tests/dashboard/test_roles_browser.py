@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import httpx
-import pyotp
 import pytest
 
 from payorch.access.pages import ACTIONS, PAGES
@@ -29,6 +28,7 @@ from tests import browser as web
 from tests.dashboard.roles_world import CASES, HOOK, ROUTES, World, snapshot
 from tests.dashboard.signing import PASSWORD
 from tests.kit import authorized_payment, create_endpoint, create_intent, mock_sandbox
+from tests.totp_codes import fresh_code
 from tests.webhooks.helpers import PRIVATE_ON
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ async def _person(page: Page, url: str, world: World, role: str) -> None:
     await page.get_by_label("Password").fill(PASSWORD)
     await web.submit(page, "Sign in")
     if secret:
-        await page.get_by_label(web.TOTP_CODE_LABEL).fill(pyotp.TOTP(secret).now())
+        await page.get_by_label(web.TOTP_CODE_LABEL).fill(await fresh_code(secret))
         await web.submit(page, "Confirm")
     assert page.url.endswith("/dashboard/overview"), page.url
 

@@ -33,6 +33,7 @@ from tests.dashboard.signing import (
     sign_in_with,
 )
 from tests.kit import Sandbox, new_application
+from tests.totp_codes import code_at
 
 
 async def _entries(runtime: Runtime, application_id: str) -> list[tuple[str, str, str, dict[str, object]]]:
@@ -80,7 +81,7 @@ async def test_an_owner_accepts_the_invite_enrolls_totp_and_signs_in_with_passwo
     assert "Code from your authenticator app" in page.text
     second = await client.post(
         "/dashboard/sign-in/second-factor",
-        data={"csrf": csrf_of(page), "code": pyotp.TOTP(secret).at(runtime.clock.now())},
+        data={"csrf": csrf_of(page), "code": code_at(secret, runtime.clock.now())},
     )
     assert second.status_code == 303 and second.headers["location"] == "/dashboard/overview"
     overview = await client.get("/dashboard/overview")
@@ -144,6 +145,30 @@ async def test_everyone_enrolls_a_second_factor_when_the_setting_says_so(
     assert (await client.get("/dashboard/payments")).status_code == 200
 
 
+async def test_a_totp_code_signs_in_once(
+    client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: FrozenClock
+) -> None:
+    """A code seen over a shoulder or in a proxy's log cannot sign in again: the service keeps
+    the step of the last code accepted (the enrollment's included) and refuses it and any older."""
+    await sign_in(client, sandbox)  # enrolled with the code of now
+    person = person_of(sandbox)
+    enrolled_with = pyotp.TOTP(person.totp_secret).at(clock.now())
+    client.cookies.clear()
+    assert (await password_step(client, person.email, person.password)).status_code == 303
+    replayed = await second_factor_step(client, enrolled_with)
+    assert replayed.status_code == 401, replayed.text
+    async with runtime.database.reading() as conn:
+        failures = (await conn.execute(select(users.c.failed_sign_ins).where(users.c.email == person.email))).scalar_one()
+    assert failures == 1  # a replay counts toward the lock like any wrong code
+    clock.advance(30)  # the app shows the next code
+    client.cookies.clear()
+    await sign_in_as(client, person)
+    used = pyotp.TOTP(person.totp_secret).at(clock.now())
+    client.cookies.clear()
+    assert (await password_step(client, person.email, person.password)).status_code == 303
+    assert (await second_factor_step(client, used)).status_code == 401
+
+
 @pytest.mark.parametrize("settings_overrides", [{"sign_in_max_failures": 3, "sign_in_lock_seconds": 600}])
 async def test_failed_attempts_lock_the_account_with_the_same_answer(
     client: httpx.AsyncClient, sandbox: Sandbox, runtime: Runtime, clock: FrozenClock
@@ -160,7 +185,7 @@ async def test_failed_attempts_lock_the_account_with_the_same_answer(
         assert wrong.status_code == 401 and message in wrong.text
     assert (await password_step(client, person.email, person.password)).status_code == 303
     bad_code = await second_factor_step(
-        client, "000000" if code_now(client, person.totp_secret) != "000000" else "111111"
+        client, "000000" if pyotp.TOTP(person.totp_secret).at(clock.now()) != "000000" else "111111"
     )
     assert bad_code.status_code == 401 and message in bad_code.text  # locked: back to the form
     await assert_back_to_sign_in(client)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import secrets
 
-import pyotp
 import pytest
 
 from tests import browser as web
 from tests.browser import chromium, fits_the_width, page_at, screenshot, shots_dir, submit
 from tests.live import create_sandbox, live_server, payorch_env
+from tests.totp_codes import fresh_code
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -66,7 +66,7 @@ async def test_totp_enrollment_and_sign_in_pages(database_url: str) -> None:
             await submit(page, "Sign in")
             assert page.url == url + "/dashboard/sign-in/second-factor"
             await screenshot(page, shots, "second-factor", check=fits_the_width)
-            await page.get_by_label(web.TOTP_CODE_LABEL).fill(pyotp.TOTP(secret).now())
+            await page.get_by_label(web.TOTP_CODE_LABEL).fill(await fresh_code(secret))
             await submit(page, "Confirm")
             assert page.url == url + "/dashboard/overview"
             await page.goto(url + "/dashboard/recovery-codes")

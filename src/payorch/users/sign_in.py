@@ -193,7 +193,10 @@ async def check_code(
             return "recovery_code"
     else:
         secret = await repository.totp_secret_of(conn, user.id)
-        if secret is not None and totp.code_matches(cipher.decrypt(secret), code, now):
+        step = None if secret is None else totp.matching_step(cipher.decrypt(secret), code, now)
+        # A code is good once: the step is taken only if it is later than the last one used
+        # (one conditional UPDATE, so two requests racing with the same code cannot both pass).
+        if step is not None and await repository.take_totp_step(conn, user.id, step):
             return "totp"
     raise SecondFactorRefused(await _failed(conn, clock, rules, user, "second_factor"))
 
@@ -254,10 +257,12 @@ async def enroll_totp(
     conn: AsyncConnection, clock: Clock, cipher: Cipher, user: User, secret: str, code: str
 ) -> bool:
     """Keeps ``secret`` (encrypted) as the account's TOTP secret if ``code`` is its current code
-    (the person's app holds it); False otherwise, nothing kept."""
-    if not totp.code_matches(secret, code, clock.now()):
+    (the person's app holds it); False otherwise, nothing kept. The confirming code counts as
+    used: it cannot sign in afterwards."""
+    step = totp.matching_step(secret, code, clock.now())
+    if step is None:
         return False
-    await repository.set_totp_secret(conn, user.id, cipher.encrypt(secret), clock.now())
+    await repository.set_totp_secret(conn, user.id, cipher.encrypt(secret), step, clock.now())
     await _record(conn, clock, user, "user.mfa_enrolled", {"factor": "totp"})
     return True
 

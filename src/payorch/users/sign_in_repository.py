@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, record_of
@@ -27,10 +27,26 @@ async def totp_secret_of(conn: AsyncConnection, user_id: str) -> str | None:
     return (await conn.execute(query)).scalar_one_or_none()
 
 
-async def set_totp_secret(conn: AsyncConnection, user_id: str, encrypted: str, now: datetime) -> None:
+async def set_totp_secret(
+    conn: AsyncConnection, user_id: str, encrypted: str, used_step: int, now: datetime
+) -> None:
+    """Keeps the secret; ``used_step`` is the step of the code that confirmed it."""
     await conn.execute(
-        update(users).where(users.c.id == user_id).values(totp_secret=encrypted, updated_at=now)
+        update(users)
+        .where(users.c.id == user_id)
+        .values(totp_secret=encrypted, totp_last_step=used_step, updated_at=now)
     )
+
+
+async def take_totp_step(conn: AsyncConnection, user_id: str, step: int) -> bool:
+    """Marks TOTP time step ``step`` used; False if it or a later one was used already."""
+    last = users.c.totp_last_step
+    query = (
+        update(users)
+        .where(users.c.id == user_id, or_(last.is_(None), last < step))
+        .values(totp_last_step=step)
+    )
+    return (await conn.execute(query)).rowcount == 1
 
 
 async def replace_recovery_codes(

@@ -5,6 +5,7 @@ encrypted (payorch.crypto)."""
 
 from __future__ import annotations
 
+import hmac
 from datetime import datetime
 
 import pyotp
@@ -30,12 +31,20 @@ def qr_data_uri(uri: str) -> str:
     return segno.make(uri, error="m").svg_data_uri(scale=5, border=2)
 
 
-def code_matches(secret: str, code: str, now: datetime) -> bool:
-    """Whether ``code`` (spaces allowed) is the secret's code at ``now`` or a step either side."""
+def matching_step(secret: str, code: str, now: datetime) -> int | None:
+    """The time step (``now`` // 30 s, or a step either side) whose code ``code`` is (spaces
+    allowed); None if it is none of them. The step lets a used code be refused the second time
+    (RFC 6238, section 5.2: a code is accepted once)."""
     digits = "".join(code.split())
     if len(digits) != 6 or not digits.isdigit():
-        return False
-    return pyotp.TOTP(secret).verify(digits, for_time=now, valid_window=VALID_WINDOW)
+        return None
+    generator = pyotp.TOTP(secret)
+    step = generator.timecode(now)
+    for candidate in range(step - VALID_WINDOW, step + VALID_WINDOW + 1):
+        # As bytes: compare_digest refuses a str with a non-ASCII character.
+        if hmac.compare_digest(generator.generate_otp(candidate).encode(), digits.encode()):
+            return candidate
+    return None
 
 
 def spaced(secret: str) -> str:

@@ -2,7 +2,7 @@
 recovery codes and passkeys. Secrets are stored only as hashes (password, invite, recovery
 codes) or encrypted (the TOTP secret); a passkey's public key is not a secret."""
 
-from sqlalchemy import Column, Index, Integer, LargeBinary, String, Table, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Column, Index, Integer, LargeBinary, String, Table, Text, UniqueConstraint
 
 from payorch.db.tables.base import id_column, metadata, reference, timestamp
 from payorch.db.types import UtcDateTime
@@ -17,6 +17,8 @@ users = Table(
     Column("status", String(16), nullable=False),  # INVITED | ACTIVE | DISABLED
     Column("password_hash", Text, nullable=True),  # argon2id, set when the invite is accepted
     Column("totp_secret", Text, nullable=True),  # encrypted (payorch.crypto), set once confirmed
+    # The time step (unix time // 30) of the last TOTP code accepted: a code is good once.
+    Column("totp_last_step", BigInteger, nullable=True),
     Column("invite_hash", String(64), nullable=True, unique=True),  # SHA-256 of the invite token
     Column("invite_expires_at", UtcDateTime, nullable=True),
     Column("failed_sign_ins", Integer, nullable=False),  # since the last success or lockout

@@ -12,7 +12,7 @@ from functools import cached_property
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from payorch.config_database import DatabaseSettings
+from payorch.config_access import AccessSettings
 from payorch.errors import validator_message
 
 # Also the defaults of a provider-health store made from a URL alone (providers/health.py).
@@ -26,7 +26,7 @@ class SettingsError(Exception):
     """A setting is missing or malformed; the message names the variable."""
 
 
-class Settings(DatabaseSettings):
+class Settings(AccessSettings):
     model_config = SettingsConfigDict(env_prefix="PAYORCH_", extra="ignore", frozen=True)
 
     public_url: str = Field(
@@ -55,15 +55,6 @@ class Settings(DatabaseSettings):
         description=(
             "Webhook delivery attempts older than this are deleted in batches by the worker "
             "(job webhook-attempts-purge); deliveries themselves are kept."
-        ),
-    )
-    activity_retention_days: int = Field(
-        400,
-        gt=0,
-        description=(
-            "Activity log entries older than this are deleted from the start of each "
-            "application's chain by the worker (job activity-retention), which first appends an "
-            "activity.retention_applied entry naming the cut, so the chain still verifies."
         ),
     )
     webhook_max_in_flight: int = Field(
@@ -128,21 +119,6 @@ class Settings(DatabaseSettings):
             "LIMIT_EXCEEDED (revoke one first). Revoked keys do not count."
         ),
     )
-    max_users: int = Field(
-        100,
-        ge=1,
-        description=(
-            "People (users, whatever their status) per application: one more invite is refused "
-            "409 LIMIT_EXCEEDED (remove someone first)."
-        ),
-    )
-    sandbox_owner_email: str = Field(
-        "owner@sandbox.localhost",
-        description=(
-            "The email of the sandbox application's owner that `payorch serve` (`make run`) "
-            "invites on a fresh database; the sign-in link is printed once, at that start."
-        ),
-    )
     reconciliation_max_queued_runs: int = Field(
         31,
         ge=1,
@@ -153,44 +129,6 @@ class Settings(DatabaseSettings):
         ),
     )
     rate_limit: str = Field("100/second", description="Per application: N/second or N/minute.")
-    dashboard_session_seconds: int = Field(
-        43200,
-        ge=60,
-        description=(
-            "A dashboard sign-in lasts at most this long (12 hours), however active; then the "
-            "browser returns to sign-in."
-        ),
-    )
-    dashboard_idle_seconds: int = Field(
-        900,
-        ge=60,
-        description=(
-            "A dashboard session unused this long (15 minutes) ends; a page view counts as use "
-            "(noted at most once a minute per session)."
-        ),
-    )
-    dashboard_key_sign_in: bool = Field(
-        False,
-        description=(
-            "Whether a SANDBOX application's API key signs in to the dashboard (with every "
-            "power of the key). PRODUCTION applications never do: their people sign in."
-        ),
-    )
-    require_mfa_for_all: bool = Field(
-        False,
-        description=(
-            "Every person signs in with a second factor (TOTP or a passkey); otherwise only "
-            "owners and admins must (the others may enroll one)."
-        ),
-    )
-    sign_in_max_failures: int = Field(
-        5,
-        ge=1,
-        description=("Failed sign-ins (password or second factor) in a row that lock a person's account."),
-    )
-    sign_in_lock_seconds: int = Field(
-        900, ge=1, description="How long a locked account refuses every sign-in (15 minutes)."
-    )
     dashboard_sign_in_rate_limit: str = Field(
         "10/minute",
         description="Dashboard sign-in attempts per client address: N/second or N/minute.",

@@ -16,6 +16,7 @@ from payorch.dashboard import (
     payments,
     providers,
     reconciliation,
+    recovery_pages,
     routing,
     sandbox,
     second_factor,
@@ -40,6 +41,7 @@ async def unknown_page(rest: str, request: Request) -> Response:
 ROUTERS = (
     signin.router,
     second_factor.router,
+    recovery_pages.router,
     assets.router,
     overview.router,
     payments.router,

@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 
 from payorch.dashboard import sessions
 from payorch.dashboard.records import PendingSession
+from payorch.dashboard.recovery_pages import recovery_codes_page
 from payorch.dashboard.signin import (
     ENROLL_PATH,
     REFUSED,
@@ -39,9 +40,7 @@ from payorch.dashboard.web import (
     SESSION_COOKIE,
     CsrfRefused,
     DashboardRoute,
-    FormDep,
     SignInRequired,
-    ViewerDep,
     back_to,
     base_url,
     field,
@@ -49,8 +48,7 @@ from payorch.dashboard.web import (
 )
 from payorch.http.deps import Conn, runtime_of
 from payorch.runtime import Runtime
-from payorch.users import passkeys, recovery_codes, sign_in, sign_in_repository, totp
-from payorch.users import service as users
+from payorch.users import passkeys, sign_in, sign_in_repository, totp
 from payorch.users.records import User
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -339,7 +337,7 @@ async def enroll_totp(request: Request, pending: PendingDep, conn: Conn) -> Resp
         # The same secret again: the person's app may hold it already.
         error = "That code did not match. Type the 6 digits your app shows now."
         return await _enroll_totp_page(request, conn, pending, user, 400, error, secret)
-    page = await _recovery_codes_page(request, conn, runtime, user, first=True)
+    page = await recovery_codes_page(request, conn, runtime, user, first=True)
     return await _signed_in(conn, pending, user, "totp", page)
 
 
@@ -377,46 +375,3 @@ async def enroll_passkey(request: Request, pending: PendingDep, conn: Conn) -> R
         return _json_refused("The passkey was not created. Try again.", 400)
     location = {"location": base_url(request) + "/recovery-codes"}
     return await _signed_in(conn, pending, user, "passkey", JSONResponse(location))
-
-
-# -- recovery codes -----------------------------------------------------------------------------------
-
-
-async def _recovery_codes_page(
-    request: Request, conn: AsyncConnection, runtime: Runtime, user: User, *, first: bool = False
-) -> Response:
-    codes = await sign_in.new_recovery_codes(conn, runtime.clock, user)
-    return render(
-        request,
-        "recovery_codes.html",
-        title="Your recovery codes",
-        codes=codes,
-        first=first,
-        count=recovery_codes.COUNT,
-    )
-
-
-@router.get("/recovery-codes")
-async def recovery_codes_form(request: Request, viewer: ViewerDep, conn: Conn) -> Response:
-    caller = viewer.caller
-    if caller.user_id is None:
-        return render(
-            request, "message.html", viewer, 404, title="Not found", message="A key has no recovery codes."
-        )
-    user = await users.find(conn, caller.application_id, caller.user_id)
-    left = 0 if user is None else await sign_in.recovery_codes_left(conn, user)
-    return render(request, "recovery_codes.html", viewer, title="Recovery codes", codes=[], left=left)
-
-
-@router.post("/recovery-codes")
-async def new_recovery_codes(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn) -> Response:
-    caller = viewer.caller
-    user = None if caller.user_id is None else await users.find(conn, caller.application_id, caller.user_id)
-    if user is None:
-        return render(
-            request, "message.html", viewer, 404, title="Not found", message="A key has no recovery codes."
-        )
-    codes = await sign_in.new_recovery_codes(conn, viewer.runtime.clock, user)
-    return render(
-        request, "recovery_codes.html", viewer, title="Your recovery codes", codes=codes, first=False
-    )

@@ -94,7 +94,17 @@ async def runtime(
 async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(runtime=runtime)
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+
+    async def settled(response: httpx.Response) -> None:
+        # A key's last use is written by a task after the answer (payorch.auth.service). On
+        # SQLite that task holds the write lock until its COMMIT, which needs this event loop:
+        # a test that then blocks the loop on a command-line process (tests.live.run_cli) would
+        # leave the lock held and the process waiting 30 s for it. A server's loop never blocks.
+        await runtime.authenticator.drain()
+
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://testserver", event_hooks={"response": [settled]}
+    ) as http:
         yield http
 
 

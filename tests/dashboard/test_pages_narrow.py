@@ -122,9 +122,11 @@ async def test_pages_at_1280_and_390_px(server: web.Server, database_url: str) -
         shown = "[...document.querySelectorAll('table.stack th')].filter(th => th.getBoundingClientRect().right > 0)"
         assert await page.evaluate(f"{shown}.length") == 0  # the headers are for screen readers
 
-        # The navigation at 390 px: a grid of at most three rows, each link tappable, focus visible.
-        tops = {round((await a.bounding_box() or {"y": 0})["y"]) for a in await page.locator("nav a").all()}
-        assert len(tops) <= 3, tops
+        # The navigation at 390 px: a grid of three links a row (an owner sees eleven pages, so
+        # four rows), each link tappable, focus visible.
+        links = await page.locator("nav a").all()
+        tops = {round((await a.bounding_box() or {"y": 0})["y"]) for a in links}
+        assert len(tops) <= -(-len(links) // 3), (len(links), tops)
         await page.locator("nav a").first.focus()
         outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
         assert outline != "none"

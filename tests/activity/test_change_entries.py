@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.activity import activity_log
 from payorch.runtime import Runtime
-from tests.dashboard.signing import sign_in_with_key
+from tests.dashboard.signing import person_of, sign_in
 from tests.kit import ENDPOINTS, Sandbox, authorized_payment, create_intent, mock_sandbox, new_application
 from tests.payments.fakes import OK, REJECT, FakeGateway
 from tests.reconciliation.helpers import C, made, paid, reconcile
@@ -126,8 +126,9 @@ async def configuration_changes(client: httpx.AsyncClient, runtime: Runtime, adm
     await unlogged(same, 200, runtime, admin, 2)  # nothing changed: no entry
     mock_b = {"provider": B, "mode": "MOCK", "priority": 1}
     b = await ok(await client.post(connectors_path(admin), json=mock_b, headers=admin.headers), 201)
-    # Removing a connector is the dashboard's (and the command line's) alone.
-    csrf = await sign_in_with_key(client, admin)
+    # Removing a connector is the dashboard's (and the command line's) alone: an owner signed
+    # in as themselves (password and TOTP) removes it.
+    csrf = await sign_in(client, admin)
     removed = await client.post(
         f"/dashboard/providers/{admin.merchant_account_id}/{b['id']}/remove", data={"csrf": csrf}
     )
@@ -184,9 +185,6 @@ def text_of(value: object) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else str(value)
 
 
-# The dashboard's session is the key's (SANDBOX, behind its setting): a person's sign-in writes
-# entries of its own (tests/dashboard/test_sign_in.py).
-@pytest.mark.settings(dashboard_key_sign_in=True)
 async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
     client: httpx.AsyncClient, runtime: Runtime, gateway: FakeGateway
 ) -> None:
@@ -206,12 +204,16 @@ async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
         ("reconciliation.run_finished", "system", "reconciliation"),
         ("reconciliation.finding_resolved", *by_key),
     ]
-    admin_log = await log_of(runtime, admin.application_id)
+    whole_admin_log = await log_of(runtime, admin.application_id)
+    assert [e.seq for e in whole_admin_log] == list(range(1, len(whole_admin_log) + 1))
+    # The owner's invite, enrollment and sign-in have entries of their own (test_sign_in.py).
+    admin_log = [e for e in whole_admin_log if not e.action.startswith("user.")]
+    assert {e.action for e in whole_admin_log} - {e.action for e in admin_log} >= {"user.signed_in"}
     assert [e.action for e in admin_log] == [
         "connector.created",
         "connector.updated",
         "connector.created",
-        "connector.removed",  # through the dashboard, in the key's session
+        "connector.removed",  # through the dashboard, by the signed-in owner
         "routing.version_created",
         "routing.version_activated",  # PUT: saved and active at once
         "routing.version_created",
@@ -224,16 +226,12 @@ async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
         "webhook_endpoint.updated",
         "webhook_endpoint.deleted",
     ]
-    # The dashboard's session is the key's here (sign_in_with_key); a person's session would
-    # make connector.removed theirs.
-    dashboard_actor = ("api_key", admin_key)
-    assert [(e.actor_type, e.actor_id) for e in admin_log if e.action == "connector.removed"] == [
-        dashboard_actor
-    ]
+    owner = person_of(admin)
+    [removal] = [e for e in admin_log if e.action == "connector.removed"]
+    assert (removal.actor_type, removal.actor_id[:4], removal.actor_email) == ("user", "usr_", owner.email)
     assert {(e.actor_type, e.actor_id) for e in admin_log if e.action != "connector.removed"} == {
         ("api_key", admin_key)
     }
-    assert [e.seq for e in admin_log] == list(range(1, len(admin_log) + 1))
     # What changed, by name, never the value of a credential or a secret.
     assert admin_log[0].changes["credentials"] == "set"
     assert admin_log[1].changes == {"priority": 3, "credentials": "replaced"}
@@ -253,6 +251,9 @@ async def test_each_change_writes_one_entry_by_its_actor_and_no_secret(
         *A_CREDENTIALS.values(),
         *A_ROTATED.values(),
         "receiver-token",
+        owner.password,
+        owner.totp_secret.replace(" ", ""),
+        *owner.recovery_codes,
     ]
     everything = [text_of(value) for row in await log_of(runtime) for value in row]
     assert any("https://hooks.example" in value for value in everything)  # the search sees `changes`

@@ -98,7 +98,7 @@ async def client(runtime: Runtime) -> AsyncIterator[httpx.AsyncClient]:
     async def settled(response: httpx.Response) -> None:
         # A key's last use is written by a task after the answer (payorch.auth.service). On
         # SQLite that task holds the write lock until its COMMIT, which needs this event loop:
-        # a test that then blocks the loop on a command-line process (tests.live.run_cli) would
+        # a test that then blocks the loop while a command-line process of its own runs would
         # leave the lock held and the process waiting 30 s for it. A server's loop never blocks.
         await runtime.authenticator.drain()
 

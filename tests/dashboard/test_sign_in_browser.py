@@ -1,10 +1,11 @@
 """Signing in in Chromium, on SQLite and PostgreSQL: an invite, TOTP enrollment with its QR code
-and recovery codes, sign-in with password and code; a passkey made and used with Chromium's
+and recovery codes, sign-in with password and code, the choice of application for an email in two; a passkey made and used with Chromium's
 virtual authenticator (DevTools' WebAuthn domain); a screenshot of every sign-in page at 1280
 and 390 px, each checked to fit the width."""
 
 from __future__ import annotations
 
+import re
 import secrets
 
 import pytest
@@ -71,6 +72,21 @@ async def test_totp_enrollment_and_sign_in_pages(database_url: str) -> None:
             assert page.url == url + "/dashboard/overview"
             await page.goto(url + "/dashboard/recovery-codes")
             await screenshot(page, shots, "recovery-codes-count", check=fits_the_width)
+            # The same email in a second application: the password step asks which one.
+            other = create_sandbox({**env, "PAYORCH_PUBLIC_URL": url})
+            chooser = await page_at(browser)
+            await web.accept_invite(chooser, await web.invite_url(url, other["api_key"], email))
+            await chooser.context.clear_cookies()
+            await chooser.goto(url + "/dashboard/sign-in")
+            await chooser.get_by_label("Email").fill(email)
+            await chooser.get_by_label("Password").fill(web.PASSWORD)
+            await submit(chooser, "Sign in")
+            assert await chooser.get_by_role("group", name="Application").is_visible()
+            await screenshot(chooser, shots, "choose-application", check=fits_the_width)
+            await chooser.get_by_label(re.compile(app["application_id"])).check()
+            await chooser.get_by_label("Password").fill(web.PASSWORD)
+            await submit(chooser, "Sign in")
+            assert chooser.url == url + "/dashboard/sign-in/second-factor"  # the first one's TOTP
             assert not violations, violations
 
 

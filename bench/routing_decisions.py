@@ -36,13 +36,16 @@ from payorch.connectors import service as connectors
 from payorch.db.migrate import upgrade_in_thread
 from payorch.ids import new_id
 from payorch.providers import AUTO
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
 from payorch.routing import service as routing
 from payorch.routing.decide import IntentFacts, decide
 from payorch.routing.program import RoutingProgram
 from payorch.runtime import Runtime
 
 SECRET = "bench-secret-key-0123456789abcdef0123456789"  # noqa: S105 - a throwaway database
-A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
 PROGRAM = RoutingProgram.model_validate(
     {
         "default": "priority",

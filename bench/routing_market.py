@@ -37,10 +37,16 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.config import Settings
 from payorch.db.migrate import upgrade
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
 
-A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
 MARKET = {A: 0.60, B: 0.90, C: 0.75}
+if set(MARKET) != set(PROVIDER_IDS):  # a provider added to the registry needs its rate here
+    raise RuntimeError(f"MARKET names {sorted(MARKET)}, the registry {sorted(PROVIDER_IDS)}")
 DROPPED = 0.30
 SECONDS_PER_PAYMENT = 0.1
 TRAILING = 500

@@ -8,7 +8,7 @@ imports another). What is here:
   conftest's ``settings_overrides`` (a module whose overrides need another fixture still
   overrides that fixture);
 - an application: ``new_application`` (a ``Sandbox``: ids and API key), ``mock_sandbox`` (with
-  MOCK connectors for A and B);
+  a MOCK connector for each registered provider, at its ``mock_priority``);
 - an intent: ``intent_body``, ``create_intent`` (through ``POST /v1/payment-intents``);
 - a paid intent: ``authorized_payment`` (an AUTHORIZED intent and its payment written through
   the repositories, as a checkout return writes them);
@@ -17,6 +17,9 @@ imports another). What is here:
 - the error shape: ``assert_error``;
 - an API of its own built from settings alone, as ``payorch serve`` builds it (its own Database,
   bounded, with its replica): ``served`` (a ``Served``: client, runtime, sandbox);
+- the providers a test covers: ``PROVIDER_IDS`` (payorch.providers.registry), or, for a test
+  written for some of them, ``chosen_providers`` (the others left out with a reason); a table
+  written per provider is checked with ``each_provider_has_cases``;
 - a loopback port nothing listens on: ``refused_address`` (no test dials a port it did not open:
   ``make run`` on 8000, or any other service, must not change a result).
 """
@@ -26,7 +29,7 @@ from __future__ import annotations
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -96,7 +99,7 @@ async def new_application(runtime: Runtime, environment: str = "SANDBOX") -> San
 
 
 async def mock_sandbox(runtime: Runtime) -> Sandbox:
-    """A sandbox application whose merchant has MOCK A (priority 1) and MOCK B (priority 2)."""
+    """A sandbox application whose merchant has a MOCK connector for each registered provider."""
     sandbox = await new_application(runtime)
     async with runtime.database.transaction() as conn:
         await add_mock_connectors(
@@ -279,3 +282,15 @@ def each_provider_has_cases(named: set[str], where: str) -> None:
     assert not missing, f"{where} has no case for {missing}: write the new provider's cases there"
     unknown = sorted(named - set(PROVIDER_IDS))
     assert not unknown, f"{where} names providers the registry does not have: {unknown}"
+
+
+def chosen_providers(*covered: str, left_out: Mapping[str, str]) -> list[str]:
+    """The providers a test written for some of them runs with: ``covered``, in that order, and
+    every other registered provider in ``left_out`` with the reason (where it is covered instead,
+    or why it cannot be). A provider added to the registry fails here, at collection, until the
+    test covers it or says why not (tests/test_architecture.py refuses lists written by hand)."""
+    each_provider_has_cases({*covered, *left_out}, f"chosen_providers{covered}")
+    both = set(covered) & set(left_out)
+    assert not both, f"{sorted(both)} both covered and left out"
+    assert all(reason.strip() for reason in left_out.values()), "say why each is left out"
+    return list(covered)

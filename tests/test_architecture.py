@@ -7,7 +7,9 @@
   a connection or build a Database; everything else receives a connection or ``Phases``;
 - one registration per provider (docs/providers.md): a provider is named only in its packages,
   its migration and the registries' lines (the last test imports the registries, to check that
-  the names searched are theirs).
+  the names searched are theirs);
+- one list of providers: no test, benchmark or example lists two providers or more by hand (a
+  list, tuple or set literal); they take the registry's, or check their table against it.
 """
 
 from __future__ import annotations
@@ -259,3 +261,120 @@ def test_the_provider_names_searched_are_the_registered_ones() -> None:
         endpoints = [getattr(route, "endpoint", None) for r in simulated.routers for route in r.routes]
         assert endpoints and all(e is not None and e.__module__.startswith(own) for e in endpoints)
         assert simulated.settle.__module__.startswith(own)
+
+
+# One list of providers (docs/providers.md, "4. Its tests and docs"): outside a provider's own
+# packages, tests, benchmarks and examples name a provider one at a time and take every list of
+# providers from the registry (``PROVIDER_IDS``, ``REGISTRATIONS``), or check a per-provider
+# table against it (``tests.kit.each_provider_has_cases``, ``tests.kit.chosen_providers``). A
+# list, tuple or set literal that names two providers or more is a list written by hand: a
+# provider added later is silently left out of it. Comments may name any; a dict's values are
+# data (a routing rule's priority, a request body), and ``A, B = PROVIDER_A, PROVIDER_B`` only
+# binds names. A name counts as a provider's when the module binds it (or imports it) to an id,
+# a simulator name, a provider package's ``PROVIDER_X``, ``REGISTRATION`` or ``SIMULATED``.
+LISTED_IN = ("tests", "bench", "examples")
+PROVIDER_OBJECTS = {"REGISTRATION", "SIMULATED", "DRIVER"}
+
+
+def _provider_bindings(
+    trees: dict[str, ast.Module], names: dict[str, tuple[str, ...]]
+) -> dict[str, dict[str, str]]:
+    """Per module: its module-level names bound to a provider (-> the provider's package)."""
+    values = {value: package for package, ns in names.items() for value in (ns[0], ns[2])}
+    bound: dict[str, dict[str, str]] = {module: {} for module in trees}
+
+    changed = True
+    while changed:  # until names imported from other test modules are resolved too
+        changed = False
+        for module, tree in trees.items():
+            found: dict[str, str] = {}
+            for node in tree.body:
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    parts = node.module.split(".")
+                    for alias in node.names:
+                        local = alias.asname or alias.name
+                        own = parts[:2] in (["payorch", "providers"], ["payorch", "simulator"])
+                        if own and len(parts) > 2 and parts[2] in names:
+                            if alias.name in PROVIDER_OBJECTS or alias.name.startswith("PROVIDER_"):
+                                found[local] = parts[2]
+                        elif alias.name in bound.get(node.module, {}):
+                            found[local] = bound[node.module][alias.name]
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = node.targets[0], node.value
+                    pairs = [(target, value)]
+                    if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                        pairs = list(zip(target.elts, value.elts, strict=False))
+                    for t, v in pairs:
+                        provider = _provider_of(v, values, bound[module])
+                        if isinstance(t, ast.Name) and provider:
+                            found[t.id] = provider
+            for name, provider in found.items():
+                if bound[module].get(name) != provider:
+                    bound[module][name] = provider
+                    changed = True
+    return bound
+
+
+def _provider_of(node: ast.expr, values: dict[str, str], bound: dict[str, str]) -> str | None:
+    """The provider package an element names: as a string, or by a name bound to one."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return values.get(node.value)
+    return bound.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def _provider_lists(repo: Path, names: dict[str, tuple[str, ...]]) -> list[str]:
+    """``path:line: literal`` of each literal sequence naming two providers or more."""
+    paths = {}
+    for root in LISTED_IN:
+        for path in sorted((repo / root).rglob("*.py")):
+            module = ".".join(path.relative_to(repo).with_suffix("").parts).removesuffix(".__init__")
+            paths[module] = path
+    trees = {module: ast.parse(path.read_text(), str(path)) for module, path in paths.items()}
+    bound = _provider_bindings(trees, names)
+    values = {value: package for package, ns in names.items() for value in (ns[0], ns[2])}
+    found = []
+    for module, tree in trees.items():
+        data: set[int] = set()  # dict values, and the right side of ``A, B = ...``
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                data.update(id(value) for value in node.values)
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Tuple) for t in node.targets):
+                data.add(id(node.value))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.List | ast.Tuple | ast.Set) or id(node) in data:
+                continue
+            if isinstance(getattr(node, "ctx", None), ast.Store):
+                continue
+            providers = {_provider_of(e, values, bound[module]) for e in node.elts} - {None}
+            if len(providers) >= 2:
+                where = paths[module].relative_to(repo).as_posix()
+                found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:60]}")
+    return found
+
+
+def test_no_test_lists_the_providers_by_hand() -> None:
+    listed = _provider_lists(REPO, _provider_names(SRC))
+    assert not listed, (
+        "providers listed by hand (take them from payorch.providers.registry, or check the table "
+        "with tests.kit.each_provider_has_cases / chosen_providers):\n" + "\n".join(f"  {m}" for m in listed)
+    )
+
+
+def test_the_provider_list_finder_sees_each_form(tmp_path: Path) -> None:
+    names = _provider_names(SRC)
+    [(package, constant, provider_id), *_] = names.values()
+    [(other, other_constant, other_id), *_] = [ns for ns in names.values() if ns[0] != package]
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "helpers.py").write_text(f'X = "{provider_id}"\n')
+    (tmp_path / "tests" / "test_listed.py").write_text(
+        f"from payorch.providers.{other} import {other_constant}\n"
+        "from tests.helpers import X\n"
+        f"X2, Y = X, {other_constant}  # {provider_id}, {other_id}: comments may name them\n"
+        "RULE = {'priority': [X, Y]}\n"  # data: allowed
+        "EVERY = [X, Y]\n"  # 2: a module's list of names bound by import and by assignment
+        f"for p in ('{package}', '{other_id}'):\n"  # 6: a name and an id, as strings
+        "    pass\n"
+        "ONE = (X, X2)\n"  # one provider twice: not a list of providers
+    )
+    found = _provider_lists(tmp_path, names)
+    assert [line.split(": ")[0] for line in found] == ["tests/test_listed.py:5", "tests/test_listed.py:6"]

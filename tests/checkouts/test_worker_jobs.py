@@ -14,9 +14,9 @@ from payorch.checkouts.reconcile_processing import ReconcileProcessing
 from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.runtime import Runtime
-from tests.checkouts.helpers import run_until_idle
+from tests.checkouts.helpers import C, run_until_idle
 from tests.databases import own_database
-from tests.kit import make_settings, mock_sandbox
+from tests.kit import chosen_providers, make_settings, mock_sandbox
 from tests.observability.scrape import scrape, value
 from tests.providers.browser import Browser
 from tests.providers.helpers import (
@@ -90,7 +90,10 @@ async def test_expiry_asks_the_provider_first(
     assert (await read(client, sandbox, paid_late["id"]))["status"] == "AUTHORIZED"
 
 
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize(
+    "provider",
+    chosen_providers(A, B, left_out={C: "every provider's expiry: tests/conformance/test_expiry.py"}),
+)
 async def test_an_expired_checkout_can_no_longer_be_paid(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
 ) -> None:

@@ -39,7 +39,7 @@ async def test_create_list_and_patch(client: httpx.AsyncClient, sandbox: Sandbox
     listed = await client.get(path(sandbox.merchant_account_id), headers=sandbox.headers)
     assert listed.status_code == 200
     items = listed.json()["items"]
-    assert [item["provider"] for item in items] == [B, A]  # by priority
+    assert [item["provider"] for item in items] == [mock["provider"], created["provider"]]  # by priority
     assert "secret-api-key-value" not in listed.text
 
     patched = await client.patch(

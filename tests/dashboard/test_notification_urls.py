@@ -12,6 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
 from payorch.providers.registration import ProviderRegistration
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
@@ -19,7 +21,8 @@ from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, mock_sandbox, new_application
 
 ROOT = Path(__file__).resolve().parents[2]
-B, C = "provider_b_redirect_get", "provider_c_redirect_get"
+B, C = PROVIDER_B, PROVIDER_C
+# Each provider that notifies, with SANDBOX credentials (the URL is shown for those).
 SANDBOX_CREDENTIALS = {
     B: {"access_token": "TEST-123-abc", "webhook_secret": "b-hook-secret"},
     C: {"secret_key": "sk_test_abc", "webhook_secret": "whsec_abc"},
@@ -52,7 +55,9 @@ async def test_each_connector_shows_its_notification_url_and_events(
     await sign_in(client, sandbox)
     page = (await client.get("/dashboard/providers")).text
     public = runtime.settings.public_url
-    for provider in (B, C):
+    notifying = {r.provider_id for r in REGISTRATIONS if r.notifications is not None}
+    assert set(SANDBOX_CREDENTIALS) == notifying, "SANDBOX_CREDENTIALS: one entry per provider that notifies"
+    for provider in SANDBOX_CREDENTIALS:
         line = said(page, ids[provider])
         assert line.startswith(f"{public}/v1/provider-notifications/{provider}/{ids[provider]} "), line
         assert "webhook_secret" in line

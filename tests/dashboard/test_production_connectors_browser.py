@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
 from tests import browser as web
 from tests.live import run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B = "provider_a_redirect_post", "provider_b_redirect_get"
+A, B = PROVIDER_A, PROVIDER_B
 TOKEN = "APP_USR-live-token-browser-01234"
 HOOK = "live-webhook-secret-browser-987"
 

@@ -13,9 +13,12 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
 from tests import browser as web
 from tests.dashboard.forms import split_program
-from tests.kit import Sandbox, create_intent
+from tests.kit import Sandbox, create_intent, each_provider_has_cases
 from tests.live import as_sandbox, create_sandbox
 
 if TYPE_CHECKING:
@@ -23,7 +26,8 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B, C = "provider_a_redirect_post", "provider_b_redirect_get", "provider_c_redirect_get"
+A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
+MARKET = {A: 0.6, B: 0.9, C: 0.75}  # each provider's buyers approve this often
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +44,8 @@ async def _intent(api: httpx.AsyncClient, sandbox: Sandbox, reference: str) -> s
 
 
 async def _market_payments(api: httpx.AsyncClient, sandbox: Sandbox, count: int) -> None:
-    for provider, approve in ((A, 0.6), (B, 0.9), (C, 0.75)):
+    each_provider_has_cases(set(MARKET), "MARKET")
+    for provider, approve in MARKET.items():
         body = {
             "provider": provider,
             "approve": approve,
@@ -52,7 +57,7 @@ async def _market_payments(api: httpx.AsyncClient, sandbox: Sandbox, count: int)
     for n in range(count):
         intent_id = await _intent(api, sandbox, f"r-{n}")
         (
-            await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": [A, B, C][n % 3]})
+            await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={"provider": list(MARKET)[n % len(MARKET)]})
         ).raise_for_status()
         back = (
             await api.post("/simulator/controls/market/buy", json={"payment_intent_id": intent_id})

@@ -14,8 +14,12 @@ from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_re
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
 from tests.databases import own_database
-from tests.kit import Sandbox, mock_sandbox
+from tests.kit import Sandbox, chosen_providers, mock_sandbox
 from tests.providers.helpers import A, B, events_of, pay, read, set_fault, start
+from tests.reconciliation.helpers import C
+
+# Each test reads the refunds where A's and B's simulators keep them (provider_refunded).
+PROVIDERS = chosen_providers(A, B, left_out={C: "every provider's refunds: tests/conformance/test_refunds.py"})
 
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
 
@@ -57,7 +61,7 @@ async def refunded_at_provider(runtime: Runtime, provider: str, payment: dict[st
         return int((await conn.execute(query)).scalar_one()) // 100  # CLP has no minor unit
 
 
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_partial_then_full_refund_through_the_simulator(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
@@ -94,7 +98,7 @@ async def test_partial_then_full_refund_through_the_simulator(
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_provider_timeout_then_the_worker_resolves_with_one_provider_refund(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
 ) -> None:
@@ -138,7 +142,7 @@ async def test_provider_timeout_then_the_worker_resolves_with_one_provider_refun
     assert await refunded_at_provider(runtime, provider, payment) == 600
 
 
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_provider_refusal_is_502_and_nothing_moves(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
@@ -182,7 +186,7 @@ async def test_provider_refusal_is_502_and_nothing_moves(
     assert types[-2:] == ["refund.requested", "refund.failed"]
 
 
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
@@ -202,7 +206,7 @@ async def test_ten_concurrent_refunds_of_30_percent_through_the_simulator(
     assert read_back["refunded_amount"] == 900
 
 
-@pytest.mark.parametrize("provider", [A, B])
+@pytest.mark.parametrize("provider", PROVIDERS)
 async def test_a_disabled_connector_still_refunds_the_payments_it_took(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:

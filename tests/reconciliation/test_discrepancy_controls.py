@@ -12,14 +12,20 @@ import jsonschema_rs
 import pytest
 
 from payorch.clock import FrozenClock
+from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
 from payorch.runtime import Runtime
 from payorch.simulator.jobs import DeliverSimulatorNotifications
+from payorch.simulator.registry import SIMULATED
 from tests.databases import own_database
-from tests.kit import mock_sandbox, new_application
+from tests.kit import chosen_providers, mock_sandbox, new_application
 from tests.providers.helpers import A, B, events_of, read, start
 from tests.reconciliation.helpers import C, discrepancy, kinds, made, paid, reconcile, types
 
-EVERY = pytest.mark.parametrize("provider", [A, B, C])
+EVERY = pytest.mark.parametrize("provider", PROVIDER_IDS)
+# What the discrepancy control can make at each provider (SimulatedProvider.discrepancies).
+ORPHANS = [s.provider_id for s in SIMULATED if s.discrepancies.orphan is not None]
+CURRENCY_CHANGED = chosen_providers(B, C, left_out={A: "it charges CLP only: its control refuses another currency"})
+NOTIFYING = [r.provider_id for r in REGISTRATIONS if r.notifications is not None]
 # The simulator's notification job sweeps the whole database: this module gets its own, so no
 # other module's notifications are due when a test here advances the clock.
 database_url = own_database
@@ -82,7 +88,7 @@ async def test_an_amount_changed_at_the_provider_is_a_mismatch_with_both_sides(
     assert (await read(client, sandbox, intent["id"]))["status"] == "AUTHORIZED"  # nothing guessed
 
 
-@pytest.mark.parametrize("provider", [B, C])
+@pytest.mark.parametrize("provider", CURRENCY_CHANGED)
 async def test_a_currency_changed_at_the_provider_is_a_mismatch(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
@@ -102,7 +108,7 @@ async def test_a_currency_changed_at_the_provider_is_a_mismatch(
     assert (finding["payorch"]["currency"], finding["at_provider"]["currency"]) == ("CLP", "USD")
 
 
-@pytest.mark.parametrize("provider", [B, C])
+@pytest.mark.parametrize("provider", ORPHANS)
 async def test_an_orphan_payment_is_found_and_flagged(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:
@@ -116,7 +122,7 @@ async def test_an_orphan_payment_is_found_and_flagged(
     assert finding["at_provider"]["amount"] == 4200
 
 
-@pytest.mark.parametrize("provider", [B, C])
+@pytest.mark.parametrize("provider", NOTIFYING)
 async def test_an_unreturned_approval_sends_no_notice_even_when_the_simulator_resends(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock, provider: str
 ) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import A, B, checkout, create_intent, read, set_fault
@@ -37,8 +38,9 @@ async def test_without_rules_priority_decides_and_says_so(
     assert body["provider"] == A
     routing = body["routing"]
     assert routing["strategy"] == "priority" and routing["rule"] is None and routing["version"] is None
-    assert [c["provider"] for c in routing["candidates"]] == [A, B, C]
-    assert [c["priority"] for c in routing["candidates"]] == [1, 2, 3]
+    by_priority = sorted(REGISTRATIONS, key=lambda r: r.mock_priority)  # mock_sandbox's connectors
+    assert [c["provider"] for c in routing["candidates"]] == [r.provider_id for r in by_priority]
+    assert [c["priority"] for c in routing["candidates"]] == [r.mock_priority for r in by_priority]
     assert routing["chosen"] == A and routing["skipped"] == []
     intent = await read(client, sandbox, body["payment_intent_id"])
     assert intent["routing"] == routing
@@ -50,25 +52,18 @@ async def test_a_priority_rule_on_currency_amount_and_metadata(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
     sandbox = await mock_sandbox(runtime)
-    saved = await save_rules(
-        client,
-        sandbox,
-        {
-            "name": "app-usd",
-            "if": {
-                "currency": ["USD"],
-                "amount": {"gte": 1000, "lt": 500000},
-                "metadata": {"channel": "app"},
-            },
-            "then": {"priority": [C, B]},
-        },
-    )
+    rule: dict[str, Any] = {
+        "name": "app-usd",
+        "if": {"currency": ["USD"], "amount": {"gte": 1000, "lt": 500000}, "metadata": {"channel": "app"}},
+        "then": {"priority": [C, B]},
+    }
+    saved = await save_rules(client, sandbox, rule)
     assert saved["version"] == 1 and saved["active"] is True
     body = await routed(client, sandbox, amount=2000, currency="USD", metadata={"channel": "app"})
     assert body["provider"] == C
     routing = body["routing"]
     assert (routing["strategy"], routing["rule"], routing["version"]) == ("rule", "app-usd", 1)
-    assert [c["provider"] for c in routing["candidates"]] == [C, B]
+    assert [c["provider"] for c in routing["candidates"]] == rule["then"]["priority"]
     assert routing["skipped"] == [{"provider": A, "reason": "currency", "detail": "cannot charge USD"}]
     # Each condition must hold: another channel, an amount out of range -> the default (priority).
     for intent in (

@@ -20,10 +20,7 @@ WINDOWS = {A.provider_id: A_HOLD_DAYS, C.provider_id: C_HOLD_DAYS}
 
 def test_a_and_c_declare_one_capture_partial_or_whole_void_and_seven_days_b_none() -> None:
     assert B.holds is None
-    for registration in (A, C):
-        assert registration.holds == HoldSupport(
-            partial_capture=True, max_captures=1, void=True, window_days=7
-        )
+    assert A.holds == C.holds == HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7)
 
 
 @pytest.mark.parametrize("simulated", SIMULATED, ids=lambda s: s.provider_id)

@@ -11,7 +11,7 @@ import pytest
 
 from payorch.clock import FrozenClock
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, mock_sandbox
+from tests.kit import Sandbox, each_provider_has_cases, mock_sandbox
 from tests.providers.helpers import A, B, set_fault
 from tests.routing.helpers import C, save_rules
 from tests.success_rates.helpers import MEASURED, scores
@@ -24,10 +24,12 @@ pytestmark = pytest.mark.settings(
 )
 
 
-async def _market(client: httpx.AsyncClient, runtime: Runtime, a: float, b: float, c: float) -> Sandbox:
+async def _market(client: httpx.AsyncClient, runtime: Runtime, approvals: dict[str, float]) -> Sandbox:
+    """A sandbox routing by success rate, each provider's buyers approving at its rate."""
+    each_provider_has_cases(set(approvals), "the market's approval rates")
     sandbox = await mock_sandbox(runtime)
     await save_rules(client, sandbox, default="success_rate")
-    for provider, approve in ((A, a), (B, b), (C, c)):
+    for provider, approve in approvals.items():
         await set_market(client, sandbox, provider, approve)
     return sandbox
 
@@ -36,7 +38,8 @@ async def _market(client: httpx.AsyncClient, runtime: Runtime, a: float, b: floa
 async def test_each_provider_is_measured_then_the_best_is_chosen(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, 0.0, 1.0, 0.5)
+    approvals = {A: 0.0, B: 1.0, C: 0.5}
+    sandbox = await _market(client, runtime, approvals)
     chosen = []
     for _ in range(3 * MEASURED):
         body, _status = await market_payment(client, sandbox)
@@ -48,7 +51,7 @@ async def test_each_provider_is_measured_then_the_best_is_chosen(
     assert body["provider"] == B and status == "AUTHORIZED"
     routing = body["routing"]
     assert routing["strategy"] == "success_rate" and routing.get("fallback") is None
-    assert [c["provider"] for c in routing["candidates"]] == [B, C, A]
+    assert [c["provider"] for c in routing["candidates"]] == sorted(approvals, key=approvals.__getitem__, reverse=True)
     assert scores(body)[A] == {"rate": 0.0, "attempts": MEASURED}
     assert scores(body)[B] == {"rate": 1.0, "attempts": MEASURED}
     assert scores(body)[C]["attempts"] == MEASURED
@@ -57,7 +60,7 @@ async def test_each_provider_is_measured_then_the_best_is_chosen(
 async def test_a_buyer_giving_up_does_not_count_against_the_provider(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, 0.0, 1.0, 1.0)
+    sandbox = await _market(client, runtime, {A: 0.0, B: 1.0, C: 1.0})
     await set_market(client, sandbox, A, approve=0.0, give_up=1.0)
     statuses = Counter()
     for _ in range(5):
@@ -73,7 +76,7 @@ async def test_a_buyer_giving_up_does_not_count_against_the_provider(
 async def test_a_provider_error_counts_against_it(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, 1.0, 1.0, 1.0)
+    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0})
     await set_fault(client, sandbox, A, "error")
     body, status = await market_payment(client, sandbox)  # A down: failed over to B
     assert body["provider"] == B and status == "AUTHORIZED"
@@ -89,7 +92,7 @@ async def test_a_provider_error_counts_against_it(
 async def test_a_share_of_intents_explores_the_others(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, 1.0, 1.0, 1.0)
+    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0})
     for _ in range(4 * MEASURED):  # every provider measured: all 100 %, A first in priority is best
         await market_payment(client, sandbox)
         clock.advance(1.5)

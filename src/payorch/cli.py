@@ -1,5 +1,6 @@
 """The operator's command line: serve, worker, migrate, applications, keys, users, connectors,
-payments and webhooks. Every --help shows the defaults and the settings that apply."""
+payments, webhooks, activity and secret-key. Every --help shows the defaults and the settings
+that apply."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, co
 from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
 from payorch.operator_cli import add_operator_commands
+from payorch.secret_key_cli import add_secret_key_commands
 from payorch.users_cli import add_users_commands
 
 SERVE_SETTINGS = (
@@ -102,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     add_operator_commands(commands)
     add_activity_commands(commands)
     add_users_commands(commands)
+    add_secret_key_commands(commands)
     return parser
 
 

@@ -1,7 +1,9 @@
-"""Encryption at rest for provider credentials and webhook secrets.
+"""Encryption at rest for provider credentials, webhook secrets and people's TOTP secrets
+(payorch.secret_rotation lists every place a value encrypted here is stored).
 
 PAYORCH_SECRET_KEY may list several keys separated by commas: the first encrypts, every one
-decrypts, so a key is rotated by prepending the new one and re-encrypting (docs/deployment.md).
+decrypts, so a key is rotated by prepending the new one and re-encrypting (`payorch secret-key
+reencrypt`, docs/deployment.md).
 Each key text is stretched with HKDF into a Fernet key (AES-128-CBC + HMAC-SHA256).
 """
 
@@ -21,7 +23,9 @@ from payorch.config import Settings, SettingsError
 
 class Cipher:
     def __init__(self, key_texts: list[str]) -> None:
-        self._fernet = MultiFernet([Fernet(_derive(text)) for text in key_texts])
+        fernets = [Fernet(_derive(text)) for text in key_texts]
+        self._fernet = MultiFernet(fernets)
+        self._current = fernets[0]
         self._first = key_texts[0]
         # Derived once per purpose: the simulator checks MOCK credentials on every call (several
         # derivations per sandbox payment), and a key derived from the one held here adds nothing
@@ -46,9 +50,19 @@ class Cipher:
         except InvalidToken:
             raise ValueError("cannot decrypt: wrong PAYORCH_SECRET_KEY?") from None
 
-    def rotate(self, token: str) -> str:
-        """Re-encrypt under the first key (used when rotating PAYORCH_SECRET_KEY)."""
-        return self._fernet.rotate(token.encode()).decode()
+    def reencrypted(self, token: str) -> str | None:
+        """``token`` encrypted under the first key, or None when it is under the first key
+        already (``payorch secret-key reencrypt``); ValueError when no key decrypts it."""
+        try:
+            self._current.decrypt(token.encode())
+        except InvalidToken:
+            pass
+        else:
+            return None
+        try:
+            return self._fernet.rotate(token.encode()).decode()
+        except InvalidToken:
+            raise ValueError("cannot decrypt: wrong PAYORCH_SECRET_KEY?") from None
 
     def __repr__(self) -> str:
         return "Cipher(***)"

@@ -8,6 +8,10 @@ from typing import Literal
 
 Stage = Literal["PASSWORD", "ACTIVE"]
 
+# A session's challenge that starts with this holds a TOTP secret being enrolled, encrypted
+# (payorch.crypto) after it; a WebAuthn challenge is not a secret.
+TOTP_CHALLENGE = "totp:"
+
 
 @dataclass(frozen=True, slots=True)
 class DashboardSession:

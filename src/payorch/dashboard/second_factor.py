@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import JSONResponse, Response
 
 from payorch.dashboard import sessions
-from payorch.dashboard.records import PendingSession
+from payorch.dashboard.records import TOTP_CHALLENGE, PendingSession
 from payorch.dashboard.recovery_pages import recovery_codes_page
 from payorch.dashboard.signin import (
     ENROLL_PATH,
@@ -57,7 +57,7 @@ _WEBAUTHN = "webauthn:"
 # Before the second factor, a person enrolls only their first one (else the password alone
 # would add a factor).
 _ENROLLED = "A second factor is enrolled already: sign in with it."
-_TOTP = "totp:"
+_TOTP = TOTP_CHALLENGE
 
 
 @dataclass(frozen=True, slots=True)

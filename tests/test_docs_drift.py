@@ -1,18 +1,26 @@
 """The docs' counts and lists, checked against the code they describe: the newest migration and
 how many there are (README), how many providers there are and their MOCK priorities (README,
-quickstart, no "both providers"), the dashboard's pages (docs/dashboard.md's table), and the
-simulator names the controls accept (docs/api.md). A new migration, provider or page fails here
-until the docs say it."""
+quickstart, no "both providers"), every list of the providers in README, docs/quickstart.md,
+docs/api.md and docs/concepts.md (each names every registered provider, in the registry's order,
+concepts.md with its credentials), the dashboard's pages (docs/dashboard.md's table), and the
+simulator names the controls accept (docs/api.md), and every field of the records a provider
+declares (docs/providers.md, read from the dataclasses). A new migration, provider, page or
+registration field fails here until the docs say it."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
+import pytest
 from fastapi.routing import APIRoute
 
 from payorch.dashboard.routes import ROUTERS
+from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration
 from payorch.providers.registry import REGISTRATIONS
+from payorch.simulator.discrepancies.records import Discrepancies
+from payorch.simulator.simulated import SimulatedHolds, SimulatedProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "src" / "payorch" / "db" / "migrations" / "versions"
@@ -51,6 +59,87 @@ def test_the_docs_count_the_providers_and_list_each() -> None:
         assert wrong == [], f"{wrong} say 'both providers'; there are {count}"
     listed = ", ".join(f"`{r.provider_id}` priority {r.mock_priority}" for r in REGISTRATIONS)
     assert listed in read("docs/quickstart.md"), f"quickstart: list them as {listed}"
+
+
+# Where the docs list the providers: (doc, the words the list starts with, ``{count}`` for how
+# many providers there are; the list ends with its line or its paragraph; it names the providers
+# by id or by simulator name). The quickstart's list is checked above, with the priorities.
+PROVIDER_LISTS = [
+    ("README.md", "{Count} providers are spoken, each with its real wire protocol", "paragraph", "id"),
+    ("docs/concepts.md", "{Count} providers are spoken:", "paragraph", "id"),
+    ("docs/api.md", "| `provider` | no | `auto` (default),", "line", "id"),
+    ("docs/api.md", "- `provider`: `provider_", "line", "id"),
+    ("docs/api.md", "`provider` accepts the full identifiers or the simulator's names:", "paragraph", "name"),
+    ("docs/api.md", "| simulator provider names |", "line", "name"),
+]
+
+
+def listed(name: str, start: str, until: str) -> str:
+    """The text of the list in doc ``name`` that begins with ``start``."""
+    count = NUMBERS[len(REGISTRATIONS)]
+    start = start.format(count=count, Count=count.capitalize())
+    text = (ROOT / name).read_text()
+    at = text.find(start)
+    assert at >= 0, f"{name}: no list starting {start!r} (is the count of providers right?)"
+    end = text.find("\n\n" if until == "paragraph" else "\n", at + len(start))
+    return text[at : end if end >= 0 else len(text)]
+
+
+@pytest.mark.parametrize(("name", "start", "until", "by"), PROVIDER_LISTS, ids=lambda v: str(v)[:24])
+def test_each_list_of_providers_in_the_docs_names_every_registered_one(
+    name: str, start: str, until: str, by: str
+) -> None:
+    words = listed(name, start, until)
+    names = [r.provider_id if by == "id" else r.simulator_name for r in REGISTRATIONS]
+    missing = [n for n in names if f"`{n}`" not in words]
+    assert not missing, f"{name}: the list starting {start!r} misses {missing}"
+    in_order = sorted(names, key=lambda n: words.index(f"`{n}`"))
+    assert in_order == names, f"{name}: list them in the registry's order, {names}"
+
+
+def test_concepts_names_each_providers_credentials() -> None:
+    words = listed("docs/concepts.md", "{Count} providers are spoken:", "paragraph")
+    starts = sorted(words.index(f"`{r.provider_id}`") for r in REGISTRATIONS)
+    for registration in REGISTRATIONS:
+        at = words.index(f"`{registration.provider_id}`")
+        own = words[at : next((s for s in starts if s > at), len(words))]
+        missing = [f for f in registration.credential_fields if f"`{f}`" not in own]
+        assert not missing, f"docs/concepts.md: {registration.provider_id}'s credentials miss {missing}"
+
+
+# The records a provider declares (docs/providers.md, "The registrations, field by field").
+DECLARED = [ProviderRegistration, Notifications, HoldSupport, SimulatedProvider, SimulatedHolds, Discrepancies]
+
+
+def documented_fields() -> dict[str, set[str]]:
+    """Per ``### `Record` `` heading of that section: the first cells of its table."""
+    lines = (ROOT / "docs" / "providers.md").read_text().splitlines()
+    start = lines.index("## The registrations, field by field")
+    found: dict[str, set[str]] = {}
+    record = None
+    for line in lines[start + 1 :]:
+        if line.startswith("## "):
+            break
+        heading = re.match(r"### `(\w+)`", line)
+        if line.startswith("### "):
+            record = heading.group(1) if heading else None
+        elif record and line.startswith("| `"):
+            found.setdefault(record, set()).add(line.split("`")[1])
+    return found
+
+
+@pytest.mark.parametrize("record", DECLARED, ids=lambda r: r.__name__)
+def test_providers_md_names_every_field_of_the_registrations(record: type) -> None:
+    fields = {f.name for f in dataclasses.fields(record)}
+    written = documented_fields().get(record.__name__, set())
+    assert fields - written == set(), f"docs/providers.md: {record.__name__}'s table misses these fields"
+    assert written - fields == set(), f"docs/providers.md: {record.__name__} has no such fields"
+
+
+def test_providers_md_says_where_notifications_go_and_what_runs_in_process() -> None:
+    text = read("docs/providers.md")
+    assert "### The notification URL" in text and "### What runs in process, and what must not" in text
+    assert "{PAYORCH_PUBLIC_URL}/v1/provider-notifications/{provider}/{connector_id}" in text
 
 
 def test_the_controls_name_every_simulator() -> None:

@@ -8,7 +8,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,9 +23,14 @@ def _nginx() -> str:
     return found
 
 
-def render(upstream: str, listen: str) -> str:
+def render(upstream: str | Sequence[str], listen: str) -> str:
+    """The shipped template with ``upstream`` (host:port of one replica, or a list of them) as its
+    servers, rendered as its header comment shows (``server host:port;`` each, on one line: envsubst
+    also fills the placeholder in that comment)."""
+    replicas = [upstream] if isinstance(upstream, str) else list(upstream)
+    servers = "".join(f"server {replica}; " for replica in replicas)
     text = TEMPLATE.read_text()
-    text = text.replace("${PAYORCH_UPSTREAM}", upstream).replace("${PAYORCH_LISTEN}", listen)
+    text = text.replace("${PAYORCH_UPSTREAM_SERVERS}", servers).replace("${PAYORCH_LISTEN}", listen)
     text = _shortened(text, "client_header_timeout", f"{HEADER_TIMEOUT}s")
     text = _shortened(text, "client_body_timeout", "5s")
     return _shortened(text, "limit_conn payorch_per_address", "1")

@@ -150,3 +150,27 @@ def test_a_second_start_says_where_the_service_is_and_how_to_get_a_key(database_
         assert merchant in printed
     assert f"payorch keys create --application {oldest['id']}" in printed
     assert "pay_sb_" not in printed  # the key was shown once, at its creation
+
+
+def test_a_production_start_suggests_no_sandbox(database_url: str, tmp_path: object) -> None:
+    """PAYORCH_SIMULATOR_ENABLED=false (docs/deployment.md's production environment): `serve`
+    says where it is and, on an empty database, how to create a PRODUCTION application; it
+    creates no sandbox (not even on an empty SQLite file) and suggests none."""
+    production = {"PAYORCH_SIMULATOR_ENABLED": "false"}
+    for env in (
+        payorch_env(f"sqlite:///{tmp_path}/empty.db", **production),
+        payorch_env(database_url, **production),
+    ):
+        with tempfile.TemporaryFile("w+") as output:
+            with live_server(env, "--no-worker", output=output) as base:
+                pass
+            output.seek(0)
+            printed = output.read()
+        assert f"serving at {base}" in printed, printed
+        assert "SANDBOX" not in printed and "mock-connectors" not in printed and "pay_sb_" not in printed
+        assert "sandbox" not in printed.lower(), printed
+        if env["PAYORCH_DATABASE_URL"].startswith("sqlite"):  # empty: nothing was created
+            assert "--environment PRODUCTION" in printed, printed
+            assert json.loads(run_cli(["applications", "list", "--json"], env).stdout)["items"] == []
+        else:  # this module's database holds sandbox applications: none is named
+            assert "keys create" not in printed and "app_" not in printed, printed

@@ -7,14 +7,17 @@ per-address limit shortened so the test runs in seconds.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.live import live_server, payorch_env
-from tests.nginx import HEADER_TIMEOUT, _nginx, nginx_serving, render
+from tests.nginx import HEADER_TIMEOUT, TEMPLATE, _nginx, nginx_serving, render
 from tests.rawhttp import address, assert_error_shape, connect, read_answer
 
 pytestmark = pytest.mark.slow
@@ -31,6 +34,52 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         config = render(upstream.removeprefix("http://"), "${PAYORCH_LISTEN}")
         with nginx_serving(prefix, config) as url:
             yield url
+
+
+# The header comment's command (deploy/nginx/payorch.conf), on this test's replicas ("$@").
+ENVSUBST = (
+    'PAYORCH_UPSTREAM_SERVERS="$(printf \'server %s; \' "$@")" '
+    "envsubst '${PAYORCH_UPSTREAM_SERVERS}' < \"$0\""
+)
+
+
+def answered(replica: str, status: str) -> float:
+    """Requests the replica itself counted with ``status`` (its own /metrics, read directly)."""
+    metrics = httpx.get(replica + "/metrics").text
+    return sum(
+        float(line.rsplit(" ", 1)[1])  # a route template holds braces too: no regex over the labels
+        for line in metrics.splitlines()
+        if line.startswith("payorch_http_requests_total{") and f'status="{status}"' in line
+    )
+
+
+def test_three_replicas_share_the_requests_and_a_stopped_one_is_skipped(tmp_path: Path) -> None:
+    _nginx()
+    env = payorch_env(f"sqlite:///{tmp_path}/p.db")
+    replicas = [ExitStack() for _ in range(3)]
+    with replicas[0], replicas[1], replicas[2]:
+        bases = [replica.enter_context(live_server(env, "--no-worker")) for replica in replicas]
+        addresses = [base.removeprefix("http://") for base in bases]
+        config = render(addresses, "${PAYORCH_LISTEN}")
+        # render() fills the servers as the template's header comment does, with envsubst.
+        documented = subprocess.run(
+            ["sh", "-c", ENVSUBST, str(TEMPLATE), *addresses], capture_output=True, text=True, check=True
+        ).stdout
+        block = re.compile(r"upstream payorch \{[^}]*\}")
+        assert block.findall(config) == block.findall(documented)
+        assert block.findall(config)[0].count("server 127.0.0.1:") == 3
+        with nginx_serving(tmp_path, config) as proxy:
+            before = [answered(base, "401") for base in bases]  # live_server's own probe
+            for _ in range(9):
+                assert httpx.get(proxy + "/v1/payment-intents/payi_x").status_code == 401
+            # In turn: each replica answered three (nginx's round robin, equal weights).
+            counts = [answered(base, "401") - earlier for base, earlier in zip(bases, before, strict=True)]
+            assert counts == [3, 3, 3]
+            replicas[1].close()  # the second replica stops: nginx passes its turns to the others
+            for _ in range(6):
+                response = httpx.get(proxy + "/v1/payment-intents/payi_x")
+                assert response.status_code == 401, response.text
+            assert answered(bases[0], "401") + answered(bases[2], "401") - before[0] - before[2] == 12
 
 
 def test_api_requests_pass_through_with_nginx_request_id(proxy: str) -> None:

@@ -87,16 +87,21 @@ async def _invite_owner(
 async def bootstrap_sandbox(settings: Settings) -> None:
     """On an empty embedded database, create a sandbox application and print its key once; on a
     database that has one already, say where the service is (PAYORCH_PUBLIC_URL, which serve
-    derives from --host and --port when unset) and how to get a new key."""
+    derives from --host and --port when unset) and how to get a new key.
+
+    In production (PAYORCH_SIMULATOR_ENABLED=false, docs/deployment.md) nothing of the sandbox
+    is created or suggested: only where the service is, and with no application yet how to
+    create a PRODUCTION one."""
     url = settings.public_url
     async with operator_phases(settings) as phases, phases.reading() as conn:
         listed = await applications_service.list_applications(conn)
+    production = not settings.simulator_enabled
     if listed:
         sandbox = next((s for s in listed if s.application.environment == "SANDBOX"), None)
-        print(_existing(url, sandbox), flush=True)
+        print(_existing(url, sandbox, production=production), flush=True)
         return
-    if not settings.is_sqlite:
-        print(f"payorch: serving at {url}; no application yet: {_create_hint()}", flush=True)
+    if production or not settings.is_sqlite:
+        print(f"payorch: serving at {url}; no application yet: {_create_hint(production)}", flush=True)
         return
     new = await create_application(
         settings,
@@ -131,13 +136,18 @@ async def bootstrap_sandbox(settings: Settings) -> None:
     )
 
 
-def _create_hint() -> str:
+def _create_hint(production: bool = False) -> str:
+    if production:
+        return f"{invoked_as()} applications create --name NAME --environment PRODUCTION"
     return f"{invoked_as()} applications create --name NAME --environment SANDBOX --mock-connectors"
 
 
-def _existing(url: str, sandbox: ApplicationSummary | None) -> str:
-    """The second start's message (its key was shown once, at the first start)."""
+def _existing(url: str, sandbox: ApplicationSummary | None, *, production: bool) -> str:
+    """The second start's message (its key was shown once, at the first start); in production
+    only where the service is."""
     lines = ["", f"payorch: serving at {url} (API reference: {url}/docs)"]
+    if production:
+        return "\n".join([*lines, ""])
     if sandbox is None:
         lines.append(f"  no sandbox application; make one: {_create_hint()}")
     else:

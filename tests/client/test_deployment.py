@@ -13,79 +13,24 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from payorch.client import Event, PayorchClient, ProviderError, WebhookVerificationError
-from payorch.client.webhooks import verify
+from payorch.client import PayorchClient, ProviderError
 from payorch.providers.registry import PROVIDER_IDS
 from tests.client.buyer import pay
+from tests.client.signed_receiver import wait_for_events, webhook_receiver
 from tests.databases import create_postgres_database, drop_postgres_database
 from tests.kit import TEST_SECRET_KEY
 from tests.live import free_port
-from tests.webhooks.receiver import loopback_socket
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PAYMENTS = 4
-
-
-@dataclass
-class Receiver:
-    secret: str = ""
-    events: dict[str, Event] = field(default_factory=dict)
-    deliveries: int = 0
-    rejected: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-@contextmanager
-def webhook_receiver() -> Iterator[tuple[str, Receiver]]:
-    state = Receiver()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-            body = self.rfile.read(int(self.headers.get("content-length", "0")))
-            try:
-                event = verify(body, dict(self.headers.items()), state.secret)
-            except WebhookVerificationError:
-                with state.lock:
-                    state.rejected += 1
-                self.send_response(400)
-            else:
-                with state.lock:
-                    state.deliveries += 1
-                    state.events.setdefault(event.id, event)  # deduplicate by event id
-                self.send_response(200)
-            self.send_header("content-length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    # Port 8080 (a SANDBOX port) on a random 127.x.y.z: parallel tests never share the address.
-    sock = loopback_socket(8080)
-    sock.setblocking(True)
-    server = ThreadingHTTPServer(sock.getsockname(), Handler, bind_and_activate=False)
-    server.socket.close()
-    server.socket = sock
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield sock.getsockname()[0], state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _run(env: dict[str, str], *args: str) -> str:
@@ -202,14 +147,7 @@ def test_two_api_processes_and_two_workers_on_one_postgresql(tmp_path: Path) -> 
             # Every authorization and the refund arrive, signed, at least once.
             wanted = {(i.id, "payment.authorized") for i in intents}
             wanted.add((refunded.id, "refund.succeeded"))
-            deadline = time.monotonic() + 60
-            while True:
-                with receiver.lock:
-                    got = {(e.payment_intent_id, e.type) for e in receiver.events.values()}
-                if wanted <= got:
-                    break
-                assert time.monotonic() < deadline, f"missing webhooks: {wanted - got}"
-                time.sleep(0.2)
+            wait_for_events(receiver, wanted)
             assert receiver.rejected == 0
 
         # Both API processes served requests, each counting its own in /metrics.

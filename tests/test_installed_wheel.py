@@ -12,12 +12,8 @@ the build backend (setuptools), as `pip install .` does."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
-import sys
-import sysconfig
 import threading
 import time
 import zipfile
@@ -33,11 +29,9 @@ import pytest
 from tests.kit import intent_body
 from tests.live import as_sandbox, free_port, stop_process
 from tests.webhooks.receiver import loopback_socket
+from tests.wheels import build_wheel, clean_env, install_beside_project_dependencies, new_venv, run
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parent.parent
-NOT_SHIPPED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
 
 
 @dataclass(frozen=True)
@@ -61,65 +55,25 @@ class Installed:
         return Path(found.stdout.strip()).parent
 
 
-def clean_env(**settings: str) -> dict[str, str]:
-    """The caller's environment without anything that points into the checkout or its venv."""
-    dropped = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PAYORCH_") and k not in dropped}
-    env["PAYORCH_SANDBOX_WEBHOOKS_ALLOW_PRIVATE"] = "true"  # the receiver listens on loopback
-    env.update(settings)
-    return env
-
-
-def run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        args, cwd=cwd, env=env or clean_env(), capture_output=True, text=True, timeout=300, check=False
-    )
-    assert done.returncode == 0, f"{args} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    return done
-
-
-def build_wheel(work: Path) -> Path:
-    """From a copy of the checkout: a build/ folder left in the checkout by an earlier build
-    would otherwise put its stale files into this wheel."""
-    source = work / "source"
-    shutil.copytree(ROOT / "src", source / "src", ignore=NOT_SHIPPED)
-    for top in [
-        "pyproject.toml",
-        *(p.name for p in ROOT.glob("README*")),
-        *(p.name for p in ROOT.glob("LICENSE*")),
-    ]:
-        shutil.copy(ROOT / top, source / top)
-    run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(work / "dist"), str(source)], work
-    )
-    (wheel,) = (work / "dist").glob("payorch-*.whl")
-    return wheel
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     work = tmp_path_factory.mktemp("installed")
     wheel = build_wheel(work)
     venv = work / "venv"
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], work)
-    python = str(venv / "bin" / "python")
-    purelib = run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], work
-    ).stdout.strip()
-    ours = dict.fromkeys(sysconfig.get_path(kind) for kind in ("purelib", "platlib"))
-    Path(purelib, "project-dependencies.pth").write_text("".join(f"{path}\n" for path in ours))
-    pip_for_venv = [sys.executable, "-m", "pip", "--python", python]  # the new one has no pip
-    run([*pip_for_venv, "install", "-q", "--no-deps", "--no-index", str(wheel)], work)
+    install_beside_project_dependencies(new_venv(venv), wheel, work)
     return Installed(venv=venv, wheel=wheel, work=work)
 
 
 def test_the_wheel_carries_every_file_of_the_package(installed: Installed) -> None:
-    """Every file of the copy it was built from (the checkout may have changed since)."""
+    """Every file of the copy it was built from (the checkout may have changed since), but the
+    client's: payorch-client ships those (tests/test_client_package.py)."""
     package = installed.work / "source" / "src" / "payorch"
     in_source = {path.relative_to(package.parent).as_posix() for path in package.rglob("*") if path.is_file()}
     with zipfile.ZipFile(installed.wheel) as wheel:
         shipped = {name for name in wheel.namelist() if name.startswith("payorch/")}
-    assert in_source - shipped == set()
+    client = {name for name in in_source if name.startswith("payorch/client/")}
+    assert client and shipped & client == set()
+    assert in_source - client - shipped == set()
 
 
 def test_the_installed_package_is_the_wheels_copy(installed: Installed) -> None:

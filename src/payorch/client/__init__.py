@@ -14,6 +14,7 @@ from payorch.client import webhooks
 from payorch.client._async import AsyncPayorchClient
 from payorch.client._core import NO_RETRIES, Call, RetryPolicy
 from payorch.client._sync import PayorchClient
+from payorch.client._version import __version__
 from payorch.client.errors import (
     AlreadyExistsError,
     ApiError,
@@ -100,4 +101,5 @@ __all__ = [
     "WebhookEndpoint",
     "WebhookVerificationError",
     "webhooks",
+    "__version__",
 ]

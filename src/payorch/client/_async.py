@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 
-from payorch import __version__
 from payorch.client import _operations as ops
 from payorch.client._async_admin import AsyncAdministration, each_item
 from payorch.client._core import (
@@ -26,6 +25,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
+from payorch.client._version import __version__
 from payorch.client.errors import PayorchError
 from payorch.client.models import (
     Checkout,

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 
-from payorch import __version__
 from payorch.client import _operations as ops
 from payorch.client._core import (
     DEFAULT_BASE_URL,
@@ -26,6 +25,7 @@ from payorch.client._core import (
     retry_delay,
 )
 from payorch.client._sync_admin import SyncAdministration, each_item
+from payorch.client._version import __version__
 from payorch.client.errors import PayorchError
 from payorch.client.models import (
     Checkout,

@@ -28,6 +28,7 @@ from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.replica import Replica, ReplicaSettings
 from payorch.db.statements import StatementConnection, StatementLane
 from payorch.db.unavailable import may_write, raise_if_lost
+from payorch.observability import timing
 from payorch.observability.db_pool import MeasuredPool
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
@@ -88,6 +89,7 @@ class Database:
             if bounds is not None:
                 kwargs.update(pool_timeout=bounds.pool_seconds, connect_args=bounds.connect_args())
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        timing.watch_engine(self.engine)  # each statement's time: Server-Timing's db
         self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE, bounds)
         if self.is_sqlite:
             path = sqlite_file(self.url)
@@ -248,6 +250,7 @@ def _replica(settings: ReplicaSettings, pool_size: int) -> Replica:
         connect_args=Bounds(timeout, timeout, timeout).connect_args(),
     )
     _skip_closed_connections(engine)
+    timing.watch_engine(engine)
     return Replica(engine, settings)
 
 

@@ -21,6 +21,7 @@ import asyncpg
 from sqlalchemy import text
 
 from payorch.db.statements import ASYNCPG_DIALECT, StatementConnection
+from payorch.observability import timing
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class OneStatement:
 
     async def run(self, conn: StatementConnection, parameters: Mapping[str, object]) -> asyncpg.Record:
         """Run on ``conn`` (Phases.one_statement: no transaction; the statement is its own)."""
-        row = await conn.fetchrow(self.sql, *(parameters[name] for name in self._names))
+        with timing.database():  # Server-Timing's db (observability/timing.py)
+            row = await conn.fetchrow(self.sql, *(parameters[name] for name in self._names))
         assert row is not None, "the final SELECT answers one row"
         return row

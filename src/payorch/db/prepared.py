@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.bounds import abandon, cut_short
 from payorch.db.records import Row
 from payorch.db.statements import ASYNCPG_DIALECT
+from payorch.observability import timing
 
 _STEP = "payorch.step_on_driver"  # in the pooled connection's info while a step is marked
 Statement: TypeAlias = "Select[*tuple[object, ...]] | Update | Insert | Delete"
@@ -92,7 +93,8 @@ async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
 
 async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]]) -> Answer:
     try:
-        return await call()
+        with timing.database():  # Server-Timing's db (observability/timing.py)
+            return await call()
     except _BROKEN:
         conn.info.pop(_STEP, None)
         await conn.invalidate()

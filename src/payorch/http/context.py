@@ -1,5 +1,6 @@
 """Outermost middleware: request id and origin (payorch.activity.origin), body size and media
-type checks, last-resort 500, and the one log line of each request.
+type checks, last-resort 500, the one log line of each request, and each answer's Server-Timing
+(app, db and provider time: payorch.observability.timing).
 
 Pure ASGI (no BaseHTTPMiddleware) to keep the hot path cheap.
 
@@ -30,6 +31,7 @@ from payorch.errors import (
 from payorch.http.responses import error_body
 from payorch.ids import new_id
 from payorch.jsontypes import dumps
+from payorch.observability import timing
 
 MAX_BODY_BYTES = 64 * 1024
 _SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -75,13 +77,20 @@ class RequestContextMiddleware:
         status = 500  # if nothing is sent, the server answers 500
         began = time.perf_counter()
         header_value = request_id.encode()
+        waits = timing.Timing()
+        timing_token = timing.current.set(waits)
 
         async def send_with_id(message: Message) -> None:
             nonlocal started, status
             if message["type"] == "http.response.start":
                 started = True
                 status = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", header_value)]
+                spent = timing.server_timing(time.perf_counter() - began, waits)
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", header_value),
+                    (b"server-timing", spent),
+                ]
             await send(message)
 
         try:
@@ -100,6 +109,7 @@ class RequestContextMiddleware:
         finally:
             _log_request(scope, status, time.perf_counter() - began)
             request_id_var.reset(token)
+            timing.current.reset(timing_token)
             origin.leave(origin_token)
 
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from payorch.db.unavailable import OWN_DATABASE_HEADER, RETRY_AFTER_SECONDS
 from payorch.errors import DatabaseUnavailable
-from payorch.observability import tracing
+from payorch.observability import timing, tracing
 from payorch.observability.metrics import observe_provider_call, record_provider_error
 from payorch.providers.base import ConnectorContext, ProviderUnavailable
 
@@ -67,11 +67,12 @@ async def send(
 ) -> httpx.Response:
     """Call ``ctx.base_url + path``; 2xx/3xx/4xx are returned, everything else raises.
     ``content``: a body already encoded (a form), instead of ``json``."""
-    if not tracing.enabled:
-        return await _send(ctx, operation, method, path, headers, json, params, content)
-    # A span per call, beside its metrics; _done notes the outcome on it.
-    with tracing.provider_call(ctx.provider, operation, ctx.mode.value, ctx.connector_id):
-        return await _send(ctx, operation, method, path, headers, json, params, content)
+    async with timing.provider():  # Server-Timing's provider share (observability/timing.py)
+        if not tracing.enabled:
+            return await _send(ctx, operation, method, path, headers, json, params, content)
+        # A span per call, beside its metrics; _done notes the outcome on it.
+        with tracing.provider_call(ctx.provider, operation, ctx.mode.value, ctx.connector_id):
+            return await _send(ctx, operation, method, path, headers, json, params, content)
 
 
 async def _send(

@@ -114,7 +114,9 @@ def test_the_checks_catch_a_planted_mistake_of_each_kind() -> None:
         "dependency cycle: nginx -> api",
     ):
         assert expected in found, found
-    assert "worker: waits for api" not in found  # api has the image's HEALTHCHECK
+    assert "worker: waits for api" not in found  # api has a health check
+    del services["api"]["healthcheck"]
+    assert "worker: waits for api" not in "\n".join(problems(broken, COMPOSE.parent))  # the image's
 
 
 def test_the_payorch_services_run_real_commands_with_real_settings() -> None:
@@ -157,6 +159,7 @@ def test_nginx_gets_every_placeholder_of_the_shipped_config_and_reaches_the_api(
     assert placeholders == set(nginx["environment"])
     command = services["api"]["command"]
     port = command[command.index("--port") + 1]
+    assert f"127.0.0.1:{port}/healthz" in " ".join(services["api"]["healthcheck"]["test"])
     assert nginx["environment"]["PAYORCH_UPSTREAM_SERVERS"] == f"server api:{port};"
     assert nginx["ports"][0].rsplit(":", 1)[1] == nginx["environment"]["PAYORCH_LISTEN"]
 

@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test test-fast lint typecheck bench clean
 
-$(STAMP): pyproject.toml
+# src/payorch/__init__.py: it holds the version, which the editable install's metadata copies.
+$(STAMP): pyproject.toml src/payorch/__init__.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[dev]"

@@ -163,3 +163,16 @@ async def database(
     db = Database(database_url)
     yield db
     await db.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+async def fresh_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A database nothing has touched: no file yet, or an empty PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/fresh.db"
+        return
+    url, admin = await create_postgres_database()
+    try:
+        yield url
+    finally:
+        await drop_postgres_database(url, admin)

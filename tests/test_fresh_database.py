@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.databases import create_postgres_database, drop_postgres_database
 from tests.live import live_server, payorch_env, run_cli
 
 pytestmark = pytest.mark.slow
@@ -25,19 +24,6 @@ def umask_022() -> Iterator[None]:
         yield
     finally:
         os.umask(old)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-async def fresh_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    """A database nothing has touched: no file yet, or an empty PostgreSQL database."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path}/fresh.db"
-        return
-    url, admin = await create_postgres_database()
-    try:
-        yield url
-    finally:
-        await drop_postgres_database(url, admin)
 
 
 def _mode(path: Path) -> str:

@@ -2,7 +2,11 @@
 
 from pkgutil import extend_path
 
-__version__ = "0.1.0"
+# The one place for the version: the package's metadata (pyproject.toml reads it), the client's
+# distribution (clients/python), the OpenAPI document's info.version and `payorch --version`
+# take it from here. CHANGELOG.md names each release and its commit; main between releases is
+# the next one's .dev0.
+__version__ = "0.2.0.dev0"
 
 # payorch.client comes from its own distribution (payorch-client), which may sit in another
 # sys.path entry than the server's package: payorch's subpackages are looked for in every entry.

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from payorch import __version__
 from payorch.activity_cli import add_activity_commands
 from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
 from payorch.cli_guard import refuse_a_new_database, run_guarded
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="payorch", description=__doc__, formatter_class=HelpFormatter, epilog=SERVE_SETTINGS
     )
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    parser.add_argument("--version", action="version", version=f"payorch {__version__}")
     # Only serve and migrate make a database that is not there yet (a command run elsewhere
     # must not leave a stray ./payorch.db; `applications create` migrates only one that exists).
     parser.set_defaults(creates_database=False)
@@ -110,10 +112,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
     from payorch.crypto import load_cipher
-    from payorch.db.migrate import migration_report, upgrade
+    from payorch.db.migrate import migrate, migration_report
 
     load_cipher(settings)  # fail early on a missing PAYORCH_SECRET_KEY
-    print(f"payorch: {migration_report(upgrade(settings.database_url))}", file=sys.stderr)
+    print(f"payorch: {migration_report(migrate(settings.database_url))}", file=sys.stderr)
     return 0
 
 

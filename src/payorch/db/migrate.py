@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from alembic import command
@@ -18,9 +19,20 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+@dataclass(frozen=True)
+class Migration:
+    applied: list[str]  # the revisions applied, oldest first
+    newer: list[str]  # the database's revisions this code does not know (a newer release's)
+
+
 def upgrade(database_url: str) -> list[str]:
-    """Bring the database to the newest revision; the revisions applied, oldest first. Runs its
-    own event loop: call from sync code.
+    """Bring the database to the newest revision; the revisions applied, oldest first."""
+    return migrate(database_url).applied
+
+
+def migrate(database_url: str) -> Migration:
+    """Bring the database to the newest revision, unless a newer release migrated it: then it is
+    left as it is (docs/deployment.md, "Upgrading"). Runs its own event loop: call from sync code.
 
     A new SQLite file (and its folder) is created by ``Database`` (db/engine.py), mode 0600.
     """
@@ -29,16 +41,21 @@ def upgrade(database_url: str) -> list[str]:
     # Read by env.py: alembic calls it after each revision it applies.
     config.attributes["on_version_apply"] = lambda *, step, **_: applied.append(step.up_revision_id)
     command.upgrade(config, "heads")
-    return applied
+    return Migration(applied=applied, newer=list(config.attributes.get("newer_revisions", [])))
 
 
-def migration_report(applied: list[str]) -> str:
+def migration_report(done: Migration) -> str:
     """What `payorch migrate` says: which revisions it applied, or that there was nothing to do."""
-    if not applied:
-        heads = ", ".join(sorted(head_revisions()))
+    heads = ", ".join(sorted(head_revisions()))
+    if done.newer:
+        newer = ", ".join(done.newer)
+        ours = f"this release's newest migration ({heads})"
+        return f"the database is at {newer}, newer than {ours}; left as it is"
+    if not done.applied:
         return f"the database is at the newest migration ({heads}); nothing to do"
-    before = _down_revision(applied[0]) or "nothing (an empty database)"
-    return f"migrated the database from {before} to {applied[-1]}: {len(applied)} revision(s) applied"
+    before = _down_revision(done.applied[0]) or "nothing (an empty database)"
+    count = len(done.applied)
+    return f"migrated the database from {before} to {done.applied[-1]}: {count} revision(s) applied"
 
 
 def _down_revision(revision: str) -> str | None:
@@ -68,4 +85,3 @@ def upgrade_in_thread(database_url: str) -> None:
     thread.join()
     if errors:
         raise errors[0]
-

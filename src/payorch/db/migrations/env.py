@@ -21,6 +21,13 @@ def _run(connection: Connection) -> None:
         compare_type=True,
         on_version_apply=config.attributes.get("on_version_apply"),  # db/migrate.py's report
     )
+    known = {script.revision for script in context.script.walk_revisions()}
+    newer = sorted(set(context.get_context().get_current_heads()) - known)
+    if newer:
+        # Migrated by a newer release (this is an old process restarting during a rolling
+        # upgrade, docs/deployment.md "Upgrading"): its schema keeps ours working; leave it.
+        config.attributes["newer_revisions"] = newer  # read by db/migrate.py
+        return
     with context.begin_transaction():
         context.run_migrations()
 

@@ -6,11 +6,20 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: run test test-fast lint typecheck bench clean
 
-# src/payorch/__init__.py: it holds the version, which the editable install's metadata copies.
-$(STAMP): pyproject.toml src/payorch/__init__.py
+# Every package comes from uv.lock (versions and hashes), so two installs a month apart are the
+# same (README.md, Setup). uv itself is bootstrapped with the venv's own pip at a pinned version:
+# a fresh machine needs nothing but Python. UV_PROJECT_ENVIRONMENT makes uv use this .venv.
+UV_VERSION := 0.13.9
+UV := UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv
+
+# --frozen: install what the lock says, never re-resolve (`make test` checks it is current).
+# --inexact: keep the venv's pip and uv, which the lock does not list (tests build wheels with
+# this pip). payorch itself is installed editable, from src/. src/payorch/__init__.py holds the
+# version, which the editable install's metadata copies.
+$(STAMP): pyproject.toml uv.lock src/payorch/__init__.py
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q uv==$(UV_VERSION)
+	$(UV) sync -q --frozen --inexact --extra dev
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -20,7 +29,9 @@ run: $(STAMP)
 # loadfile keeps a module's tests (and its module-scoped servers and database) on one worker.
 PYTEST_WORKERS ?= auto
 
+# First: a lock that no longer matches pyproject.toml fails the run (`uv lock` writes a new one).
 test: $(STAMP)
+	$(UV) lock --check
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)

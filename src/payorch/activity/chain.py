@@ -8,7 +8,7 @@ import hashlib
 import json
 from datetime import datetime
 
-from payorch.activity.records import Actor, Origin
+from payorch.activity.records import Actor, Entry, Origin
 from payorch.clock import isoformat
 from payorch.jsontypes import JsonObject
 
@@ -46,3 +46,21 @@ def content_hash(
     # Sorted keys, no spaces, UTF-8: the same entry always hashes the same, on any database.
     canonical = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def entry_hash(entry: Entry, seq: int | None = None) -> str:
+    """The hash ``entry`` should carry (with ``seq`` instead of its own, to test a reordering)."""
+    return content_hash(
+        previous_hash=entry.previous_hash,
+        id=entry.id,
+        application_id=entry.application_id,
+        seq=entry.seq if seq is None else seq,
+        at=entry.at,
+        actor=entry.actor,
+        action=entry.action,
+        resource_type=entry.resource_type,
+        resource_id=entry.resource_id,
+        outcome=entry.outcome,
+        origin=entry.origin,
+        changes=entry.changes,
+    )

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.activity import repository
 from payorch.activity.actors import actor_of
-from payorch.activity.chain import content_hash
+from payorch.activity.chain import entry_hash
 from payorch.activity.origin import current_origin
 from payorch.activity.records import Change, Entry, Origin
 from payorch.auth.service import Caller
@@ -26,23 +26,8 @@ async def record(conn: AsyncConnection, clock: Clock, change: Change) -> Entry:
         change = replace(change, origin=current_origin())
     now = clock.now()
     seq, previous = await repository.lock_head(conn, change.application_id, now)
-    entry_id = new_id("act")
-    digest = content_hash(
-        previous_hash=previous,
-        id=entry_id,
-        application_id=change.application_id,
-        seq=seq + 1,
-        at=now,
-        actor=change.actor,
-        action=change.action,
-        resource_type=change.resource_type,
-        resource_id=change.resource_id,
-        outcome=change.outcome,
-        origin=change.origin,
-        changes=change.changes,
-    )
     entry = Entry(
-        id=entry_id,
+        id=new_id("act"),
         application_id=change.application_id,
         seq=seq + 1,
         at=now,
@@ -54,8 +39,9 @@ async def record(conn: AsyncConnection, clock: Clock, change: Change) -> Entry:
         origin=change.origin,
         changes=change.changes,
         previous_hash=previous,
-        hash=digest,
+        hash="",  # set below, from the rest
     )
+    entry = replace(entry, hash=entry_hash(entry))
     await repository.append(conn, entry)
     return entry
 

@@ -26,7 +26,7 @@ from typing import Literal, TypeAlias
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.activity import repository
-from payorch.activity.chain import GENESIS, content_hash
+from payorch.activity.chain import GENESIS, entry_hash
 from payorch.activity.records import Entry, Filters, Head
 
 Reading: TypeAlias = Callable[[], AbstractAsyncContextManager[AsyncConnection]]
@@ -57,24 +57,6 @@ class Broken:
     entry_id: str | None
     problem: Problem
     detail: str
-
-
-def entry_hash(entry: Entry, seq: int | None = None) -> str:
-    """The hash ``entry`` should carry (with ``seq`` instead of its own, to test a reordering)."""
-    return content_hash(
-        previous_hash=entry.previous_hash,
-        id=entry.id,
-        application_id=entry.application_id,
-        seq=entry.seq if seq is None else seq,
-        at=entry.at,
-        actor=entry.actor,
-        action=entry.action,
-        resource_type=entry.resource_type,
-        resource_id=entry.resource_id,
-        outcome=entry.outcome,
-        origin=entry.origin,
-        changes=entry.changes,
-    )
 
 
 async def chain_heads(reading: Reading, application_id: str | None) -> list[Head]:

@@ -21,6 +21,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 from sqlalchemy.ext.asyncio import AsyncConnection
+from starlette.datastructures import FormData
 from starlette.responses import JSONResponse, Response
 
 from payorch.dashboard import sessions
@@ -121,6 +122,14 @@ async def _person_at(
     return user
 
 
+async def _checked_form(request: Request, pending: Pending) -> FormData:
+    """The POSTed form, once its CSRF token is the session's (else CsrfRefused: 403)."""
+    form = await request.form()
+    if not _csrf_matches(pending, form.get("csrf")):
+        raise CsrfRefused()
+    return form
+
+
 def _refused(request: Request) -> Response:
     return signed_out_page(request, sign_in_page(request, 401, REFUSED))
 
@@ -170,9 +179,7 @@ async def second_factor_form(request: Request, pending: PendingDep, conn: Conn) 
 @router.post(SECOND_FACTOR_PATH)
 async def second_factor(request: Request, pending: PendingDep, conn: Conn) -> Response:
     runtime = pending.runtime
-    form = await request.form()
-    if not _csrf_matches(pending, form.get("csrf")):
-        raise CsrfRefused()
+    form = await _checked_form(request, pending)
     too_many = await too_many_attempts(request, runtime)
     if too_many is not None:
         return too_many
@@ -195,9 +202,7 @@ async def second_factor(request: Request, pending: PendingDep, conn: Conn) -> Re
 @router.post("/sign-in/cancel")
 async def cancel(request: Request, pending: PendingDep, conn: Conn) -> Response:
     """Ends the PASSWORD-stage session: the sign-in form again."""
-    form = await request.form()
-    if not _csrf_matches(pending, form.get("csrf")):
-        raise CsrfRefused()
+    await _checked_form(request, pending)
     await sessions.close_session(conn, pending.token)
     return signed_out_page(request, back_to(request, "/sign-in"))
 
@@ -248,6 +253,21 @@ async def _answer(request: Request, pending: Pending) -> tuple[str, str] | None:
     return json.dumps(credential), challenge.removeprefix(_WEBAUTHN)
 
 
+async def _answering_person(
+    request: Request, conn: AsyncConnection, pending: Pending
+) -> tuple[User, str, str] | Response:
+    """The person, the browser's answer and its challenge (forgotten: one answer per challenge);
+    or the JSON refusal: the page expired (403), or they may no longer sign in (401)."""
+    answered = await _answer(request, pending)
+    await sessions.keep_challenge(conn, pending.token, None)  # one answer per challenge
+    if answered is None:
+        return _json_refused("This page expired: reload it.", 403)
+    user = await _user_of(conn, pending)
+    if user is None:
+        return _json_refused(REFUSED, 401)
+    return user, *answered
+
+
 @router.post(SECOND_FACTOR_PATH + "/passkey-options")
 async def passkey_options(request: Request, pending: PendingDep, conn: Conn) -> Response:
     return await _options(request, conn, pending, registering=False)
@@ -256,14 +276,10 @@ async def passkey_options(request: Request, pending: PendingDep, conn: Conn) -> 
 @router.post(SECOND_FACTOR_PATH + "/passkey")
 async def passkey_sign_in(request: Request, pending: PendingDep, conn: Conn) -> Response:
     runtime = pending.runtime
-    answered = await _answer(request, pending)
-    await sessions.keep_challenge(conn, pending.token, None)  # one answer per challenge
-    if answered is None:
-        return _json_refused("This page expired: reload it.", 403)
-    user = await _user_of(conn, pending)
-    if user is None:
-        return _json_refused(REFUSED, 401)
-    answer, challenge = answered
+    answering = await _answering_person(request, conn, pending)
+    if isinstance(answering, Response):
+        return answering
+    user, answer, challenge = answering
     party = _party(runtime)
     try:
         method = await sign_in.check_passkey(
@@ -321,9 +337,7 @@ async def enroll_form(request: Request, pending: PendingDep, conn: Conn) -> Resp
 @router.post(ENROLL_PATH)
 async def enroll_totp(request: Request, pending: PendingDep, conn: Conn) -> Response:
     runtime = pending.runtime
-    form = await request.form()
-    if not _csrf_matches(pending, form.get("csrf")):
-        raise CsrfRefused()
+    form = await _checked_form(request, pending)
     user = await _person_at(request, conn, pending, enrolled=False)
     if isinstance(user, Response):
         return user
@@ -359,16 +373,12 @@ async def enroll_passkey_options(request: Request, pending: PendingDep, conn: Co
 @router.post(ENROLL_PATH + "/passkey")
 async def enroll_passkey(request: Request, pending: PendingDep, conn: Conn) -> Response:
     runtime = pending.runtime
-    answered = await _answer(request, pending)
-    await sessions.keep_challenge(conn, pending.token, None)
-    if answered is None:
-        return _json_refused("This page expired: reload it.", 403)
-    user = await _user_of(conn, pending)
-    if user is None:
-        return _json_refused(REFUSED, 401)
+    answering = await _answering_person(request, conn, pending)
+    if isinstance(answering, Response):
+        return answering
+    user, answer, challenge = answering
     if await sign_in.has_second_factor(conn, user):
         return _json_refused(_ENROLLED, 409)
-    answer, challenge = answered
     try:
         await sign_in.enroll_passkey(conn, runtime.clock, _party(runtime), user, challenge, answer)
     except passkeys.PasskeyRefused:

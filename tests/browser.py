@@ -1,6 +1,7 @@
 """What the browser tests share: Debian's Chromium launched by Playwright's async API, a live
 server for it, a page at one of the widths every page is looked at (1280 and 390 px), screenshots
-at both widths, signing in to the dashboard, and the moves that load a new page.
+at both widths, signing in to the dashboard (``signed_in``: a new application's admin on a page),
+and the moves that load a new page.
 
 Playwright is imported only when a browser is started (or for type checking): modules that import
 this one are collected without it."""
@@ -18,7 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from tests.live import live_server, payorch_env
+from tests.live import create_sandbox, live_server, payorch_env
 from tests.needs import missing
 from tests.totp_codes import fresh_code
 
@@ -188,6 +189,27 @@ async def sign_in(page: Page, url: str, api_key: str) -> None:
     await submit(page, "Sign in")
     await page.get_by_label(TOTP_CODE_LABEL).fill(await fresh_code(person.totp_secret))
     await submit(page, "Confirm")
+
+
+class SignedIn(NamedTuple):
+    """A new sandbox application of a live server, its admin signed in on a page at 1280 px."""
+
+    url: str
+    app: dict[str, str]  # tests.live.create_sandbox's answer: api_key, application_id, ...
+    page: Page
+    shots: Path  # where this database's screenshots go
+
+
+@asynccontextmanager
+async def signed_in(server: Server, database_url: str) -> AsyncIterator[SignedIn]:
+    """The opening of a dashboard page's browser test: a sandbox application made by the
+    command line, Chromium, and its admin signed in (``sign_in``)."""
+    url, env = server
+    app = create_sandbox(env)
+    async with chromium() as browser:
+        page = await page_at(browser)
+        await sign_in(page, url, app["api_key"])
+        yield SignedIn(url, app, page, shots_dir(backend(database_url)))
 
 
 async def approve_at_provider(page: Page, checkout_url: str, back_to: str) -> None:

@@ -11,7 +11,6 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -23,12 +22,7 @@ def server(database_url: str) -> Iterator[web.Server]:
 
 
 async def test_a_key_with_chosen_scopes_and_an_expiry(server: web.Server, database_url: str) -> None:
-    url, env = server
-    app = create_sandbox(env)
-    shots = web.shots_dir(web.backend(database_url))
-    async with web.chromium() as browser:
-        page = await web.page_at(browser)
-        await web.sign_in(page, url, app["api_key"])
+    async with web.signed_in(server, database_url) as (url, app, page, shots):
         await page.get_by_role("link", name="API keys").click()
         form = page.locator("form", has=page.get_by_role("heading", name="Create a key"))
         await form.get_by_label("Name").fill("reports")

@@ -12,7 +12,6 @@ import pytest
 from payorch.runtime import Runtime
 from tests import browser as web
 from tests.activity.helpers import write_entries
-from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -26,12 +25,7 @@ def server(database_url: str) -> Iterator[web.Server]:
 async def test_the_activity_page_in_a_browser(
     server: web.Server, database_url: str, runtime: Runtime
 ) -> None:
-    url, env = server
-    app = create_sandbox(env)
-    shots = web.shots_dir(web.backend(database_url))
-    async with web.chromium() as browser:
-        page = await web.page_at(browser)
-        await web.sign_in(page, url, app["api_key"])
+    async with web.signed_in(server, database_url) as (url, app, page, shots):
         await web.follow(page, page.get_by_role("link", name="Activity"))
         assert await page.get_by_role("heading", name="Activity", level=1).is_visible()
         # Signing in wrote the first entries (the invite, its acceptance, the TOTP, the sign-in).

@@ -27,15 +27,16 @@ async def add_mock_connector(
 
 
 async def paid_in_usd_at_b(
-    page: Page, api: httpx.AsyncClient, app: dict[str, str], url: str, reference: str
+    page: Page, api: httpx.AsyncClient, app: dict[str, str], url: str, reference: str, amount: int = 200_000
 ) -> tuple[str, str]:
-    """A USD 2,000.00 intent at provider B, paid by the buyer in Chromium once ``page`` signed in
-    to the dashboard: (its id, its dashboard page's URL), where ``page`` is left."""
+    """A USD intent at provider B (2,000.00 unless ``amount`` says), paid by the buyer in Chromium
+    once ``page`` signed in to the dashboard: (its id, its dashboard page's URL), where ``page``
+    is left."""
     created = await create_intent(
         api,
         as_sandbox(app),
         external_reference=reference,
-        amount=200_000,
+        amount=amount,
         currency="USD",
         provider=PROVIDER_B,
         return_url=url + "/dashboard/sandbox/returned",

@@ -11,7 +11,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests import browser as web
-from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -23,12 +22,7 @@ def server(database_url: str) -> Iterator[web.Server]:
 
 
 async def test_the_users_page_in_a_browser(server: web.Server, database_url: str) -> None:
-    url, env = server
-    app = create_sandbox(env)
-    shots = web.shots_dir(web.backend(database_url))
-    async with web.chromium() as browser:
-        page = await web.page_at(browser)
-        await web.sign_in(page, url, app["api_key"])
+    async with web.signed_in(server, database_url) as (url, app, page, shots):
         await web.follow(page, page.get_by_role("link", name="Users"))
         assert await page.get_by_role("heading", name="Users", level=1).is_visible()
         # The admin signed in (web.sign_in invites one through the API) is the first row.

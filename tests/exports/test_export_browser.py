@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from tests import browser as web
-from tests.kit import create_intent
-from tests.live import as_sandbox, create_sandbox
+from tests.dashboard.helpers import paid_in_usd_at_b
+from tests.live import create_sandbox
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -34,26 +34,10 @@ async def test_the_exports_page_downloads_a_csv(
     app = create_sandbox(env)
     shots = web.shots_dir(web.backend(database_url))
     headers = {"Authorization": f"Bearer {app['api_key']}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api:
-        created = await create_intent(
-            api,
-            as_sandbox(app),
-            external_reference=HYPERLINK,
-            amount=123_456,
-            currency="USD",
-            provider="provider_b_redirect_get",
-            return_url=url + "/dashboard/sandbox/returned",
-        )
-        intent_id = created["id"]
-        checkout = (await api.post(f"/v1/payment-intents/{intent_id}/checkout", json={})).json()
     today = datetime.now(UTC).date()
-    async with web.chromium() as browser:
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as api, web.chromium() as browser:
         page = await web.page_at(browser, accept_downloads=True)
-        await web.sign_in(page, url, app["api_key"])
-        # The buyer pays at the simulated provider.
-        await web.approve_at_provider(
-            page, checkout["checkout"]["url"], f"{url}/dashboard/payments/{intent_id}"
-        )
+        intent_id, _ = await paid_in_usd_at_b(page, api, app, url, HYPERLINK, amount=123_456)
         await page.get_by_role("link", name="Exports").click()
         await page.wait_for_url(url + "/dashboard/exports")
         assert await page.get_by_label("From (UTC)").input_value() == (today - timedelta(days=1)).isoformat()

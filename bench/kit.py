@@ -170,14 +170,14 @@ def free_port() -> int:
 
 @contextmanager
 def started_process(
-    command: list[str], env: dict[str, str], ready_url: str
+    command: list[str], env: dict[str, str], ready_url: str, startup_seconds: float = 60
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``command`` running until the block ends; waits until ``ready_url`` answers."""
     process = subprocess.Popen(  # noqa: S603 - our own servers, fixed arguments
         command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + startup_seconds
         while True:
             try:
                 httpx.get(ready_url, timeout=1)

@@ -118,8 +118,10 @@ class Database:
         conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
         try:
             if self.is_sqlite:
-                async with self.engine.begin() as conn:
+                async with self.engine.connect() as conn, conn.begin() as transaction:
                     yield conn
+                    with timing.database():  # the COMMIT is no statement of the engine's events
+                        await transaction.commit()
                 return
             async with self.engine.connect() as conn:
                 await conn.execution_options(isolation_level="AUTOCOMMIT")
@@ -159,7 +161,8 @@ class Database:
                             await abandon(conn)  # never back to the pool (payorch.db.bounds)
                         raise
                 if conn.in_transaction():
-                    await conn.commit()
+                    with timing.database():
+                        await conn.commit()
         except Exception as exc:
             raise_if_lost(exc, connected=conn is not None)
             raise

@@ -218,7 +218,7 @@ def server_env(database_url: str, url: str) -> dict[str, str]:
 
 @contextmanager
 def started_server(
-    database_url: str, workers: int
+    database_url: str, workers: int, startup_seconds: float = 60
 ) -> Iterator[tuple[str, dict[str, str], subprocess.Popen[bytes]]]:
     """``payorch serve`` (no worker, rate limit out of the way): its URL, env and process."""
     port = free_port()
@@ -226,7 +226,7 @@ def started_server(
     env = server_env(database_url, url)
     command = [sys.executable, "-m", "payorch", "serve", "--port", str(port)]
     command += ["--workers", str(workers), "--no-worker"]
-    with started_process(command, env, url + "/openapi.json") as process:
+    with started_process(command, env, url + "/openapi.json", startup_seconds) as process:
         yield url, env, process
 
 

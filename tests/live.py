@@ -77,12 +77,13 @@ def live_server(
     port: int | None = None,
     output: IO[str] | None = None,
     host: str = "127.0.0.1",
+    start_seconds: float = 60,
 ) -> Iterator[str]:
     """Start `payorch serve` (with `extra_args`, e.g. "--no-worker") and yield its base URL once
     it answers; SIGTERM it at the end. Its output goes to a file (a pipe nobody reads would stall
     a busy server), ``output`` when given (the test reads it), and is shown if it exits early.
     ``host`` names the loopback address in the URL ("localhost": a WebAuthn relying party may
-    not be an IP address)."""
+    not be an IP address). ``start_seconds``: how long it may take to answer."""
     port = port or free_port()
     base = f"http://{host}:{port}"
     env = {**env, "PAYORCH_PUBLIC_URL": base}
@@ -95,7 +96,7 @@ def live_server(
             text=True,
         )
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + start_seconds
             while True:
                 if process.poll() is not None:
                     output.seek(0)
@@ -105,7 +106,7 @@ def live_server(
                     break
                 except httpx.TransportError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError("server did not start in 60 s") from None
+                        raise RuntimeError(f"server did not start in {start_seconds:g} s") from None
                     time.sleep(0.1)
             yield base
         finally:

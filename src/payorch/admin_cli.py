@@ -159,7 +159,8 @@ def run(settings: Settings, step: Callable[[Phases], Awaitable[T]]) -> T:
     from payorch.bootstrap import operator_phases
     from payorch.db.migrate import upgrade
 
-    upgrade(settings.database_url)  # as `migrate` does: an older database gets the new tables
+    # as `migrate` does: an older database gets the new tables
+    upgrade(settings.database_url, transaction_pooling=settings.database_transaction_pooling)
 
     async def steps() -> T:
         async with operator_phases(settings) as phases:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @asynccontextmanager
 async def operator_phases(settings: Settings) -> AsyncIterator[Phases]:
     """One command's database: each of its steps is a phase (the transaction rule)."""
-    database = Database(settings.database_url)
+    database = Database(settings.database_url, transaction_pooling=settings.database_transaction_pooling)
     try:
         yield Phases(database)
     finally:
@@ -47,7 +47,7 @@ async def create_application(
 ) -> NewApplication:
     """The application, its merchant account, first key and (``owner_email``) its owner, invited
     in the same transaction: a refused email creates nothing."""
-    database = Database(settings.database_url)
+    database = Database(settings.database_url, transaction_pooling=settings.database_transaction_pooling)
     try:
         async with database.transaction() as conn:
             created = await create_in_transaction(

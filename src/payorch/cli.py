@@ -115,7 +115,8 @@ def _migrate(settings: Settings, _args: argparse.Namespace) -> int:
     from payorch.db.migrate import migrate, migration_report
 
     load_cipher(settings)  # fail early on a missing PAYORCH_SECRET_KEY
-    print(f"payorch: {migration_report(migrate(settings.database_url))}", file=sys.stderr)
+    done = migrate(settings.database_url, transaction_pooling=settings.database_transaction_pooling)
+    print(f"payorch: {migration_report(done)}", file=sys.stderr)
     return 0
 
 

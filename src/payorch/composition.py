@@ -57,6 +57,7 @@ def build_runtime(
             statement_seconds=settings.database_statement_timeout_seconds,
             pool_seconds=settings.database_pool_timeout_seconds,
         ),
+        transaction_pooling=settings.database_transaction_pooling,
     )
     cipher = load_cipher(settings)
     local_app = local_app or LocalApp()

@@ -49,6 +49,14 @@ class DatabaseSettings(BaseSettings):
             "stops answering costs a list this long, then the list reads the primary."
         ),
     )
+    database_transaction_pooling: bool = Field(
+        False,
+        description=(
+            "true: PAYORCH_DATABASE_URL reaches PostgreSQL through a pooler in transaction mode "
+            "(PgBouncer pool_mode=transaction): no named prepared statements, every step in a "
+            "transaction of its own, no LISTEN (workers poll). See docs/deployment.md, PgBouncer."
+        ),
+    )
     database_pool_size: int = Field(
         20,
         ge=1,

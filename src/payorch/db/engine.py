@@ -24,6 +24,7 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from payorch.db.bounds import Bounds, abandon, cut_short
+from payorch.db.pooling import pinned, unnamed_statements
 from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.replica import Replica, ReplicaSettings
 from payorch.db.statements import StatementConnection, StatementLane
@@ -74,11 +75,15 @@ class Database:
         echo: bool = False,
         replica: ReplicaSettings | None = None,
         bounds: Bounds | None = None,
+        transaction_pooling: bool = False,
     ) -> None:
         """``bounds``: how long a connect, a statement and a pool wait may take on PostgreSQL
-        (payorch.db.bounds); None: unbounded (migrations, admin commands)."""
+        (payorch.db.bounds); None: unbounded (migrations, admin commands).
+        ``transaction_pooling``: PostgreSQL is reached through a pooler in transaction mode
+        (PAYORCH_DATABASE_TRANSACTION_POOLING; payorch.db.pooling)."""
         self.url = async_url(url)
         self.is_sqlite = self.url.startswith("sqlite")
+        self.transaction_pooling = transaction_pooling and not self.is_sqlite
         kwargs: dict[str, Any] = {"echo": echo}
         if not self.is_sqlite:
             # Every connection is kept (no overflow): an overflow connection is closed when it is
@@ -86,11 +91,18 @@ class Database:
             # every few requests (TCP, TLS probe, startup, cold prepared-statement cache). Beyond
             # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
             kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False, poolclass=MeasuredPool)
+            connect_args = unnamed_statements(self.transaction_pooling)
             if bounds is not None:
-                kwargs.update(pool_timeout=bounds.pool_seconds, connect_args=bounds.connect_args())
+                kwargs.update(pool_timeout=bounds.pool_seconds)
+                connect_args.update(bounds.connect_args())
+            kwargs.update(connect_args=connect_args)
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         timing.watch_engine(self.engine)  # each statement's time: Server-Timing's db
-        self._statements = None if self.is_sqlite else StatementLane(self.url, STATEMENT_LANE_SIZE, bounds)
+        self._statements = None
+        if not self.is_sqlite:
+            self._statements = StatementLane(
+                self.url, STATEMENT_LANE_SIZE, bounds, transaction_pooling=self.transaction_pooling
+            )
         if self.is_sqlite:
             path = sqlite_file(self.url)
             if path is not None:
@@ -154,8 +166,10 @@ class Database:
                 else:
                     await conn.execution_options(isolation_level="AUTOCOMMIT")
                     try:
-                        with statements_on_driver(conn):  # each statement its own: db/prepared.py
-                            yield conn
+                        # Behind a transaction pooler the step is one transaction (db/pooling.py).
+                        async with pinned(conn, self.transaction_pooling):
+                            with statements_on_driver(conn):  # each statement its own: db/prepared.py
+                                yield conn
                     except BaseException as exc:
                         if cut_short(exc):
                             await abandon(conn)  # never back to the pool (payorch.db.bounds)

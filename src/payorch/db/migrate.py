@@ -25,14 +25,16 @@ class Migration:
     newer: list[str]  # the database's revisions this code does not know (a newer release's)
 
 
-def upgrade(database_url: str) -> list[str]:
+def upgrade(database_url: str, *, transaction_pooling: bool = False) -> list[str]:
     """Bring the database to the newest revision; the revisions applied, oldest first."""
-    return migrate(database_url).applied
+    return migrate(database_url, transaction_pooling=transaction_pooling).applied
 
 
-def migrate(database_url: str) -> Migration:
+def migrate(database_url: str, *, transaction_pooling: bool = False) -> Migration:
     """Bring the database to the newest revision, unless a newer release migrated it: then it is
     left as it is (docs/deployment.md, "Upgrading"). Runs its own event loop: call from sync code.
+    ``transaction_pooling``: behind a pooler in transaction mode (PAYORCH_DATABASE_TRANSACTION_POOLING,
+    payorch.db.pooling).
 
     A new SQLite file (and its folder) is created by ``Database`` (db/engine.py), mode 0600.
     """
@@ -40,6 +42,7 @@ def migrate(database_url: str) -> Migration:
     config = alembic_config(database_url)
     # Read by env.py: alembic calls it after each revision it applies.
     config.attributes["on_version_apply"] = lambda *, step, **_: applied.append(step.up_revision_id)
+    config.attributes["transaction_pooling"] = transaction_pooling
     command.upgrade(config, "heads")
     return Migration(applied=applied, newer=list(config.attributes.get("newer_revisions", [])))
 

@@ -55,10 +55,15 @@ def asyncpg_dsn(url: str) -> str:
 
 
 class StatementLane:
-    def __init__(self, url: str, size: int, bounds: Bounds | None = None) -> None:
-        """``bounds``: the connect, each statement and the wait for a turn (payorch.db.bounds)."""
+    def __init__(
+        self, url: str, size: int, bounds: Bounds | None = None, *, transaction_pooling: bool = False
+    ) -> None:
+        """``bounds``: the connect, each statement and the wait for a turn (payorch.db.bounds).
+        ``transaction_pooling``: behind a pooler in transaction mode, no named statements and each
+        turn's statement in a transaction (payorch.db.pooling)."""
         self._dsn = asyncpg_dsn(url)
         self._bounds = bounds
+        self._transaction_pooling = transaction_pooling
         self._turns = asyncio.Semaphore(size)  # first come, first served (module docstring)
         self._idle: list[StatementConnection] = []
         self._closed = False
@@ -72,7 +77,11 @@ class StatementLane:
             async with self._turn():
                 connection = await self._take()
                 try:
-                    yield connection
+                    if self._transaction_pooling:
+                        async with connection.transaction():
+                            yield connection
+                    else:
+                        yield connection
                 except asyncpg.PostgresError:
                     self._give_back(connection)  # PostgreSQL answered (or closed it: then dropped)
                     raise
@@ -121,6 +130,8 @@ class StatementLane:
             server_settings={"application_name": APPLICATION_NAME},
             timeout=60 if bounds is None else bounds.connect_seconds,  # 60: asyncpg's default
             command_timeout=None if bounds is None else bounds.statement_seconds,
+            # asyncpg's statement cache off: the unnamed statement only (payorch.db.pooling)
+            statement_cache_size=0 if self._transaction_pooling else 100,  # 100: asyncpg's default
         )
 
     def _give_back(self, connection: StatementConnection) -> None:

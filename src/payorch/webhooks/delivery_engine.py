@@ -160,7 +160,7 @@ class WebhookDeliveries:
         self._background.append(asyncio.create_task(self._apply_loop()))
         if runtime.database.is_sqlite:
             wakeups.subscribe(wake)
-        else:
+        elif not runtime.database.transaction_pooling:  # a pooler's LISTEN hears nothing: polls
             listen = wakeups.listen(runtime.settings.database_url, lambda: self._wake())
             self._background.append(asyncio.create_task(listen))
 

@@ -33,7 +33,10 @@ def _run(connection: Connection) -> None:
 
 
 async def _main() -> None:
-    database = Database(config.get_main_option("sqlalchemy.url") or "")
+    database = Database(
+        config.get_main_option("sqlalchemy.url") or "",
+        transaction_pooling=bool(config.attributes.get("transaction_pooling")),  # db/migrate.py
+    )
     try:
         async with database.engine.connect() as conn:
             await conn.run_sync(_run)

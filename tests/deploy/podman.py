@@ -10,6 +10,7 @@ work on this machine kind.
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -77,15 +78,28 @@ def base_image() -> str:
     return BASE
 
 
+def uv_version() -> str:
+    """The uv the Makefile installs (and the Containerfile's UV_VERSION must name)."""
+    found = re.search(r"^UV_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    assert found, "Makefile: no UV_VERSION"
+    return found.group(1)
+
+
 def wheelhouse() -> Path:
-    """Every dependency's wheel (and the build backend's) in deploy/wheelhouse, for the image's
-    offline build. Filled from the indexes once; later runs find everything there already."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    wanted = [*project["project"]["dependencies"], *project["build-system"]["requires"]]
+    """Every wheel the image's offline build needs in deploy/wheelhouse: uv.lock's requirements
+    (exported by the venv's uv, with their hashes), uv itself and the build backend. Filled from
+    the indexes once; later runs find everything there already."""
     WHEELHOUSE.mkdir(exist_ok=True)
-    pip = [sys.executable, "-m", "pip", "wheel", "-q", "--wheel-dir", str(WHEELHOUSE), *wanted]
-    if run([*pip, "--no-index", "--find-links", str(WHEELHOUSE)], check=False).returncode != 0:
-        run(pip, timeout=900)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    locked = CACHE / "requirements.txt"
+    uv = str(Path(sys.executable).parent / "uv")
+    run([uv, "export", "--project", str(ROOT), "--frozen", "--no-dev", "--no-emit-project", "--quiet",
+         "--output-file", str(locked)])  # fmt: skip
+    build_system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    pip = [sys.executable, "-m", "pip", "wheel", "-q", "--wheel-dir", str(WHEELHOUSE)]
+    for wanted in (["--no-deps", "-r", str(locked)], [f"uv=={uv_version()}", *build_system]):
+        if run([*pip, "--no-index", "--find-links", str(WHEELHOUSE), *wanted], check=False).returncode != 0:
+            run([*pip, *wanted], timeout=900)
     return WHEELHOUSE
 
 
@@ -99,6 +113,7 @@ def build_image() -> str:
         "--network", "none",  # offline: everything comes from deploy/wheelhouse
         "--build-arg", f"BASE_IMAGE={base}",
         "--build-arg", "PIP_OPTIONS=--no-index",
+        "--build-arg", f"UV_VERSION={uv_version()}",
         "--tag", IMAGE,
         "--file", str(ROOT / "Containerfile"),
         str(ROOT),

@@ -18,12 +18,13 @@ import secrets
 import httpx
 import pytest
 
+from payorch import __version__
 from payorch.client import PayorchClient
 from payorch.providers.registry import PROVIDER_IDS
 from tests.client.buyer import pay
 from tests.client.signed_receiver import wait_for_events, webhook_receiver
 from tests.databases import create_postgres_database, drop_postgres_database
-from tests.deploy.podman import LIMITS, build_image, container, payorch, podman, tools
+from tests.deploy.podman import LIMITS, ROOT, build_image, container, payorch, podman, tools, uv_version
 from tests.kit import TEST_SECRET_KEY
 from tests.live import free_port, wait_until_answering
 
@@ -48,7 +49,7 @@ def test_the_image_is_what_it_claims(image: str) -> None:
     # No compiler, no pip, no source tree or tests; the user is not root.
     probe = (
         "import importlib.util, json, os, shutil; print(json.dumps({'uid': os.getuid(),"
-        " 'tools': [t for t in ('gcc', 'cc', 'make') if shutil.which(t)],"
+        " 'tools': [t for t in ('gcc', 'cc', 'make', 'uv') if shutil.which(t)],"
         " 'pip': importlib.util.find_spec('pip') is not None,"
         " 'source': [p for p in ('/src', '/dist', '/wheelhouse', '/tests') if os.path.exists(p)],"
         " 'tests': importlib.util.find_spec('tests') is not None}))"
@@ -58,6 +59,11 @@ def test_the_image_is_what_it_claims(image: str) -> None:
     # The declared data directory is the one writable place: the embedded default (SQLite and
     # its key file in /data) migrates in a read-only container.
     podman("run", "--rm", "--read-only", *LIMITS, image, "migrate")
+    # The installed release is this checkout's (its wheel built from src/ in the image).
+    assert podman("run", "--rm", *LIMITS, image, "--version").stdout.split() == [
+        "payorch",
+        __version__,
+    ]
 
 
 def test_a_sandbox_payment_and_its_webhook_through_the_image(image: str) -> None:
@@ -110,3 +116,9 @@ def test_a_sandbox_payment_and_its_webhook_through_the_image(image: str) -> None
             assert receiver.rejected == 0
     finally:
         asyncio.run(drop_postgres_database(database_url, admin))
+
+
+def test_the_containerfile_installs_the_makefiles_uv() -> None:
+    """The image exports uv.lock with the uv that `make` installs (its default build argument)."""
+    assert f"ARG UV_VERSION={uv_version()}\n" in (ROOT / "Containerfile").read_text()
+    assert f'"uv=={uv_version()}"' in (ROOT / "docs" / "deployment.md").read_text()  # the offline fill

@@ -104,7 +104,7 @@ def add_commands(
     )
     create.add_argument(
         "--expires-at",
-        type=_rfc3339,
+        type=rfc3339,
         metavar="TIME",
         help="when the key stops working, RFC 3339 with its zone (2026-12-31T23:59:59Z)",
     )
@@ -132,7 +132,7 @@ def add_commands(
     revoke.set_defaults(handler=_keys_revoke)
 
 
-def _rfc3339(text: str) -> datetime:
+def rfc3339(text: str) -> datetime:
     moment = parse_rfc3339(text)
     if moment is None:
         raise argparse.ArgumentTypeError(

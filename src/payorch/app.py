@@ -28,6 +28,8 @@ from payorch.http.openapi import install_openapi
 from payorch.http.read_retry import RetryReadsOnLostConnection
 from payorch.http.routing import mount
 from payorch.intents.endpoints import router as intents_router
+from payorch.links.buyer_page import router as buyer_page_router
+from payorch.links.endpoints import router as links_router
 from payorch.observability import tracing
 from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
@@ -80,6 +82,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         notifications_router,
         *simulated,
         payments_router,
+        links_router,
         reconciliation_router,
         exports_router,
         connectors_router,
@@ -91,6 +94,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         users_router,
         merchant_accounts_router,
         observability_router,
+        buyer_page_router,
         *DASHBOARD_ROUTERS,
     )
     if runtime.settings.simulator_enabled:

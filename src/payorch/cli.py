@@ -19,6 +19,7 @@ from payorch.activity_cli import add_activity_commands
 from payorch.admin_cli import DATABASE_SETTINGS, HelpFormatter, add_commands, command
 from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
+from payorch.links_cli import add_links_commands
 from payorch.operator_cli import add_operator_commands
 from payorch.secret_key_cli import add_secret_key_commands
 from payorch.users_cli import add_users_commands
@@ -107,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     add_activity_commands(commands)
     add_users_commands(commands)
     add_secret_key_commands(commands)
+    add_links_commands(commands)
     return parser
 
 

@@ -12,7 +12,7 @@ from functools import cached_property
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from payorch.config_access import AccessSettings
+from payorch.config_links import LinkSettings
 from payorch.errors import validator_message
 
 # Also the defaults of a provider-health store made from a URL alone (providers/health.py).
@@ -26,7 +26,7 @@ class SettingsError(Exception):
     """A setting is missing or malformed; the message names the variable."""
 
 
-class Settings(AccessSettings):
+class Settings(LinkSettings):
     model_config = SettingsConfigDict(env_prefix="PAYORCH_", extra="ignore", frozen=True)
 
     public_url: str = Field(
@@ -317,7 +317,13 @@ class Settings(AccessSettings):
             raise ValueError("must be six whole numbers of seconds separated by commas")
         return value
 
-    @field_validator("rate_limit", "simulator_public_rate_limit", "dashboard_sign_in_rate_limit")
+    @field_validator(
+        "rate_limit",
+        "simulator_public_rate_limit",
+        "dashboard_sign_in_rate_limit",
+        "payment_link_pay_rate_limit",
+        "payment_link_pay_address_rate_limit",
+    )
     @classmethod
     def _rate_limit(cls, value: str) -> str:
         match = RATE_LIMIT_PATTERN.match(value)
@@ -349,6 +355,14 @@ class Settings(AccessSettings):
     @cached_property
     def dashboard_sign_in_rate_limit_parts(self) -> tuple[int, str]:
         return _limit_parts(self.dashboard_sign_in_rate_limit)
+
+    @cached_property
+    def payment_link_pay_rate_limit_parts(self) -> tuple[int, str]:
+        return _limit_parts(self.payment_link_pay_rate_limit)
+
+    @cached_property
+    def payment_link_pay_address_rate_limit_parts(self) -> tuple[int, str]:
+        return _limit_parts(self.payment_link_pay_address_rate_limit)
 
     @property
     def sandbox_webhooks_private_allowed(self) -> bool:

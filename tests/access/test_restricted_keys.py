@@ -70,7 +70,11 @@ async def test_every_operation_refuses_a_key_without_its_scope_and_admits_one_wi
     spare = (await client.post(KEYS, json={"name": "spare"}, headers=sandbox.headers)).json()
     person = {"email": "scoped@example.com", "role": "viewer"}
     user = (await client.post("/v1/admin/users", json=person, headers=sandbox.headers)).json()
+    link_fields = {"merchant_account_id": sandbox.merchant_account_id, "amount": 1500, "currency": "CLP"}
+    link_body = {**link_fields, "description": "scoped"}
+    link = (await client.post("/v1/payment-links", json=link_body, headers=sandbox.headers)).json()
     ids = {
+        "payment_link_id": link["id"],
         "payment_intent_id": intent["id"],
         "payment_id": paid.payment_id,
         "merchant_id": sandbox.merchant_account_id,
@@ -86,6 +90,7 @@ async def test_every_operation_refuses_a_key_without_its_scope_and_admits_one_wi
     bodies: dict[tuple[str, str], Any] = {
         ("POST", "/v1/payment-intents"): intent_body(sandbox, external_reference="order-scoped"),
         ("POST", "/v1/payments/{payment_id}/refunds"): {"amount": 100},
+        ("POST", "/v1/payment-links"): link_body,
         ("POST", "/v1/admin/webhook-endpoints"): {"url": "https://hooks.example/other"},
         ("PATCH", "/v1/admin/webhook-endpoints/{endpoint_id}"): {"enabled": False},
         ("POST", "/simulator/controls/faults"): {"provider": PROVIDER_IDS[0], "mode": "error"},

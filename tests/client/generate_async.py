@@ -56,7 +56,11 @@ def generate(sync_source: str) -> str:
             "import time\nfrom collections.abc import Callable, Iterator, Mapping",
             "import asyncio\nfrom collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
         ),
-        ("class PayorchClient(SyncAdministration):", "class AsyncPayorchClient(AsyncAdministration):"),
+        (
+            "class PayorchClient(SyncAdministration, SyncLinks):",
+            "class AsyncPayorchClient(AsyncAdministration, AsyncLinks):",
+        ),
+        ("from payorch.client._links import SyncLinks\n", "from payorch.client._links import AsyncLinks\n"),
         # Import order as isort wants it: _async_admin sorts before _core, _sync_admin after.
         ("from payorch.client._sync_admin import SyncAdministration, each_item\n", ""),
         (

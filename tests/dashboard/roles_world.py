@@ -107,6 +107,14 @@ class World:
         assert made.status_code == 201, made.text
         return str(made.json()["id"])
 
+    async def new_link(self) -> str:
+        body = {"merchant_account_id": self.app.merchant_account_id, "amount": 1500, "currency": "CLP"}
+        made = await self.client.post(
+            "/v1/payment-links", json={**body, "description": "x"}, headers=self.app.headers
+        )
+        assert made.status_code == 201, made.text
+        return str(made.json()["id"])
+
     async def new_endpoint(self) -> str:
         return (await create_endpoint(self.client, self.app, HOOK)).id
 
@@ -179,6 +187,15 @@ async def _test_payment(w: World) -> tuple[str, dict[str, str]]:
     return "/sandbox", {**fields, "provider": "auto"}
 
 
+async def _link_page(w: World) -> tuple[str, dict[str, str] | None]:
+    return f"/links/{await w.new_link()}", None
+
+
+async def _new_link_form(w: World) -> tuple[str, dict[str, str]]:
+    fields = {"merchant_account_id": w.app.merchant_account_id, "amount": "1,500", "currency": "CLP"}
+    return "/links", {**fields, "description": "made by a role"}
+
+
 CASES: dict[tuple[str, str], Case] = {
     ("GET", ""): _get(""),
     ("GET", "/overview"): _get("/overview"),
@@ -223,6 +240,12 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api-keys"): _post(lambda w: _ready(("/api-keys", {"name": "made by a role"}))),
     ("POST", "/api-keys/{credential_id}/revoke"): _post(
         lambda w: _with(w.new_key(), lambda key: (f"/api-keys/{key}/revoke", {}))
+    ),
+    ("GET", "/links"): _get("/links"),
+    ("POST", "/links"): _post(_new_link_form),
+    ("GET", "/links/{link_id}"): _link_page,
+    ("POST", "/links/{link_id}/deactivate"): _post(
+        lambda w: _with(w.new_link(), lambda link: (f"/links/{link}/deactivate", {"message": "gone"}))
     ),
     ("GET", "/sandbox"): _get("/sandbox"),
     ("POST", "/sandbox"): _post(_test_payment),

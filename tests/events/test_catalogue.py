@@ -9,12 +9,14 @@ tests/events/test_catalogue_jobs.py."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
 from pydantic import ValidationError
 
+from payorch.clock import FrozenClock, isoformat
 from payorch.events.catalogue import CATALOGUE, PaymentAuthorized, payload_of
 from payorch.events.types import ALL_EVENT_TYPES, WEBHOOK_TEST, EventType
 from payorch.runtime import Runtime
@@ -84,9 +86,25 @@ async def _paid_disputed_and_refunded(client: httpx.AsyncClient, sandbox: Sandbo
     assert await _refund(client, sandbox, other_payment, "refused") == 502
 
 
+async def _expired_link(client: httpx.AsyncClient, sandbox: Sandbox, clock: FrozenClock) -> None:
+    """payment_link.expired: a link read past its expires_at (the project's clock)."""
+    body = {
+        "merchant_account_id": sandbox.merchant_account_id,
+        "amount": 1500,
+        "currency": "CLP",
+        "description": "expires",
+        "expires_at": isoformat(clock.now() + timedelta(minutes=5)),
+    }
+    link = await client.post("/v1/payment-links", json=body, headers=sandbox.headers)
+    assert link.status_code == 201, link.text
+    clock.advance(300)
+    read = await client.get(f"/v1/payment-links/{link.json()['id']}", headers=sandbox.headers)
+    assert read.json()["status"] == "EXPIRED"
+
+
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
-    client: httpx.AsyncClient, runtime: Runtime
+    client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
     sandbox = await mock_sandbox(runtime)
     await _paid_disputed_and_refunded(client, sandbox)
@@ -105,6 +123,7 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
         f"/v1/admin/webhook-endpoints/{endpoint.json()['data']['id']}/test", headers=sandbox.headers
     )
     assert sent.status_code == 202, sent.text
+    await _expired_link(client, sandbox, clock)
 
     events = await checked_events(client, sandbox)
     seen = {event["type"] for event in events}
@@ -112,6 +131,7 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
         EventType.PAYMENT_EXPIRED,
         EventType.WEBHOOK_ENDPOINT_DISABLED,
         EventType.RECONCILIATION_DISCREPANCY,
+        EventType.PAYMENT_LINK_COMPLETED,  # paid through its page: tests/links/test_buyer_page.py
     }
     assert seen == set(CATALOGUE) - never_here
     failed = [e["data"] for e in events if e["type"] == EventType.PAYMENT_FAILED]

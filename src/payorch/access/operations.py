@@ -26,6 +26,11 @@ SCOPED: Final[dict[tuple[str, str], str]] = {
     ("GET", "/v1/payment-intents/{payment_intent_id}"): "payment_intents:read",
     ("POST", "/v1/payment-intents/{payment_intent_id}/checkout"): "payment_intents:write",
     ("POST", "/v1/payment-intents/{payment_intent_id}/cancel"): "cancellations:write",
+    # Payment links (their buyer pages under /pay/ take no key: OPEN_PREFIXES).
+    ("POST", "/v1/payment-links"): "payment_links:write",
+    ("GET", "/v1/payment-links"): "payment_links:read",
+    ("GET", "/v1/payment-links/{payment_link_id}"): "payment_links:read",
+    ("POST", "/v1/payment-links/{payment_link_id}/deactivate"): "payment_links:write",
     # Payments and refunds.
     ("GET", "/v1/payments"): "payments:read",
     ("GET", "/v1/payments/{payment_id}"): "payments:read",
@@ -113,6 +118,8 @@ OPEN_PREFIXES: Final[dict[str, str]] = {
     # Each simulated provider's own API (its own credentials) and the buyer's pages there; the
     # controls under /simulator/controls/ are the API's (SCOPED_PREFIXES, consulted first).
     "/simulator/": "a simulated provider's own API or the buyer's page at it",
+    "/pay/": "a payment link's buyer page: public by design; only its Pay makes anything, "
+    "limited per link and per address (payorch.links.buyer_page)",
     "/dashboard": "the dashboard: a person's session, each page checks the role's scope (payorch.dashboard)",
 }
 

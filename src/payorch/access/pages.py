@@ -68,6 +68,10 @@ PAGES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/api-keys"): "api_keys:read",
     ("POST", "/api-keys"): "api_keys:write",
     ("POST", "/api-keys/{credential_id}/revoke"): "api_keys:write",
+    ("GET", "/links"): "payment_links:read",
+    ("POST", "/links"): "payment_links:write",
+    ("GET", "/links/{link_id}"): "payment_links:read",
+    ("POST", "/links/{link_id}/deactivate"): "payment_links:write",
     ("GET", "/sandbox"): "payment_intents:write",  # the test payment's form
     ("POST", "/sandbox"): "payment_intents:write",
     ("GET", "/sandbox/returned"): "payment_intents:read",
@@ -83,6 +87,8 @@ PAGES: Final[dict[tuple[str, str], str]] = {
 ACTIONS: Final[dict[str, str]] = {
     "payment_intents:read": "see payment intents",
     "payment_intents:write": "create payment intents or test payments",
+    "payment_links:read": "see payment links",
+    "payment_links:write": "create or deactivate payment links",
     "cancellations:write": "cancel payment intents",
     "captures:write": "capture or void payments",
     "refunds:read": "see refunds",

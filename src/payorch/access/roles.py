@@ -12,6 +12,7 @@ ROLES: Final[tuple[str, ...]] = ("owner", "admin", "developer", "operator", "fin
 _READS: Final[frozenset[str]] = frozenset(
     {
         "payment_intents:read",
+        "payment_links:read",
         "refunds:read",
         "payments:read",
         "disputes:read",
@@ -45,6 +46,7 @@ ROLE_SCOPES: Final[dict[str, frozenset[str]]] = {
     "operator": _READS
     | {
         "payment_intents:write",
+        "payment_links:write",
         "cancellations:write",
         "captures:write",
         "refunds:write",

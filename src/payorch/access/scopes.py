@@ -12,6 +12,8 @@ SCOPES: Final[dict[str, str]] = {
     "payment_intents:write": "Create payment intents and their checkouts.",
     "cancellations:write": "Cancel a payment intent.",
     "captures:write": "Capture or void an authorized payment.",
+    "payment_links:read": "Read payment links and the payments each took.",
+    "payment_links:write": "Create and deactivate payment links.",
     "refunds:read": "Read refunds.",
     "refunds:write": "Refund a payment, in whole or in part.",
     "payments:read": "Read and search payments.",

@@ -25,6 +25,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
+from payorch.client._links import AsyncLinks
 from payorch.client._version import __version__
 from payorch.client.errors import PayorchError
 from payorch.client.models import (
@@ -37,7 +38,7 @@ from payorch.client.models import (
 )
 
 
-class AsyncPayorchClient(AsyncAdministration):
+class AsyncPayorchClient(AsyncAdministration, AsyncLinks):
     """payorch's API from asyncio code.
 
     >>> async with AsyncPayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000") as client:

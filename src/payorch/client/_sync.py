@@ -24,6 +24,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
+from payorch.client._links import SyncLinks
 from payorch.client._sync_admin import SyncAdministration, each_item
 from payorch.client._version import __version__
 from payorch.client.errors import PayorchError
@@ -37,7 +38,7 @@ from payorch.client.models import (
 )
 
 
-class PayorchClient(SyncAdministration):
+class PayorchClient(SyncAdministration, SyncLinks):
     """payorch's API from synchronous code.
 
     >>> client = PayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000")

@@ -116,6 +116,7 @@ class PaymentIntent(Model):
     routing: RoutingRecord | None = None  # once a checkout was made
     last_payment_error: PaymentError | None = None  # once a provider ended the payment unpaid
     processing: IntentProcessing | None = None  # while PROCESSING
+    payment_link_id: str | None = None  # made by a payment link's page
 
 
 class CheckoutAction(Model):
@@ -284,6 +285,28 @@ class User(Model):
     updated_at: datetime | None = None
     last_signed_in_at: datetime | None = None
     invite_expires_at: datetime | None = None
+
+
+class PaymentLink(Model):
+    """A page a buyer opens to pay (docs/payment-links.md); send them ``url``."""
+
+    id: str
+    url: str
+    status: str
+    merchant_account_id: str | None = None
+    amount: int
+    currency: str
+    description: str | None = None
+    external_reference: str | None = None
+    expires_at: datetime | None = None
+    max_payments: int = 1
+    after_payment_url: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+    buyer_message: str | None = None
+    payments_count: int = 0
+    amount_collected: int = 0
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
 
 
 class Page(Model, Generic[T]):

@@ -50,7 +50,7 @@ def scope_groups(caller: Caller) -> list[tuple[str, list[tuple[str, str]]]]:
     return list(groups.items())
 
 
-def _expiry(form: FormData) -> datetime | None:
+def expiry_of(form: FormData) -> datetime | None:
     """The form's expiry (a datetime-local field, read as UTC); None when left empty."""
     text = field(form, "expires_at")
     if not text:
@@ -77,7 +77,7 @@ async def create(request: Request, viewer: ViewerDep, form: FormDep, conn: Conn)
         caller,
         field(form, "name")[:200] or None,
         scopes=ticked or held,
-        expires_at=_expiry(form),
+        expires_at=expiry_of(form),
         limit=runtime.settings.max_api_keys,
     )
     # Rendered, not redirected: the key is in this answer only (Cache-Control: no-store).

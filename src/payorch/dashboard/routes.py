@@ -12,6 +12,7 @@ from payorch.dashboard import (
     exports,
     intent,
     keys,
+    links,
     overview,
     payments,
     providers,
@@ -54,6 +55,7 @@ ROUTERS = (
     routing.router,
     keys.router,
     sandbox.router,
+    links.router,
     users.router,
     activity.router,
     _unknown,  # the catch-all last

@@ -194,6 +194,29 @@ class ReconciliationDiscrepancy(EventData):
     at_provider: dict[str, JsonValue]
 
 
+class PaymentLinkData(EventData):
+    """An event about a payment link (payorch.links): it names the link, its merchant and the
+    shop's own reference, and what it collected."""
+
+    payment_link_id: str
+    merchant_account_id: str
+    external_reference: str | None = Field(description="The link's external_reference, if given.")
+    metadata: dict[str, str] = Field(description="The link's metadata, as given at its creation.")
+    payments_count: int = Field(description="Its paid intents (authorized, refunded or not).")
+    amount_collected: int = Field(description="Their amounts together, in the currency's minor unit.")
+    currency: str
+
+
+class PaymentLinkCompleted(PaymentLinkData):
+    TYPE = EventType.PAYMENT_LINK_COMPLETED
+    DESCRIPTION = "A payment link took its max_payments payments: its page no longer takes any."
+
+
+class PaymentLinkExpired(PaymentLinkData):
+    TYPE = EventType.PAYMENT_LINK_EXPIRED
+    DESCRIPTION = "A payment link passed its expires_at before taking max_payments payments."
+
+
 PAYLOADS: tuple[type[EventData], ...] = (
     PaymentIntentCreated,
     PaymentCheckoutStarted,
@@ -210,6 +233,8 @@ PAYLOADS: tuple[type[EventData], ...] = (
     WebhookEndpointDisabled,
     WebhookTest,
     ReconciliationDiscrepancy,
+    PaymentLinkCompleted,
+    PaymentLinkExpired,
 )
 CATALOGUE: dict[str, type[EventData]] = {str(model.TYPE): model for model in PAYLOADS}
 # Events that carry "test": true beside their data in the envelope.

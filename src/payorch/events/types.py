@@ -18,6 +18,8 @@ class EventType(StrEnum):
     REFUND_FAILED = "refund.failed"
     WEBHOOK_ENDPOINT_DISABLED = "webhook_endpoint.disabled"
     RECONCILIATION_DISCREPANCY = "reconciliation.discrepancy"
+    PAYMENT_LINK_COMPLETED = "payment_link.completed"
+    PAYMENT_LINK_EXPIRED = "payment_link.expired"
 
 
 ALL_EVENT_TYPES = frozenset(t.value for t in EventType)

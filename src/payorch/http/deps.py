@@ -149,6 +149,13 @@ def idempotency_scope(
     return runtime.idempotency.scope(caller.application_id, request.method, request.url.path, key, body)
 
 
+def body_scope(
+    runtime: Runtime, caller: Caller, request: Request, key: str | None, body: BaseModel
+) -> Scope | None:
+    """``idempotency_scope`` of a request whose body is ``body`` (the fields it sent)."""
+    return idempotency_scope(runtime, caller, request, key, body.model_dump(mode="json", exclude_unset=True))
+
+
 BodyT = TypeVar("BodyT", bound=BaseModel)
 
 
@@ -172,8 +179,7 @@ class FlowCall:
     idempotency_key: str | None
 
     def scope(self, body: BaseModel) -> Scope | None:
-        fields = body.model_dump(mode="json", exclude_unset=True)
-        return idempotency_scope(self.runtime, self.caller, self.request, self.idempotency_key, fields)
+        return body_scope(self.runtime, self.caller, self.request, self.idempotency_key, body)
 
 
 async def flow_call(request: Request, idempotency_key: IdempotencyKey = None) -> FlowCall:

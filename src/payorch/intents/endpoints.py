@@ -21,7 +21,7 @@ from payorch.http.deps import (
     IdempotencyKey,
     ListConn,
     ReadConn,
-    idempotency_scope,
+    body_scope,
     runtime_of,
 )
 from payorch.http.errors import problem_responses
@@ -62,9 +62,7 @@ async def create_payment_intent(
     idempotency_key: IdempotencyKey = None,
 ) -> Response:
     runtime = runtime_of(request)
-    scope = idempotency_scope(
-        runtime, caller, request, idempotency_key, body.model_dump(mode="json", exclude_unset=True)
-    )
+    scope = body_scope(runtime, caller, request, idempotency_key, body)
     return idempotent_response(
         await create_at_once.create_intent(
             runtime.phases, runtime.clock, runtime.idempotency, caller, body, scope
@@ -94,7 +92,5 @@ async def list_payment_intents(
     responses=problem_responses(AuthenticationFailed, ResourceNotFound),
     summary="Read a payment intent",
 )
-async def get_payment_intent(
-    payment_intent_id: str, caller: CurrentCaller, conn: ReadConn
-) -> Response:
+async def get_payment_intent(payment_intent_id: str, caller: CurrentCaller, conn: ReadConn) -> Response:
     return json_response(intent_body(await service.read_intent(conn, caller, payment_intent_id)))

@@ -31,6 +31,8 @@ class PaymentIntent:
     # Why its payment did not go through, as the provider answered (docs/api.md, "Why a payment
     # failed"; payorch.providers.payment_errors); None until a provider ended one unpaid.
     last_payment_error: JsonObject | None = None
+    # The payment link whose buyer page made it (payorch.links); None for the API's intents.
+    payment_link_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

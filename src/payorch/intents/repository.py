@@ -214,11 +214,12 @@ INTENT_FRAGMENT = Fragment(
 
 def intent_parameters(intent: PaymentIntent) -> dict[str, object]:
     """The intent_* parameters of insert_intent_fragment (metadata as JSON text)."""
-    # A new intent has no routing or payment error yet: the fragment leaves the columns NULL.
+    # A new intent has no routing or payment error yet, and the API's none of a payment link:
+    # the fragment leaves the columns NULL (a link's intents take the full path).
     values = {
         f"intent_{name}": getattr(intent, name)
         for name in _COLUMNS
-        if name not in ("application_id", "routing", "last_payment_error")
+        if name not in ("application_id", "routing", "last_payment_error", "payment_link_id")
     }
     values["intent_metadata"] = orjson.dumps(intent.metadata).decode()
     return values

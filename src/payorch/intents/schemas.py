@@ -53,6 +53,13 @@ def checked_provider_choice(value: str) -> str:
     return value
 
 
+def checked_metadata(value: dict[str, str]) -> dict[str, str]:
+    for key in value:
+        if not 1 <= len(key) <= MAX_METADATA_KEY_LENGTH:
+            raise ValueError(f"keys must be 1 to {MAX_METADATA_KEY_LENGTH} characters")
+    return value
+
+
 class CreatePaymentIntent(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -108,10 +115,7 @@ class CreatePaymentIntent(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _metadata(cls, value: dict[str, str]) -> dict[str, str]:
-        for key in value:
-            if not 1 <= len(key) <= MAX_METADATA_KEY_LENGTH:
-                raise ValueError(f"keys must be 1 to {MAX_METADATA_KEY_LENGTH} characters")
-        return value
+        return checked_metadata(value)
 
 
 class TimelineEntryResponse(BaseModel):
@@ -166,6 +170,9 @@ class PaymentIntentSummary(BaseModel):
     return_url: str
     metadata: dict[str, str]
     created_at: str
+    payment_link_id: str | None = Field(
+        None, description="The payment link whose buyer page made it; absent for the API's intents."
+    )
 
 
 class PaymentIntentResponse(PaymentIntentSummary):
@@ -223,7 +230,7 @@ def intent_summary_body(intent: PaymentIntent) -> JsonObject:
         "return_url": intent.return_url,
         "metadata": intent.metadata,
         "created_at": isoformat(intent.created_at),
-    }
+    } | ({"payment_link_id": intent.payment_link_id} if intent.payment_link_id else {})
 
 
 def intent_body(detail: PaymentIntentDetail) -> JsonObject:

@@ -23,16 +23,21 @@ from payorch.intents.records import PaymentIntent, PaymentIntentDetail, Waiting
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import EVENTS_OF_MOVE, IntentStatus, Move, next_status, statuses_allowing
 from payorch.jsontypes import JsonObject
+from payorch.links import settle
 from payorch.observability.metrics import record_intent_status
 from payorch.providers.registry import get_adapter
 from payorch.routing import gate
 
 
 async def create_intent(
-    conn: AsyncConnection, clock: Clock, caller: Caller, request: CreatePaymentIntent
+    conn: AsyncConnection,
+    clock: Clock,
+    caller: Caller,
+    request: CreatePaymentIntent,
+    payment_link_id: str | None = None,
 ) -> PaymentIntentDetail:
     await check_create(conn, caller, request)
-    intent, event = new_intent(clock, caller, request)
+    intent, event = new_intent(clock, caller, request, payment_link_id)
     await repository.insert_intent(conn, intent)
     await events.write(conn, event)
     return created_detail(intent, event)
@@ -46,7 +51,9 @@ async def check_create(conn: AsyncConnection, caller: Caller, request: CreatePay
     await gate.check_enabled(conn, request.merchant_account_id, request.provider)
 
 
-def new_intent(clock: Clock, caller: Caller, request: CreatePaymentIntent) -> tuple[PaymentIntent, Event]:
+def new_intent(
+    clock: Clock, caller: Caller, request: CreatePaymentIntent, payment_link_id: str | None = None
+) -> tuple[PaymentIntent, Event]:
     """The intent and its payment_intent.created event, not yet written."""
     now = clock.now()
     intent = PaymentIntent(
@@ -64,6 +71,7 @@ def new_intent(clock: Clock, caller: Caller, request: CreatePaymentIntent) -> tu
         metadata=request.metadata,
         created_at=now,
         updated_at=now,
+        payment_link_id=payment_link_id,
     )
     created = PaymentIntentCreated(
         **about(intent),
@@ -150,6 +158,8 @@ async def apply_move(
         raise InvalidState(found, allowed=statuses_allowing(move))
     for payload in payloads:
         await events.emit_payload(conn, application_id=intent.application_id, payload=payload, at=now)
+    if new == IntentStatus.AUTHORIZED and intent.payment_link_id is not None:
+        await settle.after_payment(conn, clock, intent.payment_link_id)  # its link may be complete
     record_intent_status(provider or intent.provider, new.value)
     return replace(
         intent,

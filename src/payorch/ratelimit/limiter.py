@@ -8,6 +8,9 @@
 - A write to simulated provider A with its published integration keys (the simulator's
   shared "public" owner: anyone may present them) counts against its client address:
   PAYORCH_SIMULATOR_PUBLIC_RATE_LIMIT (default 30/minute), checked by the simulator itself.
+- A buyer's "Pay" on a payment link counts against the link (PAYORCH_PAYMENT_LINK_PAY_RATE_LIMIT)
+  and against its client address (PAYORCH_PAYMENT_LINK_PAY_ADDRESS_RATE_LIMIT), checked by the
+  buyer page itself: opening the page creates nothing and is not counted.
 
 Fixed windows (the ``limits`` fixed-window rule: a counter per window, allowed while the count
 is within the limit). O(1) per request: one increment, which also answers when the window ends.
@@ -87,6 +90,8 @@ class RateLimiter:
         self.per_address = _item(max(1, amount // ANONYMOUS_DIVISOR), unit)
         self.per_public_simulator_address = _item(*settings.simulator_public_rate_limit_parts)
         self.per_sign_in_address = _item(*settings.dashboard_sign_in_rate_limit_parts)
+        self.per_link_pay = _item(*settings.payment_link_pay_rate_limit_parts)
+        self.per_link_pay_address = _item(*settings.payment_link_pay_address_rate_limit_parts)
         self._shared = None if redis is None else _RedisWindows(redis)
         self._local = MemoryStorage()  # without Redis, or while it is skipped
 
@@ -102,6 +107,13 @@ class RateLimiter:
     async def hit_sign_in(self, address: str) -> Decision:
         """A dashboard sign-in attempt (payorch.dashboard.signin)."""
         return await self._hit(self.per_sign_in_address, "sign-in", address)
+
+    async def hit_link_pay(self, link_id: str, address: str) -> Decision:
+        """A buyer's "Pay" on a payment link (payorch.links.buyer_page): counted per link and per
+        client address; refused when either is over (the first refusal is the one answered)."""
+        per_link = await self._hit(self.per_link_pay, "link-pay", link_id)
+        per_address = await self._hit(self.per_link_pay_address, "link-pay-addr", address)
+        return per_link if not per_link.allowed else per_address
 
     async def _hit(self, item: RateLimitItem, kind: str, who: str) -> Decision:
         count, ends = await self._count(item.key_for(NAMESPACE, kind, who), item.get_expiry())

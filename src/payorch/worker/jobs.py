@@ -58,6 +58,7 @@ def default_jobs() -> list[Job]:
     from payorch.activity.retention import ApplyActivityRetention
     from payorch.checkouts.expiry_job import ExpireCheckouts
     from payorch.checkouts.reconcile_processing import ReconcileProcessing
+    from payorch.links.expiry_job import ExpireLinks
     from payorch.reconciliation.job import ReconcileDays
     from payorch.simulator.jobs import (
         DeliverSimulatorNotifications,
@@ -78,4 +79,5 @@ def default_jobs() -> list[Job]:
         ResolvePendingRefunds(),
         ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)
         ApplyActivityRetention(),  # activity log entries past retention (activity/retention.py)
+        ExpireLinks(),  # payment links past their expires_at (links/expiry_job.py)
     ]

@@ -6,6 +6,7 @@ Import tables from their domain module (``from payorch.db.tables.providers impor
 from payorch.db.tables import (  # noqa: F401
     activity,
     dashboard,
+    links,
     people,
     providers,
     reconciliation,

@@ -59,6 +59,9 @@ payment_intents = Table(
     Column("routing", JsonType, nullable=True),
     # Why its payment did not go through, in payorch's shape (payorch.providers.payment_errors).
     Column("last_payment_error", JsonType, nullable=True),
+    # The payment link whose buyer page made it (payorch.links); null for the API's intents.
+    Column("payment_link_id", String(40), nullable=True),
+    Index("ix_payment_intents_payment_link_id", "payment_link_id"),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
     # The list's filters (GET /v1/payment-intents): each ends with the id the keyset walks.
     Index("ix_payment_intents_application_id_status_id", "application_id", "status", "id"),

@@ -1,0 +1,201 @@
+"""The buyer's page of a payment link, at the link's ``url`` (/pay/{id}): public, no key.
+
+- GET shows the merchant, the description and the amount in the buyer's language; it creates
+  nothing (an end that is due, expiry or completion, is written as on any read). A link that
+  is completed, expired or deactivated answers 410 with a page that says so in words.
+- POST ("Pay") checks the form's CSRF token (the double submit of a cookie, as the dashboard's
+  forms before a session), then the rate limits per link and per client address
+  (payorch.ratelimit), then creates the intent, carrying ``payment_link_id``, and its checkout
+  through the merchant's routing, and sends the buyer to the provider's page.
+- GET /pay/{id}/done is the intent's return_url: paid or not, read from the intent (the query
+  string only names it), or a redirect to the link's after_payment_url.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from fastapi import APIRouter, Request
+from starlette.responses import RedirectResponse, Response
+
+from payorch.applications import service as applications
+from payorch.auth.service import Caller
+from payorch.checkouts import service as checkouts
+from payorch.checkouts.schemas import CheckoutAction, CheckoutRequestBody, CheckoutResponse
+from payorch.errors import ApiError, InternalError
+from payorch.http.deps import runtime_of
+from payorch.intents import service as intents
+from payorch.intents.schemas import CreatePaymentIntent
+from payorch.intents.states import IntentStatus
+from payorch.links import repository
+from payorch.links.buyer_render import page, secured, stylesheet
+from payorch.links.buyer_text import WORDS, amount_in, date_in, language_of
+from payorch.links.records import PAID, LinkStatus, PaymentLink
+from payorch.links.settle import settle
+from payorch.ratelimit.limiter import client_address
+from payorch.runtime import Runtime
+
+router = APIRouter(prefix="/pay", include_in_schema=False)
+
+CSRF_COOKIE = "payorch_pay"  # the Pay form's token, double submitted (no session here)
+LINK_CALLER = "payment_link"  # the credential id of the intents a link's page makes
+_WAITING = (IntentStatus.CREATED, IntentStatus.REQUIRES_ACTION, IntentStatus.PROCESSING)
+
+
+def _lang(request: Request, chosen: str | None = None) -> str:
+    return language_of(chosen or request.query_params.get("lang"), request.headers.get("accept-language"))
+
+
+async def _open(runtime: Runtime, link_id: str) -> tuple[PaymentLink, str] | None:
+    """The link as it is now (its due end written) and its merchant's name; None if unknown."""
+    async with runtime.phases.transaction() as conn:
+        link = await repository.get_any(conn, link_id)
+        if link is None:
+            return None
+        link, _ = await settle(conn, runtime.clock, link)
+        merchants = await applications.list_merchants(conn, link.application_id)
+    name = next((m.name for m in merchants if m.id == link.merchant_account_id), "")
+    return link, name
+
+
+def _not_found(lang: str) -> Response:
+    t = WORDS[lang]
+    return _message(lang, 404, t["ended"], t["not_found"])
+
+
+def _ended(link: PaymentLink, merchant: str, lang: str) -> Response:
+    """410: the link takes no payment, said in words."""
+    t = WORDS[lang]
+    when = date_in(lang, link.expires_at, link.currency) if link.expires_at else ""
+    seller = link.buyer_message if link.status == LinkStatus.DEACTIVATED else None
+    return _message(lang, 410, t["ended"], t[link.status].format(date=when), merchant, seller_message=seller)
+
+
+@router.get("/assets/pay.css")
+async def pay_css() -> Response:
+    return stylesheet()
+
+
+@router.get("/{link_id}")
+async def link_page(link_id: str, request: Request) -> Response:
+    lang = _lang(request)
+    opened = await _open(runtime_of(request), link_id)
+    if opened is None:
+        return _not_found(lang)
+    link, merchant = opened
+    if link.status != LinkStatus.ACTIVE:
+        return _ended(link, merchant, lang)
+    t = WORDS[lang]
+    amount = amount_in(lang, link.amount, link.currency)
+    token = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+    until = date_in(lang, link.expires_at, link.currency) if link.expires_at else ""
+    context: dict[str, object] = {
+        "heading": t["title"].format(merchant=merchant),
+        "merchant": merchant,
+        "description": link.description,
+        "amount": amount,
+        "pay": t["pay"].format(amount=amount),
+        "until": t["until"].format(date=until) if until else "",
+        "link_id": link.id,
+        "csrf": token,
+    }
+    response = page("pay.html", lang, context)
+    secure = runtime_of(request).settings.public_url.startswith("https://")
+    response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", secure=secure, path="/pay")
+    return response
+
+
+def _message(
+    lang: str, status: int, heading: str, message: str, merchant: str = "", **more: object
+) -> Response:
+    context = {"heading": heading, "merchant": merchant, "message": message, **more}
+    return page("pay_message.html", lang, context, status=status)
+
+
+@router.post("/{link_id}")
+async def pay(link_id: str, request: Request) -> Response:
+    runtime = runtime_of(request)
+    form = await request.form()
+    chosen = form.get("lang")
+    lang = _lang(request, chosen if isinstance(chosen, str) else None)
+    t = WORDS[lang]
+    submitted, expected = form.get("csrf"), request.cookies.get(CSRF_COOKIE) or ""
+    if not (
+        isinstance(submitted, str) and expected and hmac.compare_digest(expected.encode(), submitted.encode())
+    ):
+        return _message(lang, 403, t["busy_title"], t["expired_form"], again=True, link_id=link_id)
+    decision = await runtime.rate_limiter.hit_link_pay(link_id, client_address(request.scope))
+    if not decision.allowed:
+        busy = _message(lang, 429, t["busy_title"], t["busy"])
+        busy.headers["Retry-After"] = str(decision.reset_seconds)
+        return busy
+    opened = await _open(runtime, link_id)
+    if opened is None:
+        return _not_found(lang)
+    link, merchant = opened
+    if link.status != LinkStatus.ACTIVE:
+        return _ended(link, merchant, lang)
+    amount = amount_in(lang, link.amount, link.currency)
+    try:
+        action = await _checkout(runtime, link, lang)
+    except ApiError:
+        text = t["unpaid"].format(amount=amount)
+        return _message(lang, 503, t["unpaid_title"], text, merchant, again=True, link_id=link.id)
+    if action.method == "GET":
+        return secured(RedirectResponse(action.url, status_code=303))
+    context = {"heading": t["title"].format(merchant=merchant), "merchant": merchant, "amount": amount}
+    return page("pay_post.html", lang, context | {"action": action}, form_to=action.url)
+
+
+async def _checkout(runtime: Runtime, link: PaymentLink, lang: str) -> CheckoutAction:
+    """The link's intent and its checkout, through the merchant's routing (``auto``)."""
+    async with runtime.phases.reading() as conn:
+        application = await applications.find_application(conn, link.application_id)
+    assert application is not None  # a link's application exists (foreign key)
+    caller = Caller(link.application_id, application.environment, LINK_CALLER)
+    base = runtime.settings.public_url.rstrip("/")
+    body = CreatePaymentIntent(
+        merchant_account_id=link.merchant_account_id,
+        external_reference=link.external_reference or link.id,
+        amount=link.amount,
+        currency=link.currency,
+        description=link.description,
+        return_url=f"{base}/pay/{link.id}/done?lang={lang}",
+        metadata=link.metadata,
+    )
+    async with runtime.phases.transaction() as conn:
+        created = await intents.create_intent(conn, runtime.clock, caller, body, payment_link_id=link.id)
+    started = await checkouts.request_checkout(
+        runtime, runtime.phases, caller, created.intent.id, CheckoutRequestBody(), None
+    )
+    if not isinstance(started, CheckoutResponse):  # only a request with a key gets a replay
+        raise InternalError()
+    return started.checkout
+
+
+@router.get("/{link_id}/done")
+async def after_payment(link_id: str, request: Request) -> Response:
+    """Paid or not, from the intent: the query string names it and nothing more."""
+    runtime = runtime_of(request)
+    lang = _lang(request)
+    t = WORDS[lang]
+    intent_id = request.query_params.get("payment_intent_id", "")
+    async with runtime.phases.reading() as conn:
+        link = await repository.get_any(conn, link_id)
+        intent = await intents.find_intent(conn, intent_id) if intent_id.startswith("payi_") else None
+        merchants = await applications.list_merchants(conn, link.application_id) if link else []
+    if link is None or intent is None or intent.payment_link_id != link.id:
+        return _not_found(lang)
+    if link.after_payment_url:
+        return secured(RedirectResponse(link.after_payment_url, status_code=303))
+    merchant = next((m.name for m in merchants if m.id == link.merchant_account_id), "")
+    amount = amount_in(lang, intent.amount, intent.currency)
+    if intent.status in PAID:
+        text = t["paid"].format(merchant=merchant, amount=amount)
+        return _message(lang, 200, t["paid_title"], text, merchant, amount=amount)
+    if intent.status in _WAITING:
+        return _message(lang, 200, t["waiting_title"], t["waiting"].format(amount=amount), merchant)
+    text = t["unpaid"].format(amount=amount)
+    again = link.status == LinkStatus.ACTIVE
+    return _message(lang, 200, t["unpaid_title"], text, merchant, again=again, link_id=link.id)

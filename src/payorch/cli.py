@@ -21,7 +21,7 @@ from payorch.cli_guard import refuse_a_new_database, run_guarded
 from payorch.config import Settings, load_settings
 from payorch.links_cli import add_links_commands
 from payorch.operator_cli import add_operator_commands
-from payorch.secret_key_cli import add_secret_key_commands
+from payorch.secret_key_cli import add_secret_key_commands, refuse_a_wrong_key
 from payorch.users_cli import add_users_commands
 
 SERVE_SETTINGS = (
@@ -142,6 +142,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         os.environ["PAYORCH_PUBLIC_URL"] = serve_address.local_url(args.host, args.port)
         settings = load_settings()
     _migrate(settings, args)
+    refuse_a_wrong_key(settings)  # a restored database started with another key: one line
     # Before uvicorn (and its --workers processes, which inherit it): the default connection
     # cap is derived from this limit (http/server_protocol.py).
     server_protocol.raise_fd_limit()
@@ -221,6 +222,8 @@ def _worker(settings: Settings, args: argparse.Namespace) -> int:
     from payorch.observability.exporter import start_worker_exporter
     from payorch.worker.runner import run_until_signalled
 
+    if args.parent_pid is None:  # serve checked it before starting its own worker
+        refuse_a_wrong_key(settings)
     configure_logging()
     if not _tracing_configured_well():
         return 1

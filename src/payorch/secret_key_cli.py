@@ -1,20 +1,28 @@
 """`payorch secret-key reencrypt`: every stored secret under the first key of
 PAYORCH_SECRET_KEY (payorch.secret_rotation). Prints a line per place with its counts, never a
 value; exit status 0 when every value is under the first key, 1 when one is left (each such
-row named on stderr by its id: decrypted by no key of the list, or changing at every try)."""
+row named on stderr by its id: decrypted by no key of the list, or changing at every try).
+
+refuse_a_wrong_key is the check `serve` and `worker` make as they start: a key list that
+decrypts none of the stored values (a restored backup started with another key) is one line
+and exit status 2 (cli_guard), before anything is served."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from typing import TYPE_CHECKING
 
+from sqlalchemy.exc import DBAPIError
+
 from payorch.admin_cli import DATABASE_SETTINGS, command, command_group, run
-from payorch.config import Settings
+from payorch.config import Settings, SettingsError
+from payorch.errors import DatabaseUnavailable
 
 if TYPE_CHECKING:
     from payorch.db import Phases
-    from payorch.secret_rotation import Tally
+    from payorch.secret_rotation import Place, Tally
 
 SETTINGS = (
     DATABASE_SETTINGS
@@ -41,6 +49,34 @@ def add_secret_key_commands(commands: argparse._SubParsersAction[argparse.Argume
         ),
     )
     reencrypt.set_defaults(handler=_reencrypt)
+
+
+def refuse_a_wrong_key(settings: Settings) -> None:
+    """Raise SettingsError when PAYORCH_SECRET_KEY does not decrypt what the database stores
+    (secret_rotation.first_unreadable): a start with another key, e.g. on a restored backup."""
+    from payorch.bootstrap import operator_phases
+    from payorch.crypto import load_cipher
+    from payorch.secret_rotation import first_unreadable
+
+    cipher = load_cipher(settings)
+
+    async def check() -> tuple[Place, str] | None:
+        async with operator_phases(settings) as phases:
+            return await first_unreadable(phases, cipher)
+
+    try:
+        found = asyncio.run(check())
+    except (DBAPIError, OSError, DatabaseUnavailable):
+        # Not readable now (not migrated yet, or down): the process meets that as it did
+        # before this check, which only refuses what it could read.
+        return
+    if found is not None:
+        place, row_id = found
+        raise SettingsError(
+            f"PAYORCH_SECRET_KEY: no key of it decrypts the stored secrets ({place.name} of"
+            f" {row_id}): start with the key this database was written with (a restored backup"
+            " needs its original key; docs/deployment.md, Backups and restore)"
+        )
 
 
 def _reencrypt(settings: Settings, _args: argparse.Namespace) -> int:

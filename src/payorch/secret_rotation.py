@@ -99,6 +99,24 @@ async def reencrypt_place(phases: Phases, cipher: Cipher, place: Place, done: Do
         after = str(rows[-1][0])
 
 
+async def first_unreadable(phases: Phases, cipher: Cipher) -> tuple[Place, str] | None:
+    """A stored value of each place that ``cipher`` cannot decrypt: (its place, its row's id),
+    or None. One value a place, read at a start: a database restored without its key, or a
+    service started with the wrong one, is refused before it fails request by request."""
+    async with phases.reading() as conn:
+        for place in PLACES:
+            column = place.table.c[place.column]
+            query = select(place.table.c.id, column).where(column.like(place.prefix + "%")).limit(1)
+            found = (await conn.execute(query)).first()
+            if found is None:
+                continue
+            try:
+                cipher.decrypt(found[1].removeprefix(place.prefix))
+            except ValueError:
+                return place, str(found[0])
+    return None
+
+
 async def reencrypt_value(
     phases: Phases, cipher: Cipher, place: Place, row_id: str, value: str | None
 ) -> Outcome:

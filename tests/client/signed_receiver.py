@@ -1,6 +1,7 @@
 """A webhook receiver that verifies each delivery's signature with payorch.client.webhooks.verify
 (as a consumer would), in a thread: for tests that drive payorch as separate processes or
-containers and need to see its signed webhooks arrive."""
+containers and need to see its signed webhooks arrive. While ``accepting`` is False it answers
+503 (a receiver that is down) and keeps nothing."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class Receiver:
     events: dict[str, Event] = field(default_factory=dict)
     deliveries: int = 0
     rejected: int = 0
+    refused: int = 0  # answered 503 while not accepting
+    accepting: bool = True
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -33,6 +36,13 @@ def webhook_receiver() -> Iterator[tuple[str, Receiver]]:
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
             body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            if not state.accepting:
+                with state.lock:
+                    state.refused += 1
+                self.send_response(503)
+                self.send_header("content-length", "0")
+                self.end_headers()
+                return
             try:
                 event = verify(body, dict(self.headers.items()), state.secret)
             except WebhookVerificationError:

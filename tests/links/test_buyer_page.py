@@ -101,6 +101,7 @@ async def test_the_page_after_paying_reads_the_intent(client: httpx.AsyncClient,
         f"{link['url']}/done", params={"payment_intent_id": intent_id, "status": "AUTHORIZED"}
     )
     assert "Not paid" in forged.text and "received" not in forged.text
+    assert f"?lang=pt&amp;payment_intent_id={intent_id}" in forged.text  # the switch keeps the intent
     other = await create_link(client, sandbox)
     foreign = await client.get(f"{other['url']}/done", params={"payment_intent_id": intent_id})
     assert foreign.status_code == 404

@@ -193,9 +193,10 @@ async def after_payment(link_id: str, request: Request) -> Response:
     amount = amount_in(lang, intent.amount, intent.currency)
     if intent.status in PAID:
         text = t["paid"].format(merchant=merchant, amount=amount)
-        return _message(lang, 200, t["paid_title"], text, merchant, amount=amount)
+        return _message(lang, 200, t["paid_title"], text, merchant, amount=amount, intent_id=intent.id)
     if intent.status in _WAITING:
-        return _message(lang, 200, t["waiting_title"], t["waiting"].format(amount=amount), merchant)
+        waiting = t["waiting"].format(amount=amount)
+        return _message(lang, 200, t["waiting_title"], waiting, merchant, intent_id=intent.id)
     text = t["unpaid"].format(amount=amount)
-    again = link.status == LinkStatus.ACTIVE
-    return _message(lang, 200, t["unpaid_title"], text, merchant, again=again, link_id=link.id)
+    shown = {"again": link.status == LinkStatus.ACTIVE, "link_id": link.id, "intent_id": intent.id}
+    return _message(lang, 200, t["unpaid_title"], text, merchant, **shown)

@@ -3,7 +3,7 @@
     git worktree add --detach /tmp/wt-before <commit>
     PYTHONPATH=src:. .venv/bin/python -m bench.before_after --before-src /tmp/wt-before/src
 
-What a piece of work costs the hot paths (docs/performance.md, "Routing ... before and after"):
+What a piece of work costs the hot paths (docs/performance-decisions.md, "Routing ... before and after"):
 two `payorch serve --workers 2 --no-worker` servers, ``before`` from ``--before-src`` and
 ``after`` from ``--after-src`` (this tree by default), each on a fresh PostgreSQL database of its
 own, started one at a time in alternating turns, measured with bench.variants' clients (wrk

@@ -5,7 +5,7 @@
 #        CONNECTIONS=8 bench/create_intents.sh 20     (fewer connections: latency below saturation)
 # Profile: run one API process instead (uvicorn --factory payorch.app:create_app) under the same
 # wrk load and `py-spy record -p <pid> -d 10 -f raw -o prof.raw --nonblocking`
-# (pip install py-spy). Figures: docs/performance.md, "Create and read intents under load".
+# (pip install py-spy). Figures: docs/performance-decisions.md, "Create and read intents under load".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-20}

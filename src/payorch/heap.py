@@ -4,7 +4,7 @@ A process holds a large, permanent heap after start-up (modules, the FastAPI app
 routes, SQLAlchemy's tables and compiled statements, pydantic validators). CPython's collector
 walks the tracked objects of a generation each time it runs, and with the default threshold
 (a young collection every 700 allocations net) it ran often enough that a create spent a large
-share of its CPU collecting (docs/performance.md, "The garbage collector"). So, once start-up
+share of its CPU collecting (docs/performance-decisions.md, "The garbage collector"). So, once start-up
 is done: the start-up heap is frozen (never walked again, never freed: it lives as long as the
 process anyway), and young collections run every YOUNG_THRESHOLD allocations net. Reference
 counting still frees almost everything at once; the collector is only for cycles.

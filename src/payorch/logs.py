@@ -53,7 +53,7 @@ def may_hold_secret(line: bytes) -> bool:
     """False only if no pattern of ``redact`` can match the text ``line`` encodes (UTF-8).
 
     Cheaper than four substitutions that find nothing, and than one regex with the hex run as a
-    branch (docs/performance.md, "The request log line"). ``bytes.lower`` folds case as the
+    branch (docs/performance-decisions.md, "The request log line"). ``bytes.lower`` folds case as the
     patterns' ``(?i)`` does for ASCII only (``re`` also folds "ſ" to "s" and the Kelvin sign to
     "k"): any other text may hold a secret."""
     if not line.isascii():

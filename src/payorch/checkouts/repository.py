@@ -1,7 +1,7 @@
 """All SQL of checkouts (and the worker's claims on them).
 
 Every statement is built once, at import, with bind parameters for what varies: building one
-per call cost more CPU than running it (docs/performance.md, "Statements built once").
+per call cost more CPU than running it (docs/performance-decisions.md, "Statements built once").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Through the engine every statement pays for SQLAlchemy's execution (a greenlet crossing, the
 compiled cache's lookup, an execution context, a result object): more CPU than
-asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance.md,
+asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance-decisions.md,
 "Reads on the driver").
 ``Database.reading()`` (autocommit: every statement atomic alone) and ``Database.transaction()``
 (on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their

@@ -4,13 +4,13 @@ A write that is one statement needs nothing of the engine's: no transaction, no 
 compilation per request. Through the engine it still paid for the checkout, the AUTOCOMMIT
 option, the statement and the return, each crossing SQLAlchemy's greenlet bridge (a greenlet
 and a fresh frame stack, mapped and unmapped, per crossing): far more CPU than the same
-statement on asyncpg (bench/statement_lane.py; docs/performance.md, "The statement lane"). The
+statement on asyncpg (bench/statement_lane.py; docs/performance-decisions.md, "The statement lane"). The
 create of a payment intent, the hottest write, runs here; everything else stays on the engine.
 
 The lane holds its connections itself, not in asyncpg's pool: taking a connection from that pool
 and giving it back cost about as much as the statement itself (its release runs in a task of its
 own under ``asyncio.shield``, with a timeout and an idle timer re-armed each time;
-docs/performance.md, "The lane's own connections"). Here a turn is a place in a
+docs/performance-decisions.md, "The lane's own connections"). Here a turn is a place in a
 first-come-first-served queue (``asyncio.Semaphore``: asyncpg's pool hands a returned
 connection to whoever asks next, so under load a waiting request could lose it again and again
 to new arrivals) and an idle connection from a list. A connection goes back to the list only in a

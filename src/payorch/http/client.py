@@ -8,7 +8,7 @@ goes over a pooled network connection.
 A call to ourselves the way our code makes them (a URL under the public URL as text, headers,
 JSON or bytes, query parameters) skips httpx's request building and ASGITransport: the client
 builds the ASGI scope itself (``OutgoingClient``): less CPU a call (bench/in_process_call.py;
-docs/performance.md, "In-process calls without httpx's request building"). The scope and the
+docs/performance-decisions.md, "In-process calls without httpx's request building"). The scope and the
 answer are those httpx's ASGITransport gives (tests/http/test_in_process_calls.py compares
 them); any other call (form data, files, cookies, auth, another origin) goes httpx's way, in
 process all the same.

@@ -2,7 +2,7 @@
 
 Each dependency takes the request and nothing FastAPI must resolve first, and endpoints reach the
 runtime by ``runtime_of(request)``, not through a dependency: FastAPI 0.165 solves every
-dependency, nested or cached, with its own pass over the request's parameters (docs/performance.md,
+dependency, nested or cached, with its own pass over the request's parameters (docs/performance-decisions.md,
 "Dependencies"). The caller stays a
 dependency: FastAPI runs dependencies before it validates the body, so a request without a
 valid key is answered 401 whatever its body.

@@ -3,7 +3,7 @@
 FastAPI's ``include_router`` keeps the router it includes as one nested route, and a request
 to it is matched at the app's level and again inside, and handled through a further frame for
 each level: work that every request, and every resumption of a request's task after a database
-round trip, paid again (docs/performance.md, "Routes mounted flat"). payorch's routers carry
+round trip, paid again (docs/performance-decisions.md, "Routes mounted flat"). payorch's routers carry
 everything of their own (prefix, tags, route class) on each route, so their routes can be the
 app's own; a router that includes another is refused rather than mounted half. Each API route
 mounted refuses a repeated single-valued query parameter (payorch.http.single_values).

@@ -19,7 +19,7 @@ IN_PROGRESS = "IN_PROGRESS"
 COMPLETED = "COMPLETED"
 
 
-# Statements built once, values as parameters (docs/performance.md, "Statements built once").
+# Statements built once, values as parameters (docs/performance-decisions.md, "Statements built once").
 # Parameter names differ from the columns': an UPDATE reserves its columns' names for SET.
 _PK = (
     records.c.application_id == bindparam("pk_application_id"),

@@ -18,7 +18,7 @@ from payorch.intents.states import IntentStatus
 from payorch.jsontypes import JsonObject
 
 # Built once: statements whose values come as parameters compile once and hit SQLAlchemy's cache
-# without recomputing a cache key for every request (docs/performance.md, "Statements built once").
+# without recomputing a cache key for every request (docs/performance-decisions.md, "Statements built once").
 _INSERT = insert(intents)
 _COLUMNS = tuple(intents.c.keys())  # the record's fields have the columns' names
 

@@ -1,7 +1,7 @@
 """All SQL of payments and their refunds.
 
 Every statement but the page's is built once, at import, with bind parameters for what varies:
-building one per call cost more CPU than running it (docs/performance.md, "Statements built
+building one per call cost more CPU than running it (docs/performance-decisions.md, "Statements built
 once"). In the updates, no bind parameter is named after a column: SQLAlchemy keeps those
 names for the SET clause.
 """

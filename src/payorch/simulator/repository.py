@@ -1,7 +1,7 @@
 """SQL shared by both simulated providers: fault modes, the merchant name shown on pages, and
 reading one owner's row.
 
-Statements are built once, with bind parameters for the values (docs/performance.md,
+Statements are built once, with bind parameters for the values (docs/performance-decisions.md,
 "Statements built once"): building one per call cost more CPU than running it."""
 
 from __future__ import annotations

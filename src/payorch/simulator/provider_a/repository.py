@@ -1,6 +1,6 @@
 """All SQL of provider A's simulated transactions (always scoped by owner).
 
-Statements are built once, with bind parameters for the values (docs/performance.md,
+Statements are built once, with bind parameters for the values (docs/performance-decisions.md,
 "Statements built once"); an update's own parameters take a b_ prefix, as its table's column
 names are the SET clause's."""
 

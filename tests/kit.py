@@ -201,6 +201,8 @@ async def authorized_payment(
                 authorization_code="1213",
                 authorized_at=now,
                 created_at=now,
+                amount_captured=amount,
+                captured_at=now,
             ),
         )
     return Paid(payment_id, intent_id, amount)

@@ -35,6 +35,7 @@ from payorch.observability.endpoints import router as observability_router
 from payorch.observability.middleware import MetricsMiddleware
 from payorch.observability.tracing_middleware import TracingMiddleware
 from payorch.payments.endpoints import router as payments_router
+from payorch.payments.hold_endpoints import router as holds_router
 from payorch.ratelimit.middleware import RateLimitMiddleware
 from payorch.reconciliation.endpoints import router as reconciliation_router
 from payorch.routing.endpoints import router as routing_router
@@ -83,6 +84,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         *simulated,
         payments_router,
         links_router,
+        holds_router,
         reconciliation_router,
         exports_router,
         connectors_router,

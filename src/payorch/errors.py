@@ -21,6 +21,8 @@
      ├── UnsupportedMediaType        415 UNSUPPORTED_MEDIA_TYPE
      ├── ConnectorNotConfigured      422 CONNECTOR_NOT_CONFIGURED
      ├── CurrencyNotSupported        422 CURRENCY_NOT_SUPPORTED
+     ├── CaptureMethodNotSupported   422 CAPTURE_METHOD_NOT_SUPPORTED
+     ├── CaptureAmountExceeded       422 CAPTURE_AMOUNT_EXCEEDED
      ├── RefundAmountExceeded        422 REFUND_AMOUNT_EXCEEDED
      ├── RateLimitExceeded           429 RATE_LIMIT_EXCEEDED
      ├── RequestHeaderFieldsTooLarge 431 REQUEST_HEADER_FIELDS_TOO_LARGE (answered by the HTTP server)
@@ -235,6 +237,26 @@ class CurrencyNotSupported(ApiError):
             f"The provider {provider} does not support {currency}; it takes {', '.join(supported)}.",
             {"provider": provider, "currency": currency, "supported_currencies": list(supported)},
         )
+
+
+class CaptureMethodNotSupported(ApiError):
+    """A manual-capture intent naming a provider that cannot hold money (docs/providers.md,
+    "Holding and capturing")."""
+
+    status, code = 422, "CAPTURE_METHOD_NOT_SUPPORTED"
+
+    def __init__(self, provider: str, holding: Sequence[str]) -> None:
+        needs = _either(list(holding)) if holding else "a provider that can hold"
+        super().__init__(
+            f"The provider {provider} cannot hold a payment for a later capture: it captures every "
+            f"approved payment at once. capture_method manual needs {needs}.",
+            {"provider": provider, "capture_method": "manual", "providers_that_hold": list(holding)},
+        )
+
+
+class CaptureAmountExceeded(ApiError):
+    status, code = 422, "CAPTURE_AMOUNT_EXCEEDED"
+    default_message = "The capture exceeds what the hold allows."
 
 
 class RefundAmountExceeded(ApiError):

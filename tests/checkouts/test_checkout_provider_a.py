@@ -60,6 +60,7 @@ async def test_approve_authorizes_with_a_payment(
         "provider": A,
         "amount": 1500,
         "currency": "CLP",
+        "capture_method": "automatic",
     }
 
 

@@ -63,6 +63,7 @@ async def test_approve_authorizes_and_adds_status(
         "provider": B,
         "amount": 1500,
         "currency": "CLP",
+        "capture_method": "automatic",
     }
 
 

@@ -49,6 +49,7 @@ class Checkout:
     intent_id: str
     body: dict[str, Any]
     returned_to: str | None = None  # the genuine return address the provider gave the buyer
+    capture_method: str = "automatic"
 
 
 @dataclass
@@ -128,6 +129,7 @@ class Shop:
             checkout_url=action["url"],
             checkout_fields=dict(action["fields"] or {}),
             returned_to=checkout.returned_to,
+            capture_method=checkout.capture_method,
         )
 
     # -- returns and notifications ----------------------------------------------------------------

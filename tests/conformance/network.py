@@ -42,6 +42,7 @@ class Network(LocalApp):
         self.holding = False
         self.held: list[HeldNotification] = []
         self._lose_under: str | None = None
+        self._lose_methods: tuple[str, ...] = ("POST",)
         self.lost = 0
         self._wrapped: ASGIApp | None = None
 
@@ -55,10 +56,11 @@ class Network(LocalApp):
         held, self.held = self.held, []
         return held
 
-    def lose_next_answer(self, path_prefix: str) -> None:
-        """The next POST under ``path_prefix`` is served in full, then its answer never arrives
-        (the caller's own timeout fires)."""
+    def lose_next_answer(self, path_prefix: str, methods: tuple[str, ...] = ("POST",)) -> None:
+        """The next call of ``methods`` (POST by default) under ``path_prefix`` is served in full,
+        then its answer never arrives (the caller's own timeout fires)."""
         self._lose_under = path_prefix
+        self._lose_methods = methods
 
     def get(self) -> ASGIApp:
         if self._wrapped is None:
@@ -78,7 +80,7 @@ class Network(LocalApp):
             if (
                 self._lose_under is not None
                 and scope["type"] == "http"
-                and scope["method"] == "POST"
+                and scope["method"] in self._lose_methods
                 and path.startswith(self._lose_under)
             ):
                 self._lose_under = None

@@ -67,6 +67,7 @@ async def test_approve_authorizes_once_and_returns_to_the_shop(shop: Shop) -> No
         "provider": shop.id,
         "amount": AMOUNT,
         "currency": CURRENCY,
+        "capture_method": "automatic",  # taken: no capture_before
     }
     await shop.assert_authorized_once(checkout.intent_id)
 

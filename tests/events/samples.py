@@ -10,10 +10,12 @@ from payorch.events.catalogue import (
     IntentFields,
     PaymentAuthorized,
     PaymentCancelled,
+    PaymentCaptured,
     PaymentCheckoutStarted,
     PaymentExpired,
     PaymentFailed,
     PaymentProcessing,
+    PaymentVoided,
 )
 from payorch.events.catalogue_parts import Routing
 from payorch.events.types import EventType
@@ -44,6 +46,22 @@ SAMPLES: dict[EventType, Callable[[str], IntentEventData]] = {
         **_about(intent_id), provider=PROVIDER, reason="In review."
     ),
     EventType.PAYMENT_AUTHORIZED: lambda intent_id: PaymentAuthorized(
+        **_about(intent_id),
+        payment_id="pay_sample",
+        provider=PROVIDER,
+        amount=1500,
+        currency="CLP",
+        capture_method="automatic",
+    ),
+    EventType.PAYMENT_CAPTURED: lambda intent_id: PaymentCaptured(
+        **_about(intent_id),
+        payment_id="pay_sample",
+        provider=PROVIDER,
+        amount_captured=1000,
+        amount_released=500,
+        currency="CLP",
+    ),
+    EventType.PAYMENT_VOIDED: lambda intent_id: PaymentVoided(
         **_about(intent_id), payment_id="pay_sample", provider=PROVIDER, amount=1500, currency="CLP"
     ),
     EventType.PAYMENT_FAILED: lambda intent_id: PaymentFailed(

@@ -1,6 +1,6 @@
 """The event catalogue (payorch.events.catalogue) against what payorch really writes, on SQLite
 and PostgreSQL: real flows through HTTP and the simulator (authorized, declined, cancelled by the
-buyer and by the merchant, in process, disputed and closed (a refund meanwhile refused by
+buyer and by the merchant, held then captured or voided, in process, disputed and closed (a refund meanwhile refused by
 payorch), then refunded in part and in full, a refund the provider refused, a test webhook
 event); every event GET /v1/events lists is validated against its type's model, strictly and
 with no unknown field, and against the OpenAPI document's ``webhooks`` entry for its type
@@ -110,6 +110,12 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
     await _paid_disputed_and_refunded(client, sandbox)
     for button in ("reject", "cancel", "pending"):  # declined, cancelled by the buyer, in process
         await pay(client, (await start(client, sandbox, B))[1], button)
+    for move in ("capture", "void"):  # held (capture_method manual), then captured or voided
+        held_intent, held_checkout = await start(client, sandbox, capture_method="manual")
+        await pay(client, held_checkout, "approve")
+        held_payment = (await read(client, sandbox, held_intent["id"]))["payment"]["id"]
+        moved = await client.post(f"/v1/payments/{held_payment}/{move}", json={}, headers=sandbox.headers)
+        assert moved.status_code == 200, moved.text
     by_merchant = await create_intent(client, sandbox)
     cancelled = await client.post(
         f"/v1/payment-intents/{by_merchant['id']}/cancel", json={}, headers=sandbox.headers

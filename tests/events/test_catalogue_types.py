@@ -20,10 +20,10 @@ pytestmark = pytest.mark.slow  # starts mypy
 EMITTER = """
 from payorch.events.catalogue import PaymentAuthorized
 
-PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount=1500, currency="CLP")
-PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount=1500, currency="CLP", code="x")
-PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", currency="CLP")
-PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount="1500", currency="CLP")
+PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount=1500, currency="CLP", capture_method="automatic")
+PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount=1500, currency="CLP", capture_method="automatic", code="x")
+PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", currency="CLP", capture_method="automatic")
+PaymentAuthorized(payment_intent_id="payi_1", external_reference="o", metadata={}, payment_id="pay_1", provider="p", amount="1500", currency="CLP", capture_method="automatic")
 """
 
 

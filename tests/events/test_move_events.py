@@ -41,6 +41,9 @@ def test_every_move_emits_the_event_it_always_did() -> None:
         Move.START_CHECKOUT: (E.PAYMENT_CHECKOUT_STARTED,),
         Move.PROCESS: (E.PAYMENT_PROCESSING,),
         Move.AUTHORIZE: (E.PAYMENT_AUTHORIZED,),
+        Move.HOLD: (E.PAYMENT_AUTHORIZED,),  # capture_method manual: held
+        Move.CAPTURE: (E.PAYMENT_CAPTURED,),
+        Move.VOID: (E.PAYMENT_VOIDED,),
         Move.FAIL: (E.PAYMENT_FAILED,),
         Move.CANCEL: (E.PAYMENT_CANCELLED,),
         Move.EXPIRE: (E.PAYMENT_EXPIRED,),
@@ -110,6 +113,7 @@ async def test_a_move_with_two_events_writes_both_in_order(
             "provider": "provider_a",
             "amount": 1500,
             "currency": "CLP",
+            "capture_method": "automatic",
         },
     ]
 

@@ -89,6 +89,7 @@ async def test_newest_first_without_gaps_or_duplicates_while_intents_arrive(
         "provider",
         "return_url",
         "metadata",
+        "capture_method",
         "created_at",
     }
 

@@ -36,6 +36,11 @@ EXPECTED = {
     (S.REQUIRES_ACTION, M.PROCESS): S.PROCESSING,
     (S.REQUIRES_ACTION, M.AUTHORIZE): S.AUTHORIZED,
     (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
+    (S.REQUIRES_ACTION, M.HOLD): S.REQUIRES_CAPTURE,  # capture_method manual: held
+    (S.PROCESSING, M.HOLD): S.REQUIRES_CAPTURE,
+    (S.REQUIRES_CAPTURE, M.CAPTURE): S.AUTHORIZED,
+    (S.REQUIRES_CAPTURE, M.VOID): S.CANCELLED,
+    (S.REQUIRES_CAPTURE, M.EXPIRE): S.EXPIRED,  # the hold lapsed
     (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
     (S.PROCESSING, M.FAIL): S.FAILED,
     (S.CREATED, M.CANCEL): S.CANCELLED,
@@ -157,12 +162,18 @@ class IntentModel(RuleBasedStateMachine):
         assert self.history.count(S.AUTHORIZED) <= 1
 
     @invariant()
-    def cancelled_only_before_any_payment(self) -> None:
-        # A cancel (buyer's or merchant's) comes straight from CREATED or REQUIRES_ACTION.
+    def cancelled_only_before_any_money_taken(self) -> None:
+        # A cancel (buyer's or merchant's) comes straight from CREATED or REQUIRES_ACTION; a void
+        # releases a hold (REQUIRES_CAPTURE): nothing was ever taken.
         if S.CANCELLED in self.history:
             before = self.history[: self.history.index(S.CANCELLED)]
-            assert before[-1] in (S.CREATED, S.REQUIRES_ACTION)
-            assert not {S.PROCESSING, S.AUTHORIZED} & set(before)
+            assert before[-1] in (S.CREATED, S.REQUIRES_ACTION, S.REQUIRES_CAPTURE)
+            assert S.AUTHORIZED not in before
+
+    @invariant()
+    def captured_only_from_a_hold(self) -> None:
+        if S.REQUIRES_CAPTURE in self.history and S.AUTHORIZED in self.history:
+            assert self.history.index(S.REQUIRES_CAPTURE) < self.history.index(S.AUTHORIZED)
 
     @invariant()
     def nothing_after_a_final_state(self) -> None:

@@ -140,9 +140,12 @@ async def test_statuses_are_enums_and_codes_list_their_known_values(document: di
         "$ref": "#/components/schemas/IntentStatus"
     }
     assert schemas["PaymentResponse"]["properties"]["status"]["enum"] == [
+        "REQUIRES_CAPTURE",
         "AUTHORIZED",
         "PARTIALLY_REFUNDED",
         "REFUNDED",
+        "VOIDED",
+        "EXPIRED",
     ]
     assert schemas["RefundResponse"]["properties"]["status"]["enum"] == ["PENDING", "SUCCEEDED", "FAILED"]
     for answer, field in (("TimelineEntryResponse", "type"), ("WebhookDeliveryResponse", "event_type")):

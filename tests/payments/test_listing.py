@@ -37,9 +37,16 @@ async def test_read_payment_has_the_decided_fields(
         "authorization_code",
         "authorized_at",
         "created_at",
+        "capture_method",
+        "amount_capturable",
+        "amount_captured",
+        "amount_released",
+        "capture_before",
+        "captured_at",
         "dispute",
     }
     assert body["dispute"] is None
+    assert (body["capture_method"], body["amount_captured"], body["amount_capturable"]) == ("automatic", 2500, 0)
     assert body["id"] == paid.payment_id and body["payment_intent_id"] == paid.intent_id
     assert body["status"] == "AUTHORIZED" and body["amount"] == 2500 and body["refunded_amount"] == 0
     assert body["currency"] == "USD" and body["provider"] == "provider_a_redirect_post"

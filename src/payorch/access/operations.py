@@ -35,6 +35,8 @@ SCOPED: Final[dict[tuple[str, str], str]] = {
     ("GET", "/v1/payments"): "payments:read",
     ("GET", "/v1/payments/{payment_id}"): "payments:read",
     ("POST", "/v1/payments/{payment_id}/refunds"): "refunds:write",
+    ("POST", "/v1/payments/{payment_id}/capture"): "captures:write",
+    ("POST", "/v1/payments/{payment_id}/void"): "captures:write",
     ("GET", "/v1/payments/{payment_id}/refunds"): "refunds:read",
     # Reconciliation.
     ("POST", "/v1/reports/reconciliation"): "reconciliation:write",

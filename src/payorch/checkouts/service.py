@@ -152,7 +152,12 @@ async def _plan(
         requested = body.provider or intent.requested_provider
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
         facts = routing.IntentFacts(
-            intent.id, intent.merchant_account_id, intent.amount, intent.currency, intent.metadata or {}
+            intent.id,
+            intent.merchant_account_id,
+            intent.amount,
+            intent.currency,
+            intent.metadata or {},
+            intent.capture_method,
         )
         active = await routing_versions.active_program(conn, intent.merchant_account_id)
         decision = await routing.decide(facts, merchant_connectors, active, requested, runtime.success_rates)
@@ -223,6 +228,7 @@ async def _create(runtime: Runtime, plan: _Plan) -> tuple[Connector, CheckoutSes
             if adapter.supports_notifications
             else None,
             metadata=dict(intent.metadata or {}),
+            capture_method=intent.capture_method,
         )
         try:
             session = await adapter.create_checkout(context_for(runtime, connector), request)

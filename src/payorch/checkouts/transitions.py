@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts import repository
 from payorch.checkouts.records import Checkout, CheckoutStatus
-from payorch.clock import Clock
+from payorch.clock import Clock, isoformat
 from payorch.events.catalogue import (
     PaymentAuthorized,
     PaymentCancelled,
@@ -69,6 +69,8 @@ async def apply_result(
     why = None if error is None else LastPaymentError.model_validate(error)
     if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
         after = await _authorize(conn, clock, intent, checkout, result, now)
+    elif outcome is PaymentOutcome.HELD and allowed(status, Move.HOLD):
+        after = await _authorize(conn, clock, intent, checkout, result, now, held=True)
     elif outcome is PaymentOutcome.PROCESSING:
         if allowed(status, Move.PROCESS):
             # What it waits for, in the adapter's words from the provider's answer (the page shows it).
@@ -94,6 +96,7 @@ async def apply_result(
         after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
     final = IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
+        IntentStatus.REQUIRES_CAPTURE,
         IntentStatus.FAILED,
         IntentStatus.CANCELLED,
         IntentStatus.EXPIRED,
@@ -116,16 +119,22 @@ async def _authorize(
     checkout: Checkout,
     result: PaymentResult,
     now: datetime,
+    *,
+    held: bool = False,
 ) -> PaymentIntent:
+    """The payment taken (AUTHORIZED) or ``held`` (REQUIRES_CAPTURE, until captured or voided)."""
     payment_id = new_id("pay")
+    capture_before = result.capture_before if held else None
     authorized = PaymentAuthorized(
         **about(intent),
         payment_id=payment_id,
         provider=checkout.provider,
         amount=intent.amount,
         currency=intent.currency,
+        capture_method="manual" if held else "automatic",
+        capture_before=isoformat(capture_before) if capture_before is not None else None,
     )
-    after = await apply_move(conn, clock, intent, Move.AUTHORIZE, authorized)
+    after = await apply_move(conn, clock, intent, Move.HOLD if held else Move.AUTHORIZE, authorized)
     # The unique payment_intent_id is the last guard: a second authorization fails here.
     await payments.record_authorization(
         conn,
@@ -141,5 +150,8 @@ async def _authorize(
         authorization_code=result.authorization_code,
         authorized_at=result.authorized_at or now,
         at=now,
+        capture_method=intent.capture_method,
+        held=held,
+        capture_before=capture_before,
     )
     return after

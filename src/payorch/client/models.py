@@ -43,7 +43,7 @@ class RoutingCandidate(Model):
 
 class RoutingSkipped(Model):
     provider: str
-    reason: str  # currency, not_enabled, unavailable, down, refused
+    reason: str  # currency, capture_method, not_enabled, unavailable, down, refused
     detail: str | None = None
 
 

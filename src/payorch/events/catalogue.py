@@ -80,7 +80,36 @@ class PaymentProcessing(IntentEventData):
 
 class PaymentAuthorized(IntentEventData):
     TYPE = EventType.PAYMENT_AUTHORIZED
-    DESCRIPTION = "The payment was authorized."
+    DESCRIPTION = (
+        "The payment was authorized: taken (capture_method automatic, the intent AUTHORIZED) or "
+        "held until captured or voided (manual, the intent REQUIRES_CAPTURE)."
+    )
+    payment_id: str
+    provider: str
+    amount: int
+    currency: str
+    capture_method: Literal["automatic", "manual"]
+    capture_before: str | None = Field(
+        None, description="Held only: the hold lapses then unless captured (null: not said)."
+    )
+
+
+class PaymentCaptured(IntentEventData):
+    TYPE = EventType.PAYMENT_CAPTURED
+    DESCRIPTION = (
+        "A held payment was captured (the intent AUTHORIZED); amount_released: what the provider "
+        "released of the hold."
+    )
+    payment_id: str
+    provider: str
+    amount_captured: int
+    amount_released: int
+    currency: str
+
+
+class PaymentVoided(IntentEventData):
+    TYPE = EventType.PAYMENT_VOIDED
+    DESCRIPTION = "A held payment was released without capturing (the intent CANCELLED)."
     payment_id: str
     provider: str
     amount: int
@@ -222,6 +251,8 @@ PAYLOADS: tuple[type[EventData], ...] = (
     PaymentCheckoutStarted,
     PaymentProcessing,
     PaymentAuthorized,
+    PaymentCaptured,
+    PaymentVoided,
     PaymentFailed,
     PaymentCancelled,
     PaymentExpired,

@@ -8,6 +8,8 @@ class EventType(StrEnum):
     PAYMENT_CHECKOUT_STARTED = "payment.checkout.started"
     PAYMENT_PROCESSING = "payment.processing"
     PAYMENT_AUTHORIZED = "payment.authorized"
+    PAYMENT_CAPTURED = "payment.captured"
+    PAYMENT_VOIDED = "payment.voided"
     PAYMENT_FAILED = "payment.failed"
     PAYMENT_CANCELLED = "payment.cancelled"
     PAYMENT_EXPIRED = "payment.expired"

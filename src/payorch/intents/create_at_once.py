@@ -77,8 +77,13 @@ async def create_intent(
     scope: Scope | None,
 ) -> IdempotentResult:
     """POST /v1/payment-intents: the one statement, or the full path when it wrote nothing."""
-    # A provider that cannot charge the currency: the full path answers why, after its other checks.
-    if not phases.is_sqlite and gate.currency_ok(request.provider, request.currency):
+    # A provider that cannot charge the currency or hold: the full path answers why, after its
+    # other checks.
+    if (
+        not phases.is_sqlite
+        and gate.currency_ok(request.provider, request.currency)
+        and gate.holds_ok(request.provider, request.capture_method)
+    ):
         async with phases.one_statement() as conn:
             answer = await _at_once(conn, clock, idempotency, caller, request, scope)
         if answer is not None:

@@ -33,6 +33,9 @@ class PaymentIntent:
     last_payment_error: JsonObject | None = None
     # The payment link whose buyer page made it (payorch.links); None for the API's intents.
     payment_link_id: str | None = None
+    # automatic | manual (docs/api.md, "Holding and capturing"): manual holds the money at
+    # REQUIRES_CAPTURE until the shop captures or voids it.
+    capture_method: str = "automatic"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,8 @@ class IntentPayment:
     status: str
     authorization_code: str | None
     authorized_at: datetime
+    amount_captured: int = 0
+    capture_before: datetime | None = None  # while the payment is held
 
 
 @dataclass(frozen=True, slots=True)

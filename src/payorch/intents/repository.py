@@ -52,6 +52,8 @@ _GET_WITH_PAYMENT = Prepared(
         payments.c.status.label("payment_status"),
         payments.c.authorization_code.label("payment_authorization_code"),
         payments.c.authorized_at.label("payment_authorized_at"),
+        payments.c.amount_captured.label("payment_amount_captured"),
+        payments.c.capture_before.label("payment_capture_before"),
     )
     .outerjoin(payments, payments.c.payment_intent_id == intents.c.id)
     .where(
@@ -200,14 +202,15 @@ INTENT_FRAGMENT = Fragment(
     "inserted_intent",
     "INSERT INTO payment_intents (id, application_id, merchant_account_id, status,"
     " external_reference, amount, currency, description, requested_provider, provider,"
-    " return_url, metadata, created_at, updated_at)"
+    " return_url, metadata, created_at, updated_at, capture_method)"
     " SELECT CAST(:intent_id AS TEXT), CAST(:application_id AS TEXT),"
     " CAST(:intent_merchant_account_id AS TEXT), CAST(:intent_status AS TEXT),"
     " CAST(:intent_external_reference AS TEXT), CAST(:intent_amount AS BIGINT),"
     " CAST(:intent_currency AS TEXT), CAST(:intent_description AS TEXT),"
     " CAST(:intent_requested_provider AS TEXT), CAST(:intent_provider AS TEXT),"
     " CAST(:intent_return_url AS TEXT), CAST(:intent_metadata AS JSONB),"
-    " CAST(:intent_created_at AS TIMESTAMPTZ), CAST(:intent_updated_at AS TIMESTAMPTZ)"
+    " CAST(:intent_created_at AS TIMESTAMPTZ), CAST(:intent_updated_at AS TIMESTAMPTZ),"
+    " CAST(:intent_capture_method AS TEXT)"
     " WHERE EXISTS (SELECT 1 FROM admitted) RETURNING id",
 )
 

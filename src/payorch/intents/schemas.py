@@ -27,6 +27,7 @@ MAX_METADATA_VALUE_LENGTH = 500
 MAX_URL_LENGTH = 2048
 
 # Documented as enums; the validators below check the same sets in words that say what to send.
+CaptureMethod = Literal["automatic", "manual"]
 ProviderChoice = Annotated[str, Field(json_schema_extra={"enum": list(PROVIDER_CHOICES)})]
 CurrencyCode = Annotated[str, Field(json_schema_extra={"enum": money.currencies()})]
 
@@ -77,6 +78,14 @@ class CreatePaymentIntent(BaseModel):
     provider: Annotated[
         ProviderChoice, Field(description="`auto` or a provider identifier.", examples=["auto"])
     ] = AUTO
+    capture_method: Annotated[
+        CaptureMethod,
+        Field(
+            description="`automatic`: the money is taken when the provider authorizes. `manual`: "
+            "the provider holds it (REQUIRES_CAPTURE) until POST /v1/payments/{id}/capture or "
+            "/void; only providers that can hold are chosen."
+        ),
+    ] = "automatic"
     return_url: Annotated[
         str,
         Field(
@@ -128,6 +137,8 @@ class IntentPaymentResponse(BaseModel):
     status: PaymentStatus
     authorization_code: str | None = None
     authorized_at: str | None = None
+    amount_captured: int = Field(0, description="What was captured: all of it for `automatic`.")
+    capture_before: str | None = Field(None, description="While held: the hold lapses then unless captured.")
 
 
 class PaymentErrorResponse(BaseModel):
@@ -169,6 +180,7 @@ class PaymentIntentSummary(BaseModel):
     )
     return_url: str
     metadata: dict[str, str]
+    capture_method: CaptureMethod
     created_at: str
     payment_link_id: str | None = Field(
         None, description="The payment link whose buyer page made it; absent for the API's intents."
@@ -229,6 +241,7 @@ def intent_summary_body(intent: PaymentIntent) -> JsonObject:
         "provider": intent.provider or intent.requested_provider,
         "return_url": intent.return_url,
         "metadata": intent.metadata,
+        "capture_method": intent.capture_method,
         "created_at": isoformat(intent.created_at),
     } | ({"payment_link_id": intent.payment_link_id} if intent.payment_link_id else {})
 
@@ -244,6 +257,8 @@ def intent_body(detail: PaymentIntentDetail) -> JsonObject:
             "status": payment.status,
             "authorization_code": payment.authorization_code,
             "authorized_at": isoformat(payment.authorized_at),
+            "amount_captured": payment.amount_captured,
+            "capture_before": isoformat(payment.capture_before) if payment.capture_before else None,
         }
     if detail.intent.routing is not None:
         body["routing"] = detail.intent.routing

@@ -48,6 +48,7 @@ async def check_create(conn: AsyncConnection, caller: Caller, request: CreatePay
     if not await applications.merchant_belongs_to(conn, request.merchant_account_id, caller.application_id):
         raise ResourceNotFound(f"No merchant account {request.merchant_account_id}.")
     gate.check_currency(request.provider, request.currency)
+    gate.check_holds(request.provider, request.capture_method)
     await gate.check_enabled(conn, request.merchant_account_id, request.provider)
 
 
@@ -72,6 +73,7 @@ def new_intent(
         created_at=now,
         updated_at=now,
         payment_link_id=payment_link_id,
+        capture_method=request.capture_method,
     )
     created = PaymentIntentCreated(
         **about(intent),

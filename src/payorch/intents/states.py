@@ -16,6 +16,7 @@ class IntentStatus(StrEnum):
     CREATED = "CREATED"
     REQUIRES_ACTION = "REQUIRES_ACTION"
     PROCESSING = "PROCESSING"
+    REQUIRES_CAPTURE = "REQUIRES_CAPTURE"  # manual capture: the provider holds the money
     AUTHORIZED = "AUTHORIZED"
     FAILED = "FAILED"
     CANCELLED = "CANCELLED"
@@ -28,6 +29,9 @@ class Move(StrEnum):
     START_CHECKOUT = "start_checkout"  # also a replacement while REQUIRES_ACTION
     PROCESS = "process"  # the provider left the payment in process
     AUTHORIZE = "authorize"
+    HOLD = "hold"  # the provider authorized and holds the money (capture_method manual)
+    CAPTURE = "capture"  # the merchant captured a hold (POST /v1/payments/{id}/capture)
+    VOID = "void"  # the merchant released a hold (POST /v1/payments/{id}/void)
     FAIL = "fail"
     CANCEL = "cancel"  # the buyer at the provider, or the merchant (POST .../cancel)
     EXPIRE = "expire"
@@ -43,6 +47,11 @@ TRANSITIONS: dict[tuple[IntentStatus, Move], IntentStatus] = {
     (S.REQUIRES_ACTION, M.PROCESS): S.PROCESSING,
     (S.REQUIRES_ACTION, M.AUTHORIZE): S.AUTHORIZED,
     (S.PROCESSING, M.AUTHORIZE): S.AUTHORIZED,
+    (S.REQUIRES_ACTION, M.HOLD): S.REQUIRES_CAPTURE,
+    (S.PROCESSING, M.HOLD): S.REQUIRES_CAPTURE,
+    (S.REQUIRES_CAPTURE, M.CAPTURE): S.AUTHORIZED,
+    (S.REQUIRES_CAPTURE, M.VOID): S.CANCELLED,
+    (S.REQUIRES_CAPTURE, M.EXPIRE): S.EXPIRED,  # the hold lapsed at the provider
     (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
     (S.PROCESSING, M.FAIL): S.FAILED,
     (S.CREATED, M.CANCEL): S.CANCELLED,  # the merchant cancels before any checkout
@@ -61,6 +70,9 @@ EVENTS_OF_MOVE: dict[Move, tuple[EventType, ...]] = {
     M.START_CHECKOUT: (EventType.PAYMENT_CHECKOUT_STARTED,),
     M.PROCESS: (EventType.PAYMENT_PROCESSING,),
     M.AUTHORIZE: (EventType.PAYMENT_AUTHORIZED,),
+    M.HOLD: (EventType.PAYMENT_AUTHORIZED,),
+    M.CAPTURE: (EventType.PAYMENT_CAPTURED,),
+    M.VOID: (EventType.PAYMENT_VOIDED,),
     M.FAIL: (EventType.PAYMENT_FAILED,),
     M.CANCEL: (EventType.PAYMENT_CANCELLED,),
     M.EXPIRE: (EventType.PAYMENT_EXPIRED,),

@@ -13,7 +13,7 @@ class Payment:
     payment_intent_id: str
     merchant_account_id: str
     external_reference: str
-    status: str  # AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED
+    status: str  # REQUIRES_CAPTURE | AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED | VOIDED
     amount: int
     refunded_amount: int
     currency: str
@@ -32,6 +32,23 @@ class Payment:
     dispute_reference: str | None = None  # the provider's id of the dispute (None: it has none)
     dispute_observed_at: datetime | None = None
     dispute_rank: int | None = None
+    # A hold (payments/holds.py): automatic payments are captured whole when authorized.
+    capture_method: str = "automatic"
+    amount_captured: int = 0  # refunds count from it
+    amount_released: int = 0  # released by the provider after a partial capture
+    capture_before: datetime | None = None  # a hold lapses then unless captured
+    captured_at: datetime | None = None
+    # A capture or void sent and not yet settled: what, how much, when to read the provider.
+    hold_action: str | None = None
+    hold_action_amount: int | None = None
+    hold_action_check_at: datetime | None = None
+
+    @property
+    def amount_capturable(self) -> int:
+        """What a capture may still take: the hold not captured, while it is held."""
+        if self.status != "REQUIRES_CAPTURE":
+            return 0
+        return self.amount - self.amount_captured - self.amount_released
 
 
 @dataclass(frozen=True, slots=True)

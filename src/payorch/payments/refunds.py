@@ -68,6 +68,7 @@ from payorch.runtime import Runtime
 log = logging.getLogger("payorch.refunds")
 
 REFUNDABLE = ("AUTHORIZED", "PARTIALLY_REFUNDED")
+HELD = "REQUIRES_CAPTURE"  # money held, not taken: voided, never refunded
 # A dispute holding the payment's money (OPEN) or that gave it back to the buyer (LOST): a refund
 # on top would pay the buyer twice. After a WON dispute what was left is refundable again.
 DISPUTED = (OPEN, LOST)
@@ -146,12 +147,21 @@ async def reserve(
         existing = await repository.refund_by_key(conn, payment.id, scope.key)
         if existing is not None:
             return existing, True
+    if payment.status == HELD:
+        raise InvalidState(
+            payment.status,
+            "A held payment has no captured money to refund: void it to release the hold "
+            f"(POST /v1/payments/{payment.id}/void), or capture it first.",
+            allowed=REFUNDABLE,
+        )
     if payment.status not in REFUNDABLE:
         raise InvalidState(
             payment.status, f"A {payment.status} payment cannot be refunded.", allowed=REFUNDABLE
         )
     _refuse_disputed(payment)
-    available = payment.amount - payment.refunded_amount - await repository.pending_total(conn, payment.id)
+    # Refunds apply to captured money only (all of it for capture_method automatic).
+    captured = payment.amount_captured
+    available = captured - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     amount = request.amount if request.amount is not None else available
     if amount <= 0 or amount > available:
         raise RefundAmountExceeded(
@@ -214,7 +224,7 @@ async def settle(
     now = runtime.clock.now()
     if answer.outcome is GatewayRefundOutcome.SUCCEEDED:
         refunded = payment.refunded_amount + refund.amount
-        whole = refunded >= payment.amount
+        whole = refunded >= payment.amount_captured
         await repository.set_refunded(
             conn,
             payment.id,
@@ -328,7 +338,7 @@ async def order_of(conn: AsyncConnection, cipher: Cipher, refund: Refund) -> Ref
         merchant_account_id=payment.merchant_account_id,
         payment_id=payment.id,
         payment_intent_id=payment.payment_intent_id,
-        payment_amount=payment.amount,
+        payment_amount=payment.amount_captured,
         provider=payment.provider,
         provider_reference=payment.provider_reference,
         refunded_before=payment.refunded_amount,

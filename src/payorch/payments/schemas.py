@@ -13,7 +13,9 @@ from payorch.http.schemas import WHOLE_NUMBER
 from payorch.jsontypes import JsonObject, json_fields
 from payorch.payments.records import Payment, Refund
 
-PaymentStatus = Literal["AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"]
+PaymentStatus = Literal[
+    "REQUIRES_CAPTURE", "AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED", "VOIDED", "EXPIRED"
+]
 
 
 class PaymentListQuery(CreatedRangeQuery):
@@ -28,6 +30,13 @@ def _never_null(schema: JsonDict) -> None:
     for branch in branches if isinstance(branches, list) else []:
         if isinstance(branch, dict) and branch.get("type") != "null":
             schema.update(branch)
+
+
+def _not_null(value: object, omitted: str) -> object:
+    """An optional amount sent as null (only reached when sent: a default is not validated)."""
+    if value is None:
+        raise ValueError(f"must be an integer; omit the field to {omitted}")
+    return value
 
 
 class CreateRefund(BaseModel):
@@ -50,9 +59,32 @@ class CreateRefund(BaseModel):
     @field_validator("amount", mode="before")
     @classmethod
     def _amount_not_null(cls, value: object) -> object:
-        if value is None:  # only reached when sent: a default is not validated
-            raise ValueError("must be an integer; omit the field to refund all that is left")
-        return value
+        return _not_null(value, "refund all that is left")
+
+
+class CapturePayment(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    amount: Annotated[
+        int | None,
+        Field(
+            gt=0,
+            le=money.MAX_AMOUNT,
+            description="In the currency's minor unit; omit it to capture all that is capturable "
+            "(null is refused). Less releases the rest where the provider does.",
+            json_schema_extra=_never_null,
+        ),
+        WHOLE_NUMBER,
+    ] = None
+
+    @field_validator("amount", mode="before")
+    @classmethod
+    def _amount_not_null(cls, value: object) -> object:
+        return _not_null(value, "capture all that is capturable")
+
+
+class VoidPayment(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class PaymentDispute(BaseModel):
@@ -75,6 +107,15 @@ class PaymentResponse(BaseModel):
     authorization_code: str | None
     authorized_at: str
     created_at: str
+    capture_method: Literal["automatic", "manual"]
+    amount_capturable: int = Field(description="What a capture may still take (REQUIRES_CAPTURE only).")
+    amount_captured: int = Field(description="What was captured: refunds count from it.")
+    amount_released: int = Field(
+        description="What the provider released of the hold: the rest of a partial capture, or all "
+        "of a voided or lapsed hold."
+    )
+    capture_before: str | None = Field(description="While held: the hold lapses then unless captured.")
+    captured_at: str | None
     dispute: PaymentDispute | None = Field(
         description="A chargeback or mediation after the payment (null: none); it does not "
         "change refunded_amount or what can be refunded."
@@ -83,9 +124,7 @@ class PaymentResponse(BaseModel):
 
 class PaymentList(BaseModel):
     items: list[PaymentResponse]
-    next_cursor: str | None = Field(
-        description="Pass as `cursor` for the next page; null on the last."
-    )
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page; null on the last.")
 
 
 class RefundResponse(BaseModel):
@@ -117,6 +156,11 @@ _PAYMENT_FIELDS = (
     "authorization_code",
     "authorized_at",
     "created_at",
+    "capture_method",
+    "amount_captured",
+    "amount_released",
+    "capture_before",
+    "captured_at",
 )
 _REFUND_FIELDS = (
     "payment_id",
@@ -139,7 +183,8 @@ def payment_body(payment: Payment) -> JsonObject:
             **json_fields(payment, ("disputed_at",)),
             "closed_at": json_fields(payment, ("dispute_closed_at",))["dispute_closed_at"],
         }
-    return {**json_fields(payment, _PAYMENT_FIELDS), "dispute": dispute}
+    body = json_fields(payment, _PAYMENT_FIELDS)
+    return {**body, "amount_capturable": payment.amount_capturable, "dispute": dispute}
 
 
 def refund_body(refund: Refund) -> JsonObject:

@@ -29,6 +29,9 @@ async def record_authorization(
     authorization_code: str | None,
     authorized_at: datetime,
     at: datetime,
+    capture_method: str = "automatic",
+    held: bool = False,
+    capture_before: datetime | None = None,
 ) -> Payment:
     """The payment of an intent the provider authorized, in the caller's transaction (the one
     that moves the intent). The unique payment_intent_id is the last guard: a second
@@ -39,7 +42,7 @@ async def record_authorization(
         payment_intent_id=payment_intent_id,
         merchant_account_id=merchant_account_id,
         external_reference=external_reference,
-        status="AUTHORIZED",
+        status="REQUIRES_CAPTURE" if held else "AUTHORIZED",
         amount=amount,
         refunded_amount=0,
         currency=currency,
@@ -48,6 +51,10 @@ async def record_authorization(
         authorization_code=authorization_code,
         authorized_at=authorized_at,
         created_at=at,
+        capture_method=capture_method,
+        amount_captured=0 if held else amount,
+        capture_before=capture_before if held else None,
+        captured_at=None if held else authorized_at,
     )
     await repository.insert_payment(conn, payment)
     return payment

@@ -41,6 +41,8 @@ class PaymentOutcome(StrEnum):
     """Where a payment stands at the provider, as far as one call could tell."""
 
     AUTHORIZED = "AUTHORIZED"  # paid: the provider confirmed it (amount and currency checked)
+    # Approved on the provider's page and held, the money not taken: a manual-capture checkout.
+    HELD = "HELD"
     PROCESSING = "PROCESSING"  # in process at the provider, or outcome unknown (commit timed out)
     FAILED = "FAILED"  # the provider rejected the payment
     CANCELLED = "CANCELLED"  # the buyer cancelled/aborted at the provider
@@ -52,6 +54,7 @@ class PaymentOutcome(StrEnum):
 FINAL_OUTCOMES = frozenset(
     {
         PaymentOutcome.AUTHORIZED,
+        PaymentOutcome.HELD,
         PaymentOutcome.FAILED,
         PaymentOutcome.CANCELLED,
         PaymentOutcome.EXPIRED,
@@ -164,6 +167,8 @@ class CheckoutRequest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     # The shop's own order reference, for the provider's page where its protocol has room for it.
     external_reference: str | None = None
+    # manual: ask the provider to hold the money (its answer is HELD), else it is taken at once.
+    capture_method: str = "automatic"
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,7 @@ class PaymentResult:
     currency: str | None = None
     authorized_at: datetime | None = None
     reason: str | None = None  # why FAILED/CANCELLED/EXPIRED/IGNORED/PROCESSING; safe to show
+    capture_before: datetime | None = None  # HELD: the hold lapses then (None: not said)
     # Non-secret provider facts worth keeping (status, response code, card last 4...).
     details: dict[str, Any] = field(default_factory=dict)
 

@@ -52,6 +52,11 @@ class KnownCheckout:
 
     reference: str
     created_at: datetime
+    # A manual-capture checkout: the provider holds its approval until captured (provider A's
+    # status cannot tell a hold from money taken; payorch's books can). ``captured``: what payorch
+    # recorded as captured (refunds count from it).
+    held: bool = False
+    captured: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

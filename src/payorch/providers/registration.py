@@ -16,6 +16,7 @@ from typing import Literal
 from payorch.crypto import Cipher
 from payorch.providers.base import ProviderAdapter
 from payorch.providers.credentials import ConnectorCredentials
+from payorch.providers.holds import HoldCalls
 from payorch.providers.payment_errors import PaymentErrorMapping, by_outcome
 from payorch.providers.reconciliation import ReconciliationReader
 
@@ -46,7 +47,8 @@ class Notifications:
 @dataclass(frozen=True)
 class HoldSupport:
     """What a provider can do with money it holds (authorized, not captured): declared by each
-    provider that can hold, checked by nothing yet (docs/providers.md, "Holding and capturing")."""
+    provider that can hold; the API refuses what is not declared, and the conformance kit runs
+    what is (docs/providers.md, "Holding and capturing")."""
 
     partial_capture: bool  # a capture may take less than was held (the rest is released)
     max_captures: int  # captures of one hold
@@ -79,6 +81,8 @@ class ProviderRegistration:
     notifications: Notifications | None = None
     # None: it cannot hold (every approved payment is captured at once).
     holds: HoldSupport | None = None
+    # Its capture, void and hold read (None: it has none; a declared hold without them is refused).
+    hold_calls: HoldCalls | None = None
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:

@@ -16,6 +16,9 @@ from payorch.reconciliation.records import BookEntry, FindingAction, FindingKind
 # An intent still waiting for its outcome: an approval the provider shows is final for it.
 OPEN_INTENT = frozenset({"REQUIRES_ACTION", "PROCESSING"})
 APPROVED, NOT_PAID = FindingKind.APPROVED_NOT_RECORDED, FindingKind.NOT_PAID_AT_PROVIDER
+# payorch's payments that took no money: held (the provider shows a hold, not yet paid), or a
+# hold released or lapsed (the provider shows nothing paid). Not a discrepancy either way.
+NOTHING_TAKEN = frozenset({"REQUIRES_CAPTURE", "VOIDED", "EXPIRED"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +163,7 @@ def compare(
                 result.matched += 1
                 result.matched_amounts[entry.payment_currency] += entry.payment_amount
             result.discrepancies += found
-        elif entry.payment_reference == record.reference:
+        elif entry.payment_reference == record.reference and entry.payment_status not in NOTHING_TAKEN:
             result.discrepancies.append(
                 _finding(NOT_PAID, FindingAction.FLAGGED, record, entry, record.reference)
             )

@@ -83,3 +83,6 @@ class BookEntry:
     payment_currency: str | None
     refunded: int  # by payorch's SUCCEEDED refunds
     dispute_status: str | None
+    capture_method: str = "automatic"  # the intent's: manual checkouts are held, then captured
+    captured: int | None = None  # the payment's amount_captured (None: no payment)
+    payment_status: str | None = None  # REQUIRES_CAPTURE, VOIDED, EXPIRED: no money taken

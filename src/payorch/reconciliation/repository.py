@@ -42,6 +42,9 @@ _BOOKS = select(
     payments.c.currency.label("payment_currency"),
     payments.c.refunded_amount,
     payments.c.dispute_status,
+    payment_intents.c.capture_method,
+    payments.c.amount_captured,
+    payments.c.status.label("payment_status"),
 ).select_from(
     checkouts.join(payment_intents, payment_intents.c.id == checkouts.c.payment_intent_id).outerjoin(
         payments, payments.c.payment_intent_id == checkouts.c.payment_intent_id
@@ -62,6 +65,9 @@ def _entry(m: RowMapping) -> BookEntry:
         payment_currency=m["payment_currency"],
         refunded=int(m["refunded_amount"] or 0),
         dispute_status=m["dispute_status"],
+        capture_method=str(m["capture_method"]),
+        captured=m["amount_captured"],
+        payment_status=m["payment_status"],
     )
 
 

@@ -246,7 +246,10 @@ async def _connector_day(
         connector = await connectors.find_connector(conn, connector_id)
         books = await repository.day_books(conn, connector_id, window.start, window.end)
     assert connector is not None
-    known = [KnownCheckout(b.checkout_reference, b.checkout_created_at) for b in books]
+    known = [
+        KnownCheckout(b.checkout_reference, b.checkout_created_at, b.capture_method == "manual", b.captured)
+        for b in books
+    ]
     try:
         records = await reader.read_day(context_for(runtime, connector), window, known)
     except ProviderCallError as exc:

@@ -1,8 +1,12 @@
-"""Which currencies a provider can charge: asked of its adapter, here only (routing's rule)."""
+"""Which currencies a provider can charge (asked of its adapter) and whether it can hold money for
+a manual capture (its registration's ``holds``): here only (routing's rules)."""
 
 from __future__ import annotations
 
-from payorch.providers.registry import UnknownProvider, get_adapter
+from payorch.errors import CaptureMethodNotSupported
+from payorch.providers.registry import REGISTRATIONS, UnknownProvider, get_adapter, registration_of
+
+MANUAL = "manual"
 
 
 def currencies_of(provider: str) -> frozenset[str]:
@@ -17,3 +21,22 @@ def charges(provider: str, currency: str) -> bool:
         return bool(get_adapter(provider).supports_currency(currency))
     except UnknownProvider:
         return False
+
+
+def holds(provider: str) -> bool:
+    """Whether ``provider`` declares holds (a manual-capture intent may go there)."""
+    try:
+        return registration_of(provider).holds is not None
+    except UnknownProvider:
+        return False
+
+
+def can_take(provider: str, capture_method: str) -> bool:
+    return capture_method != MANUAL or holds(provider)
+
+
+def check_capture_method(provider: str, capture_method: str) -> None:
+    """422 CAPTURE_METHOD_NOT_SUPPORTED for a manual intent naming a provider that cannot hold."""
+    if not can_take(provider, capture_method):
+        holding = [r.provider_id for r in REGISTRATIONS if r.holds is not None]
+        raise CaptureMethodNotSupported(provider, holding)

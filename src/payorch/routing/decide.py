@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from payorch.connectors.records import Connector
 from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported
 from payorch.providers import AUTO
-from payorch.routing.currencies import charges, currencies_of
+from payorch.routing.currencies import can_take, charges, check_capture_method, currencies_of
 from payorch.routing.order import by_priority
 from payorch.routing.program import Conditions, PriorityOutcome, RoutingProgram, Rule, SplitOutcome
 from payorch.routing.record import Candidate, RoutingRecord, Skipped, SkipReason, Strategy
@@ -34,6 +34,7 @@ class IntentFacts:
     amount: int
     currency: str
     metadata: Mapping[str, str]
+    capture_method: str = "automatic"  # manual: only providers that can hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,7 @@ async def decide(
     version = active.version if active is not None else None
     enabled = by_priority([c for c in connectors if c.enabled])
     if requested != AUTO:
+        check_capture_method(requested, facts.capture_method)
         return Decision(
             (_explicit(enabled, requested, facts.currency),),
             True,
@@ -67,13 +69,14 @@ async def decide(
                 Strategy.EXPLICIT, None, version, [_candidate(c) for c in enabled if c.provider == requested]
             ),
         )
-    usable = [c for c in enabled if charges(c.provider, facts.currency)]
-    skipped = [
-        Skipped(c.provider, SkipReason.CURRENCY, f"cannot charge {facts.currency}")
-        for c in enabled
-        if c not in usable
-    ]
+    usable = [c for c in enabled if _able(c.provider, facts)]
+    skipped = [_unable(c.provider, facts) for c in enabled if c not in usable]
     if not usable:
+        if any(charges(c.provider, facts.currency) for c in enabled):
+            raise ConnectorNotConfigured(
+                f"No enabled provider of this merchant can hold a payment in {facts.currency} "
+                "for a manual capture."
+            )
         if enabled:
             raise ConnectorNotConfigured(f"No enabled provider of this merchant supports {facts.currency}.")
         raise ConnectorNotConfigured("The merchant has no enabled provider.")
@@ -126,7 +129,7 @@ def _by_rule(
     outcome = rule.then
     names = outcome.priority if isinstance(outcome, PriorityOutcome) else [s.provider for s in outcome.split]
     by_provider = {c.provider: c for c in usable}
-    skipped = [_unusable(p, enabled, facts.currency) for p in names if p not in by_provider]
+    skipped = [_unusable(p, enabled, facts) for p in names if p not in by_provider]
     if isinstance(outcome, PriorityOutcome):
         chosen = [by_provider[p] for p in names if p in by_provider]
         record = _record(Strategy.RULE, rule.name, version, [_candidate(c) for c in chosen])
@@ -175,9 +178,20 @@ async def _by_success_rate(
     return Decision(tuple(ordered), False, record)
 
 
-def _unusable(provider: str, enabled: Sequence[Connector], currency: str) -> Skipped:
+def _able(provider: str, facts: IntentFacts) -> bool:
+    return charges(provider, facts.currency) and can_take(provider, facts.capture_method)
+
+
+def _unable(provider: str, facts: IntentFacts) -> Skipped:
+    """Why an enabled provider cannot take the intent."""
+    if not charges(provider, facts.currency):
+        return Skipped(provider, SkipReason.CURRENCY, f"cannot charge {facts.currency}")
+    return Skipped(provider, SkipReason.CAPTURE_METHOD, "cannot hold a payment for a manual capture")
+
+
+def _unusable(provider: str, enabled: Sequence[Connector], facts: IntentFacts) -> Skipped:
     if any(c.provider == provider for c in enabled):
-        return Skipped(provider, SkipReason.CURRENCY, f"cannot charge {currency}")
+        return _unable(provider, facts)
     return Skipped(provider, SkipReason.NOT_ENABLED, "named by the rule, not enabled for the merchant")
 
 

@@ -1,6 +1,6 @@
-"""The create's gate: an intent may name a provider only if the merchant has it enabled and it
-can charge the intent's currency (else 422 CONNECTOR_NOT_CONFIGURED or CURRENCY_NOT_SUPPORTED,
-nothing written).
+"""The create's gate: an intent may name a provider only if the merchant has it enabled, it
+can charge the intent's currency and, for capture_method manual, hold the money (else 422
+CONNECTOR_NOT_CONFIGURED, CURRENCY_NOT_SUPPORTED or CAPTURE_METHOD_NOT_SUPPORTED, nothing written).
 
 The enabled check is one SQL text, used both as a fragment of the PostgreSQL one-statement
 create (intents/create_at_once.py) and alone by the full path (SQLite, a retry): a row when
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.one_statement import Fragment
 from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported
 from payorch.providers import AUTO
-from payorch.routing.currencies import charges, currencies_of
+from payorch.routing.currencies import can_take, charges, check_capture_method, currencies_of
 
 _ENABLED_SQL = (
     f"SELECT 1 WHERE CAST(:intent_requested_provider AS TEXT) = '{AUTO}' OR EXISTS (SELECT 1 FROM"  # noqa: S608 - a constant
@@ -35,6 +35,17 @@ def currency_ok(requested: str, currency: str) -> bool:
 def check_currency(requested: str, currency: str) -> None:
     if not currency_ok(requested, currency):
         raise CurrencyNotSupported(requested, currency, sorted(currencies_of(requested)))
+
+
+def holds_ok(requested: str, capture_method: str) -> bool:
+    """Whether the requested provider (``auto``: any) can take the intent's capture method."""
+    return requested == AUTO or can_take(requested, capture_method)
+
+
+def check_holds(requested: str, capture_method: str) -> None:
+    """A manual intent may name only a provider that can hold (``auto`` chooses among them)."""
+    if requested != AUTO:
+        check_capture_method(requested, capture_method)
 
 
 async def check_enabled(conn: AsyncConnection, merchant_account_id: str, requested: str) -> None:

@@ -22,6 +22,7 @@ class Strategy(StrEnum):
 
 class SkipReason(StrEnum):
     CURRENCY = "currency"  # cannot charge the intent's currency
+    CAPTURE_METHOD = "capture_method"  # cannot hold money for a manual capture
     NOT_ENABLED = "not_enabled"  # named by the rule, no longer enabled for the merchant
     UNAVAILABLE = "unavailable"  # skipped after repeated failures (health)
     DOWN = "down"  # tried: did not answer, or failed

@@ -22,7 +22,7 @@ class CandidateResponse(BaseModel):
 
 class SkippedResponse(BaseModel):
     provider: str
-    reason: Literal["currency", "not_enabled", "unavailable", "down", "refused"]
+    reason: Literal["currency", "capture_method", "not_enabled", "unavailable", "down", "refused"]
     detail: str
 
 

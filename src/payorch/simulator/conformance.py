@@ -36,6 +36,16 @@ class Visit:
     checkout_fields: Mapping[str, str]  # its ``checkout.fields`` (POST checkouts)
     # Where the provider sent the buyer back (the genuine return address), when it did.
     returned_to: str | None = None
+    capture_method: str = "automatic"  # the intent's: manual asked the provider to hold
+
+
+@dataclass(frozen=True)
+class Money:
+    """A payment's money in the provider's own books: approved on its page and held, apart from
+    taken (captured, less what was refunded)."""
+
+    held: int
+    taken: int
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,10 @@ class ConformanceDriver(Protocol):
 
     async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
         """What the provider's own books say was refunded of ``visit``'s payment (minor units)."""
+        ...
+
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+        """What the provider's own books hold of ``visit``'s payment: held apart from taken."""
         ...
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:

@@ -8,7 +8,11 @@ from payorch.intents.records import PaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.routing.strategy import SuccessRates
 
-_COUNTED = {IntentStatus.AUTHORIZED.value: True, IntentStatus.FAILED.value: False}
+_COUNTED = {
+    IntentStatus.AUTHORIZED.value: True,
+    IntentStatus.REQUIRES_CAPTURE.value: True,  # approved and held: the provider said yes
+    IntentStatus.FAILED.value: False,
+}
 
 
 async def observe(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Protocol
 
+from payorch.payments.hold_job import SettleHoldActions
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
 from payorch.webhooks.retention import DEFAULT_BATCH, purge_attempts
@@ -77,6 +78,7 @@ def default_jobs() -> list[Job]:
         LapseSimulatorHolds(),  # simulated holds nobody captured lapse (no-op when disabled)
         PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
+        SettleHoldActions(),
         ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)
         ApplyActivityRetention(),  # activity log entries past retention (activity/retention.py)
         ExpireLinks(),  # payment links past their expires_at (links/expiry_job.py)

@@ -62,6 +62,9 @@ payment_intents = Table(
     # The payment link whose buyer page made it (payorch.links); null for the API's intents.
     Column("payment_link_id", String(40), nullable=True),
     Index("ix_payment_intents_payment_link_id", "payment_link_id"),
+    # automatic: AUTHORIZED means the money is taken; manual: held (REQUIRES_CAPTURE) until
+    # captured or voided (payments/holds.py).
+    Column("capture_method", String(16), nullable=False, server_default="automatic"),
     Index("ix_payment_intents_application_id_id", "application_id", "id"),
     # The list's filters (GET /v1/payment-intents): each ends with the id the keyset walks.
     Index("ix_payment_intents_application_id_status_id", "application_id", "status", "id"),

@@ -13,8 +13,9 @@ payments = Table(
     reference("payment_intent_id", "payment_intents", unique=True),  # one payment per intent
     reference("merchant_account_id", "merchant_accounts"),
     Column("external_reference", String(64), nullable=False),
-    Column("status", String(24), nullable=False),  # AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED
-    Column("amount", BigInteger, nullable=False),
+    # REQUIRES_CAPTURE | AUTHORIZED | PARTIALLY_REFUNDED | REFUNDED | VOIDED
+    Column("status", String(24), nullable=False),
+    Column("amount", BigInteger, nullable=False),  # what the provider authorized (held, for manual)
     Column("refunded_amount", BigInteger, nullable=False),
     Column("currency", String(3), nullable=False),
     Column("provider", String(64), nullable=False),
@@ -32,10 +33,23 @@ payments = Table(
     Column("dispute_reference", String(255), nullable=True),
     timestamp("dispute_observed_at", nullable=True),
     Column("dispute_rank", Integer, nullable=True),
+    # Holds (payments/holds.py): automatic | manual; what was captured (all of it for automatic)
+    # and what the provider released of a partial capture; until when the hold may be captured.
+    Column("capture_method", String(16), nullable=False, server_default="automatic"),
+    Column("amount_captured", BigInteger, nullable=False, server_default="0"),
+    Column("amount_released", BigInteger, nullable=False, server_default="0"),
+    timestamp("capture_before", nullable=True),
+    timestamp("captured_at", nullable=True),
+    # A capture or void sent to the provider and not yet settled (capture | void), its amount,
+    # and when the reconciliation job may read the provider about it (payments/hold_job.py).
+    Column("hold_action", String(16), nullable=True),
+    Column("hold_action_amount", BigInteger, nullable=True),
+    timestamp("hold_action_check_at", nullable=True),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
     # A provider notification names the provider's payment: find ours by it.
     Index("ix_payments_provider_provider_reference", "provider", "provider_reference"),
+    Index("ix_payments_hold_action_check_at", "hold_action_check_at"),  # the hold job's due ones
 )
 
 # A merchant's configuration for one provider. The unique (merchant, provider) pair is what

@@ -52,9 +52,10 @@ from payorch.providers.base import (
 )
 from payorch.providers.http import json_or_none, parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
-from payorch.providers.provider_a.credentials import ProviderACredentials
+from payorch.providers.provider_a.credentials import MOCK_DEFERRED_SUFFIX, ProviderACredentials
 from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
 
+MANUAL = "manual"
 BASE_URLS = {
     Mode.SANDBOX: "https://webpay3gint.transbank.cl",
     Mode.PRODUCTION: "https://webpay3g.transbank.cl",
@@ -97,6 +98,13 @@ class ProviderAAdapter(AdapterIdentity):
                 f"{PROVIDER_A} charges only {CURRENCY}, not {request.currency}", provider=PROVIDER_A
             )
         session_id = session_id_for(ctx, request.checkout_id)
+        manual = request.capture_method == MANUAL
+        if manual and ctx.mode is not Mode.MOCK:
+            raise ProviderRejected(
+                f"{PROVIDER_A}: this connector's commerce code captures at once; holding needs a "
+                "commerce code configured for deferred capture",
+                provider=PROVIDER_A,
+            )
         body = wire.CreateTransaction(
             buy_order=buy_order_for(request.payment_intent_id),
             session_id=session_id,
@@ -104,10 +112,15 @@ class ProviderAAdapter(AdapterIdentity):
             return_url=request.return_url,
         )
         response = await send(
-            ctx, "create", "POST", wire.TRANSACTIONS, headers=_headers(ctx), json=body.model_dump()
+            ctx,
+            "create",
+            "POST",
+            wire.TRANSACTIONS,
+            headers=headers_for(ctx, deferred=manual),
+            json=body.model_dump(),
         )
         if response.status_code != 200:
-            raise _rejected("create", response)
+            raise rejected_answer("create", response)
         created = parse(wire.CreatedTransaction, response, "create", PROVIDER_A)
         token_expiry = ctx.clock.now() + timedelta(seconds=wire.TOKEN_LIFETIME_SECONDS)
         return CheckoutSession(
@@ -116,7 +129,11 @@ class ProviderAAdapter(AdapterIdentity):
             fields={wire.TOKEN_WS: created.token},
             provider_reference=created.token,
             expires_at=min(request.expires_at, token_expiry),
-            provider_data={"buy_order": body.buy_order, "session_id": session_id},
+            provider_data={
+                "buy_order": body.buy_order,
+                "session_id": session_id,
+                **({"capture_method": MANUAL} if manual else {}),
+            },
         )
 
     # -- the buyer's return ---------------------------------------------------------------------
@@ -180,7 +197,7 @@ class ProviderAAdapter(AdapterIdentity):
     async def _commit(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"
         try:
-            response = await send(ctx, "commit", "PUT", path, headers=_headers(ctx))
+            response = await send(ctx, "commit", "PUT", path, headers=headers_for(ctx))
             if response.status_code == 200:
                 status = parse(wire.TransactionStatus, response, "commit", PROVIDER_A)
                 return result_of(ctx, checkout, status)
@@ -194,7 +211,7 @@ class ProviderAAdapter(AdapterIdentity):
         if response.status_code == 422:
             # Already committed (a racing return), aborted or late: the status says which.
             return await self._read_transaction(ctx, checkout)
-        raise _rejected("commit", response)
+        raise rejected_answer("commit", response)
 
     # -- status, cancel ---------------------------------------------------------------------------
 
@@ -217,7 +234,7 @@ class ProviderAAdapter(AdapterIdentity):
 
     async def _read_transaction(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         path = f"{wire.TRANSACTIONS}/{checkout.provider_reference}"
-        response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
+        response = await send(ctx, "status", "GET", path, headers=headers_for(ctx))
         if response.status_code == 200:
             status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
             return result_of(ctx, checkout, status)
@@ -230,7 +247,7 @@ class ProviderAAdapter(AdapterIdentity):
                 reason=_error_message(response) or f"status answered {response.status_code}",
                 details={"http_status": response.status_code},
             )
-        raise _rejected("status", response)
+        raise rejected_answer("status", response)
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         # A token cannot be expired at this provider. Reading its status commits an approval
@@ -245,9 +262,9 @@ class ProviderAAdapter(AdapterIdentity):
             raise ProviderRejected(f"{PROVIDER_A} refunds only {CURRENCY}", provider=PROVIDER_A)
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}/refunds"
         body = wire.RefundTransaction(amount=request.amount)
-        response = await send(ctx, "refund", "POST", path, headers=_headers(ctx), json=body.model_dump())
+        response = await send(ctx, "refund", "POST", path, headers=headers_for(ctx), json=body.model_dump())
         if response.status_code != 200:
-            raise _rejected("refund", response)
+            raise rejected_answer("refund", response)
         answer = parse(wire.ProviderARefundAnswer, response, "refund", PROVIDER_A)
         details = {"type": answer.type, "balance": answer.balance}
         if answer.type == wire.REVERSED:
@@ -270,9 +287,9 @@ class ProviderAAdapter(AdapterIdentity):
         """From the transaction's balance: lower by the refund -> SUCCEEDED, unchanged ->
         NOT_APPLIED, anything else -> PENDING (ask again later)."""
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}"
-        response = await send(ctx, "status", "GET", path, headers=_headers(ctx))
+        response = await send(ctx, "status", "GET", path, headers=headers_for(ctx))
         if response.status_code != 200:
-            raise _rejected("status", response)
+            raise rejected_answer("status", response)
         status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
         left_before = request.payment_amount - request.refunded_before
         left_after = left_before - request.amount
@@ -299,10 +316,14 @@ class ProviderAAdapter(AdapterIdentity):
 # ---------------------------------------------------------------------------------------------
 
 
-def _headers(ctx: ConnectorContext) -> dict[str, str]:
+def headers_for(ctx: ConnectorContext, *, deferred: bool = False) -> dict[str, str]:
+    """The connector's keys; ``deferred``: a MOCK connector's deferred-capture commerce code (the
+    simulator knows the application's two codes; it decides at create whether a transaction is
+    held, and any of the application's codes may act on it afterwards)."""
     credentials = ProviderACredentials.of(ctx)
+    code = credentials.commerce_code + (MOCK_DEFERRED_SUFFIX if deferred else "")
     return {
-        "Tbk-Api-Key-Id": credentials.commerce_code,
+        "Tbk-Api-Key-Id": code,
         "Tbk-Api-Key-Secret": credentials.api_key.get_secret_value(),
         "Content-Type": "application/json",
     }
@@ -324,7 +345,7 @@ def _refund_reason(code: int | None, message: str | None) -> str:
 _CODE_IN_MESSAGE = re.compile(r"\b(16|53|284|310|311)\b")
 
 
-def _rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
+def rejected_answer(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
     """A non-2xx, non-5xx answer: definite when it is a 4xx with the provider's error body."""
     if not 400 <= response.status_code < 500:
         return ProviderUnavailable(

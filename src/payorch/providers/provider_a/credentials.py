@@ -13,3 +13,8 @@ class ProviderACredentials(ConnectorCredentials):
     commerce_code: str = Field(min_length=1, description="The store's commerce code (Tbk-Api-Key-Id).")
     api_key: SecretStr = Field(min_length=1, description="Its API key secret (Tbk-Api-Key-Secret).")
 
+
+
+# A MOCK connector's deferred-capture commerce code: its application id and this suffix, the same
+# key (as the provider's integration codes 597055555532 and 597055555540 share theirs).
+MOCK_DEFERRED_SUFFIX = "-deferred"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 
 from payorch.providers.base import (
     CheckoutRef,
@@ -41,6 +42,8 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
         wire.NULLIFIED,
         wire.PARTIALLY_NULLIFIED,
     ):
+        if status.response_code == 0 and checkout.provider_data.get("capture_method") == "manual":
+            return _held(ctx, checkout, status, details)
         if status.response_code == 0:
             return PaymentResult(
                 outcome=PaymentOutcome.AUTHORIZED,
@@ -66,6 +69,32 @@ def result_of(ctx: ConnectorContext, checkout: CheckoutRef, status: wire.Transac
             details=details,
         )
     raise ProviderUnavailable(f"unknown transaction status {status.status!r}", provider=PROVIDER_A)
+
+
+def _held(
+    ctx: ConnectorContext,
+    checkout: CheckoutRef,
+    status: wire.TransactionStatus,
+    details: Mapping[str, object],
+) -> PaymentResult:
+    """A deferred-capture transaction: approved and held (AUTHORIZED), taken (CAPTURED: payorch
+    captured it, or someone did at the provider), or released before payorch recorded it."""
+    token = checkout.provider_reference
+    if status.status in (wire.REVERSED, wire.NULLIFIED):
+        released = "the hold was released at the provider"
+        return PaymentResult(PaymentOutcome.FAILED, token, reason=released, details=dict(details))
+    authorized_at = status.transaction_date or ctx.clock.now()
+    held = status.status == wire.AUTHORIZED
+    return PaymentResult(
+        outcome=PaymentOutcome.HELD if held else PaymentOutcome.AUTHORIZED,
+        provider_payment_reference=token,
+        authorization_code=status.authorization_code,
+        amount=status.amount if status.amount is not None else checkout.amount,
+        currency=CURRENCY,
+        authorized_at=authorized_at,
+        capture_before=authorized_at + timedelta(days=wire.HOLD_DAYS) if held else None,
+        details=dict(details),
+    )
 
 
 def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:

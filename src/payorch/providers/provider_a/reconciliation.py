@@ -14,8 +14,8 @@ from datetime import timedelta
 from payorch.providers.base import ConnectorContext
 from payorch.providers.http import parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
-from payorch.providers.provider_a.adapter import _headers as headers_of
-from payorch.providers.provider_a.adapter import _rejected as rejected
+from payorch.providers.provider_a.adapter import headers_for as headers_of
+from payorch.providers.provider_a.adapter import rejected_answer as rejected
 from payorch.providers.provider_a.payment_results import CURRENCY
 from payorch.providers.reconciliation import (
     DayWindow,
@@ -31,13 +31,17 @@ PAID_STATES = frozenset(
 )
 
 
-def _record(token: str, status: wire.TransactionStatus) -> ProviderPaymentRecord:
+def _record(
+    token: str, status: wire.TransactionStatus, known: KnownCheckout | None = None
+) -> ProviderPaymentRecord:
     amount = status.amount or 0
     paid = status.status in PAID_STATES and status.response_code == 0
     balance = status.balance
     if status.status in (wire.REVERSED, wire.NULLIFIED) and balance is None:
         balance = 0
     refunded = amount - balance if paid and balance is not None else 0
+    if known is not None and known.held and paid:
+        return _held_record(token, status, known, balance)
     return ProviderPaymentRecord(
         reference=token,
         checkout_reference=token,
@@ -58,6 +62,26 @@ def _record(token: str, status: wire.TransactionStatus) -> ProviderPaymentRecord
     )
 
 
+def _held_record(
+    token: str, status: wire.TransactionStatus, known: KnownCheckout, balance: int | None
+) -> ProviderPaymentRecord:
+    """A deferred-capture transaction: AUTHORIZED is a hold, not money (nothing to compare
+    yet); released whole (REVERSED before a capture) took nothing; once captured, refunds count
+    from what payorch captured (the status shows no captured amount, only the balance)."""
+    if status.status == wire.AUTHORIZED:
+        state = ProviderPaymentState.PENDING
+    elif status.status == wire.REVERSED and known.captured in (None, 0):
+        state = ProviderPaymentState.NOT_PAID
+    else:
+        state = ProviderPaymentState.PAID
+    captured = known.captured or 0
+    refunded = max(captured - balance, 0) if state is ProviderPaymentState.PAID and balance is not None else 0
+    amount, at = status.amount or 0, status.transaction_date
+    return ProviderPaymentRecord(
+        token, token, None, state, status.status, amount, CURRENCY, refunded, None, at
+    )
+
+
 class ProviderAReader:
     def lookback(self) -> timedelta:
         return timedelta(days=wire.STATUS_DAYS)
@@ -72,16 +96,17 @@ class ProviderAReader:
             if checkout.created_at < oldest:
                 return None  # the provider no longer answers about it
             async with limit:
-                return await self._read(ctx, checkout.reference)
+                return await self._read(ctx, checkout)
 
         found = await asyncio.gather(*(one(checkout) for checkout in known))
         return [record for record in found if record is not None]
 
-    async def _read(self, ctx: ConnectorContext, token: str) -> ProviderPaymentRecord:
+    async def _read(self, ctx: ConnectorContext, checkout: KnownCheckout) -> ProviderPaymentRecord:
+        token = checkout.reference
         path = f"{wire.TRANSACTIONS}/{token}"
         response = await send(ctx, "status", "GET", path, headers=headers_of(ctx))
         if response.status_code == 200:
-            return _record(token, parse(wire.TransactionStatus, response, "status", PROVIDER_A))
+            return _record(token, parse(wire.TransactionStatus, response, "status", PROVIDER_A), checkout)
         if response.status_code == 404:
             return ProviderPaymentRecord(
                 token, token, None, ProviderPaymentState.UNKNOWN, "not found", 0, CURRENCY, 0, None, None

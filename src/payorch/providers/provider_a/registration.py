@@ -5,7 +5,8 @@ from __future__ import annotations
 from payorch.crypto import Cipher
 from payorch.providers.provider_a import decline_codes
 from payorch.providers.provider_a.adapter import ProviderAAdapter
-from payorch.providers.provider_a.credentials import ProviderACredentials
+from payorch.providers.provider_a.credentials import MOCK_DEFERRED_SUFFIX, ProviderACredentials
+from payorch.providers.provider_a.holds import ProviderAHolds
 from payorch.providers.provider_a.reconciliation import ProviderAReader
 from payorch.providers.registration import HoldSupport, ProviderRegistration, mock_secret
 
@@ -18,9 +19,7 @@ def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
     }
 
 
-# A MOCK connector's deferred-capture commerce code: its application id and this suffix, the same
-# key (as the provider's integration codes 597055555532 and 597055555540 share theirs).
-MOCK_DEFERRED_SUFFIX = "-deferred"
+__all__ = ["MOCK_DEFERRED_SUFFIX", "REGISTRATION", "mock_credentials", "mock_deferred_credentials"]
 
 
 def mock_deferred_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
@@ -43,4 +42,5 @@ REGISTRATION = ProviderRegistration(
     # Deferred capture (a commerce code configured for it): one capture of at most the
     # authorized amount, credit cards only; a full refund of the hold releases it; 7 days.
     holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),
+    hold_calls=ProviderAHolds(),
 )

@@ -21,6 +21,8 @@ AMOUNT_MAX = 10**17 - 1  # at most 17 digits
 BUY_ORDER_CHARSET = re.compile(r"^[A-Za-z0-9|_=&%.,~:/?\[+!@()>\-]+$")
 TOKEN_LIFETIME_SECONDS = 300  # a token lives 5 minutes after create
 STATUS_DAYS = 7  # status answers for 7 days after create, then 422
+HOLD_DAYS = 7  # a deferred-capture authorization is held this long, then released
+CAPTURE_PATH = "/capture"  # PUT {TRANSACTIONS}/{token}/capture
 
 # Transaction statuses.
 INITIALIZED = "INITIALIZED"
@@ -106,3 +108,18 @@ class ProviderARefundAnswer(_ProviderAResponse):
 class ProviderAErrorBody(_ProviderAResponse):
     error_message: str | None = None
     response_code: int | None = None  # some refund refusals carry it
+
+
+class CaptureTransaction(_ProviderARequest):
+    """Deferred capture (transbank-sdk: ``Transaction.capture``)."""
+
+    buy_order: str = Field(max_length=BUY_ORDER_MAX)
+    authorization_code: str = Field(min_length=1)
+    capture_amount: int = Field(gt=0, le=AMOUNT_MAX)
+
+
+class CapturedTransaction(_ProviderAResponse):
+    authorization_code: str | None = None
+    authorization_date: datetime | None = None
+    captured_amount: int
+    response_code: int | None = None

@@ -53,7 +53,7 @@ from payorch.providers.base import (
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, signature, wire
 from payorch.providers.provider_c.credentials import ProviderCCredentials
-from payorch.providers.provider_c.payment_results import dispute_of, ignored, mismatch, result_of
+from payorch.providers.provider_c.payment_results import dispute_of, ignored, mismatch, result_of, utc
 from payorch.providers.provider_c.refusals import rejected
 
 BASE_URL = "https://api.stripe.com"  # SANDBOX (sk_test_) and PRODUCTION (sk_live_)
@@ -128,7 +128,8 @@ class ProviderCAdapter(AdapterIdentity):
                     "metadata": {
                         "payment_intent_id": request.payment_intent_id,
                         "checkout_id": request.checkout_id,
-                    }
+                    },
+                    **({"capture_method": wire.MANUAL} if request.capture_method == wire.MANUAL else {}),
                 },
             }
         )
@@ -175,7 +176,18 @@ class ProviderCAdapter(AdapterIdentity):
         session = await self._read_session(ctx, checkout.provider_reference)
         if session is None:
             return ignored("the provider knows no such session")
-        return _checked(ctx, session, checkout)
+        return await self._with_deadline(ctx, _checked(ctx, session, checkout))
+
+    async def _with_deadline(self, ctx: ConnectorContext, result: PaymentResult) -> PaymentResult:
+        """A hold's deadline: its charge's ``payment_method_details.card.capture_before``."""
+        reference = result.provider_payment_reference
+        if result.outcome is not PaymentOutcome.HELD or reference is None:
+            return result
+        path = f"{wire.PAYMENT_INTENTS}/{_path_id(reference)}"
+        expand = {"expand[]": "latest_charge"}
+        held = await self._read(ctx, "read payment intent", path, wire.HeldPaymentIntent, expand)
+        deadline = held.capture_before if held is not None else None
+        return dataclasses.replace(result, capture_before=utc(deadline) if deadline is not None else None)
 
     def status_lifetime(self) -> timedelta | None:
         return None  # sessions and their payments can be read at any time
@@ -218,7 +230,7 @@ class ProviderCAdapter(AdapterIdentity):
             "list refunds",
             "GET",
             wire.REFUNDS,
-            headers=_headers(ctx),
+            headers=headers_for(ctx),
             params={"payment_intent": request.provider_payment_reference, "limit": "100"},
         )
         if response.status_code != 200:
@@ -261,7 +273,7 @@ class ProviderCAdapter(AdapterIdentity):
         async def confirm(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
             if read.id != checkout.provider_reference:
                 return await self.read_status(ctx, checkout)
-            return _checked(ctx, read, checkout)
+            return await self._with_deadline(ctx, _checked(ctx, read, checkout))
 
         return NotificationRef(
             provider_payment_reference=intent.id if isinstance(intent, wire.PaymentIntent) else intent,
@@ -306,7 +318,7 @@ class ProviderCAdapter(AdapterIdentity):
         params: Mapping[str, str] | None = None,
     ) -> Read | None:
         """One object read from the API; None when the provider knows no such object (404)."""
-        response = await send(ctx, operation, "GET", path, headers=_headers(ctx), params=params)
+        response = await send(ctx, operation, "GET", path, headers=headers_for(ctx), params=params)
         if response.status_code == 404:
             return None
         if response.status_code != 200:
@@ -316,7 +328,7 @@ class ProviderCAdapter(AdapterIdentity):
     async def _post(
         self, ctx: ConnectorContext, operation: str, path: str, body: bytes, key: str
     ) -> httpx.Response:
-        headers = _headers(ctx)
+        headers = headers_for(ctx)
         headers["Content-Type"] = "application/x-www-form-urlencoded"
         headers["Idempotency-Key"] = key
         return await send(ctx, operation, "POST", path, headers=headers, content=body)
@@ -344,6 +356,6 @@ def _refund_result(refund: wire.Refund, request: RefundRequest) -> ProviderRefun
     return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, refund.id, details=details)
 
 
-def _headers(ctx: ConnectorContext) -> dict[str, str]:
+def headers_for(ctx: ConnectorContext) -> dict[str, str]:
     key = ProviderCCredentials.of(ctx).secret_key.get_secret_value()
     return {"Authorization": "Bearer " + key, "Stripe-Version": wire.API_VERSION}

@@ -38,7 +38,7 @@ COMPLETE_OUTCOMES: Mapping[str | None, PaymentOutcome] = {
     wire.SUCCEEDED: PaymentOutcome.AUTHORIZED,
     wire.PROCESSING: PaymentOutcome.PROCESSING,  # an asynchronous method: settles later
     wire.REQUIRES_ACTION: PaymentOutcome.PROCESSING,
-    wire.REQUIRES_CAPTURE: PaymentOutcome.PROCESSING,  # we never ask for manual capture
+    wire.REQUIRES_CAPTURE: PaymentOutcome.HELD,  # manual capture: approved and held
     wire.REQUIRES_CONFIRMATION: PaymentOutcome.PROCESSING,
     # An asynchronous payment that failed after the session completed.
     wire.REQUIRES_PAYMENT_METHOD: PaymentOutcome.FAILED,
@@ -114,9 +114,12 @@ def result_of(ctx: ConnectorContext, session: wire.CheckoutSession) -> PaymentRe
         session.payment_status != wire.PAID or intent is None or intent.amount_received != intent.amount
     ):
         outcome = PaymentOutcome.PROCESSING  # succeeded but not yet shown paid: ask again
+    if outcome is PaymentOutcome.HELD and (intent is None or intent.amount_capturable != intent.amount):
+        outcome = PaymentOutcome.PROCESSING  # held, but not the whole amount shown: ask again
+    held = outcome is PaymentOutcome.HELD
     authorized_at = None
     reason = None
-    if outcome is PaymentOutcome.AUTHORIZED:
+    if outcome is PaymentOutcome.AUTHORIZED or held:
         authorized_at = ctx.clock.now()
     else:
         reason = f"session {session.status}, payment {session.payment_status}" + (
@@ -125,8 +128,10 @@ def result_of(ctx: ConnectorContext, session: wire.CheckoutSession) -> PaymentRe
     return PaymentResult(
         outcome=outcome,
         provider_payment_reference=intent.id if intent else None,
-        authorization_code=intent.latest_charge if intent and outcome is PaymentOutcome.AUTHORIZED else None,
-        amount=intent.amount_received if intent and outcome is PaymentOutcome.AUTHORIZED else None,
+        authorization_code=intent.latest_charge if intent and authorized_at is not None else None,
+        amount=(intent.amount_capturable if held else intent.amount_received)
+        if intent and authorized_at
+        else None,
         currency=session.currency.upper() if session.currency else None,
         authorized_at=authorized_at,
         reason=reason,

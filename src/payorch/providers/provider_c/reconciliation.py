@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from payorch.providers.base import ConnectorContext, DisputeObservation, ProviderUnavailable
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, wire
-from payorch.providers.provider_c.adapter import _headers as headers_of
+from payorch.providers.provider_c.adapter import headers_for as headers_of
 from payorch.providers.provider_c.payment_results import dispute_of
 from payorch.providers.provider_c.refusals import rejected
 from payorch.providers.reconciliation import (

@@ -6,6 +6,7 @@ from payorch.crypto import Cipher
 from payorch.providers.provider_c import decline_codes, wire
 from payorch.providers.provider_c.adapter import ProviderCAdapter
 from payorch.providers.provider_c.credentials import ProviderCCredentials
+from payorch.providers.provider_c.holds import ProviderCHolds
 from payorch.providers.provider_c.reconciliation import ProviderCReader
 from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration, mock_secret
 
@@ -36,4 +37,5 @@ REGISTRATION = ProviderRegistration(
     # Manual capture (payment_intent_data[capture_method]=manual): one capture of all or part
     # (the rest released), or cancel; a card authorization lapses after 7 days.
     holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),
+    hold_calls=ProviderCHolds(),
 )

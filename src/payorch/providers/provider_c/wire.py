@@ -20,6 +20,8 @@ from payorch.money import exponent
 SESSIONS = "/v1/checkout/sessions"
 PAYMENT_INTENTS = "/v1/payment_intents"
 REFUNDS = "/v1/refunds"
+MANUAL = "manual"  # payment_intent_data[capture_method]
+LAPSED_REASON = "automatic"  # cancellation_reason of an authorization that expired uncaptured
 DISPUTES = "/v1/disputes"
 # The version whose shapes we read (the one the official SDK pins as we write this).
 API_VERSION = "2026-10-28.endive"
@@ -134,6 +136,46 @@ class PaymentIntent(_Answer):
     canceled_at: int | None = None
     # Why its last attempt failed (Stripe's error object), when one did.
     last_payment_error: ErrorDetail | None = None
+    # Manual capture: what may still be captured, and why it was canceled (automatic: lapsed).
+    amount_capturable: int = 0
+    capture_method: str | None = None
+    cancellation_reason: str | None = None
+
+
+class CardDetails(_Answer):
+    capture_before: int | None = None  # unix seconds: an uncaptured authorization lapses then
+
+
+class PaymentMethodDetails(_Answer):
+    card: CardDetails | None = None
+
+
+class Charge(_Answer):
+    id: str = Field(min_length=1)
+    payment_method_details: PaymentMethodDetails | None = None
+
+
+class HeldPaymentIntent(_Answer):
+    """A PaymentIntent read with ``expand[]=latest_charge`` (its hold's deadline)."""
+
+    id: str = Field(min_length=1)
+    status: str
+    amount: int
+    amount_received: int = 0
+    amount_capturable: int = 0
+    cancellation_reason: str | None = None
+    latest_charge: Charge | str | None = None
+
+    @property
+    def capture_before(self) -> int | None:
+        charge = self.latest_charge
+        if (
+            isinstance(charge, Charge)
+            and charge.payment_method_details
+            and charge.payment_method_details.card
+        ):
+            return charge.payment_method_details.card.capture_before
+        return None
 
 
 class CheckoutSession(_Answer):

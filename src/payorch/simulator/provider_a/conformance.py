@@ -17,6 +17,7 @@ from payorch.providers.provider_a.registration import REGISTRATION
 from payorch.simulator.conformance import (
     ForgedNotification,
     ForgedReturn,
+    Money,
     PageOutcome,
     StatusCase,
     Visit,
@@ -51,6 +52,10 @@ async def _transaction(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) ->
     )
     response.raise_for_status()
     return dict(response.json())
+
+
+# A deferred code's statuses that took nothing: held (AUTHORIZED), released or lapsed (REVERSED).
+_NOT_TAKEN = (wire.AUTHORIZED, wire.REVERSED)
 
 
 class ProviderADriver:
@@ -91,8 +96,20 @@ class ProviderADriver:
     async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
         transaction = await _transaction(http, cipher, visit)
         balance, amount = transaction["balance"], transaction["amount"]
+        if visit.capture_method == "manual" and transaction["status"] in _NOT_TAKEN:
+            return 0  # a hold (its balance is the hold's) or a released one: nothing refunded
         # No balance until a decided, authorized transaction: nothing refunded.
         return amount - balance if isinstance(amount, int) and isinstance(balance, int) else 0
+
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+        transaction = await _transaction(http, cipher, visit)
+        status, balance = transaction["status"], transaction["balance"]
+        amount = balance if isinstance(balance, int) else 0
+        if status == wire.AUTHORIZED and visit.capture_method == "manual":
+            return Money(held=amount, taken=0)  # a deferred code's approval: held, not taken
+        if status in (wire.AUTHORIZED, wire.CAPTURED, wire.NULLIFIED, wire.PARTIALLY_NULLIFIED):
+            return Money(held=0, taken=amount)
+        return Money(held=0, taken=0)  # not approved, or released whole (REVERSED)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
         # Its meaning depends on the response code too: 0 approves, anything else refuses.

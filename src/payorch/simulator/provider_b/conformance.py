@@ -22,6 +22,7 @@ from payorch.providers.provider_b.signature import sign_notification
 from payorch.simulator.conformance import (
     ForgedNotification,
     ForgedReturn,
+    Money,
     PageOutcome,
     StatusCase,
     Visit,
@@ -157,6 +158,18 @@ class ProviderBDriver:
             minor = wire.to_minor(refunded, code) if code in currency else None
             total += minor or 0
         return total
+
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+        """Checkout Pro captures what it approves: never held."""
+        taken = 0
+        for payment in await _payments(http, cipher, visit):
+            code = str(payment.get("currency_id"))
+            if payment.get("status") != "approved" or code not in REGISTRATION.adapter.supported_currencies:
+                continue
+            amount = Decimal(str(payment.get("transaction_amount") or 0))
+            refunded = Decimal(str(payment.get("transaction_amount_refunded") or 0))
+            taken += (wire.to_minor(amount - refunded, code) or 0)
+        return Money(held=0, taken=taken)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
         return [StatusCase(status, _reader(ctx, checkout, status)) for status in _STATUSES]

@@ -21,6 +21,7 @@ from payorch.providers.provider_c.signature import sign
 from payorch.simulator.conformance import (
     ForgedNotification,
     ForgedReturn,
+    Money,
     PageOutcome,
     StatusCase,
     Visit,
@@ -109,6 +110,15 @@ class ProviderCDriver:
         assert isinstance(listed, dict)
         done = (wire.REFUND_SUCCEEDED, wire.REFUND_PENDING)
         return sum(int(r["amount"]) for r in listed["data"] if r.get("status") in done)
+
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+        intent = (await _session(http, cipher, visit)).get("payment_intent")
+        if not isinstance(intent, dict):
+            return Money(held=0, taken=0)
+        if intent.get("status") == wire.REQUIRES_CAPTURE:
+            return Money(held=int(intent["amount_capturable"]), taken=0)
+        received = int(intent.get("amount_received") or 0)
+        return Money(held=0, taken=received - await self.refunded(http, cipher, visit) if received else 0)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
         return [

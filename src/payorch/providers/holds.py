@@ -1,0 +1,59 @@
+"""The calls on money a provider holds (docs/providers.md, "Holding and capturing"), in our
+vocabulary: capture all or part of a hold, release it (void), and read where it stands.
+
+A provider that can hold declares it in its registration (``holds=HoldSupport(...)``) and gives
+these calls (``hold_calls=...``). Failures are the adapter contract's: ProviderRejected is a
+definite refusal, ProviderUnavailable an unknown outcome (read the hold back with ``read_hold``,
+never send it blindly again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from payorch.providers.base import ConnectorContext
+
+
+class HoldStatus(StrEnum):
+    HELD = "HELD"  # authorized and held: nothing captured yet
+    CAPTURED = "CAPTURED"  # captured (amount_captured); the rest released
+    RELEASED = "RELEASED"  # released on request (void), nothing captured
+    LAPSED = "LAPSED"  # nobody captured it within the window: released by the provider
+
+
+@dataclass(frozen=True)
+class HoldRef:
+    """A held payment as payorch stored it."""
+
+    payment_intent_id: str
+    provider_reference: str  # A: the token; C: the PaymentIntent id
+    authorization_code: str | None
+    amount: int  # what is held
+    currency: str
+    capture_before: datetime | None
+
+
+@dataclass(frozen=True)
+class HoldState:
+    status: HoldStatus
+    amount_captured: int = 0
+    amount_released: int = 0  # what the provider released after a partial capture
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class HoldCalls(Protocol):
+    async def capture(self, ctx: ConnectorContext, hold: HoldRef, amount: int, key: str) -> HoldState:
+        """Capture ``amount`` of the hold (``key``: our idempotency key of the capture, where the
+        provider takes one). A capture the provider already made answers its state."""
+        ...
+
+    async def void(self, ctx: ConnectorContext, hold: HoldRef, key: str) -> HoldState:
+        """Release the hold. A hold already released answers RELEASED."""
+        ...
+
+    async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:
+        """Where the hold stands at the provider now."""
+        ...

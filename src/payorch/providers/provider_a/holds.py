@@ -1,0 +1,86 @@
+"""Provider A's deferred capture (docs/providers.md, "Holding and capturing"): capture with
+``PUT .../transactions/{token}/capture``, void with a refund of the whole hold (a reversal), and
+the hold read from the transaction's status (AUTHORIZED: held; CAPTURED: ``balance`` is what was
+captured, as nothing can be refunded before payorch records the capture; REVERSED: released,
+or lapsed once its window has passed: the provider reads the same for both).
+
+Its capture takes no idempotency key and works once: a capture whose answer was lost is read
+back (CAPTURED), never sent again blindly; a second capture answers 422, read back too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from payorch.providers.base import ConnectorContext, ProviderRejected
+from payorch.providers.holds import HoldRef, HoldState, HoldStatus
+from payorch.providers.http import parse, send
+from payorch.providers.provider_a import PROVIDER_A, wire
+from payorch.providers.provider_a.adapter import buy_order_for, headers_for, rejected_answer
+
+RELEASED_STATES = (wire.REVERSED, wire.NULLIFIED)
+
+
+class ProviderAHolds:
+    async def capture(self, ctx: ConnectorContext, hold: HoldRef, amount: int, key: str) -> HoldState:
+        path = f"{wire.TRANSACTIONS}/{hold.provider_reference}{wire.CAPTURE_PATH}"
+        body = wire.CaptureTransaction(
+            buy_order=buy_order_for(hold.payment_intent_id),
+            authorization_code=hold.authorization_code or "",
+            capture_amount=amount,
+        )
+        response = await send(ctx, "capture", "PUT", path, headers=headers_for(ctx), json=body.model_dump())
+        if response.status_code == 200:
+            captured = parse(wire.CapturedTransaction, response, "capture", PROVIDER_A)
+            if captured.response_code not in (None, 0):
+                raise ProviderRejected(
+                    f"capture refused (response_code {captured.response_code})",
+                    provider=PROVIDER_A,
+                    code=str(captured.response_code),
+                )
+            return _captured(hold, captured.captured_amount)
+        refused = rejected_answer("capture", response)
+        if response.status_code == 422:
+            # Captured already (a retry whose first answer was lost), released or lapsed: read it.
+            seen = await self.read_hold(ctx, hold)
+            if seen.status is HoldStatus.CAPTURED and seen.amount_captured == amount:
+                return seen
+        raise refused
+
+    async def void(self, ctx: ConnectorContext, hold: HoldRef, key: str) -> HoldState:
+        path = f"{wire.TRANSACTIONS}/{hold.provider_reference}/refunds"
+        body = wire.RefundTransaction(amount=hold.amount)
+        response = await send(ctx, "void", "POST", path, headers=headers_for(ctx), json=body.model_dump())
+        if response.status_code == 200:
+            answer = parse(wire.ProviderARefundAnswer, response, "void", PROVIDER_A)
+            if answer.type == wire.REVERSED:
+                return HoldState(HoldStatus.RELEASED, details={"type": answer.type})
+        seen = await self.read_hold(ctx, hold)  # released already (a lost answer), or not at all
+        if seen.status in (HoldStatus.RELEASED, HoldStatus.LAPSED):
+            return seen
+        raise (
+            rejected_answer("void", response)
+            if response.status_code != 200
+            else ProviderRejected("void: the provider did not release the hold", provider=PROVIDER_A)
+        )
+
+    async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:
+        path = f"{wire.TRANSACTIONS}/{hold.provider_reference}"
+        response = await send(ctx, "status", "GET", path, headers=headers_for(ctx))
+        if response.status_code != 200:
+            raise rejected_answer("status", response)
+        status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
+        details = {"status": status.status, "balance": status.balance}
+        if status.status == wire.AUTHORIZED:
+            return HoldState(HoldStatus.HELD, details=details)
+        if status.status in (wire.CAPTURED, wire.PARTIALLY_NULLIFIED):
+            return _captured(hold, status.balance or 0, details)
+        if status.status in RELEASED_STATES:
+            lapsed = hold.capture_before is not None and ctx.clock.now() >= hold.capture_before
+            return HoldState(HoldStatus.LAPSED if lapsed else HoldStatus.RELEASED, details=details)
+        raise ProviderRejected(f"the hold reads {status.status}", provider=PROVIDER_A)
+
+
+def _captured(hold: HoldRef, amount: int, details: Mapping[str, object] | None = None) -> HoldState:
+    # One capture: the rest of the hold is released with it.
+    return HoldState(HoldStatus.CAPTURED, amount, hold.amount - amount, dict(details or {}))

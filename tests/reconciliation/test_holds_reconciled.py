@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
-from tests.kit import Sandbox, mock_sandbox
-from tests.providers.helpers import A, pay, read, start
+from tests.kit import Sandbox, chosen_providers, mock_sandbox
+from tests.providers.helpers import A, B, pay, read, start
 from tests.reconciliation.helpers import C, reconcile
 
 
@@ -32,7 +32,9 @@ async def _post(client: httpx.AsyncClient, sandbox: Sandbox, path: str, body: di
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
-@pytest.mark.parametrize("provider", [A, C])
+@pytest.mark.parametrize(
+    "provider", chosen_providers(A, C, left_out={B: "cannot hold (tests/conformance/test_holds.py)"})
+)
 async def test_holds_captures_and_voids_reconcile_clean(
     client: httpx.AsyncClient, runtime: Runtime, provider: str
 ) -> None:

@@ -44,6 +44,12 @@ class Payment:
     hold_action_check_at: datetime | None = None
 
     @property
+    def taken(self) -> int:
+        """What refunds count from: all of it for capture_method automatic (a row written by a
+        release before holds has amount_captured 0, its server default), else what was captured."""
+        return self.amount if self.capture_method == "automatic" else self.amount_captured
+
+    @property
     def amount_capturable(self) -> int:
         """What a capture may still take: the hold not captured, while it is held."""
         if self.status != "REQUIRES_CAPTURE":

@@ -160,7 +160,7 @@ async def reserve(
         )
     _refuse_disputed(payment)
     # Refunds apply to captured money only (all of it for capture_method automatic).
-    captured = payment.amount_captured
+    captured = payment.taken
     available = captured - payment.refunded_amount - await repository.pending_total(conn, payment.id)
     amount = request.amount if request.amount is not None else available
     if amount <= 0 or amount > available:
@@ -224,7 +224,7 @@ async def settle(
     now = runtime.clock.now()
     if answer.outcome is GatewayRefundOutcome.SUCCEEDED:
         refunded = payment.refunded_amount + refund.amount
-        whole = refunded >= payment.amount_captured
+        whole = refunded >= payment.taken
         await repository.set_refunded(
             conn,
             payment.id,
@@ -338,7 +338,7 @@ async def order_of(conn: AsyncConnection, cipher: Cipher, refund: Refund) -> Ref
         merchant_account_id=payment.merchant_account_id,
         payment_id=payment.id,
         payment_intent_id=payment.payment_intent_id,
-        payment_amount=payment.amount_captured,
+        payment_amount=payment.taken,
         provider=payment.provider,
         provider_reference=payment.provider_reference,
         refunded_before=payment.refunded_amount,

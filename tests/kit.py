@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import random
 import socket
-import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -160,7 +159,7 @@ async def authorized_payment(
 ) -> Paid:
     """An intent AUTHORIZED with its payment, in one transaction, like the return handler."""
     now = runtime.clock.now()
-    at_ms = at_ms if at_ms is not None else int(time.time() * 1000)
+    # No at_ms: the clock's, so payments made one after another sort in the order made (ids.py).
     intent_id = new_id("payi", at_ms)
     payment_id = new_id("pay", at_ms)
     reference = external_reference if external_reference is not None else f"order-{intent_id[-6:]}"

@@ -1,5 +1,6 @@
 """Identifiers: the 29 characters are the 144-bit value (milliseconds, then random bits) in
-Crockford base32, most significant first, so ids of one kind sort by creation time."""
+Crockford base32, most significant first, so ids of one kind sort by creation time (and one
+process's ids of one millisecond in the order it made them)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,14 @@ def test_ids_sort_by_their_millisecond(ms: int) -> None:
 def test_new_id_is_milliseconds_then_random_bits_in_base32(ms: int, random_bits: int) -> None:
     with patch.object(ids.secrets, "randbits", return_value=random_bits):
         assert new_id("whd", ms) == "whd_" + reference((ms << 96) | random_bits)
+
+
+def test_one_processs_ids_of_one_millisecond_sort_in_the_order_made() -> None:
+    ms = 1_795_000_000_000
+    with patch.object(ids.time, "time", return_value=(ms + 0.5) / 1000):
+        made = [new_id("pay") for _ in range(50)]
+    assert made == sorted(made) and len(set(made)) == 50
+    assert all(lowest_id("pay", ms) <= i < lowest_id("pay", ms + 1) for i in made)
+    # A later millisecond draws fresh random bits, still above every id of the earlier one.
+    with patch.object(ids.time, "time", return_value=(ms + 1.5) / 1000):
+        assert new_id("pay") > made[-1]

@@ -1,11 +1,16 @@
 """Prefixed, URL-safe, time-ordered identifiers: 48 bits of milliseconds then 96 random bits.
 
-Ids of one kind sort by creation time (to the millisecond), which keyset pagination uses.
+Ids of one kind sort by creation time (to the millisecond), which keyset pagination and the
+exports' "oldest first" use. Within one millisecond, one process's ids sort in the order it made
+them: the next id of the same millisecond is the previous one plus one (the random bits drawn once
+a millisecond). Two processes' ids of the same millisecond sort in no promised order.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import threading
 import time
 
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lowercase
@@ -35,10 +40,41 @@ def _encode(number: int) -> str:
     )
 
 
+class _Latest:
+    """This process's latest id made at the clock's time: its millisecond and its value."""
+
+    lock = threading.Lock()
+    ms = -1
+    value = 0
+
+    @classmethod
+    def forget(cls) -> None:  # a forked child draws its own bits, never its parent's next
+        cls.lock = threading.Lock()
+        cls.ms = -1
+
+
+os.register_at_fork(after_in_child=_Latest.forget)
+
+
+def _now_value() -> int:
+    ms = int(time.time() * 1000) & ((1 << 48) - 1)
+    with _Latest.lock:
+        if ms == _Latest.ms:
+            _Latest.value += 1  # same millisecond: after the previous one, in the order made
+        else:
+            _Latest.ms, _Latest.value = ms, (ms << 96) | secrets.randbits(96)
+        return _Latest.value
+
+
 def new_id(prefix: str, at_ms: int | None = None) -> str:
-    """A new id such as ``payi_01jd...``; ``prefix`` is given without the underscore."""
-    ms = int(time.time() * 1000) if at_ms is None else at_ms
-    value = ((ms & ((1 << 48) - 1)) << 96) | secrets.randbits(96)
+    """A new id such as ``payi_01jd...``; ``prefix`` is given without the underscore.
+
+    ``at_ms`` (tests, backfills) stamps a given millisecond with fresh random bits: no order
+    within it. Without it, the clock's millisecond, after this process's previous id of it.
+    """
+    if at_ms is None:
+        return f"{prefix}_{_encode(_now_value())}"
+    value = ((at_ms & ((1 << 48) - 1)) << 96) | secrets.randbits(96)
     return f"{prefix}_{_encode(value)}"
 
 

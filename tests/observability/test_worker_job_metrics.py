@@ -37,7 +37,16 @@ async def test_a_job_run_sets_its_last_success_and_a_failing_run_counts(runtime:
     started = time.time()
     worker = Worker(runtime, [Succeeds(), Fails()])
     running = asyncio.create_task(worker.run())
-    await asyncio.sleep(0.2)
+
+    def both_ran() -> bool:  # the condition itself, not a fixed 0.2 s a loaded machine may miss
+        last = sample("payorch_worker_job_last_success_timestamp_seconds", "test-succeeds")
+        failures = sample("payorch_worker_job_failures_total", "test-fails") or 0.0
+        return last is not None and last >= started and failures >= failures_before + 1
+
+    for _ in range(300):  # up to 30 s
+        if both_ran():
+            break
+        await asyncio.sleep(0.1)
     worker.stop()
     await asyncio.wait_for(running, 5)
 

@@ -175,7 +175,7 @@ async def test_an_event_is_verified_then_the_session_read(
     ctx = make_ctx(runtime, sandbox)
     ref, url, _ = await start(ctx)
     await press(http, url, "approve")
-    for _ in range(50):
+    for _ in range(500):
         if events.received:
             break
         await asyncio.sleep(0.02)

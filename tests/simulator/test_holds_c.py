@@ -59,8 +59,8 @@ async def _intent(http: httpx.AsyncClient, headers: dict[str, str], intent_id: s
 
 
 async def _types(events: Events, count: int) -> list[tuple[str, dict[str, Any]]]:
-    """The first ``count`` events received (type, object), waiting a little for them."""
-    for _ in range(100):
+    """The first ``count`` events received (type, object), waiting up to 10 s for them."""
+    for _ in range(500):
         if len(events.received) >= count:
             break
         await asyncio.sleep(0.02)

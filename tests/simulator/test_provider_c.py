@@ -228,7 +228,7 @@ async def test_events_are_signed_with_the_keys_webhook_secret(
     headers = c_headers(runtime, sandbox.application_id)
     session = await create(http, headers)
     await press(http, session, "approve")
-    for _ in range(50):
+    for _ in range(500):
         if events.received:
             break
         await asyncio.sleep(0.02)

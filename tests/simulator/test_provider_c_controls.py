@@ -20,7 +20,7 @@ SEND_AGAIN = "/simulator/controls/provider_c/events"
 
 
 async def received(events: Events, count: int) -> list[dict[str, object]]:
-    for _ in range(200):
+    for _ in range(500):
         if len(events.received) >= count:
             break
         await asyncio.sleep(0.02)

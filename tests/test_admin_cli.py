@@ -157,9 +157,9 @@ def test_a_production_start_suggests_no_sandbox(database_url: str, tmp_path: obj
     says where it is and, on an empty database, how to create a PRODUCTION application; it
     creates no sandbox (not even on an empty SQLite file) and suggests none."""
     production = {"PAYORCH_SIMULATOR_ENABLED": "false"}
-    for env in (
-        payorch_env(f"sqlite:///{tmp_path}/empty.db", **production),
-        payorch_env(database_url, **production),
+    for empty, env in (
+        (True, payorch_env(f"sqlite:///{tmp_path}/empty.db", **production)),
+        (False, payorch_env(database_url, **production)),
     ):
         with tempfile.TemporaryFile("w+") as output:
             with live_server(env, "--no-worker", output=output) as base:
@@ -169,7 +169,7 @@ def test_a_production_start_suggests_no_sandbox(database_url: str, tmp_path: obj
         assert f"serving at {base}" in printed, printed
         assert "SANDBOX" not in printed and "mock-connectors" not in printed and "pay_sb_" not in printed
         assert "sandbox" not in printed.lower(), printed
-        if env["PAYORCH_DATABASE_URL"].startswith("sqlite"):  # empty: nothing was created
+        if empty:  # nothing was created (the module's own database may be SQLite too)
             assert "--environment PRODUCTION" in printed, printed
             assert json.loads(run_cli(["applications", "list", "--json"], env).stdout)["items"] == []
         else:  # this module's database holds sandbox applications: none is named

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.settings(**PRIVATE_ON, max_users=200)]
 
 # The navigation's pages (base.html), each shown only to a role that may open it.
-NAVIGATION = ("/overview", "/payments", "/exports", "/reconciliation", "/webhooks", "/providers", "/routing")
+NAVIGATION = ("/overview", "/payments", "/links", "/exports", "/reconciliation", "/webhooks", "/providers", "/routing")
 NAVIGATION += ("/api-keys", "/users", "/activity", "/sandbox")
 SUBMIT = """([action, fields]) => {
   const form = document.createElement("form");

@@ -71,6 +71,8 @@ PROVIDER_LISTS = [
     ("docs/api.md", "- `provider`: `provider_", "line", "id"),
     ("docs/api.md", "`provider` accepts the full identifiers or the simulator's names:", "paragraph", "name"),
     ("docs/api.md", "| simulator provider names |", "line", "name"),
+    ("docs/api.md", "| provider | read from | e.g. |", "paragraph", "id"),
+    ("docs/quickstart.md", "the {count} providers (", "paragraph", "id"),
 ]
 
 

@@ -12,7 +12,6 @@ prepared statements meet another client's on a shared server connection: "prepar
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,7 @@ from payorch.client import PaymentIntent, PayorchClient
 from tests.client.buyer import pay
 from tests.client.signed_receiver import wait_for_events, webhook_receiver
 from tests.databases import create_postgres_database, drop_postgres_database
-from tests.live import live_server, payorch_env, run_cli
+from tests.live import create_sandbox, live_server, payorch_env, run_cli
 from tests.needs import missing
 from tests.pgbouncer import installed, pgbouncer, through, version
 
@@ -83,21 +82,7 @@ def drive(env: dict[str, str], log: IO[str]) -> None:
     migrated = run_cli(["migrate"], env, timeout=180)
     assert migrated.returncode == 0, migrated.stderr
     with live_server(env, output=log, start_seconds=START_SECONDS) as base:
-        created = run_cli(
-            [
-                "applications",
-                "create",
-                "--name",
-                "shop",
-                "--environment",
-                "SANDBOX",
-                "--mock-connectors",
-                "--json",
-            ],
-            env,
-        )
-        assert created.returncode == 0, created.stderr
-        app = json.loads(created.stdout)
+        app = create_sandbox(env)
         with webhook_receiver() as (host, receiver), PayorchClient(app["api_key"], base) as client:
             endpoint = client.create_webhook_endpoint(url=f"http://{host}:8080/hooks")
             assert endpoint.secret is not None

@@ -129,10 +129,12 @@ def _credentials(args: argparse.Namespace, provider: str, *, ask: bool) -> dict[
             " with --credential NAME=VALUE or as NAME=VALUE lines with --credentials-stdin",
         )
     fields = registration_of(provider).credentials.model_fields
-    return {
+    typed = {
         name: getpass.getpass(f"{provider} {name} ({field.description or 'credential'}): ")
         for name, field in fields.items()
     }
+    # A setting left blank keeps its default (provider A's capture: immediate).
+    return {name: value for name, value in typed.items() if value or fields[name].is_required()}
 
 
 def _pair(text: str) -> tuple[str, str]:

@@ -240,12 +240,26 @@ class CurrencyNotSupported(ApiError):
 
 
 class CaptureMethodNotSupported(ApiError):
-    """A manual-capture intent naming a provider that cannot hold money (docs/providers.md,
-    "Holding and capturing")."""
+    """A manual-capture intent naming a provider that cannot hold money, or a provider whose
+    connector for the merchant takes the other capture method (docs/providers.md, "Holding and
+    capturing")."""
 
     status, code = 422, "CAPTURE_METHOD_NOT_SUPPORTED"
 
-    def __init__(self, provider: str, holding: Sequence[str]) -> None:
+    def __init__(
+        self,
+        provider: str,
+        holding: Sequence[str],
+        *,
+        capture_method: str = "manual",
+        connector: str | None = None,
+    ) -> None:
+        if connector is not None:  # the provider can; the merchant's connector is set up otherwise
+            super().__init__(
+                f"The provider {provider} cannot take capture_method {capture_method}: {connector}.",
+                {"provider": provider, "capture_method": capture_method, "reason": connector},
+            )
+            return
         needs = _either(list(holding)) if holding else "a provider that can hold"
         super().__init__(
             f"The provider {provider} cannot hold a payment for a later capture: it captures every "

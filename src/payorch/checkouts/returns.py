@@ -18,7 +18,9 @@ from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
 from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
-from payorch.payments import disputes
+from payorch.payments import disputes, hold_job
+from payorch.payments import repository as payments
+from payorch.payments.hold_repository import HELD
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -119,6 +121,10 @@ async def handle_notification(
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    if ref.hold:
+        # A hold captured, released or lapsed at the provider: read the hold there and settle a
+        # payment still held (the notice says when, never what).
+        await _settle_hold(runtime, provider, ref.provider_payment_reference, connector.application_id)
     if ref.dispute is not None:
         # A chargeback or mediation after the payment, as the provider's payment shows it (the
         # notice's body is never read): recorded on our payment, if we authorized one.
@@ -131,3 +137,11 @@ async def handle_notification(
                 application_id=connector.application_id,
                 seen=ref.dispute,
             )
+
+
+async def _settle_hold(runtime: Runtime, provider: str, reference: str, application_id: str) -> None:
+    async with runtime.phases.reading() as conn:
+        payment = await payments.by_provider_reference(conn, application_id, provider, reference)
+    if payment is None or payment.status != HELD:
+        return
+    await hold_job.settle_from_provider(runtime, payment.id)

@@ -160,7 +160,14 @@ async def _plan(
             intent.capture_method,
         )
         active = await routing_versions.active_program(conn, intent.merchant_account_id)
-        decision = await routing.decide(facts, merchant_connectors, active, requested, runtime.success_rates)
+        decision = await routing.decide(
+            facts,
+            merchant_connectors,
+            active,
+            requested,
+            runtime.success_rates,
+            lambda connector: connectors.capture_methods_of(runtime.cipher, connector),
+        )
         current = None
         # A CREATED intent has no checkout: its first one is written in the transaction that
         # moves it to REQUIRES_ACTION (_record, which reads again under the intent's lock).

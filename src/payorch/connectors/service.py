@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.activity.service import record_by
@@ -34,6 +35,7 @@ from payorch.errors import (
     InvalidState,
     ResourceNotFound,
     ValidationFailed,
+    validator_message,
 )
 from payorch.ids import new_id
 from payorch.jsontypes import JsonObject
@@ -231,15 +233,34 @@ def check_mode_allowed(environment: str, mode: Mode) -> None:
 
 
 def check_credentials(provider: str, credentials: Mapping[str, str]) -> dict[str, str]:
-    # The credential fields the provider needs, and nothing else.
-    expected = registration_of(provider).credential_fields
+    """The credential fields the provider's model takes, and nothing else: each required one
+    given, each value one the model accepts (a setting such as provider A's ``capture`` names
+    what it takes); an optional one left out keeps its default."""
+    model = registration_of(provider).credentials
     for name in credentials:
-        if name not in expected:
+        if name not in model.model_fields:
             raise ValidationFailed.field(f"credentials.{name}", f"Unknown field for {provider}.")
-    for name in expected:
-        if not credentials.get(name):
+    for name, field in model.model_fields.items():
+        if field.is_required() and not credentials.get(name):
             raise ValidationFailed.field(f"credentials.{name}", "Field required.")
-    return {name: credentials[name] for name in expected}
+    try:
+        model.model_validate(dict(credentials))
+    except ValidationError as exc:
+        # hide_input_in_errors: the messages never carry a value (it may be a secret).
+        listed = [
+            (f"credentials.{e['loc'][0]}", validator_message(e["msg"])) for e in exc.errors() if e["loc"]
+        ]
+        raise ValidationFailed.listing(listed) from None
+    return {name: credentials[name] for name in model.model_fields if name in credentials}
+
+
+def capture_methods_of(cipher: Cipher, connector: Connector) -> frozenset[str]:
+    """The capture methods the connector takes (routing sends it no other intent): the
+    provider's declaration, narrowed by the connector's own setting where the provider has one."""
+    registration = registration_of(connector.provider)
+    if registration.connector_capture_methods is None:
+        return registration.capture_methods(connector.mode, None)
+    return registration.capture_methods(connector.mode, decrypt_credentials(cipher, connector))
 
 
 def encrypt_credentials(cipher: Cipher, credentials: Mapping[str, str] | None) -> str | None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal, get_args, get_origin
 
 from pydantic import ValidationError
+from pydantic.fields import FieldInfo
 
 from payorch.connectors.schemas import CreateConnector, UpdateConnector
 from payorch.connectors.service import check_mode_allowed
@@ -33,6 +35,7 @@ class CredentialField:
 
     name: str
     help: str
+    choices: tuple[str, ...] = ()  # a setting's values (a select), its default first; else a secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,18 @@ class ProviderForm:
 
 def _fields(provider: str) -> tuple[CredentialField, ...]:
     model_fields = registration_of(provider).credentials.model_fields
-    return tuple(CredentialField(name, f.description or "") for name, f in model_fields.items())
+    return tuple(_field(name, f) for name, f in model_fields.items())
+
+
+def _field(name: str, info: FieldInfo) -> CredentialField:
+    """A Literal is a setting (provider A's ``capture``): its values, the default first; any
+    other field is write-only, typed into a password input."""
+    if get_origin(info.annotation) is not Literal:
+        return CredentialField(name, info.description or "")
+    values = tuple(str(v) for v in get_args(info.annotation))
+    if not info.is_required():
+        values = (str(info.default), *(v for v in values if v != info.default))
+    return CredentialField(name, info.description or "", choices=values)
 
 
 PROVIDER_FORMS = {

@@ -61,6 +61,12 @@ PAYMENT_COLUMNS: tuple[Column[Payment], ...] = (
     Column("authorization_code", lambda p: p.authorization_code),
     Column("authorized_at", lambda p: _time(p.authorized_at)),
     Column("created_at", lambda p: _time(p.created_at)),
+    # Holds (capture_method manual): `amount` is what was held, `amount_captured` the money taken.
+    Column("capture_method", lambda p: p.capture_method),
+    Column("amount_captured", lambda p: p.amount_captured),
+    Column("amount_released", lambda p: p.amount_released),
+    Column("capture_before", lambda p: _time(p.capture_before)),
+    Column("captured_at", lambda p: _time(p.captured_at)),
 )
 
 REFUND_COLUMNS: tuple[Column[RefundLine], ...] = (
@@ -85,8 +91,9 @@ DISPUTE_COLUMNS: tuple[Column[Payment], ...] = (
     *_PAYMENT_IDENTITY,
     Column("status", lambda p: p.dispute_status),
     Column("kind", lambda p: p.dispute_kind),
-    Column("amount", lambda p: p.amount),
-    Column("amount_formatted", lambda p: formatted(p.amount, p.currency)),
+    # What the dispute can take back: the money the payment took (a hold's captured part).
+    Column("amount", lambda p: p.taken),
+    Column("amount_formatted", lambda p: formatted(p.taken, p.currency)),
     Column("currency", lambda p: p.currency),
     Column("disputed_at", lambda p: _time(p.disputed_at)),
     Column("closed_at", lambda p: _time(p.dispute_closed_at)),
@@ -97,6 +104,7 @@ BALANCE_COLUMNS: tuple[Column[Balance], ...] = (
     Column("currency", lambda b: b.currency),
     Column("provider", lambda b: b.provider),
     Column("authorized", lambda b: b.authorized),
+    Column("held", lambda b: b.held),
     Column("refunded", lambda b: b.refunded),
     Column("disputed", lambda b: b.disputed),
     Column("disputed_held", lambda b: b.disputed_held),

@@ -37,12 +37,14 @@ class Balance:
     day: str  # YYYY-MM-DD
     currency: str
     provider: str
-    authorized: int
+    authorized: int  # money taken: automatic payments made that day, holds captured that day
     refunded: int
     # Disputes opened that day: still open (the provider holds the money until it ends: it
     # comes back if won) and lost (it went back to the buyer). A won dispute gave it back.
     disputed_held: int
     disputed_lost: int
+    # Holds placed that day and still held (REQUIRES_CAPTURE): approved, not money; not in net.
+    held: int = 0
 
     @property
     def disputed(self) -> int:

@@ -33,6 +33,7 @@ from payorch.db.tables.refunds import refunds
 from payorch.exports.records import Balance, RefundLine, Window
 from payorch.ids import lowest_id
 from payorch.payments.records import Payment, Refund
+from payorch.payments.stats import TAKEN
 
 SUCCEEDED = "SUCCEEDED"
 
@@ -169,10 +170,26 @@ def _totals(day: ColumnElement[object], amount: ColumnElement[int]) -> Select[st
     )
 
 
-_AUTHORIZED = _totals(payments.c.created_at, payments.c.amount).where(
+AUTOMATIC, MANUAL, HELD = "automatic", "manual", "REQUIRES_CAPTURE"
+_CREATED_IN_WINDOW = (
     payments.c.application_id == _APPLICATION,
     payments.c.id >= bindparam("lowest"),
     payments.c.id < bindparam("below"),
+)
+# Money taken on a day: automatic payments on the day they were made, holds on the day captured
+# (as the provider's balance counts a capture).
+_AUTHORIZED = _totals(payments.c.created_at, payments.c.amount).where(
+    *_CREATED_IN_WINDOW, payments.c.capture_method == AUTOMATIC
+)
+_CAPTURED = _totals(payments.c.captured_at, payments.c.amount_captured).where(
+    payments.c.application_id == _APPLICATION,
+    payments.c.capture_method == MANUAL,
+    payments.c.captured_at >= bindparam("from_"),
+    payments.c.captured_at < bindparam("to"),
+)
+# Holds made that day and still held: shown apart, never money taken.
+_STILL_HELD = _totals(payments.c.created_at, payments.c.amount).where(
+    *_CREATED_IN_WINDOW, payments.c.status == HELD
 )
 _REFUNDED = (
     _totals(refunds.c.created_at, refunds.c.amount)
@@ -188,7 +205,7 @@ _REFUNDED = (
 
 def _disputed(status: str) -> Select[str, str, str, int]:
     """The amounts of the disputes opened in the window that are now ``status``."""
-    return _totals(payments.c.disputed_at, payments.c.amount).where(
+    return _totals(payments.c.disputed_at, TAKEN).where(
         payments.c.application_id == _APPLICATION,
         payments.c.dispute_status == status,
         payments.c.disputed_at >= bindparam("from_"),
@@ -202,20 +219,24 @@ _HELD, _LOST = _disputed("OPEN"), _disputed("LOST")
 
 
 async def balances(conn: AsyncConnection, window: Window) -> list[Balance]:
-    """Per UTC day, currency and provider: payments authorized (created) that day, refunds that
-    succeeded among those created that day, amounts of disputes opened that day still open
-    (held) and lost. A handful of rows per day: read whole."""
+    """Per UTC day, currency and provider: money taken that day (payments captured when
+    authorized, made that day; holds captured that day), refunds that succeeded among those
+    created that day, amounts of disputes opened that day still open (held) and lost, and holds
+    made that day still held. A handful of rows per day: read whole."""
     application = {"application_id": window.application_id}
     opened = {**application, "from_": window.from_, "to": window.to}
+    made = {**application, **id_bounds("pay", window)}
     found: dict[tuple[str, str, str], list[int]] = {}
     for position, statement, params in (
-        (0, _AUTHORIZED, {**application, **id_bounds("pay", window)}),
+        (0, _AUTHORIZED, made),
+        (0, _CAPTURED, opened),
         (1, _REFUNDED, {**application, **id_bounds("rfd", window)}),
         (2, _HELD, opened),
         (3, _LOST, opened),
+        (4, _STILL_HELD, made),
     ):
         for day, currency, provider, total in await conn.execute(statement, params):
-            found.setdefault((day, currency, provider), [0, 0, 0, 0])[position] = int(total)
+            found.setdefault((day, currency, provider), [0, 0, 0, 0, 0])[position] += int(total)
     return [Balance(*key, *amounts) for key, amounts in sorted(found.items())]
 
 

@@ -282,6 +282,9 @@ class NotificationRef:
     # that answer against the checkout (as read_status would, without reading it again). Called
     # with the checkout's lease held. None: the caller calls read_status.
     confirm: Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]] | None = None
+    # About a hold (captured, released, lapsed): payorch reads the hold from the provider and
+    # settles a payment it still holds (payments/hold_job.py); the notice only says when.
+    hold: bool = False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from payorch.crypto import Cipher
-from payorch.providers.base import ProviderAdapter
+from payorch.providers.base import Mode, ProviderAdapter
 from payorch.providers.credentials import ConnectorCredentials
 from payorch.providers.holds import HoldCalls
 from payorch.providers.payment_errors import PaymentErrorMapping, by_outcome
@@ -24,6 +24,11 @@ from payorch.providers.reconciliation import ReconciliationReader
 CheckoutMethod = Literal["GET", "POST"]
 # (cipher, application id) -> the credentials a MOCK connector presents to the simulator.
 MockCredentials = Callable[[Cipher, str], dict[str, str]]
+AUTOMATIC, MANUAL = "automatic", "manual"
+# (mode, the connector's credentials: None for MOCK) -> the capture methods one connector takes,
+# where that is a property of the connector rather than of the provider (provider A: whether its
+# commerce code captures at once or is configured for deferred capture).
+ConnectorCaptureMethods = Callable[[Mode, Mapping[str, str] | None], frozenset[str]]
 
 
 def mock_secret(cipher: Cipher, message: str) -> str:
@@ -83,6 +88,8 @@ class ProviderRegistration:
     holds: HoldSupport | None = None
     # Its capture, void and hold read (None: it has none; a declared hold without them is refused).
     hold_calls: HoldCalls | None = None
+    # None: every connector takes what the provider declares (automatic, and manual if it holds).
+    connector_capture_methods: ConnectorCaptureMethods | None = None
 
     def __post_init__(self) -> None:
         if self.credentials.provider != self.adapter.provider_id:
@@ -93,6 +100,14 @@ class ProviderRegistration:
     @property
     def provider_id(self) -> str:
         return self.adapter.provider_id
+
+    def capture_methods(self, mode: Mode, credentials: Mapping[str, str] | None) -> frozenset[str]:
+        """The capture methods a connector of this provider in ``mode`` with ``credentials`` takes
+        (routing sends it no other intent)."""
+        declared = frozenset({AUTOMATIC, MANUAL}) if self.holds is not None else frozenset({AUTOMATIC})
+        if self.connector_capture_methods is None:
+            return declared
+        return declared & self.connector_capture_methods(mode, credentials)
 
     @property
     def simulator_name(self) -> str:

@@ -18,7 +18,8 @@ OPEN_INTENT = frozenset({"REQUIRES_ACTION", "PROCESSING"})
 APPROVED, NOT_PAID = FindingKind.APPROVED_NOT_RECORDED, FindingKind.NOT_PAID_AT_PROVIDER
 # payorch's payments that took no money: held (the provider shows a hold, not yet paid), or a
 # hold released or lapsed (the provider shows nothing paid). Not a discrepancy either way.
-NOTHING_TAKEN = frozenset({"REQUIRES_CAPTURE", "VOIDED", "EXPIRED"})
+HELD = "REQUIRES_CAPTURE"
+NOTHING_TAKEN = frozenset({HELD, "VOIDED", "EXPIRED"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,8 @@ def book_values(entry: BookEntry | None) -> JsonObject:
         "intent_status": entry.intent_status,
         "payment_reference": entry.payment_reference,
         "amount": entry.payment_amount if entry.payment_amount is not None else entry.intent_amount,
+        "payment_status": entry.payment_status,
+        "amount_captured": entry.taken,
         "currency": entry.payment_currency or entry.intent_currency,
         "refunded": entry.refunded,
         "dispute_status": entry.dispute_status,
@@ -112,6 +115,12 @@ def _of_paid(record: ProviderPaymentRecord, entry: BookEntry) -> list[Discrepanc
         return [_finding(FindingKind.APPROVED_NOT_RECORDED, action, record, entry, record.reference)]
     if entry.payment_reference != record.reference:  # a second payment for one intent
         return [_finding(FindingKind.APPROVED_NOT_RECORDED, flag, record, entry, record.reference)]
+    if entry.payment_status in NOTHING_TAKEN:
+        # Money taken at the provider that payorch holds as a hold: a capture whose answer never
+        # came back (or one made at the provider): read the hold and settle it. Released or
+        # lapsed here and taken there is for a person.
+        action = apply if entry.payment_status == HELD else flag
+        return [_finding(FindingKind.APPROVED_NOT_RECORDED, action, record, entry, record.reference)]
     found = []
     if record.amount != entry.payment_amount or record.currency != entry.payment_currency:
         found.append(_finding(FindingKind.AMOUNT_MISMATCH, flag, record, entry, record.reference))
@@ -161,7 +170,8 @@ def compare(
             found = _of_paid(record, entry)
             if not found and entry.payment_currency is not None and entry.payment_amount is not None:
                 result.matched += 1
-                result.matched_amounts[entry.payment_currency] += entry.payment_amount
+                # Money taken: a hold counts what was captured, not what was held.
+                result.matched_amounts[entry.payment_currency] += entry.taken
             result.discrepancies += found
         elif entry.payment_reference == record.reference and entry.payment_status not in NOTHING_TAKEN:
             result.discrepancies.append(

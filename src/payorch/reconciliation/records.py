@@ -86,3 +86,11 @@ class BookEntry:
     capture_method: str = "automatic"  # the intent's: manual checkouts are held, then captured
     captured: int | None = None  # the payment's amount_captured (None: no payment)
     payment_status: str | None = None  # REQUIRES_CAPTURE, VOIDED, EXPIRED: no money taken
+
+    @property
+    def taken(self) -> int:
+        """The money the payment took: all of it when captured at authorization, a hold's
+        captured part (payments.records.Payment.taken); 0 without a payment."""
+        if self.payment_amount is None:
+            return 0
+        return self.payment_amount if self.capture_method == "automatic" else self.captured or 0

@@ -31,7 +31,8 @@ from payorch.events.catalogue import ReconciliationDiscrepancy
 from payorch.ids import new_id
 from payorch.jsontypes import JsonObject, json_values
 from payorch.limits import refuse_at_cap
-from payorch.payments import disputes
+from payorch.payments import disputes, hold_job
+from payorch.payments import repository as payments
 from payorch.providers.base import (
     CheckoutRef,
     ConnectorContext,
@@ -56,6 +57,7 @@ log = logging.getLogger("payorch.reconciliation")
 # How long a worker holds a run before another may take it over (a crashed worker's run).
 LEASE = timedelta(minutes=30)
 PAID_AT_PAYORCH = frozenset({"AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"})
+HELD = matching.HELD
 DISPUTE_FINDINGS = frozenset({FindingKind.DISPUTE_NOT_RECORDED, FindingKind.DISPUTE_MISMATCH})
 
 
@@ -286,6 +288,9 @@ async def _apply(
     dispute read the disputes path found older than what payorch holds)."""
     assert found.payment_intent_id is not None
     try:
+        held = found.payorch_values.get("payment_status") == HELD
+        if found.kind is FindingKind.APPROVED_NOT_RECORDED and held:
+            return await _settle_hold(runtime, found.payment_intent_id)
         if found.kind is FindingKind.APPROVED_NOT_RECORDED:
             after = await confirm_current_checkout(
                 runtime,
@@ -315,6 +320,17 @@ async def _apply(
     except ProviderCallError as exc:
         log.warning("reconciliation could not apply %s for %s: %s", found.kind, found.subject, exc.reason)
     return FindingAction.FLAGGED
+
+
+async def _settle_hold(runtime: Runtime, payment_intent_id: str) -> FindingAction:
+    """Taken at the provider, held at payorch: the hold read there and applied (the settle-holds
+    job's path: the provider's word, captured or released, wins)."""
+    async with runtime.phases.reading() as conn:
+        payment = await payments.for_intent(conn, payment_intent_id)
+    if payment is None:
+        return FindingAction.FLAGGED
+    status = await hold_job.settle_from_provider(runtime, payment.id)
+    return FindingAction.APPLIED if status in PAID_AT_PAYORCH else FindingAction.FLAGGED
 
 
 async def _record(

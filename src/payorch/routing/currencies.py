@@ -3,6 +3,7 @@ a manual capture (its registration's ``holds``): here only (routing's rules)."""
 
 from __future__ import annotations
 
+from payorch.connectors.records import Connector
 from payorch.errors import CaptureMethodNotSupported
 from payorch.providers.registry import REGISTRATIONS, UnknownProvider, get_adapter, registration_of
 
@@ -29,6 +30,11 @@ def holds(provider: str) -> bool:
         return registration_of(provider).holds is not None
     except UnknownProvider:
         return False
+
+
+def declared(connector: Connector) -> frozenset[str]:
+    """The capture methods the connector's provider declares (automatic; manual if it holds)."""
+    return frozenset({"automatic", MANUAL}) if holds(connector.provider) else frozenset({"automatic"})
 
 
 def can_take(provider: str, capture_method: str) -> bool:

@@ -12,13 +12,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from payorch.connectors.records import Connector
-from payorch.errors import ConnectorNotConfigured, CurrencyNotSupported
+from payorch.errors import CaptureMethodNotSupported, ConnectorNotConfigured, CurrencyNotSupported
 from payorch.providers import AUTO
-from payorch.routing.currencies import can_take, charges, check_capture_method, currencies_of
+from payorch.routing.currencies import MANUAL, charges, check_capture_method, currencies_of, declared
 from payorch.routing.order import by_priority
 from payorch.routing.program import Conditions, PriorityOutcome, RoutingProgram, Rule, SplitOutcome
 from payorch.routing.record import Candidate, RoutingRecord, Skipped, SkipReason, Strategy
@@ -35,6 +35,11 @@ class IntentFacts:
     currency: str
     metadata: Mapping[str, str]
     capture_method: str = "automatic"  # manual: only providers that can hold
+
+
+# The capture methods a connector takes (connectors.service.capture_methods_of, which reads a
+# connector's own setting; ``declared``: what its provider declares).
+CaptureMethodsOf = Callable[[Connector], frozenset[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,7 @@ async def decide(
     active: ActiveProgram | None,
     requested: str,
     rates: SuccessRates,
+    methods_of: CaptureMethodsOf = declared,
 ) -> Decision:
     """Raises ConnectorNotConfigured when no connector can take the intent."""
     version = active.version if active is not None else None
@@ -63,19 +69,20 @@ async def decide(
     if requested != AUTO:
         check_capture_method(requested, facts.capture_method)
         return Decision(
-            (_explicit(enabled, requested, facts.currency),),
+            (_explicit(enabled, requested, facts, methods_of),),
             True,
             _record(
                 Strategy.EXPLICIT, None, version, [_candidate(c) for c in enabled if c.provider == requested]
             ),
         )
-    usable = [c for c in enabled if _able(c.provider, facts)]
-    skipped = [_unable(c.provider, facts) for c in enabled if c not in usable]
+    usable = [c for c in enabled if _able(c, facts, methods_of)]
+    skipped = [_unable(c, facts, methods_of) for c in enabled if c not in usable]
     if not usable:
         if any(charges(c.provider, facts.currency) for c in enabled):
+            how = "hold a payment" if facts.capture_method == MANUAL else "capture a payment at once"
             raise ConnectorNotConfigured(
-                f"No enabled provider of this merchant can hold a payment in {facts.currency} "
-                "for a manual capture."
+                f"No enabled provider of this merchant can {how} in {facts.currency} "
+                f"(capture_method {facts.capture_method})."
             )
         if enabled:
             raise ConnectorNotConfigured(f"No enabled provider of this merchant supports {facts.currency}.")
@@ -83,7 +90,7 @@ async def decide(
     if active is not None:
         rule = next((r for r in active.program.rules if matches(r.if_, facts)), None)
         if rule is not None:
-            decided = _by_rule(rule, facts, usable, enabled, active.version)
+            decided = _by_rule(rule, facts, usable, enabled, active.version, methods_of)
             if decided.candidates:
                 return _skipping(decided, skipped)
             # Every provider the rule names was disabled since it was saved: the default decides.
@@ -114,22 +121,34 @@ def split_bucket(intent_id: str, total: int) -> int:
     return int.from_bytes(digest[:8], "big") % total
 
 
-def _explicit(enabled: Sequence[Connector], requested: str, currency: str) -> Connector:
+def _explicit(
+    enabled: Sequence[Connector], requested: str, facts: IntentFacts, methods_of: CaptureMethodsOf
+) -> Connector:
     chosen = next((c for c in enabled if c.provider == requested), None)
     if chosen is None:
         raise ConnectorNotConfigured(f"The provider {requested} is not enabled for this merchant.")
-    if not charges(requested, currency):
-        raise CurrencyNotSupported(requested, currency, sorted(currencies_of(requested)))
+    if not charges(requested, facts.currency):
+        raise CurrencyNotSupported(requested, facts.currency, sorted(currencies_of(requested)))
+    if facts.capture_method not in methods_of(chosen):
+        method = facts.capture_method
+        raise CaptureMethodNotSupported(
+            requested, [], capture_method=method, connector=_connector_cannot(method)
+        )
     return chosen
 
 
 def _by_rule(
-    rule: Rule, facts: IntentFacts, usable: list[Connector], enabled: list[Connector], version: int
+    rule: Rule,
+    facts: IntentFacts,
+    usable: list[Connector],
+    enabled: list[Connector],
+    version: int,
+    methods_of: CaptureMethodsOf,
 ) -> Decision:
     outcome = rule.then
     names = outcome.priority if isinstance(outcome, PriorityOutcome) else [s.provider for s in outcome.split]
     by_provider = {c.provider: c for c in usable}
-    skipped = [_unusable(p, enabled, facts) for p in names if p not in by_provider]
+    skipped = [_unusable(p, enabled, facts, methods_of) for p in names if p not in by_provider]
     if isinstance(outcome, PriorityOutcome):
         chosen = [by_provider[p] for p in names if p in by_provider]
         record = _record(Strategy.RULE, rule.name, version, [_candidate(c) for c in chosen])
@@ -178,20 +197,33 @@ async def _by_success_rate(
     return Decision(tuple(ordered), False, record)
 
 
-def _able(provider: str, facts: IntentFacts) -> bool:
-    return charges(provider, facts.currency) and can_take(provider, facts.capture_method)
+def _able(connector: Connector, facts: IntentFacts, methods_of: CaptureMethodsOf) -> bool:
+    return charges(connector.provider, facts.currency) and facts.capture_method in methods_of(connector)
 
 
-def _unable(provider: str, facts: IntentFacts) -> Skipped:
-    """Why an enabled provider cannot take the intent."""
+def _connector_cannot(capture_method: str) -> str:
+    """Why a connector of a provider that can hold does not take ``capture_method``."""
+    if capture_method == MANUAL:
+        return "this merchant's connector captures every approved payment at once (its configuration)"
+    return "this merchant's connector holds every approved payment for a later capture (its configuration)"
+
+
+def _unable(connector: Connector, facts: IntentFacts, methods_of: CaptureMethodsOf) -> Skipped:
+    """Why an enabled connector cannot take the intent."""
+    provider = connector.provider
     if not charges(provider, facts.currency):
         return Skipped(provider, SkipReason.CURRENCY, f"cannot charge {facts.currency}")
-    return Skipped(provider, SkipReason.CAPTURE_METHOD, "cannot hold a payment for a manual capture")
+    if facts.capture_method not in declared(connector):
+        return Skipped(provider, SkipReason.CAPTURE_METHOD, "cannot hold a payment for a manual capture")
+    return Skipped(provider, SkipReason.CAPTURE_METHOD, _connector_cannot(facts.capture_method))
 
 
-def _unusable(provider: str, enabled: Sequence[Connector], facts: IntentFacts) -> Skipped:
-    if any(c.provider == provider for c in enabled):
-        return _unable(provider, facts)
+def _unusable(
+    provider: str, enabled: Sequence[Connector], facts: IntentFacts, methods_of: CaptureMethodsOf
+) -> Skipped:
+    connector = next((c for c in enabled if c.provider == provider), None)
+    if connector is not None:
+        return _unable(connector, facts, methods_of)
     return Skipped(provider, SkipReason.NOT_ENABLED, "named by the rule, not enabled for the merchant")
 
 

@@ -52,7 +52,11 @@ from payorch.providers.base import (
 )
 from payorch.providers.http import json_or_none, parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
-from payorch.providers.provider_a.credentials import MOCK_DEFERRED_SUFFIX, ProviderACredentials
+from payorch.providers.provider_a.credentials import (
+    MOCK_DEFERRED_SUFFIX,
+    ProviderACredentials,
+    capture_methods,
+)
 from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
 
 MANUAL = "manual"
@@ -99,10 +103,13 @@ class ProviderAAdapter(AdapterIdentity):
             )
         session_id = session_id_for(ctx, request.checkout_id)
         manual = request.capture_method == MANUAL
-        if manual and ctx.mode is not Mode.MOCK:
+        if request.capture_method not in capture_methods(ctx.mode, ctx.credentials):
+            # Routing sends none (routing/decide.py); a commerce code captures one way only.
             raise ProviderRejected(
-                f"{PROVIDER_A}: this connector's commerce code captures at once; holding needs a "
-                "commerce code configured for deferred capture",
+                f"{PROVIDER_A}: this connector's commerce code "
+                + ("captures at once" if manual else "is configured for deferred capture (it holds)")
+                + f"; capture_method {request.capture_method} needs "
+                + ("one configured for deferred capture" if manual else "one that captures at once"),
                 provider=PROVIDER_A,
             )
         body = wire.CreateTransaction(
@@ -321,7 +328,9 @@ def headers_for(ctx: ConnectorContext, *, deferred: bool = False) -> dict[str, s
     simulator knows the application's two codes; it decides at create whether a transaction is
     held, and any of the application's codes may act on it afterwards)."""
     credentials = ProviderACredentials.of(ctx)
-    code = credentials.commerce_code + (MOCK_DEFERRED_SUFFIX if deferred else "")
+    # Another mode's commerce code is configured one way: the connector's own code, always.
+    mock_deferred = deferred and ctx.mode is Mode.MOCK
+    code = credentials.commerce_code + (MOCK_DEFERRED_SUFFIX if mock_deferred else "")
     return {
         "Tbk-Api-Key-Id": code,
         "Tbk-Api-Key-Secret": credentials.api_key.get_secret_value(),

@@ -5,7 +5,11 @@ from __future__ import annotations
 from payorch.crypto import Cipher
 from payorch.providers.provider_a import decline_codes
 from payorch.providers.provider_a.adapter import ProviderAAdapter
-from payorch.providers.provider_a.credentials import MOCK_DEFERRED_SUFFIX, ProviderACredentials
+from payorch.providers.provider_a.credentials import (
+    MOCK_DEFERRED_SUFFIX,
+    ProviderACredentials,
+    capture_methods,
+)
 from payorch.providers.provider_a.holds import ProviderAHolds
 from payorch.providers.provider_a.reconciliation import ProviderAReader
 from payorch.providers.registration import HoldSupport, ProviderRegistration, mock_secret
@@ -43,4 +47,6 @@ REGISTRATION = ProviderRegistration(
     # authorized amount, credit cards only; a full refund of the hold releases it; 7 days.
     holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),
     hold_calls=ProviderAHolds(),
+    # Whether a connector captures at once or holds is its commerce code's configuration.
+    connector_capture_methods=capture_methods,
 )

@@ -39,6 +39,7 @@ from payorch.providers.base import (
     CheckoutRequest,
     CheckoutSession,
     ConnectorContext,
+    DisputeObservation,
     IncomingNotification,
     InvalidNotification,
     Mode,
@@ -259,6 +260,8 @@ class ProviderCAdapter(AdapterIdentity):
             raise InvalidNotification("not an event")
         if event.type in wire.DISPUTE_EVENTS:
             return await self._dispute_notification(ctx, event)
+        if event.type in wire.HOLD_EVENTS:
+            return await self._hold_notification(ctx, event)
         if event.type not in wire.SESSION_EVENTS:
             return NotificationRef(provider_payment_reference=None, topic=event.type)
         named = event.data.object.get("id")
@@ -282,6 +285,15 @@ class ProviderCAdapter(AdapterIdentity):
             confirm=confirm,
         )
 
+    async def _hold_notification(self, ctx: ConnectorContext, event: wire.Event) -> NotificationRef:
+        """A hold held, captured, canceled or expired: a hint. Its PaymentIntent is read from the
+        API (the body only names it, or its charge names it); the checkout is confirmed by
+        reading the session, a held payment settled by reading the hold (payments/hold_job.py)."""
+        named = event.data.object.get("payment_intent" if event.type.startswith("charge.") else "id")
+        if not isinstance(named, str) or not _ID.match(named):
+            raise InvalidNotification(f"a {event.type} event without a usable PaymentIntent id")
+        return await self._intent_notification(ctx, event, named, hold=True)
+
     async def _dispute_notification(self, ctx: ConnectorContext, event: wire.Event) -> NotificationRef:
         """A chargeback on a paid PaymentIntent: the dispute and its PaymentIntent are read from
         the API (the body only names the dispute); the intent's ``metadata`` names ours."""
@@ -291,7 +303,21 @@ class ProviderCAdapter(AdapterIdentity):
         dispute = await self._read(ctx, "read dispute", f"{wire.DISPUTES}/{named}", wire.Dispute)
         if dispute is None or not dispute.payment_intent or not _ID.match(dispute.payment_intent):
             return NotificationRef(provider_payment_reference=None, topic=event.type)
-        path = f"{wire.PAYMENT_INTENTS}/{dispute.payment_intent}"
+        seen = dispute_of(dispute)
+        return await self._intent_notification(ctx, event, dispute.payment_intent, dispute=seen)
+
+    async def _intent_notification(
+        self,
+        ctx: ConnectorContext,
+        event: wire.Event,
+        intent_id: str,
+        *,
+        dispute: DisputeObservation | None = None,
+        hold: bool = False,
+    ) -> NotificationRef:
+        """The notice about the PaymentIntent ``intent_id`` as read from the API; its
+        ``metadata`` names payorch's intent (nothing to act on if the provider knows none)."""
+        path = f"{wire.PAYMENT_INTENTS}/{intent_id}"
         intent = await self._read(ctx, "read payment intent", path, wire.PaymentIntent)
         if intent is None:
             return NotificationRef(provider_payment_reference=None, topic=event.type)
@@ -299,7 +325,8 @@ class ProviderCAdapter(AdapterIdentity):
             provider_payment_reference=intent.id,
             payment_intent_id=intent.metadata.get("payment_intent_id"),
             topic=event.type,
-            dispute=dispute_of(dispute),
+            dispute=dispute,
+            hold=hold,
         )
 
     # -- calls ------------------------------------------------------------------------------------

@@ -33,7 +33,9 @@ REGISTRATION = ProviderRegistration(
     payment_errors=decline_codes.payment_error,
     reconciliation=ProviderCReader(),
     # An endpoint registered at the provider, subscribed to the events the adapter reads.
-    notifications=Notifications(True, tuple(sorted(wire.SESSION_EVENTS | wire.DISPUTE_EVENTS))),
+    notifications=Notifications(
+        True, tuple(sorted(wire.SESSION_EVENTS | wire.DISPUTE_EVENTS | wire.HOLD_EVENTS))
+    ),
     # Manual capture (payment_intent_data[capture_method]=manual): one capture of all or part
     # (the rest released), or cancel; a card authorization lapses after 7 days.
     holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7),

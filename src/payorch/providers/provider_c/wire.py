@@ -60,6 +60,17 @@ SESSION_EVENTS = frozenset(
     }
 )
 
+# Event types about a hold (manual capture): each names a PaymentIntent (payment_intent.*) or a
+# charge of one (charge.*). A hint only: the PaymentIntent is read before anything moves.
+HOLD_EVENTS = frozenset(
+    {
+        "payment_intent.amount_capturable_updated",  # held: capturable now
+        "charge.captured",
+        "payment_intent.canceled",  # voided, or lapsed (cancellation_reason automatic)
+        "charge.expired",  # lapsed
+    }
+)
+
 # Event types about a dispute (chargeback): each names a dispute to read.
 DISPUTE_EVENTS = frozenset({"charge.dispute.created", "charge.dispute.updated", "charge.dispute.closed"})
 # Dispute status: an inquiry (warning_*) or a chargeback, open until won or lost.

@@ -53,6 +53,10 @@ class ProviderReport(BaseModel):
     matched: Matched
     findings: int
     unavailable: str | None = Field(description="Why the provider's side could not be read")
+    reconciled: bool = Field(
+        description="false: payorch has no reconciliation reader for this provider, so nothing of "
+        "its day was compared (not reconciled; `unavailable` says so)"
+    )
 
 
 class FindingBody(BaseModel):
@@ -100,7 +104,8 @@ def ended(day: date, today: date) -> date:
     """``day`` if it is not after ``today`` (UTC): a day still to come has nothing to compare."""
     if day > today:
         raise InvalidState(
-            "NOT_OVER", f"{day.isoformat()} has not begun yet (today is {today.isoformat()} UTC).",
+            "NOT_OVER",
+            f"{day.isoformat()} has not begun yet (today is {today.isoformat()} UTC).",
             allowed=[],
         )
     return day
@@ -143,5 +148,10 @@ def finding_body(finding: Finding) -> JsonObject:
 
 def report_body(run: Run, findings: list[Finding]) -> JsonObject:
     summary = run.summary or {}
-    providers = [{"provider": name, **value} for name, value in summary.items() if isinstance(value, dict)]
+    # A run written before ``reconciled`` existed reconciled every provider it lists.
+    providers = [
+        {"provider": name, "reconciled": True, **value}
+        for name, value in summary.items()
+        if isinstance(value, dict)
+    ]
     return {"run": run_body(run), "providers": providers, "findings": [finding_body(f) for f in findings]}

@@ -59,6 +59,8 @@ LEASE = timedelta(minutes=30)
 PAID_AT_PAYORCH = frozenset({"AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"})
 HELD = matching.HELD
 DISPUTE_FINDINGS = frozenset({FindingKind.DISPUTE_NOT_RECORDED, FindingKind.DISPUTE_MISMATCH})
+# A provider whose registration declares no reader, as its row of the report says it.
+NO_READER = "not reconciled: payorch has no reconciliation reader for this provider"
 
 
 RUN = "reconciliation_run"  # the activity log's resource type
@@ -207,6 +209,10 @@ async def reconcile_day(runtime: Runtime, application_id: str, day: date) -> Jso
     totals: dict[str, _Totals] = defaultdict(_Totals)
     for connector_id, provider in found:
         if registration_of(provider).reconciliation is None:
+            # Nothing can read its side: listed as not reconciled, never left out of the report
+            # (a missing row would read as "nothing to compare").
+            totals[provider].reconciled = False
+            totals[provider].unavailable = NO_READER
             continue
         await _connector_day(runtime, application_id, connector_id, provider, window, totals[provider])
     return {provider: t.as_json() for provider, t in totals.items()}
@@ -218,6 +224,7 @@ class _Totals:
         self.amounts: dict[str, int] = defaultdict(int)
         self.findings = 0
         self.unavailable: str | None = None
+        self.reconciled = True
 
     def as_json(self) -> JsonObject:
         return {
@@ -227,6 +234,7 @@ class _Totals:
             },
             "findings": self.findings,
             "unavailable": self.unavailable,
+            "reconciled": self.reconciled,
         }
 
 

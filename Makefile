@@ -29,12 +29,14 @@ run: $(STAMP)
 # loadfile keeps a module's tests (and its module-scoped servers and database) on one worker.
 PYTEST_WORKERS ?= auto
 
+# --durations=40: every run ends with its 40 slowest set-ups, calls and tear-downs, so a run's
+# log says where its time went (docs/performance.md, The test suite).
 # First: a lock that no longer matches pyproject.toml fails the run (`uv lock` writes a new one).
 test: $(STAMP)
 	$(UV) lock --check
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=40 $(PYTEST_ARGS)
 
 # The inner loop (README.md, Tests): SQLite only (`-k "not postgres"` drops the PostgreSQL
 # parameter and the PostgreSQL-only tests), no test that starts a process or a browser (`slow`).

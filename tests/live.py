@@ -21,6 +21,10 @@ import httpx
 from tests.kit import TEST_SECRET_KEY, Sandbox
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
+# How long a process started by a test may take to answer. A start takes 2-5 s on an idle machine;
+# at load 20 on 2 cores (the whole suite with other work beside it) 60 s was seen to run out. It
+# bounds a wait on readiness, so a start that answers sooner returns sooner.
+START_SECONDS = 180.0
 
 
 def free_port() -> int:
@@ -77,7 +81,7 @@ def live_server(
     port: int | None = None,
     output: IO[str] | None = None,
     host: str = "127.0.0.1",
-    start_seconds: float = 60,
+    start_seconds: float = START_SECONDS,
 ) -> Iterator[str]:
     """Start `payorch serve` (with `extra_args`, e.g. "--no-worker") and yield its base URL once
     it answers; SIGTERM it at the end. Its output goes to a file (a pipe nobody reads would stall
@@ -140,7 +144,7 @@ def as_sandbox(created: dict[str, str]) -> Sandbox:
     return Sandbox(created["application_id"], created["merchant_account_id"], created["api_key"])
 
 
-def children_of(pid: int, timeout: float = 60) -> list[int]:
+def children_of(pid: int, timeout: float = START_SECONDS) -> list[int]:
     """The child processes of ``pid``, waiting (bounded) until there is at least one."""
     deadline = time.monotonic() + timeout
     while True:
@@ -169,7 +173,7 @@ def wait_until_ended(pid: int, timeout: float) -> bool:
     return True
 
 
-def wait_until_answering(base: str, timeout: float = 60) -> None:
+def wait_until_answering(base: str, timeout: float = START_SECONDS) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -177,5 +181,5 @@ def wait_until_answering(base: str, timeout: float = 60) -> None:
             return
         except httpx.TransportError:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{base} did not answer in {timeout} s") from None
+                raise RuntimeError(f"{base} did not answer in {timeout:g} s") from None
             time.sleep(0.1)

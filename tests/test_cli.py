@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.kit import intent_body
-from tests.live import as_sandbox, live_server, payorch_env, run_cli, wait_until_ended
+from tests.live import START_SECONDS, as_sandbox, live_server, payorch_env, run_cli, wait_until_ended
 
 pytestmark = pytest.mark.slow
 
@@ -134,7 +134,7 @@ def test_worker_starts_and_stops_cleanly_on_sigterm(database_url: str) -> None:
     )
     assert process.stdout is not None
     seen = ""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_SECONDS
     while "worker started" not in seen and time.monotonic() < deadline:
         seen += process.stdout.readline()
     assert "worker started" in seen, seen
@@ -168,7 +168,7 @@ def test_first_start_on_an_empty_embedded_database_prints_a_sandbox_key_once(tmp
     def wait_until_up(process: subprocess.Popen[str]) -> str:
         assert process.stdout is not None
         seen = ""
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             try:
                 httpx.get(base + "/healthz", timeout=1)
@@ -231,7 +231,7 @@ def test_sigterm_to_serve_also_stops_its_worker(database_url: str) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         children: list[str] = []
         while time.monotonic() < deadline and not children:
             listing = subprocess.run(

@@ -29,6 +29,7 @@ from payorch.runtime import Runtime
 from payorch.simulator import repository as simulator
 from payorch.simulator.provider_a import repository as simulator_a
 from payorch.simulator.provider_b import repository as simulator_b
+from tests.backends import terminate_backends
 from tests.kit import mock_sandbox
 from tests.providers.helpers import A, B, pay, query_of, start
 
@@ -171,8 +172,7 @@ async def test_a_connection_that_broke_on_the_driver_is_not_used_again(
         with pytest.raises(DatabaseUnavailable):  # 503 at the edge (tests/http/test_database_loss.py)
             async with runtime.database.reading() as conn:
                 pid = await conn.scalar(text("SELECT pg_backend_pid()"))
-                assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
-                await asyncio.sleep(0.3)  # the socket closes, as after a restart or failover
+                await terminate_backends(admin, [pid])  # as after a restart or a failover
                 await intents.get_any(conn, created["id"])
     finally:
         await admin.close()

@@ -17,6 +17,7 @@ from payorch.db.engine import STATEMENT_LANE_SIZE
 from payorch.db.statements import APPLICATION_NAME
 from payorch.errors import DatabaseUnavailable
 from payorch.runtime import Runtime
+from tests.backends import terminate_backends
 from tests.kit import Sandbox, create_intent
 
 
@@ -72,12 +73,10 @@ async def test_the_lane_reconnects_after_postgresql_dropped_its_connections(
     dropped = await lane_backends(database_url)
     assert dropped
     admin = await asyncpg.connect(database_url)
-    try:
-        for pid in dropped:
-            assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+    try:  # as after a restart or a failover: ended, and the lane's idle sockets seen closed
+        await terminate_backends(admin, dropped)
     finally:
         await admin.close()
-    await asyncio.sleep(0.3)  # the lane sees its sockets close, as after a restart or failover
     intent_id = (await create_intent(client, sandbox, key="after-drop"))["id"]
     response = await client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers)
     assert response.status_code == 200
@@ -95,7 +94,7 @@ async def test_disposing_of_the_database_closes_the_lane(database_url: str) -> N
     finally:
         await database.dispose()
     assert len(opened) == 1
-    for _ in range(50):  # the backend leaves pg_stat_activity just after the socket closes
+    for _ in range(600):  # the backend leaves pg_stat_activity just after the socket closes (30 s+)
         if not set(await lane_backends(database_url)) & opened:
             break
         await asyncio.sleep(0.05)
@@ -124,7 +123,7 @@ async def test_a_connection_is_reused_after_an_error_of_postgresql_and_closed_af
         async with database.one_statement() as conn:
             second = await asyncio.wait_for(conn.fetchval("SELECT pg_backend_pid()"), 5)
         assert second != first
-        for _ in range(50):  # the backend leaves pg_stat_activity once PostgreSQL sees the close
+        for _ in range(600):  # the backend leaves pg_stat_activity once PostgreSQL sees the close (30 s+)
             if first not in await lane_backends(database_url):
                 break
             await asyncio.sleep(0.05)

@@ -18,7 +18,7 @@ import pytest
 
 from payorch.serve_address import local_url
 from tests.cli.helpers import refused
-from tests.live import free_port, payorch_env, run_cli, stop_process
+from tests.live import START_SECONDS, free_port, payorch_env, run_cli, stop_process
 from tests.providers.browser import Browser
 
 pytestmark = pytest.mark.slow
@@ -98,7 +98,7 @@ def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path) -> None:
 
 def _started(process: subprocess.Popen[str], base: str, output: IO[str]) -> str:
     """What the server printed once it answers and has printed its dashboard line."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         output.seek(0)
         printed = output.read()

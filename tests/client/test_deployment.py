@@ -25,7 +25,7 @@ from tests.client.buyer import pay
 from tests.client.signed_receiver import wait_for_events, webhook_receiver
 from tests.databases import create_postgres_database, drop_postgres_database
 from tests.kit import TEST_SECRET_KEY
-from tests.live import free_port
+from tests.live import START_SECONDS, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -106,7 +106,7 @@ def test_two_api_processes_and_two_workers_on_one_postgresql(tmp_path: Path) -> 
                     stderr=logs[n],
                 )
             )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + START_SECONDS
         for url, process in zip(urls, processes, strict=False):
             _wait_ready(url, process, deadline)
 

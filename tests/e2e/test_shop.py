@@ -31,7 +31,7 @@ from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.registry import PROVIDER_IDS
 from tests import browser as web
-from tests.live import free_port, payorch_env, run_cli
+from tests.live import START_SECONDS, free_port, payorch_env, run_cli
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -50,7 +50,7 @@ class Shop:
 
 
 def wait_until_up(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_SECONDS
     while True:
         if process.poll() is not None:
             raise RuntimeError(f"{url} exited early:\n{log.read_text()[-3000:]}")

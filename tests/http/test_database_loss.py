@@ -22,6 +22,7 @@ from payorch.clock import FrozenClock
 from payorch.composition import build_runtime
 from payorch.db import Database
 from payorch.runtime import Runtime
+from tests.backends import terminate_backends
 from tests.databases import own_database
 from tests.kit import Sandbox, assert_error, create_endpoint, create_intent, intent_body, make_settings
 
@@ -45,26 +46,15 @@ async def blocked_backends(admin: asyncpg.Connection[asyncpg.Record]) -> list[in
 
 
 async def wait_for_blocked(admin: asyncpg.Connection[asyncpg.Record], besides: int = 0) -> int:
-    """The pid of the (one) backend waiting on the lock, other than ``besides``."""
-    for _ in range(500):
+    """The pid of the (one) backend waiting on the lock, other than ``besides``; up to 30 s and more
+    (each round is a query and 10 ms), as long as a loaded machine may take to send the statement."""
+    for _ in range(3000):
         pids = [pid for pid in await blocked_backends(admin) if pid != besides]
         if pids:
             assert len(pids) == 1, pids
             return pids[0]
         await asyncio.sleep(0.01)
     raise AssertionError("no statement came to wait on the lock")
-
-
-async def terminate(admin: asyncpg.Connection[asyncpg.Record], pids: list[int]) -> None:
-    """Terminate ``pids`` and wait until they are gone (the termination is asynchronous)."""
-    await admin.execute("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", pids)
-    for _ in range(500):
-        alive = await admin.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])", pids)
-        if alive == 0:
-            await asyncio.sleep(0.05)  # the event loop reads each closed socket's end
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"backends {pids} did not end")
 
 
 async def terminate_all(admin: asyncpg.Connection[asyncpg.Record]) -> int:
@@ -74,7 +64,7 @@ async def terminate_all(admin: asyncpg.Connection[asyncpg.Record]) -> int:
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
     ]
-    await terminate(admin, pids)
+    await terminate_backends(admin, pids)
     return len(pids)
 
 
@@ -144,7 +134,7 @@ async def test_a_read_whose_connection_is_lost_mid_statement_is_retried_once(
     async with locked(database_url, "payment_intents"):
         read = asyncio.create_task(client.get(f"/v1/payment-intents/{intent_id}", headers=sandbox.headers))
         first = await wait_for_blocked(admin)
-        await terminate(admin, [first])
+        await terminate_backends(admin, [first])
         second = await wait_for_blocked(admin, besides=first)  # the retry, on a new connection
     answer = await read
     assert answer.status_code == 200, answer.text
@@ -162,7 +152,7 @@ async def test_a_write_whose_connection_is_lost_is_503_writes_nothing_and_is_not
     body = intent_body(sandbox, external_reference="lost-write")
     async with locked(database_url, "payment_intents"):
         write = asyncio.create_task(post_intent(client, sandbox, body, "lost-write"))
-        await terminate(admin, [await wait_for_blocked(admin)])
+        await terminate_backends(admin, [await wait_for_blocked(admin)])
         answer = await write
         await asyncio.sleep(0.2)
         assert await blocked_backends(admin) == []  # no second try waits on the lock
@@ -184,7 +174,7 @@ async def test_a_write_in_the_request_transaction_whose_connection_is_lost_is_50
         write = asyncio.create_task(
             client.post("/v1/admin/webhook-endpoints", json={"url": url}, headers=sandbox.headers)
         )
-        await terminate(admin, [await wait_for_blocked(admin)])
+        await terminate_backends(admin, [await wait_for_blocked(admin)])
         answer = await write
     assert_unavailable(answer)
     listed = await client.get("/v1/admin/webhook-endpoints", headers=sandbox.headers)

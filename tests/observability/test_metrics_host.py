@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from payorch.config import Settings
-from tests.live import free_port, payorch_env, stop_process
+from tests.live import START_SECONDS, free_port, payorch_env, stop_process
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +42,7 @@ def worker_listening_on(database_url: str, port: int, **extra: str) -> set[str]:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while not listening_addresses(port):
             assert worker.poll() is None, "the worker exited"
             assert time.monotonic() < deadline, "the worker's metrics port never opened"

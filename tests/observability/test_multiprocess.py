@@ -15,7 +15,7 @@ import pytest
 
 from payorch.db.migrate import upgrade_in_thread
 from tests.kit import TEST_SECRET_KEY
-from tests.live import free_port
+from tests.live import START_SECONDS, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +60,7 @@ def test_two_processes_report_one_sum(tmp_path: Path) -> None:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:

@@ -36,6 +36,7 @@ from transbank.webpay.webpay_plus.transaction import Transaction
 from payorch.crypto import Cipher
 from payorch.providers.provider_a.registration import mock_deferred_credentials
 from payorch.simulator.credentials import mock_credentials
+from tests.live import START_SECONDS
 from tests.simulator.helpers import free_port
 
 pytestmark = pytest.mark.slow
@@ -117,7 +118,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while True:
             try:
                 httpx.get(url + "/simulator/provider_b/checkout/v1/redirect", timeout=1)

@@ -53,7 +53,9 @@ _ACTIVE_FOR_INTENT = Prepared(
         checkouts.c.payment_intent_id == bindparam("payment_intent_id"),
         checkouts.c.status == CheckoutStatus.ACTIVE.value,
     )
-    .order_by(checkouts.c.created_at.desc())
+    # Ids follow creation within a process (payorch.ids): two made in one instant (a frozen
+    # clock) still give the newest, on either database.
+    .order_by(checkouts.c.created_at.desc(), checkouts.c.id.desc())
     .limit(1)
 )
 

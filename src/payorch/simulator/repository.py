@@ -64,7 +64,7 @@ async def set_fault_mode(
 _MERCHANT_NAME = Prepared(
     select(merchant_accounts.c.name)
     .where(merchant_accounts.c.application_id == bindparam("owner"))
-    .order_by(merchant_accounts.c.created_at)
+    .order_by(merchant_accounts.c.created_at, merchant_accounts.c.id)  # ids follow creation: one first
     .limit(1)
 )
 

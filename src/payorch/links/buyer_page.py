@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from datetime import timedelta
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
@@ -22,13 +23,14 @@ from starlette.responses import RedirectResponse, Response
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.checkouts import service as checkouts
+from payorch.checkouts.cancel import cancel_intent
 from payorch.checkouts.schemas import CheckoutAction, CheckoutRequestBody, CheckoutResponse
 from payorch.errors import ApiError, InternalError
 from payorch.http.deps import runtime_of
 from payorch.intents import service as intents
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import IntentStatus
-from payorch.links import repository
+from payorch.links import repository, slots
 from payorch.links.buyer_render import page, secured, stylesheet
 from payorch.links.buyer_text import WORDS, amount_in, date_in, language_of
 from payorch.links.records import PAID, LinkStatus, PaymentLink
@@ -142,14 +144,23 @@ async def pay(link_id: str, request: Request) -> Response:
     except ApiError:
         text = t["unpaid"].format(amount=amount)
         return _message(lang, 503, t["unpaid_title"], text, merchant, again=True, link_id=link.id)
+    if action is None:  # no slot: ended meanwhile, or every slot held by a buyer paying now
+        reopened = await _open(runtime, link_id)
+        if reopened is not None and reopened[0].status != LinkStatus.ACTIVE:
+            return _ended(reopened[0], merchant, lang)
+        taken = _message(lang, 409, t["taken_title"], t["taken"], merchant, again=True, link_id=link.id)
+        taken.headers["Retry-After"] = str(runtime.settings.checkout_ttl_seconds)
+        return taken
     if action.method == "GET":
         return secured(RedirectResponse(action.url, status_code=303))
     context = {"heading": t["title"].format(merchant=merchant), "merchant": merchant, "amount": amount}
     return page("pay_post.html", lang, context | {"action": action}, form_to=action.url)
 
 
-async def _checkout(runtime: Runtime, link: PaymentLink, lang: str) -> CheckoutAction:
-    """The link's intent and its checkout, through the merchant's routing (``auto``)."""
+async def _checkout(runtime: Runtime, link: PaymentLink, lang: str) -> CheckoutAction | None:
+    """The link's intent and its checkout, through the merchant's routing (``auto``); None when
+    the link has no free slot (payorch.links.slots). A checkout that could not start gives its
+    slot back (the intent is cancelled) before the error goes up."""
     async with runtime.phases.reading() as conn:
         application = await applications.find_application(conn, link.application_id)
     assert application is not None  # a link's application exists (foreign key)
@@ -164,14 +175,30 @@ async def _checkout(runtime: Runtime, link: PaymentLink, lang: str) -> CheckoutA
         return_url=f"{base}/pay/{link.id}/done?lang={lang}",
         metadata=link.metadata,
     )
+    ttl = timedelta(seconds=runtime.settings.checkout_ttl_seconds)
     async with runtime.phases.transaction() as conn:
+        if await slots.take(conn, link.id, runtime.clock.now(), ttl) is None:
+            return None
         created = await intents.create_intent(conn, runtime.clock, caller, body, payment_link_id=link.id)
-    started = await checkouts.request_checkout(
-        runtime, runtime.phases, caller, created.intent.id, CheckoutRequestBody(), None
-    )
+    try:
+        started = await checkouts.request_checkout(
+            runtime, runtime.phases, caller, created.intent.id, CheckoutRequestBody(), None
+        )
+    except ApiError:
+        await _give_back(runtime, caller, created.intent.id)
+        raise
     if not isinstance(started, CheckoutResponse):  # only a request with a key gets a replay
         raise InternalError()
     return started.checkout
+
+
+async def _give_back(runtime: Runtime, caller: Caller, intent_id: str) -> None:
+    """Cancel the intent whose checkout did not start; if that fails too, its slot frees itself
+    one checkout lifetime after it was made (payorch.links.slots)."""
+    try:
+        await cancel_intent(runtime, runtime.phases, caller, intent_id, "The checkout could not start.", None)
+    except ApiError:
+        pass
 
 
 @router.get("/{link_id}/done")

@@ -63,6 +63,11 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "busy": "Too many payments were started here. Wait a minute and try again.",
         "expired_form": "This form is out of date. Open the link again and press Pay.",
         "continue": "Continue to the payment page",
+        "taken_title": "Someone else is paying",
+        "taken": (
+            "Other buyers are paying this link right now and it takes no more payments. "
+            "If one of them does not finish, you can pay here again in a few minutes."
+        ),
         "not_found": "There is no payment link at this address. Check the link you received.",
     },
     "es": {
@@ -90,6 +95,11 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "busy": "Se iniciaron demasiados pagos aquí. Espera un minuto e inténtalo de nuevo.",
         "expired_form": "Este formulario caducó. Abre el link de nuevo y presiona Pagar.",
         "continue": "Continuar a la página de pago",
+        "taken_title": "Otra persona está pagando",
+        "taken": (
+            "Otras personas están pagando este link ahora y no recibe más pagos. "
+            "Si alguna no termina, podrás pagar aquí de nuevo en unos minutos."
+        ),
         "not_found": "No hay un link de pago en esta dirección. Revisa el link que recibiste.",
     },
     "pt": {
@@ -117,6 +127,11 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "busy": "Pagamentos demais foram iniciados aqui. Aguarde um minuto e tente novamente.",
         "expired_form": "Este formulário expirou. Abra o link novamente e toque em Pagar.",
         "continue": "Continuar para a página de pagamento",
+        "taken_title": "Outra pessoa está pagando",
+        "taken": (
+            "Outras pessoas estão pagando este link agora e ele não recebe mais pagamentos. "
+            "Se alguma não concluir, você poderá pagar aqui de novo em alguns minutos."
+        ),
         "not_found": "Não há link de pagamento neste endereço. Confira o link que você recebeu.",
     },
 }

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import column_values, record_of
 from payorch.db.tables import payment_intents as intents
 from payorch.db.tables.links import payment_links as links
+from payorch.intents.states import IntentStatus
 from payorch.links.records import PAID, LinkPayment, LinkStatus, PaymentLink, Tally
 
 _INSERT = insert(links)
@@ -19,6 +20,7 @@ _OF_APPLICATION = _GET.where(links.c.application_id == bindparam("application_id
 _COUNT_ACTIVE = select(func.count()).where(
     links.c.application_id == bindparam("application_id"), links.c.status == LinkStatus.ACTIVE.value
 )
+_LOCK = _GET.with_for_update()  # SQLite ignores it: its one writer (BEGIN IMMEDIATE) serializes
 _MOVE = update(links).where(links.c.id == bindparam("link_id"), links.c.status == bindparam("expected"))
 
 
@@ -36,6 +38,24 @@ async def get_any(conn: AsyncConnection, link_id: str) -> PaymentLink | None:
     """By id alone: the buyer's page, which has no key."""
     row = (await conn.execute(_GET, {"link_id": link_id})).mappings().first()
     return record_of(PaymentLink, row) if row is not None else None
+
+
+async def lock(conn: AsyncConnection, link_id: str) -> PaymentLink | None:
+    """The link, its row locked until the transaction ends (payorch.links.slots)."""
+    row = (await conn.execute(_LOCK, {"link_id": link_id})).mappings().first()
+    return record_of(PaymentLink, row) if row is not None else None
+
+
+async def count_holding(
+    conn: AsyncConnection, link_id: str, statuses: Sequence[str], *, created_since: datetime
+) -> int:
+    """The link's intents in ``statuses``, and its CREATED ones made at or after ``created_since``."""
+    holding = or_(
+        intents.c.status.in_(list(statuses)),
+        and_(intents.c.status == IntentStatus.CREATED.value, intents.c.created_at >= created_since),
+    )
+    query = select(func.count()).where(intents.c.payment_link_id == link_id, holding)
+    return int((await conn.execute(query)).scalar_one())
 
 
 async def count_active(conn: AsyncConnection, application_id: str) -> int:

@@ -5,6 +5,7 @@ message; `payorch links create|list|deactivate` logged as "system"."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import httpx
@@ -24,8 +25,21 @@ pytestmark = pytest.mark.settings(public_url="http://pay.example")
 async def test_made_and_deactivated_in_the_dashboard(client: httpx.AsyncClient, sandbox: Sandbox) -> None:
     csrf = await sign_in(client, sandbox)
     form = {"csrf": csrf, "merchant_account_id": sandbox.merchant_account_id, "currency": "USD"}
-    refused = await client.post("/dashboard/links", data={**form, "amount": "10,50", "description": "Cap"})
-    assert refused.status_code == 400 and "only separates thousands" in refused.text
+    typed = {"amount": "10,50", "description": "Cap", "max_payments": "3", "external_reference": "ord-9"}
+    refused = await client.post("/dashboard/links", data={**form, **typed})
+    # The form again, the amount's problem beside it (the one amount rule's words), what was
+    # typed kept, nothing made.
+    assert refused.status_code == 400 and 'id="amount-error" role="alert"' in refused.text
+    error = html.unescape(refused.text.split('id="amount-error" role="alert">')[1].split("</p>")[0])
+    assert "only separates thousands" in error and "USD with '.' before at most 2 decimals" in error
+    assert 'aria-invalid="true"' in refused.text and "<option selected>USD</option>" in refused.text
+    assert all(f'value="{value}"' in refused.text for value in typed.values())
+    assert 'id="description-error"' not in refused.text and "Not created" in refused.text
+    bad_date = await client.post(
+        "/dashboard/links", data={**form, **typed, "amount": "1", "expires_at": "soon"}
+    )
+    assert bad_date.status_code == 400 and 'id="expires_at-error"' in bad_date.text
+    assert (await client.get(LINKS, headers=sandbox.headers)).json()["items"] == []
     made = await client.post("/dashboard/links", data={**form, "amount": "1,234.50", "description": "Cap"})
     assert made.status_code == 303, made.text
     page = await client.get(made.headers["location"])

@@ -135,6 +135,7 @@ async def test_the_exports_are_documented_with_their_columns_and_formats(
         ("refunds", "refund_id"),
         ("disputes", "payment_id"),
         ("balances", "day"),
+        ("payment_links", "payment_link_id"),
     ):
         operation = paths[f"/v1/exports/{kind}"]["get"]
         parameters = {p["name"]: p for p in operation["parameters"]}

@@ -1,4 +1,5 @@
-"""What the payment link tests share: a link's create body and its create through the API."""
+"""What the payment link tests share: a link's create body and its create through the API, a
+buyer pressing "Pay" and paying at the simulator."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from typing import Any
 
 import httpx
 
+from payorch.providers.registry import registration_of
 from tests.kit import Sandbox
+from tests.providers.browser import Browser, Trip
 
 LINKS = "/v1/payment-links"
 
@@ -54,3 +57,22 @@ async def intents_of(client: httpx.AsyncClient, app: Sandbox) -> list[dict[str, 
     assert listed.status_code == 200, listed.text
     items: list[dict[str, Any]] = listed.json()["items"]
     return items
+
+
+async def press_pay(client: httpx.AsyncClient, url: str, lang: str = "es") -> Trip:
+    opened = await Browser(client).open(f"{url}?lang={lang}")
+    assert opened.page is not None and opened.page.response.status_code == 200
+    return await Browser(client).press(opened.page, "pay", "1")
+
+
+async def pay_through(client: httpx.AsyncClient, url: str, provider: str, outcome: str = "approve") -> Trip:
+    """The buyer presses Pay, then the outcome at the simulator; answers where they ended."""
+    trip = await press_pay(client, url)
+    assert trip.page is not None, trip
+    if registration_of(provider).checkout_method == "POST":  # payorch's page with the form
+        assert trip.page.response.status_code == 200
+        assert "form-action 'self' http://testserver" in trip.page.response.headers["content-security-policy"]
+        trip = await Browser(client).press(trip.page, "continue", "1")
+        assert trip.page is not None, trip
+    assert "/simulator/" in trip.page.url, trip.visited
+    return await Browser(client).press(trip.page, "outcome", outcome)

@@ -13,11 +13,10 @@ import pytest
 
 from payorch.clock import FrozenClock, isoformat
 from payorch.providers.provider_b import PROVIDER_B
-from payorch.providers.registry import PROVIDER_IDS, registration_of
+from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, mock_sandbox
-from tests.links.helpers import LINKS, create_link, intents_of, only_provider
-from tests.providers.browser import Browser, Trip
+from tests.links.helpers import LINKS, create_link, intents_of, only_provider, pay_through, press_pay
 
 pytestmark = pytest.mark.settings(
     public_url="http://testserver",
@@ -25,25 +24,6 @@ pytestmark = pytest.mark.settings(
     payment_link_pay_address_rate_limit="6/minute",
 )
 ES = {"Accept-Language": "es-CL,es;q=0.9,en;q=0.5"}
-
-
-async def press_pay(client: httpx.AsyncClient, url: str, lang: str = "es") -> Trip:
-    opened = await Browser(client).open(f"{url}?lang={lang}")
-    assert opened.page is not None and opened.page.response.status_code == 200
-    return await Browser(client).press(opened.page, "pay", "1")
-
-
-async def pay_through(client: httpx.AsyncClient, url: str, provider: str, outcome: str = "approve") -> Trip:
-    """The buyer presses Pay, then the outcome at the simulator; answers where they ended."""
-    trip = await press_pay(client, url)
-    assert trip.page is not None, trip
-    if registration_of(provider).checkout_method == "POST":  # payorch's page with the form
-        assert trip.page.response.status_code == 200
-        assert "form-action 'self' http://testserver" in trip.page.response.headers["content-security-policy"]
-        trip = await Browser(client).press(trip.page, "continue", "1")
-        assert trip.page is not None, trip
-    assert "/simulator/" in trip.page.url, trip.visited
-    return await Browser(client).press(trip.page, "outcome", outcome)
 
 
 @pytest.mark.slow  # pays six times through the simulator

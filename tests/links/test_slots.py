@@ -13,8 +13,7 @@ import pytest
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.runtime import Runtime
 from tests.kit import mock_sandbox
-from tests.links.helpers import LINKS, create_link, intents_of, only_provider
-from tests.links.test_buyer_page import pay_through
+from tests.links.helpers import LINKS, create_link, intents_of, only_provider, pay_through
 from tests.providers.browser import Browser
 
 pytestmark = pytest.mark.settings(

@@ -47,6 +47,7 @@ SCOPED: Final[dict[tuple[str, str], str]] = {
     ("GET", "/v1/exports/refunds"): "exports:read",
     ("GET", "/v1/exports/disputes"): "exports:read",
     ("GET", "/v1/exports/balances"): "exports:read",
+    ("GET", "/v1/exports/payment_links"): "exports:read",
     # The activity log as a file: its own scope, as its list (a key for accounting exports
     # does not read who did what).
     ("GET", "/v1/exports/activity"): "activity:read",

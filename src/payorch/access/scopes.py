@@ -20,7 +20,7 @@ SCOPES: Final[dict[str, str]] = {
     "disputes:read": "Read disputes.",
     "events:read": "Read the application's events (the bodies webhook deliveries send).",
     "merchant_accounts:read": "List the application's merchant accounts.",
-    "exports:read": "Export payments, refunds, disputes and the activity log.",
+    "exports:read": "Export payments, refunds, disputes, payment links and the activity log.",
     "reconciliation:read": "Read reconciliation runs and findings.",
     "reconciliation:write": "Run reconciliation and resolve its findings.",
     "webhooks:read": "Read webhook endpoints and their deliveries.",

@@ -28,6 +28,7 @@ KINDS = (
         "and lost), net = authorized − refunded − disputed",
     ),
     (ExportKind.ACTIVITY, "Activity log", "who changed what, oldest first, with each entry's hash"),
+    (ExportKind.PAYMENT_LINKS, "Payment links", "made in the range, with the payments each collected"),
 )
 
 

@@ -19,7 +19,8 @@ router = APIRouter(tags=["Exports"])
 
 _WHAT = {
     ExportKind.PAYMENTS: "The payments created in [from, to) (the rows GET /v1/payments lists "
-    "for the same range), oldest first",
+    "for the same range), oldest first; the last column, payment_link_id, is the payment link "
+    "the payment came from (empty for others)",
     ExportKind.REFUNDS: "The refunds created in [from, to), whatever their status, oldest first",
     ExportKind.DISPUTES: "The payments whose dispute opened in [from, to), with the dispute's "
     "status and kind, by payment id",
@@ -30,6 +31,9 @@ _WHAT = {
     ExportKind.ACTIVITY: "The activity log's entries at in [from, to), oldest first by seq (the "
     "chain's order), narrowed by actor_id, action and resource_id as GET /v1/admin/activity; "
     "changes as compact JSON text. Needs activity:read (not exports:read)",
+    ExportKind.PAYMENT_LINKS: "The payment links made in [from, to), oldest first, each with its "
+    "status as stored, max_payments, and what it collected: payments_count and amount_collected "
+    "(its intents the provider authorized, refunded or not)",
 }
 
 

@@ -19,6 +19,7 @@ class ExportKind(StrEnum):
     DISPUTES = "disputes"
     BALANCES = "balances"
     ACTIVITY = "activity"
+    PAYMENT_LINKS = "payment_links"
 
 
 class ExportQuery(NoQuery):

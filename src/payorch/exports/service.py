@@ -13,12 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.activity.records import Entry, Filters
 from payorch.auth.service import Caller
-from payorch.exports import repository
+from payorch.exports import links, repository
 from payorch.exports.columns import (
     ACTIVITY_COLUMNS,
     BALANCE_COLUMNS,
     DISPUTE_COLUMNS,
-    PAYMENT_COLUMNS,
     REFUND_COLUMNS,
     Cell,
     Column,
@@ -105,11 +104,14 @@ def _seq(entry: Entry) -> str:
 
 
 SOURCES: dict[ExportKind, Rows] = {
-    ExportKind.PAYMENTS: Keyset(PAYMENT_COLUMNS, repository.payments_after, _payment_id),
+    ExportKind.PAYMENTS: Keyset(
+        links.LINKED_PAYMENT_COLUMNS, links.linked_payments_after, links.payment_position
+    ),
     ExportKind.REFUNDS: Keyset(REFUND_COLUMNS, repository.refunds_after, _refund_id),
     ExportKind.DISPUTES: Keyset(DISPUTE_COLUMNS, repository.disputes_after, _payment_id),
     ExportKind.BALANCES: Whole(BALANCE_COLUMNS, repository.balances),
     ExportKind.ACTIVITY: Keyset(ACTIVITY_COLUMNS, repository.activity_after, _seq),
+    ExportKind.PAYMENT_LINKS: Keyset(links.LINK_COLUMNS, links.links_after, links.link_position),
 }
 
 

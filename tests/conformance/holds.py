@@ -8,14 +8,18 @@ from typing import Any
 import httpx
 
 from payorch.simulator.conformance import Money
-from tests.conformance.kit import AMOUNT, CURRENCY, Checkout, Shop
+from tests.conformance.kit import Checkout, Shop
 from tests.providers.helpers import create_intent
 
 
-async def start_held(shop: Shop, amount: int = AMOUNT) -> Checkout:
+async def start_held(shop: Shop, amount: int | None = None) -> Checkout:
     """A manual-capture intent with a checkout at the shop's provider (not paid yet)."""
     created = await create_intent(
-        shop.client, shop.sandbox, amount=amount, currency=CURRENCY, capture_method="manual"
+        shop.client,
+        shop.sandbox,
+        amount=amount or shop.amount,
+        currency=shop.currency,
+        capture_method="manual",
     )
     assert created["capture_method"] == "manual", created
     response = await shop.request_checkout(str(created["id"]))
@@ -23,7 +27,7 @@ async def start_held(shop: Shop, amount: int = AMOUNT) -> Checkout:
     return Checkout(str(created["id"]), response.json(), capture_method="manual")
 
 
-async def held(shop: Shop, amount: int = AMOUNT) -> tuple[Checkout, str]:
+async def held(shop: Shop, amount: int | None = None) -> tuple[Checkout, str]:
     """Approved on the provider's page: the intent REQUIRES_CAPTURE; its payment id."""
     checkout = await start_held(shop, amount)
     await shop.pay(checkout, "approve")
@@ -38,7 +42,9 @@ async def payment(shop: Shop, payment_id: str) -> dict[str, Any]:
     return dict(response.json())
 
 
-async def capture(shop: Shop, payment_id: str, amount: int | None = None, key: str | None = None) -> httpx.Response:
+async def capture(
+    shop: Shop, payment_id: str, amount: int | None = None, key: str | None = None
+) -> httpx.Response:
     body = {} if amount is None else {"amount": amount}
     headers = {**shop.sandbox.headers, **({"Idempotency-Key": key} if key else {})}
     return await shop.client.post(f"/v1/payments/{payment_id}/capture", json=body, headers=headers)

@@ -5,6 +5,7 @@ driver (payorch.simulator.<name>.conformance, docs/providers.md)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
@@ -23,9 +24,6 @@ from tests.kit import Sandbox
 from tests.providers.browser import Browser, Trip
 from tests.providers.helpers import checkout as post_checkout
 from tests.providers.helpers import create_intent, events_of, open_checkout, query_of
-
-AMOUNT = 1500
-CURRENCY = "CLP"  # every registered provider must charge it (test_checkout checks)
 
 
 def driver_of(registration: ProviderRegistration) -> ConformanceDriver:
@@ -67,16 +65,33 @@ class Shop:
     def id(self) -> str:
         return self.provider.provider_id
 
+    # What the kit charges here: the driver's declaration (simulator/conformance.py, Charges).
+    @property
+    def currency(self) -> str:
+        return self.driver.charges.currency
+
+    @property
+    def amount(self) -> int:
+        """A whole payment, in the currency's minor units."""
+        return self.driver.charges.amount
+
+    @property
+    def part(self) -> int:
+        """A piece of ``amount`` captured or refunded on its own (less than half of it)."""
+        return self.driver.charges.part
+
     # -- intents and checkouts --------------------------------------------------------------------
 
-    async def intent(self, amount: int = AMOUNT) -> str:
-        created = await create_intent(self.client, self.sandbox, amount=amount, currency=CURRENCY)
+    async def intent(self, amount: int | None = None) -> str:
+        created = await create_intent(
+            self.client, self.sandbox, amount=amount or self.amount, currency=self.currency
+        )
         return str(created["id"])
 
     async def request_checkout(self, intent_id: str, provider: str | None = None) -> httpx.Response:
         return await post_checkout(self.client, self.sandbox, intent_id, provider or self.id)
 
-    async def start(self, amount: int = AMOUNT) -> Checkout:
+    async def start(self, amount: int | None = None) -> Checkout:
         intent_id = await self.intent(amount)
         response = await self.request_checkout(intent_id)
         assert response.status_code == 200, response.text
@@ -87,11 +102,18 @@ class Shop:
     async def open_page(self, checkout: Checkout) -> Trip:
         return await open_checkout(self.client, checkout.body)
 
-    async def pay(self, checkout: Checkout, outcome: str, trip: Trip | None = None) -> Trip:
-        """Press ``outcome`` on the page (``trip``'s, or a fresh visit) and follow where it goes."""
+    async def pay(
+        self,
+        checkout: Checkout,
+        outcome: str,
+        trip: Trip | None = None,
+        chosen: Mapping[str, str] | None = None,
+    ) -> Trip:
+        """Press ``outcome`` on the page (``trip``'s, or a fresh visit), with ``chosen`` options
+        picked in its form, and follow where it goes."""
         trip = trip or await self.open_page(checkout)
         assert trip.page is not None and trip.page.response.status_code == 200, trip
-        return await Browser(self.client).press(trip.page, "outcome", outcome)
+        return await Browser(self.client).press(trip.page, "outcome", outcome, chosen)
 
     async def press_only(self, checkout: Checkout, outcome: str, trip: Trip | None = None) -> Trip:
         """Press ``outcome`` without going back: the provider's redirect is kept in

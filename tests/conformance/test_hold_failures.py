@@ -17,14 +17,19 @@ from payorch.payments import holds
 from payorch.payments.hold_job import SettleHoldActions
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, capture, held, payment, void
-from tests.conformance.kit import AMOUNT, Checkout, Shop
+from tests.conformance.kit import Checkout, Shop
 from tests.kit import assert_error
 
 pytestmark = pytest.mark.slow  # timeouts sit out the provider timeout
 Move = Callable[[Shop, str], Awaitable[httpx.Response]]
-MOVES: dict[str, tuple[Move, Money, str]] = {
-    "capture": (lambda shop, pid: capture(shop, pid, 1000), Money(held=0, taken=1000), "AUTHORIZED"),
-    "void": (lambda shop, pid: void(shop, pid), Money(held=0, taken=0), "VOIDED"),
+# Each move, what the provider's books then show, and the payment's status.
+MOVES: dict[str, tuple[Move, Callable[[Shop], Money], str]] = {
+    "capture": (
+        lambda shop, pid: capture(shop, pid, shop.amount - shop.part),
+        lambda shop: Money(held=0, taken=shop.amount - shop.part),
+        "AUTHORIZED",
+    ),
+    "void": (lambda shop, pid: void(shop, pid), lambda shop: Money(held=0, taken=0), "VOIDED"),
 }
 
 
@@ -47,7 +52,7 @@ def _unknown(answer: httpx.Response) -> None:
 async def _ended(shop: Shop, checkout: Checkout, payment_id: str, move: str) -> None:
     _, money, status = MOVES[move]
     assert (await payment(shop, payment_id))["status"] == status
-    assert await books(shop, checkout) == money
+    assert await books(shop, checkout) == money(shop)
     event = "payment.captured" if move == "capture" else "payment.voided"
     assert (await shop.event_types(checkout.intent_id)).count(event) == 1
 
@@ -67,8 +72,8 @@ async def test_a_provider_down_applies_nothing_and_the_job_frees_the_hold(
         await shop.set_fault("ok")
     await _settle(shop)
     shown = await payment(shop, payment_id)
-    assert (shown["status"], shown["amount_capturable"]) == ("REQUIRES_CAPTURE", AMOUNT), shown
-    assert await books(shop, checkout) == Money(held=AMOUNT, taken=0)
+    assert (shown["status"], shown["amount_capturable"]) == ("REQUIRES_CAPTURE", shop.amount), shown
+    assert await books(shop, checkout) == Money(held=shop.amount, taken=0)
     again = await send(shop, payment_id)  # the hold is free again
     assert again.status_code == 200, again.text
     await _ended(shop, checkout, payment_id, move)

@@ -13,7 +13,7 @@ import pytest
 
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, capture, held, payment, start_held, void
-from tests.conformance.kit import AMOUNT, CURRENCY, Shop
+from tests.conformance.kit import Shop
 from tests.kit import assert_error
 from tests.providers.helpers import create_intent, events_of
 
@@ -28,45 +28,52 @@ async def test_a_manual_intent_is_held_then_captured_in_part_then_refunded_in_pa
     checkout, payment_id = await held(shop)
     shown = await payment(shop, payment_id)
     assert shown["status"] == "REQUIRES_CAPTURE" and shown["capture_method"] == "manual", shown
-    assert (shown["amount_capturable"], shown["amount_captured"]) == (AMOUNT, 0), shown
+    assert (shown["amount_capturable"], shown["amount_captured"]) == (shop.amount, 0), shown
     assert shown["capture_before"] is not None, shown
     intent = await shop.read(checkout.intent_id)
     assert intent["payment"]["capture_before"] == shown["capture_before"]
-    assert await books(shop, checkout) == Money(held=AMOUNT, taken=0)  # approved, not taken
+    assert await books(shop, checkout) == Money(held=shop.amount, taken=0)  # approved, not taken
     authorized = [e for e in await _events(shop, checkout.intent_id) if e["type"] == "payment.authorized"]
     assert [e["data"]["capture_method"] for e in authorized] == ["manual"]
 
-    refund = await shop.client.post(f"/v1/payments/{payment_id}/refunds", json={}, headers=shop.sandbox.headers)
+    refund = await shop.client.post(
+        f"/v1/payments/{payment_id}/refunds", json={}, headers=shop.sandbox.headers
+    )
     assert "void" in assert_error(refund, 409, "INVALID_STATE")["message"]
-    too_much = assert_error(await capture(shop, payment_id, AMOUNT + 1), 422, "CAPTURE_AMOUNT_EXCEEDED")
-    assert too_much["details"]["amount_capturable"] == AMOUNT
+    too_much = assert_error(await capture(shop, payment_id, shop.amount + 1), 422, "CAPTURE_AMOUNT_EXCEEDED")
+    assert too_much["details"]["amount_capturable"] == shop.amount
 
-    captured = await capture(shop, payment_id, 1000, key="cap-1")
+    taken = shop.amount - shop.part
+    captured = await capture(shop, payment_id, taken, key="cap-1")
     assert captured.status_code == 200, captured.text
     body = captured.json()
-    assert (body["status"], body["amount_captured"], body["amount_released"]) == ("AUTHORIZED", 1000, 500)
+    assert (body["status"], body["amount_captured"], body["amount_released"]) == (
+        "AUTHORIZED",
+        taken,
+        shop.part,
+    )
     assert body["amount_capturable"] == 0
-    replay = await capture(shop, payment_id, 1000, key="cap-1")
+    replay = await capture(shop, payment_id, taken, key="cap-1")
     assert replay.status_code == 200 and replay.json() == body
     assert replay.headers.get("Idempotent-Replayed") == "true"
-    assert_error(await capture(shop, payment_id, 100, key="cap-2"), 409, "INVALID_STATE")
+    assert_error(await capture(shop, payment_id, shop.part, key="cap-2"), 409, "INVALID_STATE")
     assert await shop.status(checkout.intent_id) == "AUTHORIZED"
-    assert await books(shop, checkout) == Money(held=0, taken=1000)  # exactly what was captured
+    assert await books(shop, checkout) == Money(held=0, taken=taken)  # exactly what was captured
     types = await shop.event_types(checkout.intent_id)
     assert types.count("payment.captured") == 1 and types.count("payment.authorized") == 1
 
     more = await shop.client.post(
-        f"/v1/payments/{payment_id}/refunds", json={"amount": 1001}, headers=shop.sandbox.headers
+        f"/v1/payments/{payment_id}/refunds", json={"amount": taken + 1}, headers=shop.sandbox.headers
     )
     assert_error(more, 422, "REFUND_AMOUNT_EXCEEDED")
     part = await shop.client.post(
-        f"/v1/payments/{payment_id}/refunds", json={"amount": 400}, headers=shop.sandbox.headers
+        f"/v1/payments/{payment_id}/refunds", json={"amount": shop.part}, headers=shop.sandbox.headers
     )
     assert part.status_code == 201 and part.json()["status"] == "SUCCEEDED", part.text
     assert await shop.status(checkout.intent_id) == "PARTIALLY_REFUNDED"
-    assert await books(shop, checkout) == Money(held=0, taken=600)
+    assert await books(shop, checkout) == Money(held=0, taken=taken - shop.part)
     rest = await shop.client.post(f"/v1/payments/{payment_id}/refunds", json={}, headers=shop.sandbox.headers)
-    assert rest.status_code == 201 and rest.json()["amount"] == 600, rest.text
+    assert rest.status_code == 201 and rest.json()["amount"] == taken - shop.part, rest.text
     assert await shop.status(checkout.intent_id) == "REFUNDED"
 
 
@@ -76,7 +83,7 @@ async def test_a_void_releases_the_hold(shop: Shop) -> None:
     voided = await void(shop, payment_id, key="void-1")
     assert voided.status_code == 200, voided.text
     body = voided.json()
-    assert (body["status"], body["amount_captured"], body["amount_released"]) == ("VOIDED", 0, AMOUNT)
+    assert (body["status"], body["amount_captured"], body["amount_released"]) == ("VOIDED", 0, shop.amount)
     assert await shop.status(checkout.intent_id) == "CANCELLED"
     assert await books(shop, checkout) == Money(held=0, taken=0)
     assert (await shop.event_types(checkout.intent_id)).count("payment.voided") == 1
@@ -89,8 +96,8 @@ async def test_a_whole_capture_without_an_amount(shop: Shop) -> None:
     checkout, payment_id = await held(shop)
     captured = await capture(shop, payment_id)
     assert captured.status_code == 200, captured.text
-    assert (captured.json()["amount_captured"], captured.json()["amount_released"]) == (AMOUNT, 0)
-    assert await books(shop, checkout) == Money(held=0, taken=AMOUNT)
+    assert (captured.json()["amount_captured"], captured.json()["amount_released"]) == (shop.amount, 0)
+    assert await books(shop, checkout) == Money(held=0, taken=shop.amount)
 
 
 async def test_an_automatic_intent_is_taken_at_once(shop: Shop) -> None:
@@ -98,9 +105,13 @@ async def test_an_automatic_intent_is_taken_at_once(shop: Shop) -> None:
     await shop.pay(checkout, "approve")
     intent = await shop.read(checkout.intent_id)
     assert intent["status"] == "AUTHORIZED" and intent["capture_method"] == "automatic"
-    assert await books(shop, checkout) == Money(held=0, taken=AMOUNT)
+    assert await books(shop, checkout) == Money(held=0, taken=shop.amount)
     shown = await payment(shop, str(intent["payment"]["id"]))
-    assert (shown["amount_captured"], shown["amount_capturable"], shown["capture_before"]) == (AMOUNT, 0, None)
+    assert (shown["amount_captured"], shown["amount_capturable"], shown["capture_before"]) == (
+        shop.amount,
+        0,
+        None,
+    )
     assert_error(await capture(shop, shown["id"]), 409, "INVALID_STATE")
 
 
@@ -112,8 +123,8 @@ async def test_a_provider_without_holds_is_refused_for_manual(shop: Shop) -> Non
         json={
             "merchant_account_id": shop.sandbox.merchant_account_id,
             "external_reference": "hold-1",
-            "amount": AMOUNT,
-            "currency": CURRENCY,
+            "amount": shop.amount,
+            "currency": shop.currency,
             "return_url": "https://shop.example/return",
             "provider": shop.id,
             "capture_method": "manual",
@@ -122,7 +133,9 @@ async def test_a_provider_without_holds_is_refused_for_manual(shop: Shop) -> Non
     )
     error = assert_error(refused, 422, "CAPTURE_METHOD_NOT_SUPPORTED")
     assert shop.id in error["message"] and "cannot hold" in error["message"]
-    created = await create_intent(shop.client, shop.sandbox, currency=CURRENCY, capture_method="manual")
+    created = await create_intent(
+        shop.client, shop.sandbox, amount=shop.amount, currency=shop.currency, capture_method="manual"
+    )
     explicit = await shop.request_checkout(str(created["id"]), shop.id)
     assert_error(explicit, 422, "CAPTURE_METHOD_NOT_SUPPORTED")
     routed = await shop.client.post(

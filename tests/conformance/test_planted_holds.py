@@ -15,7 +15,7 @@ from payorch.providers.provider_b.registration import REGISTRATION as B
 from payorch.providers.registration import HoldSupport, ProviderRegistration
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, held, start_held
-from tests.conformance.kit import AMOUNT, Shop
+from tests.conformance.kit import Shop
 
 PLANTED = dataclasses.replace(
     B, holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7)
@@ -38,4 +38,4 @@ async def test_the_books_show_the_money_taken_not_held(shop: Shop) -> None:
     checkout = await start_held(shop)  # routed there: the API believes the declaration
     await shop.pay(checkout, "approve")
     assert await shop.status(checkout.intent_id) == "AUTHORIZED"  # taken at once
-    assert await books(shop, checkout) == Money(held=0, taken=AMOUNT)
+    assert await books(shop, checkout) == Money(held=0, taken=shop.amount)

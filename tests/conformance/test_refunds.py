@@ -13,7 +13,7 @@ from payorch.payments import repository
 from payorch.payments.refund_gateway import GatewayRefundOutcome, RefundOrder
 from payorch.payments.refunds import refund_connector
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
-from tests.conformance.kit import AMOUNT, CURRENCY, Checkout, Shop
+from tests.conformance.kit import Checkout, Shop
 from tests.databases import own_database
 
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
@@ -44,35 +44,36 @@ async def _books(shop: Shop, checkout: Checkout) -> int:
 
 async def test_partial_then_the_rest(shop: Shop) -> None:
     checkout, payment_id = await _paid(shop)
-    partial = await _refund(shop, payment_id, {"amount": 500}, "r-1")
+    partial = await _refund(shop, payment_id, {"amount": shop.part}, "r-1")
     assert partial.status_code == 201, partial.text
-    assert partial.json()["status"] == "SUCCEEDED" and partial.json()["amount"] == 500
-    assert partial.json()["currency"] == CURRENCY
+    assert partial.json()["status"] == "SUCCEEDED" and partial.json()["amount"] == shop.part
+    assert partial.json()["currency"] == shop.currency
     intent = await shop.read(checkout.intent_id)
     assert intent["status"] == "PARTIALLY_REFUNDED" and intent["payment"]["status"] == "PARTIALLY_REFUNDED"
-    assert await _books(shop, checkout) == 500
+    assert await _books(shop, checkout) == shop.part
 
     rest = await _refund(shop, payment_id, {}, "r-2")
     assert rest.status_code == 201, rest.text
-    assert rest.json()["status"] == "SUCCEEDED" and rest.json()["amount"] == AMOUNT - 500
+    assert rest.json()["status"] == "SUCCEEDED" and rest.json()["amount"] == shop.amount - shop.part
     assert await shop.status(checkout.intent_id) == "REFUNDED"
-    assert await _books(shop, checkout) == AMOUNT
+    assert await _books(shop, checkout) == shop.amount
     types = await shop.event_types(checkout.intent_id)
     assert types[-4:] == ["refund.requested", "refund.succeeded"] * 2
 
 
 async def test_more_than_the_rest_is_refused_and_moves_nothing(shop: Shop) -> None:
     checkout, payment_id = await _paid(shop)
-    assert (await _refund(shop, payment_id, {"amount": 500})).status_code == 201
+    assert (await _refund(shop, payment_id, {"amount": shop.part})).status_code == 201
     before = await shop.event_types(checkout.intent_id)
-    over = await _refund(shop, payment_id, {"amount": AMOUNT - 500 + 1})
+    rest = shop.amount - shop.part
+    over = await _refund(shop, payment_id, {"amount": rest + 1})
     assert over.status_code == 422, over.text
     error = over.json()["error"]
     assert error["code"] == "REFUND_AMOUNT_EXCEEDED"
-    assert error["details"]["available_amount"] == AMOUNT - 500
-    assert [r["amount"] for r in await _refunds(shop, payment_id)] == [500]
+    assert error["details"]["available_amount"] == rest
+    assert [r["amount"] for r in await _refunds(shop, payment_id)] == [shop.part]
     assert await shop.event_types(checkout.intent_id) == before
-    assert await _books(shop, checkout) == 500
+    assert await _books(shop, checkout) == shop.part
     assert await shop.status(checkout.intent_id) == "PARTIALLY_REFUNDED"
 
 
@@ -85,13 +86,13 @@ async def test_refused_by_the_provider(shop: Shop) -> None:
         connector = await refund_connector(conn, shop.runtime.cipher, row.merchant_account_id, shop.id)
     order = RefundOrder(
         refund_id="rfd_behind_our_back",
-        amount=AMOUNT,
-        currency=CURRENCY,
+        amount=shop.amount,
+        currency=shop.currency,
         application_id=row.application_id,
         merchant_account_id=row.merchant_account_id,
         payment_id=row.id,
         payment_intent_id=row.payment_intent_id,
-        payment_amount=AMOUNT,
+        payment_amount=shop.amount,
         provider=shop.id,
         provider_reference=row.provider_reference,
         refunded_before=0,
@@ -99,30 +100,31 @@ async def test_refused_by_the_provider(shop: Shop) -> None:
     )
     assert (await shop.runtime.refund_gateway.refund(order)).outcome is GatewayRefundOutcome.SUCCEEDED
 
-    response = await _refund(shop, payment_id, {"amount": 700})
+    response = await _refund(shop, payment_id, {"amount": shop.part})
     assert response.status_code == 502, response.text
     error = response.json()["error"]
     assert error["code"] == "PROVIDER_ERROR" and error["details"]["failure_reason"]
     assert [r["status"] for r in await _refunds(shop, payment_id)] == ["FAILED"]
     assert await shop.status(checkout.intent_id) == "AUTHORIZED"
     assert (await shop.event_types(checkout.intent_id))[-2:] == ["refund.requested", "refund.failed"]
-    assert await _books(shop, checkout) == AMOUNT  # only what was done behind our back
+    assert await _books(shop, checkout) == shop.amount  # only what was done behind our back
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_answer_lost_after_the_provider_applied_it(shop: Shop) -> None:
     checkout, payment_id = await _paid(shop)
     shop.network.lose_next_answer(f"/simulator/{shop.provider.simulator_name}/")
-    pending = await _refund(shop, payment_id, {"amount": 600}, "lost-1")
+    pending = await _refund(shop, payment_id, {"amount": shop.part}, "lost-1")
     assert shop.network.lost == 1, "the refund call must have reached the provider"
     assert pending.status_code == 202, pending.text
     assert pending.json()["status"] == "PENDING"
-    assert await _books(shop, checkout) == 600  # applied there, unknown here
+    assert await _books(shop, checkout) == shop.part  # applied there, unknown here
     assert await shop.status(checkout.intent_id) == "AUTHORIZED"
     # The reservation holds meanwhile, and a replay sends nothing.
-    over = await _refund(shop, payment_id, {"amount": AMOUNT - 600 + 1})
-    assert over.status_code == 422 and over.json()["error"]["details"]["available_amount"] == AMOUNT - 600
-    replay = await _refund(shop, payment_id, {"amount": 600}, "lost-1")
+    rest = shop.amount - shop.part
+    over = await _refund(shop, payment_id, {"amount": rest + 1})
+    assert over.status_code == 422 and over.json()["error"]["details"]["available_amount"] == rest
+    replay = await _refund(shop, payment_id, {"amount": shop.part}, "lost-1")
     assert replay.status_code == 202 and replay.json() == pending.json()
 
     shop.clock.advance(60)
@@ -130,10 +132,10 @@ async def test_an_answer_lost_after_the_provider_applied_it(shop: Shop) -> None:
     while await job.run_once(shop.runtime):
         pass
     assert [r["status"] for r in await _refunds(shop, payment_id)] == ["SUCCEEDED"]
-    assert await _books(shop, checkout) == 600  # read back, never sent twice
+    assert await _books(shop, checkout) == shop.part  # read back, never sent twice
     assert await shop.status(checkout.intent_id) == "PARTIALLY_REFUNDED"
     types = await shop.event_types(checkout.intent_id)
     assert types.count("refund.requested") == 1 and types.count("refund.succeeded") == 1
     shop.clock.advance(3600)
     assert await job.run_once(shop.runtime) == 0
-    assert await _books(shop, checkout) == 600
+    assert await _books(shop, checkout) == shop.part

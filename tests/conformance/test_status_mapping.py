@@ -18,7 +18,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
 )
 from payorch.providers.registration import ProviderRegistration
-from tests.conformance.kit import AMOUNT, CURRENCY, driver_of
+from tests.conformance.kit import driver_of
 
 MOVES = {PaymentOutcome.AUTHORIZED, PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED}
 ASK_AGAIN = {PaymentOutcome.PROCESSING, PaymentOutcome.NOT_PAID}
@@ -41,8 +41,8 @@ async def test_every_status_maps_to_a_move_or_to_ask_again(provider: ProviderReg
             payment_intent_id="payi_conformance",
             checkout_id="chk_conformance",
             provider_reference="ref_conformance",
-            amount=AMOUNT,
-            currency=CURRENCY,
+            amount=driver.charges.amount,
+            currency=driver.charges.currency,
         )
         cases = driver.status_cases(ctx, checkout)
         assert cases, f"{provider.provider_id}'s driver names no status"
@@ -55,7 +55,10 @@ async def test_every_status_maps_to_a_move_or_to_ask_again(provider: ProviderReg
                 continue
             assert result.outcome in MOVES | ASK_AGAIN, (case.label, result)
             if result.outcome is PaymentOutcome.AUTHORIZED:
-                assert result.amount == AMOUNT and result.authorized_at is not None, (case.label, result)
+                assert result.amount == driver.charges.amount and result.authorized_at is not None, (
+                    case.label,
+                    result,
+                )
             else:
                 assert result.reason, (case.label, result)  # every "not paid" says why
             meanings[case.label] = result.outcome.value

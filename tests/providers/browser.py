@@ -7,6 +7,7 @@ script on load (the provider's POST returns) are submitted, as a browser running
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
@@ -23,6 +24,7 @@ class Form:
     id: str | None
     fields: dict[str, str] = field(default_factory=dict)
     buttons: list[tuple[str, str]] = field(default_factory=list)
+    options: dict[str, list[str]] = field(default_factory=dict)  # each <select>'s option values
 
 
 class _FormParser(HTMLParser):
@@ -32,6 +34,7 @@ class _FormParser(HTMLParser):
         self._current: Form | None = None
         self.scripts: list[str] = []
         self._in_script = False
+        self._select: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -41,6 +44,14 @@ class _FormParser(HTMLParser):
         elif tag == "input" and self._current is not None and a.get("name"):
             if a.get("type", "text") not in ("submit", "button"):
                 self._current.fields[a["name"]] = a.get("value", "")
+        elif tag == "select" and self._current is not None and a.get("name"):
+            self._select = a["name"]
+            self._current.options[self._select] = []
+        elif tag == "option" and self._current is not None and self._select is not None:
+            self._current.options[self._select].append(a.get("value", ""))
+            # Sent as a browser would: the first option, unless one is selected.
+            if len(self._current.options[self._select]) == 1 or "selected" in a:
+                self._current.fields[self._select] = a.get("value", "")
         elif tag == "button" and self._current is not None and a.get("name"):
             self._current.buttons.append((a["name"], a.get("value", "")))
         elif tag == "script":
@@ -49,6 +60,8 @@ class _FormParser(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
             self._current = None
+        elif tag == "select":
+            self._select = None
         elif tag == "script":
             self._in_script = False
 
@@ -120,7 +133,11 @@ class Browser:
             method, fields = auto.method, dict(auto.fields)
         raise AssertionError(f"too many redirects: {visited}")
 
-    async def press(self, page: Page, name: str, value: str) -> Trip:
+    async def press(self, page: Page, name: str, value: str, chosen: Mapping[str, str] | None = None) -> Trip:
+        """Press the button ``name=value``, with ``chosen`` options picked in its form's selects
+        (each must be offered there)."""
         form = page.form_with_button(name, value)
-        fields = {**form.fields, name: value}
+        for select, option in (chosen or {}).items():
+            assert option in form.options.get(select, []), f"no option {select}={option} on {page.url}"
+        fields = {**form.fields, **(chosen or {}), name: value}
         return await self.open(urljoin(page.url, form.action), form.method, fields)

@@ -46,8 +46,10 @@ from payorch.success_rates.observe import observe
 log = logging.getLogger("payorch.checkouts")
 
 CANCELLABLE = (IntentStatus.CREATED.value, IntentStatus.REQUIRES_ACTION.value)
-# What the provider may answer that means the buyer already paid or is paying: it wins.
-PROVIDER_WINS = (PaymentOutcome.AUTHORIZED, PaymentOutcome.PROCESSING)
+# What the provider may answer that means the buyer already paid, holds money, or is paying: it
+# wins (a HELD approval cancelled here stayed held at the provider: the conformance kit's
+# tests/conformance/test_stopped.py found it).
+PROVIDER_WINS = (PaymentOutcome.AUTHORIZED, PaymentOutcome.HELD, PaymentOutcome.PROCESSING)
 DEFAULT_REASON = "merchant"
 # A checkout replaced or closed while we waited for its lease: look again, a bounded number of times.
 ROUNDS = 3

@@ -12,7 +12,7 @@ asserts nothing; the kit does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -20,10 +20,28 @@ import httpx
 
 from payorch.crypto import Cipher
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.payment_errors import PaymentErrorCode
 
 # The buttons (``name="outcome"``) a simulated checkout page may offer, in the kit's words.
 PageOutcome = Literal["approve", "reject", "pending", "cancel"]
 PAGE_OUTCOMES: tuple[PageOutcome, ...] = ("approve", "reject", "pending", "cancel")
+
+
+@dataclass(frozen=True)
+class Charges:
+    """The money the kit charges at one provider, declared by its driver: a currency the provider
+    takes (no provider claims a currency for the kit's sake: routing would then send it real
+    payments in it) and amounts in that currency's minor units. ``amount`` is a whole payment;
+    ``part`` a piece of it captured or refunded on its own (a partial capture takes
+    ``amount - part`` and releases ``part``; a partial refund returns ``part``)."""
+
+    currency: str
+    amount: int
+    part: int
+
+    def __post_init__(self) -> None:
+        if not 0 < 2 * self.part < self.amount:
+            raise ValueError("part must be more than 0 and less than half of amount")
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,27 @@ class ForgedNotification:
 
 
 @dataclass(frozen=True)
+class Documented:
+    """One row of the provider's documented decline table (``providers/<name>/decline_codes.py``):
+    what payorch records in ``last_payment_error`` for it."""
+
+    provider_code: str  # as recorded: the provider's own code
+    code: PaymentErrorCode  # payorch's
+
+
+@dataclass(frozen=True)
+class DeclineCase:
+    """How the provider's simulator is made to answer one documented row: a button of its page
+    (with options picked in the page's form: a test card, a cardholder name, a bank's answer),
+    then, for a payment left in process, the settle control's outcome."""
+
+    row: str  # the key of the row in the driver's ``documented_declines``
+    outcome: str  # the page's button (``name="outcome"``)
+    chosen: Mapping[str, str] = field(default_factory=dict)
+    settle: str | None = None
+
+
+@dataclass(frozen=True)
 class StatusCase:
     """One status (or combination) the provider's wire names, and its meaning for a checkout:
     ``read`` runs the provider's payment_results mapping on it (ProviderUnavailable: ask again)."""
@@ -74,6 +113,8 @@ class StatusCase:
 
 
 class ConformanceDriver(Protocol):
+    # What the kit charges here (test_checkout checks the provider takes its currency).
+    charges: Charges
     # The PAGE_OUTCOMES its page offers (the kit checks the page against it).
     page_outcomes: frozenset[PageOutcome]
     # After a decline the buyer stays on the provider's page and may pay there again.
@@ -116,3 +157,15 @@ class ConformanceDriver(Protocol):
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """The mapping run on a status its wire does not name (must be "ask again")."""
         ...
+
+    def documented_declines(self) -> Mapping[str, Documented]:
+        """Every row of the provider package's decline table (decline_codes.py), by a key."""
+        ...
+
+    def decline_cases(self) -> list[DeclineCase]:
+        """How its simulator answers each documented row (the kit checks every row has one, or
+        a reason in ``declines_not_simulated``)."""
+        ...
+
+    # Rows its simulator cannot answer, each with why (the kit checks they are documented rows).
+    declines_not_simulated: Mapping[str, str]

@@ -3,7 +3,7 @@ its statuses. It sends no notifications, and its page has no "in process" outcom
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -11,10 +11,13 @@ import httpx
 
 from payorch.crypto import Cipher
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
-from payorch.providers.provider_a import wire
+from payorch.providers.provider_a import decline_codes, wire
 from payorch.providers.provider_a.payment_results import result_of
 from payorch.providers.provider_a.registration import REGISTRATION
 from payorch.simulator.conformance import (
+    Charges,
+    DeclineCase,
+    Documented,
     ForgedNotification,
     ForgedReturn,
     Money,
@@ -22,6 +25,7 @@ from payorch.simulator.conformance import (
     StatusCase,
     Visit,
 )
+from payorch.simulator.provider_a.service import RESPONSE_CODES
 
 # The browser's return shapes besides the normal end (token_ws alone): each says "not paid".
 _UNPAID_SHAPES = {
@@ -59,6 +63,8 @@ _NOT_TAKEN = (wire.AUTHORIZED, wire.REVERSED)
 
 
 class ProviderADriver:
+    # CLP: the only currency it takes.
+    charges = Charges("CLP", amount=1500, part=500)
     page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "cancel"})
     decline_retries_on_page = False
 
@@ -121,6 +127,21 @@ class ProviderADriver:
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "PAYORCH_UNKNOWN", 0)()
+
+    declines_not_simulated: Mapping[str, str] = {}
+
+    def documented_declines(self) -> Mapping[str, Documented]:
+        # A card's response code; an ending without a card names the status it confirmed
+        # (FAILED, response code -1: nothing reached an issuer).
+        rows = {
+            str(code): Documented(str(code), row[0]) for code, row in decline_codes.RESPONSE_CODES.items()
+        }
+        return rows | {shape: Documented("FAILED/-1", row[0]) for shape, row in decline_codes.ENDINGS.items()}
+
+    def decline_cases(self) -> list[DeclineCase]:
+        codes = [DeclineCase(str(c), "reject", {"response_code": str(c)}) for c in RESPONSE_CODES]
+        endings = {"error": "error", "aborted": "cancel", "timeout": "timeout"}  # row: the page's button
+        return codes + [DeclineCase(row, button) for row, button in endings.items()]
 
 
 def _reader(

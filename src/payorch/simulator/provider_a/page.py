@@ -49,6 +49,7 @@ async def payment_page(request: Request, conn: ReadConn) -> Response:
         transaction=transaction,
         currency="CLP",
         expired=runtime.clock.now() > transaction.expires_at,
+        response_codes=service.RESPONSE_CODES,
         expires_at=transaction.expires_at,
     )
 
@@ -61,7 +62,9 @@ async def decide(request: Request, conn: Conn) -> Response:
     outcome = str(form.get("outcome", ""))
     if outcome not in service.OUTCOMES:
         return no_outcome_chosen(BRAND)
-    decided = await service.decide(conn, runtime.clock, token, outcome) if token else None
+    code = str(form.get("response_code", "-1"))
+    response_code = int(code) if code.lstrip("-").isdigit() else -1
+    decided = await service.decide(conn, runtime.clock, token, outcome, response_code) if token else None
     if decided is None:
         return _unknown()
     if not decided.first:

@@ -46,17 +46,27 @@ RETRY_WINDOW = timedelta(hours=24)
 ABORTS = ("cancel", "timeout", "error")
 # Test cards of the real integration environment: VISA approves, MASTERCARD rejects.
 APPROVED_CARD, REJECTED_CARD = "6623", "0568"
+# Why a rejection rejects: the response codes Webpay Plus documents (REST 1.2, "response_code"),
+# chosen on the page as a test bank's answer; -1 unless chosen.
+RESPONSE_CODES = {
+    -1: "possible error entering the transaction's data",
+    -2: "failed on the card's or its account's parameters",
+    -3: "error in the transaction",
+    -4: "rejected by the issuer",
+    -5: "at risk of possible fraud",
+}
 
 
 def _authorization_code() -> str:
     return f"{secrets.randbelow(900000) + 100000}"
 
 
-def _decision(outcome: str) -> SimADecision:
+def _decision(outcome: str, response_code: int = -1) -> SimADecision:
     if outcome == "approve":
         return SimADecision(outcome, "AUTHORIZED", 0, _authorization_code(), APPROVED_CARD, "VN")
     if outcome == "reject":
-        return SimADecision(outcome, "FAILED", -1, "000000", REJECTED_CARD, "VN")
+        code = response_code if response_code in RESPONSE_CODES else -1
+        return SimADecision(outcome, "FAILED", code, "000000", REJECTED_CARD, "VN")
     return SimADecision(outcome, "FAILED", -1)  # an abort: nothing was paid
 
 
@@ -84,8 +94,11 @@ class Decided:
     first: bool  # False when the page had already been answered (the recorded choice stands)
 
 
-async def decide(conn: AsyncConnection, clock: Clock, token: str, outcome: str) -> Decided | None:
-    """Record the buyer's choice (a late page counts as the form's timeout)."""
+async def decide(
+    conn: AsyncConnection, clock: Clock, token: str, outcome: str, response_code: int = -1
+) -> Decided | None:
+    """Record the buyer's choice (a late page counts as the form's timeout); a rejection's
+    ``response_code`` is one of RESPONSE_CODES."""
     now = clock.now()
     found = await repository.get(conn, token, for_update=True)
     if found is None:
@@ -96,7 +109,7 @@ async def decide(conn: AsyncConnection, clock: Clock, token: str, outcome: str) 
         conn, found.owner, found.buy_order, since=now - RETRY_WINDOW
     ):
         outcome = "reject"  # over the brands' retry cap: declined again
-    first = await _decide(conn, found, _decision(outcome), now)
+    first = await _decide(conn, found, _decision(outcome, response_code), now)
     after = await repository.get(conn, token)
     assert after is not None  # locked above: it cannot have gone
     return Decided(after, first)

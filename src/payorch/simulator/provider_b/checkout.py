@@ -24,13 +24,26 @@ _RESULTS = {
     "review": ("in_process", "pending_review_manual", "credit_card", "visa"),
 }
 # A rejection's status_detail by test cardholder name, as Mercado Pago's test cards choose it
-# (OTHE, FUND, SECU, BLAC); ERRO (the provider could not process the card) is the simulator's own.
+# (OTHE, CALL, FUND, SECU, EXPI, FORM, CARD, INST, DUPL, LOCK, ATTE, BLAC); the others are the
+# simulator's own, so that every rejection payorch documents can be made (ERRO: the provider
+# could not process the card; HIGH, RISK: its fraud prevention; BANK: the bank refused).
 CARDHOLDER_NAMES = {
     "OTHE": ("cc_rejected_other_reason", "declined"),
     "FUND": ("cc_rejected_insufficient_amount", "insufficient funds"),
     "SECU": ("cc_rejected_bad_filled_security_code", "wrong security code"),
     "BLAC": ("cc_rejected_blacklist", "block list (fraud)"),
     "ERRO": ("cc_rejected_card_error", "provider error"),
+    "CALL": ("cc_rejected_call_for_authorize", "authorize with the issuer"),
+    "EXPI": ("cc_rejected_bad_filled_date", "wrong expiration date"),
+    "FORM": ("cc_rejected_bad_filled_other", "wrong card details"),
+    "CARD": ("cc_rejected_bad_filled_card_number", "wrong card number"),
+    "INST": ("cc_rejected_invalid_installments", "installments not accepted"),
+    "DUPL": ("cc_rejected_duplicated_payment", "duplicated payment"),
+    "LOCK": ("cc_rejected_card_disabled", "card disabled"),
+    "ATTE": ("cc_rejected_max_attempts", "too many attempts"),
+    "HIGH": ("cc_rejected_high_risk", "fraud prevention (card)"),
+    "RISK": ("rejected_high_risk", "fraud prevention"),
+    "BANK": ("rejected_by_bank", "the bank refused"),
 }
 
 

@@ -5,7 +5,7 @@ merchant-order topics), its books, its statuses."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
@@ -15,11 +15,14 @@ import httpx
 
 from payorch.crypto import Cipher
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
-from payorch.providers.provider_b import wire
+from payorch.providers.provider_b import decline_codes, wire
 from payorch.providers.provider_b.payment_results import result_of
 from payorch.providers.provider_b.registration import REGISTRATION
 from payorch.providers.provider_b.signature import sign_notification
 from payorch.simulator.conformance import (
+    Charges,
+    DeclineCase,
+    Documented,
     ForgedNotification,
     ForgedReturn,
     Money,
@@ -27,6 +30,7 @@ from payorch.simulator.conformance import (
     StatusCase,
     Visit,
 )
+from payorch.simulator.provider_b.checkout import CARDHOLDER_NAMES
 
 _BASE = f"/simulator/{REGISTRATION.simulator_name}"
 _METHODS: tuple[Literal["GET", "POST"], ...] = ("GET", "POST")
@@ -77,6 +81,8 @@ async def _payments(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> li
 
 
 class ProviderBDriver:
+    # USD, not CLP: the kit charges what each provider declares.
+    charges = Charges("USD", amount=1500, part=500)
     page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "pending", "cancel"})
     decline_retries_on_page = False  # the return says rejected: FAILED is final
 
@@ -168,7 +174,7 @@ class ProviderBDriver:
                 continue
             amount = Decimal(str(payment.get("transaction_amount") or 0))
             refunded = Decimal(str(payment.get("transaction_amount_refunded") or 0))
-            taken += (wire.to_minor(amount - refunded, code) or 0)
+            taken += wire.to_minor(amount - refunded, code) or 0
         return Money(held=0, taken=taken)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
@@ -176,6 +182,22 @@ class ProviderBDriver:
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "payorch_unknown")()
+
+    declines_not_simulated: Mapping[str, str] = {
+        "by_payer": "the simulated page's cancel makes no payment, so none is cancelled by the payer",
+    }
+
+    def documented_declines(self) -> Mapping[str, Documented]:
+        return {detail: Documented(detail, row[0]) for detail, row in decline_codes.STATUS_DETAILS.items()}
+
+    def decline_cases(self) -> list[DeclineCase]:
+        # A rejection's detail is the test cardholder name's; a payment left pending, then
+        # cancelled by the provider (the settle control), is cancelled "expired".
+        rejected = [
+            DeclineCase(detail, "reject", {"cardholder_name": name})
+            for name, (detail, _) in CARDHOLDER_NAMES.items()
+        ]
+        return [*rejected, DeclineCase("expired", "pending", settle="cancel")]
 
 
 def _signed(secret: str, data_id: str, ts: int) -> dict[str, str]:

@@ -5,7 +5,7 @@ its session and PaymentIntent statuses. A decline keeps the buyer on its page.""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Literal
 from urllib.parse import parse_qsl, urlsplit
@@ -14,11 +14,15 @@ import httpx
 
 from payorch.crypto import Cipher
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
-from payorch.providers.provider_c import wire
+from payorch.providers.payment_errors import PaymentErrorCode
+from payorch.providers.provider_c import decline_codes, wire
 from payorch.providers.provider_c.payment_results import result_of
 from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.providers.provider_c.signature import sign
 from payorch.simulator.conformance import (
+    Charges,
+    DeclineCase,
+    Documented,
     ForgedNotification,
     ForgedReturn,
     Money,
@@ -26,6 +30,7 @@ from payorch.simulator.conformance import (
     StatusCase,
     Visit,
 )
+from payorch.simulator.provider_c.sessions import TEST_CARDS
 
 _BASE = f"/simulator/{REGISTRATION.simulator_name}"
 _METHODS: tuple[Literal["GET", "POST"], ...] = ("GET", "POST")
@@ -62,6 +67,8 @@ async def _session(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dic
 
 
 class ProviderCDriver:
+    # MXN, not CLP: the kit charges what each provider declares.
+    charges = Charges("MXN", amount=1500, part=500)
     page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "pending", "cancel"})
     decline_retries_on_page = True
 
@@ -129,6 +136,21 @@ class ProviderCDriver:
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "payorch_unknown", wire.SUCCEEDED)()
+
+    declines_not_simulated: Mapping[str, str] = {}
+
+    def documented_declines(self) -> Mapping[str, Documented]:
+        # Its table, and the rule for any other card error (generic_decline stands for it).
+        rows = {code: Documented(code, ours) for code, ours in decline_codes.CODES.items()}
+        return rows | {"generic_decline": Documented("generic_decline", PaymentErrorCode.DECLINED)}
+
+    def decline_cases(self) -> list[DeclineCase]:
+        # A decline keeps the buyer on the page (nothing ends): a payment left processing with a
+        # test card, then failed by the settle control, fails with the card's code.
+        return [
+            DeclineCase(code, "pending", {"card": number}, settle="reject")
+            for number, (code, _) in TEST_CARDS.items()
+        ]
 
 
 def _reader(

@@ -49,7 +49,18 @@ def session_body(
 
 
 # Stripe's error codes that are no decline: the error names them in ``code``, no decline_code.
-CARD_ERRORS = frozenset({"processing_error"})
+CARD_ERRORS = frozenset(
+    {
+        "processing_error",
+        "incorrect_number",
+        "invalid_number",
+        "incorrect_cvc",
+        "invalid_cvc",
+        "invalid_expiry_month",
+        "invalid_expiry_year",
+        "expired_card",
+    }
+)
 
 
 def payment_error(code: str) -> JsonObject:

@@ -37,6 +37,21 @@ TEST_CARDS = {
     "4000000000009995": ("insufficient_funds", "insufficient funds"),
     "4100000000000019": ("fraudulent", "blocked as fraudulent"),
     "4000000000000119": ("processing_error", "processing error"),
+    "4242424242424241": ("incorrect_number", "incorrect number"),
+    "4000000000000127": ("incorrect_cvc", "incorrect security code"),
+    "4000000000000069": ("expired_card", "expired card"),
+    "4000000000009987": ("lost_card", "lost card"),
+    "4000000000009979": ("stolen_card", "stolen card"),
+    # The simulator's own (Stripe has no test card for these), so that every code payorch
+    # documents can be made.
+    "4000000000000200": ("invalid_number", "invalid number"),
+    "4000000000000201": ("invalid_cvc", "invalid security code"),
+    "4000000000000202": ("invalid_expiry_month", "invalid expiry month"),
+    "4000000000000203": ("invalid_expiry_year", "invalid expiry year"),
+    "4000000000000204": ("pickup_card", "card to be picked up"),
+    "4000000000000205": ("merchant_blacklist", "on the merchant's block list"),
+    "4000000000000206": ("issuer_not_available", "issuer not available"),
+    "4000000000000207": ("try_again_later", "try again later"),
 }
 DECLINED_CARD = "4000000000000002"
 ZERO_DECIMAL = frozenset(

@@ -1,6 +1,7 @@
 """The operator's look-ups and repairs by id: `payments show <intent id>` (or by the shop's
-external reference) and `webhooks retry <delivery id>`, plus the `connectors` commands
-(connectors_cli.py); payment_text.py writes what `payments show` prints.
+external reference) and `webhooks retry <delivery id>`, plus `payments capture|void` (holds_cli.py)
+and the `connectors` commands (connectors_cli.py); payment_text.py writes what `payments show`
+prints.
 
 An id names its application: the command reads the record by id alone, then calls the same
 service functions as the API with that application as the caller (admin_cli.operator_caller),
@@ -18,6 +19,7 @@ from payorch.admin_cli import command, command_group, json_flag, operator_caller
 from payorch.config import Settings
 from payorch.connectors_cli import add_connector_commands
 from payorch.errors import ResourceNotFound
+from payorch.holds_cli import add_hold_commands
 from payorch.jsontypes import JsonObject
 from payorch.payment_text import intent_lines, match_line
 
@@ -31,7 +33,7 @@ MATCHES = 20  # intents listed for an external reference that several share
 
 
 def add_operator_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    payment_actions = command_group(commands, "payments", "look up payments")
+    payment_actions = command_group(commands, "payments", "look up payments, capture or void holds")
     show = command(
         payment_actions,
         "show",
@@ -50,6 +52,7 @@ def add_operator_commands(commands: argparse._SubParsersAction[argparse.Argument
     show.add_argument("--merchant", metavar="mrc_...", help="with --external-reference: this merchant's only")
     json_flag(show)
     show.set_defaults(handler=_payments_show)
+    add_hold_commands(payment_actions)
 
     webhook_actions = command_group(commands, "webhooks", "repair webhook deliveries")
     retry = command(

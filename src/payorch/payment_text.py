@@ -1,12 +1,23 @@
 """`payorch payments show` as a person reads it: where the intent stands (why it failed, what a
 PROCESSING one waits for), where it was routed and why, amounts in the currency's own format
 (Babel, amount_text.written: 1500 CLP -> 'CLP 1,500', 1050 USD -> '$10.50'), its payment, refunds
-and timeline. The body is the API's (`--json` prints it as is)."""
+and timeline. The body is the API's (`--json` prints it as is). Also the refusal of a capture
+above what is held, as the dashboard and the command line say it."""
 
 from __future__ import annotations
 
 from payorch.amount_text import written
 from payorch.jsontypes import JsonObject
+from payorch.payments.records import Payment
+
+
+def over_capture(asked: int, held: Payment) -> str:
+    """A capture above what is held, in the currency's own format (never minor units)."""
+    currency, capturable = held.currency, held.amount_capturable
+    return (
+        f"{written(asked, currency)} is more than is held. At most {written(capturable, currency)} "
+        "can be captured: type that or less, or leave the amount empty to capture all of it."
+    )
 
 
 def intent_lines(body: JsonObject) -> list[str]:

@@ -57,9 +57,10 @@ def generate(sync_source: str) -> str:
             "import asyncio\nfrom collections.abc import AsyncIterator, Awaitable, Callable, Mapping",
         ),
         (
-            "class PayorchClient(SyncAdministration, SyncLinks):",
-            "class AsyncPayorchClient(AsyncAdministration, AsyncLinks):",
+            "class PayorchClient(SyncAdministration, SyncLinks, SyncHolds):",
+            "class AsyncPayorchClient(AsyncAdministration, AsyncLinks, AsyncHolds):",
         ),
+        ("from payorch.client._holds import SyncHolds\n", "from payorch.client._holds import AsyncHolds\n"),
         ("from payorch.client._links import SyncLinks\n", "from payorch.client._links import AsyncLinks\n"),
         # Import order as isort wants it: _async_admin sorts before _core, _sync_admin after.
         ("from payorch.client._sync_admin import SyncAdministration, each_item\n", ""),

@@ -394,6 +394,8 @@ async def test_async_errors_are_typed() -> None:
         (lambda c: c.list_api_credentials(), "GET", "/v1/admin/api-credentials"),
         (lambda c: c.revoke_api_credential("key_1"), "DELETE", "/v1/admin/api-credentials/key_1"),
         (lambda c: c.get_payment("pay_1"), "GET", "/v1/payments/pay_1"),
+        (lambda c: c.capture_payment("pay_1", 500), "POST", "/v1/payments/pay_1/capture"),
+        (lambda c: c.void_payment("pay_1"), "POST", "/v1/payments/pay_1/void"),
         (lambda c: c.list_events(type="payment.authorized"), "GET", "/v1/events"),
         (
             lambda c: c.get_webhook_delivery("whe_1", "whd_1"),

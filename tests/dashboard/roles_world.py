@@ -19,7 +19,7 @@ from payorch.auth.service import Caller
 from payorch.connectors import service as connectors
 from payorch.connectors.schemas import CreateConnector
 from payorch.db.tables import metadata
-from payorch.providers.registry import PROVIDER_IDS
+from payorch.providers.registry import PROVIDER_IDS, registration_of
 from payorch.runtime import Runtime
 from payorch.users import service as users
 from payorch.users.records import User
@@ -33,13 +33,13 @@ from tests.dashboard.signing import (
     password_step,
     second_factor_step,
 )
+from tests.holding import Held, held_payment
 from tests.kit import Sandbox, authorized_payment, create_endpoint
 
 # Scopes no dashboard page or form needs: the API's alone (the key scopes' tests cover them).
 NO_DASHBOARD_PAGE = frozenset(
     {
         "cancellations:write",
-        "captures:write",
         "refunds:read",
         "disputes:read",
         "simulator:write",
@@ -142,6 +142,28 @@ async def _refund(w: World) -> tuple[str, dict[str, str]]:
     return f"/payments/{paid.intent_id}/refunds", {"amount": "100", "refund_key": secrets.token_hex(4)}
 
 
+# Holds at a provider whose connector no case removes (the last one's is: a connector that took
+# payments cannot be removed).
+HOLDS_AT = next(p for p in PROVIDER_IDS[:-1] if registration_of(p).holds is not None)
+
+
+async def _hold(w: World) -> Held:
+    return await held_payment(
+        w.client, w.app, amount=1000, currency="CLP", provider=HOLDS_AT, reference=secrets.token_hex(4)
+    )
+
+
+async def _capture(w: World) -> tuple[str, dict[str, str]]:
+    held = await _hold(w)
+    confirmed = {"amount": "400", "confirmed": "400", "hold_key": secrets.token_hex(4)}
+    return f"/payments/{held.intent_id}/capture", confirmed
+
+
+async def _void(w: World) -> tuple[str, dict[str, str]]:
+    held = await _hold(w)
+    return f"/payments/{held.intent_id}/void", {"confirmed": held.payment_id, "hold_key": secrets.token_hex(4)}
+
+
 async def _endpoint_form(w: World, tail: str, data: dict[str, str]) -> tuple[str, dict[str, str]]:
     return f"/webhooks/{await w.new_endpoint()}{tail}", data
 
@@ -203,6 +225,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("GET", "/payments"): _get("/payments"),
     ("GET", "/payments/{intent_id}"): _get("/payments/{w.intent_id}"),
     ("POST", "/payments/{intent_id}/refunds"): _post(_refund),
+    ("POST", "/payments/{intent_id}/capture"): _post(_capture),
+    ("POST", "/payments/{intent_id}/void"): _post(_void),
     ("GET", "/exports"): _get("/exports"),
     ("GET", "/exports/download"): _get(
         "/exports/download?kind=payments&format=csv&from=2026-01-01&to=2026-12-31"

@@ -41,6 +41,8 @@ PAGES: Final[dict[tuple[str, str], str]] = {
     ("GET", "/payments"): "payments:read",
     ("GET", "/payments/{intent_id}"): "payment_intents:read",
     ("POST", "/payments/{intent_id}/refunds"): "refunds:write",
+    ("POST", "/payments/{intent_id}/capture"): "captures:write",
+    ("POST", "/payments/{intent_id}/void"): "captures:write",
     ("GET", "/activity"): "activity:read",
     ("GET", "/exports"): "exports:read",
     ("GET", "/exports/download"): "exports:read",

@@ -25,6 +25,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
+from payorch.client._holds import AsyncHolds
 from payorch.client._links import AsyncLinks
 from payorch.client._version import __version__
 from payorch.client.errors import PayorchError
@@ -38,7 +39,7 @@ from payorch.client.models import (
 )
 
 
-class AsyncPayorchClient(AsyncAdministration, AsyncLinks):
+class AsyncPayorchClient(AsyncAdministration, AsyncLinks, AsyncHolds):
     """payorch's API from asyncio code.
 
     >>> async with AsyncPayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000") as client:
@@ -129,7 +130,10 @@ class AsyncPayorchClient(AsyncAdministration, AsyncLinks):
         provider: str | None = None,
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
+        capture_method: str | None = None,
     ) -> PaymentIntent:
+        """``capture_method`` "manual": the provider holds the money (REQUIRES_CAPTURE) until
+        ``capture_payment`` or ``void_payment``; None: the server's default, "automatic"."""
         call = ops.create_payment_intent(
             merchant_account_id=merchant_account_id,
             external_reference=external_reference,
@@ -140,6 +144,7 @@ class AsyncPayorchClient(AsyncAdministration, AsyncLinks):
             provider=provider,
             metadata=metadata,
             idempotency_key=idempotency_key,
+            capture_method=capture_method,
         )
         return parse(PaymentIntent, await self.request(call))
 

@@ -30,6 +30,7 @@ def create_payment_intent(
     provider: str | None,
     metadata: dict[str, str] | None,
     idempotency_key: str | None,
+    capture_method: str | None = None,
 ) -> Call:
     body = clean(
         {
@@ -41,6 +42,7 @@ def create_payment_intent(
             "description": description,
             "provider": provider,
             "metadata": metadata,
+            "capture_method": capture_method,
         }
     )
     return post(INTENTS, body, idempotency_key=idempotency_key, server_idempotent=True)

@@ -24,6 +24,7 @@ from payorch.client._core import (
     request_headers,
     retry_delay,
 )
+from payorch.client._holds import SyncHolds
 from payorch.client._links import SyncLinks
 from payorch.client._sync_admin import SyncAdministration, each_item
 from payorch.client._version import __version__
@@ -38,7 +39,7 @@ from payorch.client.models import (
 )
 
 
-class PayorchClient(SyncAdministration, SyncLinks):
+class PayorchClient(SyncAdministration, SyncLinks, SyncHolds):
     """payorch's API from synchronous code.
 
     >>> client = PayorchClient("pay_sb_...", base_url="http://127.0.0.1:8000")
@@ -129,7 +130,10 @@ class PayorchClient(SyncAdministration, SyncLinks):
         provider: str | None = None,
         metadata: dict[str, str] | None = None,
         idempotency_key: str | None = None,
+        capture_method: str | None = None,
     ) -> PaymentIntent:
+        """``capture_method`` "manual": the provider holds the money (REQUIRES_CAPTURE) until
+        ``capture_payment`` or ``void_payment``; None: the server's default, "automatic"."""
         call = ops.create_payment_intent(
             merchant_account_id=merchant_account_id,
             external_reference=external_reference,
@@ -140,6 +144,7 @@ class PayorchClient(SyncAdministration, SyncLinks):
             provider=provider,
             metadata=metadata,
             idempotency_key=idempotency_key,
+            capture_method=capture_method,
         )
         return parse(PaymentIntent, self.request(call))
 

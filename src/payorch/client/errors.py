@@ -16,7 +16,7 @@
           │    └── AlreadyExistsError  CONNECTOR_CONFIG_ALREADY_EXISTS,
           │                            WEBHOOK_DELIVERY_ALREADY_SUCCEEDED
           ├── UnprocessableError       422 CONNECTOR_NOT_CONFIGURED, CURRENCY_NOT_SUPPORTED,
-          │                            REFUND_AMOUNT_EXCEEDED
+          │                            REFUND_AMOUNT_EXCEEDED, CAPTURE_AMOUNT_EXCEEDED
           ├── RateLimitError           429 RATE_LIMIT_EXCEEDED (retry_after_seconds)
           ├── ServerError              500 and other 5xx
           │    ├── ProviderError       502 PROVIDER_ERROR

@@ -32,6 +32,8 @@ class IntentPayment(Model):
     status: str
     authorization_code: str | None = None
     authorized_at: datetime | None = None
+    amount_captured: int | None = None  # all of it for capture_method automatic
+    capture_before: datetime | None = None  # while held: the hold lapses then unless captured
 
 
 class RoutingCandidate(Model):
@@ -117,6 +119,7 @@ class PaymentIntent(Model):
     last_payment_error: PaymentError | None = None  # once a provider ended the payment unpaid
     processing: IntentProcessing | None = None  # while PROCESSING
     payment_link_id: str | None = None  # made by a payment link's page
+    capture_method: str = "automatic"  # manual: held (REQUIRES_CAPTURE) until captured or voided
 
 
 class CheckoutAction(Model):
@@ -169,6 +172,14 @@ class Payment(Model):
     authorized_at: datetime | None = None
     created_at: datetime | None = None
     dispute: PaymentDispute | None = None  # a chargeback or mediation after the payment
+    # Holds (capture_method manual): REQUIRES_CAPTURE until captured (AUTHORIZED), voided
+    # (VOIDED) or lapsed (EXPIRED); refunds count from amount_captured.
+    capture_method: str = "automatic"
+    amount_capturable: int = 0  # what a capture may still take (REQUIRES_CAPTURE only)
+    amount_captured: int | None = None
+    amount_released: int = 0  # released to the buyer: the rest of a partial capture, or a void
+    capture_before: datetime | None = None
+    captured_at: datetime | None = None
 
 
 class Refund(Model):

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from payorch.amount_text import UnreadableAmount, read_amount, rule, written
 from payorch.checkouts import service as checkouts
 from payorch.checkouts.records import Checkout, CheckoutStatus
+from payorch.dashboard.hold_text import hold_outcome
 from payorch.dashboard.web import DashboardRoute, FormDep, Viewer, ViewerDep, back_to, field, render
 from payorch.errors import (
     IdempotencyKeyInUse,
@@ -44,11 +45,13 @@ SHOWN = 100  # events and deliveries shown on an intent's page (an intent has a 
 
 @dataclass(frozen=True, slots=True)
 class RefundRefused:
-    """A refund form whose amount is not an amount: what was typed, and what to type instead."""
+    """A form whose amount is refused (``form``: refund, or capture: payorch.dashboard.holds):
+    what was typed, and what to type instead."""
 
     typed: str
     reason: str
     message: str
+    form: str = "refund"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,16 @@ def _asking_until(checkout: Checkout) -> str:
     )
 
 
-def outcome_of(intent: PaymentIntent, checkouts_of: list[Checkout], events: list[EventRow]) -> Outcome | None:
+def outcome_of(
+    intent: PaymentIntent,
+    checkouts_of: list[Checkout],
+    events: list[EventRow],
+    payment: Payment | None = None,
+    now: datetime | None = None,
+) -> Outcome | None:
     """The intent's outcome as the page shows it (None: AUTHORIZED and later, whose payment says it)."""
+    if payment is not None and (said := hold_outcome(payment, now or payment.created_at)):
+        return Outcome(*said)
     error = intent.last_payment_error
     active = next((c for c in checkouts_of if c.status is CheckoutStatus.ACTIVE), None)
     provider = intent.provider or "the provider"
@@ -195,18 +206,18 @@ def _data_of(body: JsonObject) -> JsonObject:
 
 @router.get("/payments/{intent_id}")
 async def intent_page(intent_id: str, request: Request, viewer: ViewerDep, conn: ReadConn) -> Response:
-    return await _intent_page(request, viewer, conn, intent_id)
+    return await show_intent(request, viewer, conn, intent_id)
 
 
-async def _intent_page(
+async def show_intent(
     request: Request,
     viewer: Viewer,
     conn: AsyncConnection,
     intent_id: str,
     refused: RefundRefused | None = None,
 ) -> Response:
-    """The intent's page; with ``refused``, answered 400 with the refund form as it was sent and
-    the reason beside its amount field."""
+    """The intent's page; with ``refused``, answered 400 with the refund (or capture) form as it
+    was sent and the reason beside its amount field."""
     detail = await intents.read_intent(conn, viewer.caller, intent_id)  # 404 page if not ours
     payment = await payments.read_payment(conn, viewer.caller, detail.payment.id) if detail.payment else None
     listed = await webhooks.list_deliveries(
@@ -215,6 +226,7 @@ async def _intent_page(
     listed_refunds = await refunds.list_refunds(conn, viewer.caller, payment.id) if payment else []
     intent_checkouts = await checkouts.intent_checkouts(conn, intent_id)
     intent_events = await _events(conn, viewer.caller.application_id, intent_id, listed.items)
+    now = viewer.runtime.clock.now()
     return render(
         request,
         "intent.html",
@@ -227,17 +239,21 @@ async def _intent_page(
         refund_left=left_to_refund(payment, listed_refunds) if payment else 0,
         checkouts=intent_checkouts,
         events=intent_events,
-        outcome=outcome_of(detail.intent, intent_checkouts, intent_events),
+        outcome=outcome_of(detail.intent, intent_checkouts, intent_events, payment, now),
         refund_key=secrets.token_urlsafe(16),  # one per page: a double submit is one refund
+        hold_key=secrets.token_urlsafe(16),  # the same for a capture or void
         amount_rule=rule(detail.intent.currency),
-        refused=refused,
+        refused=refused if refused and refused.form == "refund" else None,
+        capture_refused=refused if refused and refused.form == "capture" else None,
+        now=now,
         status_code=400 if refused else 200,
     )
 
 
 def left_to_refund(payment: Payment, listed: list[Refund]) -> int:
-    """What the refunds service will allow: the amount less refunded and still PENDING refunds."""
-    return payment.amount - payment.refunded_amount - sum(r.amount for r in listed if r.status == "PENDING")
+    """What the refunds service will allow: what was taken (all of it, or a hold's capture) less
+    refunded and still PENDING refunds."""
+    return payment.taken - payment.refunded_amount - sum(r.amount for r in listed if r.status == "PENDING")
 
 
 def too_much(asked: int, left: int, paid: Payment) -> str:
@@ -246,11 +262,11 @@ def too_much(asked: int, left: int, paid: Payment) -> str:
     if left <= 0:
         return (
             f"nothing is left to refund: {written(paid.refunded_amount, currency)} of the "
-            f"{written(paid.amount, currency)} paid is refunded or being refunded."
+            f"{written(paid.taken, currency)} paid is refunded or being refunded."
         )
     return (
         f"{written(asked, currency)} is more than is left. At most {written(left, currency)} is left "
-        f"to refund of the {written(paid.amount, currency)} paid: type that or less, or leave the "
+        f"to refund of the {written(paid.taken, currency)} paid: type that or less, or leave the "
         "amount empty to refund all that is left."
     )
 
@@ -274,13 +290,13 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
     except UnreadableAmount as unreadable:
         async with phases.reading() as conn:
             sent = RefundRefused(text, field(form, "reason"), str(unreadable))
-            return await _intent_page(request, viewer, conn, intent_id, sent)
+            return await show_intent(request, viewer, conn, intent_id, sent)
     moving = left if amount is None else amount
     if moving > left or moving <= 0:  # refused before any confirmation, in the currency's units
         async with phases.reading() as conn:
             sent = RefundRefused(text, field(form, "reason"), too_much(moving, max(left, 0), paid))
-            return await _intent_page(request, viewer, conn, intent_id, sent)
-    if 2 * moving > paid.amount:
+            return await show_intent(request, viewer, conn, intent_id, sent)
+    if 2 * moving > paid.taken:
         # More than half the payment: the person sees the amount in the currency's own format and
         # confirms it; the confirmation carries the amount it showed, so nothing else can move.
         if field(form, "confirmed") != str(moving):
@@ -318,5 +334,5 @@ async def refund(intent_id: str, request: Request, viewer: ViewerDep, form: Form
         async with phases.reading() as conn:
             said = too_much(moving, available if isinstance(available, int) else 0, paid)
             sent = RefundRefused(text, field(form, "reason"), said)
-            return await _intent_page(request, viewer, conn, intent_id, sent)
+            return await show_intent(request, viewer, conn, intent_id, sent)
     return back_to(request, page + ("pending" if reply.status == 202 else "refunded"))

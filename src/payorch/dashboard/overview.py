@@ -12,6 +12,7 @@ from payorch.dashboard.health import merchant_providers
 from payorch.dashboard.web import DashboardRoute, ViewerDep, render
 from payorch.http.deps import ListConn
 from payorch.intents import stats as intent_stats
+from payorch.payments import hold_reads
 from payorch.payments import stats as payment_stats
 from payorch.success_rates.history import ProviderRecord, provider_records
 from payorch.webhooks import stats as webhook_stats
@@ -23,6 +24,7 @@ WINDOWS = (("Last 24 hours", timedelta(hours=24)), ("Last 7 days", timedelta(day
 AUTHORIZED = frozenset({"AUTHORIZED", "PARTIALLY_REFUNDED", "REFUNDED"})
 FAILED = frozenset({"FAILED", "EXPIRED", "CANCELLED"})
 CHART_WIDTH, CHART_HEIGHT, BAR_GAP = 720, 160, 4
+HOLDS_SHOWN = 10  # the holds that lapse first; the payments list filters all of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,5 +121,7 @@ async def overview(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
         chart_height=CHART_HEIGHT,
         merchants=await merchant_providers(conn, viewer),
         deliveries=await webhook_stats.delivery_health(conn, app_id, now - timedelta(days=7)),
+        held=await hold_reads.totals(conn, app_id),
+        holds=await hold_reads.soonest(conn, app_id, HOLDS_SHOWN),
         now=now,
     )

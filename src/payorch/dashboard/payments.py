@@ -4,6 +4,8 @@ values kept and the message beside the field."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from starlette.datastructures import QueryParams
@@ -15,6 +17,8 @@ from payorch.http.deps import ListConn
 from payorch.intents import listing
 from payorch.intents.schemas import IntentListQuery
 from payorch.intents.states import IntentStatus
+from payorch.payments import hold_reads
+from payorch.payments.hold_repository import HELD
 from payorch.providers.registry import PROVIDER_IDS
 
 router = APIRouter(prefix="/dashboard", route_class=DashboardRoute, include_in_schema=False)
@@ -78,8 +82,11 @@ async def payments(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
         query = IntentListQuery.model_validate(values)
     except ValidationError as error:
         problems = problems_of(error) | problems
+    deadlines: dict[str, datetime] = {}
     if not problems:
         page = await listing.list_intents(conn, viewer.caller, query)
+        held = [intent.id for intent in page.items if intent.status == HELD]
+        deadlines = await hold_reads.deadlines(conn, viewer.caller.application_id, held)
     kept = [(k, v) for k, v in params.multi_items() if k != "cursor" and v]
     return render(
         request,
@@ -96,4 +103,6 @@ async def payments(request: Request, viewer: ViewerDep, conn: ListConn) -> Respo
         merchants=merchants,
         providers=PROVIDER_IDS,
         filtered=bool(values.keys() - {"cursor"}),
+        deadlines=deadlines,  # "capture by" of the held intents of the page
+        now=viewer.runtime.clock.now(),
     )

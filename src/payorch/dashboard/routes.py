@@ -10,6 +10,7 @@ from payorch.dashboard import (
     assets,
     deliveries,
     exports,
+    holds,
     intent,
     keys,
     links,
@@ -49,6 +50,7 @@ ROUTERS = (
     exports.router,
     reconciliation.router,
     intent.router,
+    holds.router,
     deliveries.router,  # before webhooks: /webhooks/deliveries is not an endpoint's id
     webhooks.router,
     providers.router,

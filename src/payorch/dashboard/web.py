@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
+from babel.dates import format_timedelta
 from fastapi import Depends, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -21,7 +22,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from payorch.access.pages import ACTIONS, PUBLIC, REFUSED, scope_of
 from payorch.access.roles import ROLE_SCOPES, scopes_of
-from payorch.amount_text import written
+from payorch.amount_text import DASHBOARD_LOCALE, written
 from payorch.auth.service import Caller
 from payorch.dashboard import sessions
 from payorch.errors import ApiError, ResourceNotFound
@@ -54,6 +55,16 @@ def utc(moment: datetime | None) -> str:
     return "—" if moment is None else moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def deadline(moment: datetime | None, now: datetime) -> str:
+    """A time to act by, in UTC and how far off it is (Babel): '2026-12-12 10:00:00 UTC (in 6
+    days)', or '(3 hours ago)' once past."""
+    if moment is None:
+        return "—"
+    # threshold 2: a unit is used from two of it, so 6 days 23 hours reads "in 7 days", not "in 1 week"
+    far = format_timedelta(moment - now, threshold=2, add_direction=True, locale=DASHBOARD_LOCALE)
+    return f"{utc(moment)} ({far})"
+
+
 def breakable(text: object) -> Markup:
     """An id or event name that may wrap only after its separators (payment_intent.<wbr>created),
     never in the middle of a word."""
@@ -64,6 +75,7 @@ def breakable(text: object) -> Markup:
 
 _ENV.filters["money"] = money
 _ENV.filters["utc"] = utc
+_ENV.filters["deadline"] = deadline
 _ENV.filters["breakable"] = breakable
 
 

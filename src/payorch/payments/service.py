@@ -71,6 +71,12 @@ def no_payment(payment_id: str) -> ResourceNotFound:
     return ResourceNotFound(f"No payment {payment_id}.")
 
 
+async def find_payment(conn: AsyncConnection, payment_id: str) -> Payment | None:
+    """The payment ``payment_id`` of any application (the operator's command line: an id names
+    its application)."""
+    return await repository.get_any(conn, payment_id)
+
+
 async def read_payment(conn: AsyncConnection, caller: Caller, payment_id: str) -> Payment:
     payment = await repository.get(conn, caller.application_id, payment_id)
     if payment is None:

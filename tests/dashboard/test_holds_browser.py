@@ -21,21 +21,6 @@ from tests.holding import HOLDING
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-# A form built and sent in the page with the session's own token (as a forged post would be).
-SUBMIT = """([action, fields]) => {
-  const form = document.createElement("form");
-  form.method = "post";
-  form.action = action;
-  const all = {...fields, csrf: document.querySelector('form[action$="/sign-out"] input[name=csrf]').value};
-  for (const [name, value] of Object.entries(all)) {
-    const input = document.createElement("input");
-    input.type = "hidden"; input.name = name; input.value = value;
-    form.appendChild(input);
-  }
-  document.body.appendChild(form);
-  form.submit();
-}"""
-
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[web.Server]:
@@ -133,7 +118,7 @@ async def test_capture_part_void_another_and_a_viewer_sees_no_buttons(
                 assert await their.get_by_role("button", name=button, exact=True).count() == 0
             async with their.expect_navigation() as sent:
                 await their.evaluate(
-                    SUBMIT,
+                    web.SUBMIT_IN_PAGE,
                     [f"{third_url}/capture", {"amount": "1", "confirmed": "100", "hold_key": "forged"}],
                 )
             answer = await sent.value

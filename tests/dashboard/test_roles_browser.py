@@ -39,19 +39,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.settings(**PRIVATE_
 # The navigation's pages (base.html), each shown only to a role that may open it.
 NAVIGATION = ("/overview", "/payments", "/links", "/exports", "/reconciliation", "/webhooks", "/providers", "/routing")
 NAVIGATION += ("/api-keys", "/users", "/activity", "/sandbox")
-SUBMIT = """([action, fields]) => {
-  const form = document.createElement("form");
-  form.method = "post";
-  form.action = action;
-  const all = {...fields, csrf: document.querySelector('form[action$="/sign-out"] input[name=csrf]').value};
-  for (const [name, value] of Object.entries(all)) {
-    const input = document.createElement("input");
-    input.type = "hidden"; input.name = name; input.value = value;
-    form.appendChild(input);
-  }
-  document.body.appendChild(form);
-  form.submit();
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +114,7 @@ async def test_each_role_in_the_browser(
                 else:
                     await page.goto(f"{url}/dashboard/overview")
                     async with page.expect_navigation() as sent:
-                        await page.evaluate(SUBMIT, [f"{url}/dashboard{target}", data])
+                        await page.evaluate(web.SUBMIT_IN_PAGE, [f"{url}/dashboard{target}", data])
                     answer = await sent.value
                 status = answer.status if answer is not None else 0
                 said = f"{role}: {method} {path} ({scope}): {status}"

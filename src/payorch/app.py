@@ -17,6 +17,7 @@ from payorch.applications.endpoints import router as merchant_accounts_router
 from payorch.auth.endpoints import router as api_credentials_router
 from payorch.checkouts.endpoints import cancel_router, notifications_router
 from payorch.checkouts.endpoints import router as checkouts_router
+from payorch.checkouts.retry_page import router as retry_page_router
 from payorch.connectors.endpoints import router as connectors_router
 from payorch.dashboard.routes import ROUTERS as DASHBOARD_ROUTERS
 from payorch.events.endpoints import router as events_router
@@ -97,6 +98,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         merchant_accounts_router,
         observability_router,
         buyer_page_router,
+        retry_page_router,
         *DASHBOARD_ROUTERS,
     )
     if runtime.settings.simulator_enabled:

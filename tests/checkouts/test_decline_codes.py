@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from payorch.providers.base import PaymentOutcome, PaymentResult
-from payorch.providers.payment_errors import last_payment_error
+from payorch.providers.payment_errors import last_payment_error, payment_error
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
@@ -152,3 +152,43 @@ def test_the_shape() -> None:
         "provider_message": "The card could not be processed.",
         "at": "2026-11-28T04:00:00.000Z",
     }
+
+
+# (provider, its answer, worth another try at another provider): docs/routing.md, "Which declines
+# are retried".
+RETRYABLE: list[tuple[str, dict[str, object], bool]] = [
+    (A, {"status": "FAILED", "response_code": -4, "card_last4": "0568"}, True),
+    (A, {"status": "FAILED", "response_code": -3, "card_last4": "0568"}, True),
+    (A, {"status": "FAILED", "response_code": -1, "card_last4": "0568"}, False),
+    (A, {"status": "FAILED", "response_code": -5, "card_last4": "0568"}, False),
+    (A, {"status": "FAILED", "response_code": -1, "return_shape": "error"}, True),
+    (B, {"status": "rejected", "status_detail": "cc_rejected_other_reason"}, True),
+    (B, {"status": "rejected", "status_detail": "cc_rejected_card_error"}, True),
+    (B, {"status": "rejected", "status_detail": "cc_rejected_insufficient_amount"}, False),
+    (B, {"status": "rejected", "status_detail": "cc_rejected_bad_filled_date"}, False),
+    (B, {"status": "rejected", "status_detail": "something_new"}, False),
+    (C, {"last_payment_error_type": "card_error", "last_payment_error_decline_code": "generic_decline"}, True),
+    (C, {"last_payment_error_type": "card_error", "last_payment_error_decline_code": "issuer_not_available"}, True),
+    (C, {"last_payment_error_type": "card_error", "last_payment_error_decline_code": "stolen_card"}, False),
+    (C, {"last_payment_error_type": "card_error", "last_payment_error_code": "expired_card"}, False),
+    (C, {"last_payment_error_type": "api_error"}, True),
+]
+
+
+def test_every_registered_provider_says_what_is_retried() -> None:
+    each_provider_has_cases({provider for provider, *_ in RETRYABLE}, "RETRYABLE")
+
+
+@pytest.mark.parametrize(("provider", "details", "retryable"), RETRYABLE)
+def test_which_declines_are_worth_another_provider(
+    provider: str, details: dict[str, object], retryable: bool
+) -> None:
+    result = PaymentResult(FAILED, details=dict(details))
+    found = payment_error(registration_of(provider).payment_errors, result)
+    assert found is not None and found.retryable is retryable
+
+
+@pytest.mark.parametrize("provider", PROVIDER_IDS)
+def test_without_the_providers_words_nothing_is_retried(provider: str) -> None:
+    found = payment_error(registration_of(provider).payment_errors, PaymentResult(FAILED, reason="refused"))
+    assert found is not None and not found.retryable

@@ -138,6 +138,7 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
         EventType.WEBHOOK_ENDPOINT_DISABLED,
         EventType.RECONCILIATION_DISCREPANCY,
         EventType.PAYMENT_LINK_COMPLETED,  # paid through its page: tests/links/test_buyer_page.py
+        EventType.PAYMENT_ATTEMPT_FAILED,  # opted-in routing: tests/checkouts/test_second_chance.py
     }
     assert seen == set(CATALOGUE) - never_here
     failed = [e["data"] for e in events if e["type"] == EventType.PAYMENT_FAILED]

@@ -45,6 +45,7 @@ def test_every_move_emits_the_event_it_always_did() -> None:
         Move.CAPTURE: (E.PAYMENT_CAPTURED,),
         Move.VOID: (E.PAYMENT_VOIDED,),
         Move.FAIL: (E.PAYMENT_FAILED,),
+        Move.DECLINE_ATTEMPT: (E.PAYMENT_ATTEMPT_FAILED,),  # a second chance offered
         Move.CANCEL: (E.PAYMENT_CANCELLED,),
         Move.EXPIRE: (E.PAYMENT_EXPIRED,),
         Move.REFUND_PART: (),  # refund.succeeded is the refund service's

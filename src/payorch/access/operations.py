@@ -123,6 +123,8 @@ OPEN_PREFIXES: Final[dict[str, str]] = {
     "/simulator/": "a simulated provider's own API or the buyer's page at it",
     "/pay/": "a payment link's buyer page: public by design; only its Pay makes anything, "
     "limited per link and per address (payorch.links.buyer_page)",
+    "/checkout-retry/": "the buyer's second chance after a decline: public by design; its one button "
+    "starts at most one checkout per declined one (payorch.checkouts.retry_page)",
     "/dashboard": "the dashboard: a person's session, each page checks the role's scope (payorch.dashboard)",
 }
 

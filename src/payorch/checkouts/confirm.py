@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from payorch.checkouts import repository
+from payorch.checkouts import repository, second_chance
 from payorch.checkouts.provider_calls import context_for, lease_length, ref_of
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.checkouts.transitions import apply_result
@@ -106,7 +106,8 @@ async def call_and_apply(
         assert fresh is not None and current is not None
         after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
     await observe(runtime.success_rates, fresh, after, current.provider)
-    if after.status != fresh.status and after.status in STOPPED_ENDS:
+    stopped = after.status != fresh.status and after.status in STOPPED_ENDS
+    if stopped or second_chance.newly_offered(fresh, after):
         await _stop_at_provider(runtime, after, current, connector)
     return after
 

@@ -30,8 +30,10 @@ from payorch.providers.base import (
     ProviderCallError,
 )
 from payorch.providers.registry import UnknownProvider, get_adapter
+from payorch.routing.attempt_log import offer_pending
 from payorch.runtime import Runtime
 
+RETRY_PATH = "/checkout-retry"  # checkouts/retry_page.py
 log = logging.getLogger("payorch.checkouts")
 
 RETURN_STATUSES = (IntentStatus.REQUIRES_ACTION.value,)
@@ -68,6 +70,9 @@ async def handle_return(
             intent = await intents.find_intent(conn, intent_id)
     if intent is None:
         raise ResourceNotFound(f"No payment intent {intent_id}.")
+    if intent.status in RETURN_STATUSES and offer_pending(intent.routing) is not None:
+        # Declined with a second chance (checkouts/second_chance.py): the buyer chooses on our page.
+        return f"{runtime.settings.public_url}{RETRY_PATH}/{intent.id}"
     extra = {"payment_intent_id": intent.id}
     if adapter.adds_status_to_return:  # docs/api.md: provider B's return also adds `status`
         extra["status"] = intent.status

@@ -27,6 +27,7 @@ from payorch.checkouts.provider_calls import context_for, ref_of
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.checkouts.schemas import CheckoutRequestBody, CheckoutResponse
 from payorch.checkouts.transitions import apply_result
+from payorch.clock import isoformat
 from payorch.connectors import service as connectors
 from payorch.connectors.records import Connector
 from payorch.db import Phases
@@ -50,6 +51,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
 )
 from payorch.providers.registry import get_adapter
+from payorch.routing import attempt_log
 from payorch.routing import decide as routing
 from payorch.routing import service as routing_versions
 from payorch.routing.attempts import Attempts
@@ -168,6 +170,8 @@ async def _plan(
             runtime.success_rates,
             lambda connector: connectors.capture_methods_of(runtime.cipher, connector),
         )
+        # A provider that declined this intent is never offered it again (a second chance).
+        decision = attempt_log.excluding_declined(decision, intent.routing)
         current = None
         # A CREATED intent has no checkout: its first one is written in the transaction that
         # moves it to REQUIRES_ACTION (_record, which reads again under the intent's lock).
@@ -285,8 +289,10 @@ async def _record(
         started = PaymentCheckoutStarted(
             **about(intent), provider=provider, routing=Routing.model_validate(routed)
         )
+        # The intent's record also lists every attempt so far (routing/attempt_log.py).
+        logged = attempt_log.started(intent.routing, routed, checkout_id, isoformat(now))
         moved = await apply_move(
-            conn, clock, intent, Move.START_CHECKOUT, started, provider=provider, routing=routed
+            conn, clock, intent, Move.START_CHECKOUT, started, provider=provider, routing=logged
         )
         checkout = Checkout(
             id=checkout_id,

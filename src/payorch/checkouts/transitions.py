@@ -12,10 +12,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch.checkouts import repository
+from payorch.checkouts import repository, second_chance
 from payorch.checkouts.records import Checkout, CheckoutStatus
 from payorch.clock import Clock, isoformat
 from payorch.events.catalogue import (
+    PaymentAttemptFailed,
     PaymentAuthorized,
     PaymentCancelled,
     PaymentExpired,
@@ -30,8 +31,9 @@ from payorch.intents.service import apply_move
 from payorch.intents.states import IntentStatus, Move, allowed
 from payorch.payments import service as payments
 from payorch.providers.base import PaymentOutcome, PaymentResult
-from payorch.providers.payment_errors import last_payment_error
+from payorch.providers.payment_errors import as_json, payment_error
 from payorch.providers.registry import registration_of
+from payorch.routing import attempt_log
 
 # Reconciliation of PROCESSING intents: seconds before each read, then the last one forever.
 RECONCILE_BACKOFF = (15, 30, 60, 120, 300, 600, 1800, 3600)
@@ -65,8 +67,10 @@ async def apply_result(
     after = intent
     # Why the payment did not go through, in the provider's own terms (its registration maps
     # them): stored with a move to FAILED, CANCELLED or EXPIRED and sent in its event.
-    error = last_payment_error(registration_of(provider).payment_errors, result, provider=provider, at=now)
+    found = payment_error(registration_of(provider).payment_errors, result)
+    error = None if found is None else as_json(found, provider=provider, at=now)
     why = None if error is None else LastPaymentError.model_validate(error)
+    offered = False
     if outcome is PaymentOutcome.AUTHORIZED and allowed(status, Move.AUTHORIZE):
         after = await _authorize(conn, clock, intent, checkout, result, now)
     elif outcome is PaymentOutcome.HELD and allowed(status, Move.HOLD):
@@ -79,9 +83,38 @@ async def apply_result(
             after = await apply_move(conn, clock, intent, Move.PROCESS, processing)
             first_check_at = now + reconcile_delay(0)
     elif outcome is PaymentOutcome.FAILED and allowed(status, Move.FAIL):
-        reason = result.reason or "The provider rejected the payment."
-        failed = PaymentFailed(**about(intent), provider=provider, reason=reason, last_payment_error=why)
-        after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
+        offer = None
+        if allowed(status, Move.DECLINE_ATTEMPT):  # not a payment left processing: the buyer has gone
+            offer = await second_chance.offer_for(conn, intent, provider, found)
+        retryable = found is not None and found.retryable
+        routed = attempt_log.ended(
+            intent.routing, error or {}, retried=offer is not None, retryable=retryable
+        )
+        if offer is not None and why is not None:
+            attempt_failed = PaymentAttemptFailed(
+                **about(intent),
+                provider=provider,
+                attempt=offer.attempt,
+                max_attempts=offer.max_attempts,
+                next_provider=offer.next_provider,
+                last_payment_error=why,
+            )
+            after = await apply_move(
+                conn,
+                clock,
+                intent,
+                Move.DECLINE_ATTEMPT,
+                attempt_failed,
+                routing=routed,
+                last_payment_error=error,
+            )
+            offered = True  # the checkout is closed: the next one is the buyer's to start
+        else:
+            reason = result.reason or "The provider rejected the payment."
+            failed = PaymentFailed(**about(intent), provider=provider, reason=reason, last_payment_error=why)
+            after = await apply_move(
+                conn, clock, intent, Move.FAIL, failed, routing=routed, last_payment_error=error
+            )
     elif outcome is PaymentOutcome.CANCELLED and allowed(status, Move.CANCEL):
         reason = result.reason or "The buyer cancelled the payment."
         cancelled = PaymentCancelled(**about(intent), reason=reason, last_payment_error=why)
@@ -94,7 +127,7 @@ async def apply_result(
         reason = result.reason or f"The payment was {outcome.value.lower()} at the provider."
         failed = PaymentFailed(**about(intent), provider=provider, reason=reason, last_payment_error=why)
         after = await apply_move(conn, clock, intent, Move.FAIL, failed, last_payment_error=error)
-    final = IntentStatus(after.status) in (
+    final = offered or IntentStatus(after.status) in (
         IntentStatus.AUTHORIZED,
         IntentStatus.REQUIRES_CAPTURE,
         IntentStatus.FAILED,

@@ -124,6 +124,20 @@ class PaymentFailed(IntentEventData):
     last_payment_error: LastPaymentError | None = None
 
 
+class PaymentAttemptFailed(IntentEventData):
+    TYPE = EventType.PAYMENT_ATTEMPT_FAILED
+    DESCRIPTION = (
+        "A provider declined with a code worth another try and the merchant's routing allows "
+        "one: the intent stays REQUIRES_ACTION and the buyer is offered next_provider "
+        "(sent instead of payment.failed)."
+    )
+    provider: str
+    attempt: int = Field(description="This checkout's number among the intent's attempts, from 1.")
+    max_attempts: int = Field(description="The routing program's on_decline.max_attempts.")
+    next_provider: str = Field(description="The provider the buyer is offered next.")
+    last_payment_error: LastPaymentError
+
+
 class PaymentCancelled(IntentEventData):
     TYPE = EventType.PAYMENT_CANCELLED
     DESCRIPTION = (
@@ -253,6 +267,7 @@ PAYLOADS: tuple[type[EventData], ...] = (
     PaymentAuthorized,
     PaymentCaptured,
     PaymentVoided,
+    PaymentAttemptFailed,
     PaymentFailed,
     PaymentCancelled,
     PaymentExpired,

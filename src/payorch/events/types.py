@@ -10,6 +10,7 @@ class EventType(StrEnum):
     PAYMENT_AUTHORIZED = "payment.authorized"
     PAYMENT_CAPTURED = "payment.captured"
     PAYMENT_VOIDED = "payment.voided"
+    PAYMENT_ATTEMPT_FAILED = "payment.attempt_failed"
     PAYMENT_FAILED = "payment.failed"
     PAYMENT_CANCELLED = "payment.cancelled"
     PAYMENT_EXPIRED = "payment.expired"

@@ -41,13 +41,14 @@ request_log = logging.getLogger("payorch.requests")
 UNMATCHED = "<unmatched>"  # the route of a request no route matched (404, 405, rejected early)
 
 # Paths whose POST bodies are not our JSON API: provider form posts, simulator and dashboard
-# pages, and the Pay form of a payment link's page.
+# pages, the Pay form of a payment link's page and the button of the second-chance page.
 NON_JSON_PREFIXES = (
     "/v1/checkout-returns/",
     "/simulator/",
     "/v1/provider-notifications/",
     "/dashboard/",
     "/pay/",
+    "/checkout-retry/",
 )
 
 # Scope key of an in-process call, set only by http/client.py's in-process dispatch (a server

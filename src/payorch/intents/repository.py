@@ -124,6 +124,9 @@ async def compare_and_set_status(
     parameters = {"intent_id": intent_id, "expected": expected, "new": new, "at": at}
     if last_payment_error is not None:
         values = {**parameters, "last_payment_error": last_payment_error}
+        if routing is not None:  # an ending that also closes the routing record's attempt
+            values["routing"] = routing
+            return (await conn.execute(_MOVE_WITH_ERROR_AND_ROUTING, values)).rowcount == 1
         return (await conn.execute(_MOVE_WITH_ERROR, values)).rowcount == 1
     if provider is None:
         return await _MOVE.rowcount(conn, parameters) == 1
@@ -143,6 +146,9 @@ _MOVE_WITH_PROVIDER = _UPDATE_STATUS.values(
 )
 _MOVE_WITH_ERROR = _UPDATE_STATUS.values(
     last_payment_error=bindparam("last_payment_error", type_=intents.c.last_payment_error.type)
+)
+_MOVE_WITH_ERROR_AND_ROUTING = _MOVE_WITH_ERROR.values(
+    routing=bindparam("routing", type_=intents.c.routing.type)
 )
 _STATUS_OF = select(intents.c.status).where(intents.c.id == bindparam("intent_id"))
 

@@ -168,7 +168,9 @@ async def apply_move(
         status=new.value,
         updated_at=now,
         provider=provider or intent.provider,
-        routing=routing if provider is not None else intent.routing,
+        routing=routing
+        if provider is not None or None not in (routing, last_payment_error)
+        else intent.routing,
         last_payment_error=last_payment_error or intent.last_payment_error,
     )
 

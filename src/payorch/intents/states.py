@@ -33,6 +33,7 @@ class Move(StrEnum):
     CAPTURE = "capture"  # the merchant captured a hold (POST /v1/payments/{id}/capture)
     VOID = "void"  # the merchant released a hold (POST /v1/payments/{id}/void)
     FAIL = "fail"
+    DECLINE_ATTEMPT = "decline_attempt"  # a retryable decline, the buyer offered another provider
     CANCEL = "cancel"  # the buyer at the provider, or the merchant (POST .../cancel)
     EXPIRE = "expire"
     REFUND_PART = "refund_part"  # a refund that leaves something to refund
@@ -53,6 +54,7 @@ TRANSITIONS: dict[tuple[IntentStatus, Move], IntentStatus] = {
     (S.REQUIRES_CAPTURE, M.VOID): S.CANCELLED,
     (S.REQUIRES_CAPTURE, M.EXPIRE): S.EXPIRED,  # the hold lapsed at the provider
     (S.REQUIRES_ACTION, M.FAIL): S.FAILED,
+    (S.REQUIRES_ACTION, M.DECLINE_ATTEMPT): S.REQUIRES_ACTION,
     (S.PROCESSING, M.FAIL): S.FAILED,
     (S.CREATED, M.CANCEL): S.CANCELLED,  # the merchant cancels before any checkout
     (S.REQUIRES_ACTION, M.CANCEL): S.CANCELLED,
@@ -74,6 +76,7 @@ EVENTS_OF_MOVE: dict[Move, tuple[EventType, ...]] = {
     M.CAPTURE: (EventType.PAYMENT_CAPTURED,),
     M.VOID: (EventType.PAYMENT_VOIDED,),
     M.FAIL: (EventType.PAYMENT_FAILED,),
+    M.DECLINE_ATTEMPT: (EventType.PAYMENT_ATTEMPT_FAILED,),
     M.CANCEL: (EventType.PAYMENT_CANCELLED,),
     M.EXPIRE: (EventType.PAYMENT_EXPIRED,),
     M.REFUND_PART: (),

@@ -48,6 +48,10 @@ class ProviderError:
     code: PaymentErrorCode
     provider_code: str | None = None
     provider_message: str | None = None
+    # Worth another try at another provider (docs/routing.md, "A second chance after a
+    # decline"): the issuer was unavailable, declined for no stated reason, or the provider
+    # failed. Never for a reason the card carries everywhere (funds, fraud, expiry, details).
+    retryable: bool = False
 
 
 # A provider's mapping (declared in its registration): None when the answer ends nothing.
@@ -70,16 +74,25 @@ def by_outcome(result: PaymentResult) -> ProviderError | None:
     return ProviderError(code, None, result.reason) if code is not None else None
 
 
+def payment_error(mapping: PaymentErrorMapping, result: PaymentResult) -> ProviderError | None:
+    """What a result that ends its payment unpaid means (None for any other result)."""
+    if result.outcome not in ENDINGS:
+        return None
+    return mapping(result) or by_outcome(result)
+
+
 def last_payment_error(
     mapping: PaymentErrorMapping, result: PaymentResult, *, provider: str | None, at: datetime
 ) -> JsonObject | None:
     """The intent's ``last_payment_error`` for a result that ends its payment unpaid (None for
     any other result)."""
-    if result.outcome not in ENDINGS:
-        return None
-    found = mapping(result) or by_outcome(result)
+    found = payment_error(mapping, result)
     if found is None:
         return None
+    return as_json(found, provider=provider, at=at)
+
+
+def as_json(found: ProviderError, *, provider: str | None, at: datetime) -> JsonObject:
     return {
         "code": found.code.value,
         "message": MESSAGES[found.code],

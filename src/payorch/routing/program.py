@@ -17,6 +17,8 @@ MAX_RULES = 50
 MAX_LISTED_CURRENCIES = 20
 MAX_METADATA_CONDITIONS = 10
 MAX_OUTCOME_PROVIDERS = 10
+# A buyer declined this many times has tried every provider worth trying (docs/routing.md).
+MAX_DECLINE_ATTEMPTS = 5
 
 Default = Literal["priority", "success_rate"]
 # Documented as the enum; checks.py refuses another name in words naming the rule.
@@ -84,6 +86,26 @@ class Rule(_Model):
     then: PriorityOutcome | SplitOutcome
 
 
+class OnDecline(_Model):
+    """A second chance after a soft decline (docs/routing.md, "A second chance after a decline")."""
+
+    retry: Annotated[
+        bool,
+        Field(
+            description="true: a retryable decline offers the buyer the next provider; false: it ends FAILED."
+        ),
+    ]
+    max_attempts: Annotated[
+        int,
+        Field(
+            ge=2,
+            le=MAX_DECLINE_ATTEMPTS,
+            description="Checkouts a buyer may try in all, the first included.",
+        ),
+        WHOLE_NUMBER,
+    ] = 3
+
+
 class RoutingProgram(_Model):
     default: Annotated[
         Default,
@@ -92,6 +114,10 @@ class RoutingProgram(_Model):
     rules: Annotated[
         list[Rule], Field(max_length=MAX_RULES, description="Tried in order; the first match decides.")
     ] = []
+    on_decline: Annotated[
+        OnDecline | None,
+        Field(description="Absent: a decline ends the payment FAILED, whatever its code."),
+    ] = None
 
     def as_json(self) -> dict[str, object]:
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -27,6 +27,7 @@ class SkipReason(StrEnum):
     UNAVAILABLE = "unavailable"  # skipped after repeated failures (health)
     DOWN = "down"  # tried: did not answer, or failed
     REFUSED = "refused"  # tried: refused the checkout
+    DECLINED = "declined"  # declined this intent's payment already (a second chance goes elsewhere)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,23 @@ class CandidateResponse(BaseModel):
 
 class SkippedResponse(BaseModel):
     provider: str
-    reason: Literal["currency", "capture_method", "not_enabled", "unavailable", "down", "refused"]
+    reason: Literal["currency", "capture_method", "not_enabled", "unavailable", "down", "refused", "declined"]
     detail: str
+
+
+class AttemptResponse(BaseModel):
+    attempt: int = Field(description="From 1, in the order the checkouts were started.")
+    provider: str
+    checkout_id: str
+    why: str = Field(description="Why this provider was chosen, in words.")
+    started_at: str
+    result: Literal["declined", "replaced"] | None = Field(
+        description="declined: the provider declined (code); replaced: a newer checkout took its "
+        "place unused; null: the current checkout, or the one that ended the intent."
+    )
+    code: str | None = Field(description="A decline's payorch code (last_payment_error.code).")
+    provider_code: str | None = Field(description="A decline's code in the provider's own terms.")
+    retryable: bool | None = Field(description="A decline's: worth another try at another provider.")
 
 
 class RoutingRecordResponse(BaseModel):
@@ -39,4 +54,9 @@ class RoutingRecordResponse(BaseModel):
     )
     fallback: Literal["priority"] | None = Field(
         description="`priority` when the success-rate strategy had nothing to rank by; else null."
+    )
+    attempts: list[AttemptResponse] = Field(
+        [],
+        description="Every checkout of the intent, oldest first, and why each provider was chosen "
+        "(the intent's record; the checkout response's and dry run's carry none).",
     )

@@ -20,7 +20,7 @@ from payorch.intents.schemas import (
 )
 from payorch.jsontypes import JsonObject
 from payorch.providers import AUTO
-from payorch.routing.program import Default, RoutingProgram, Rule
+from payorch.routing.program import Default, OnDecline, RoutingProgram, Rule
 from payorch.routing.record_schemas import RoutingRecordResponse
 from payorch.routing.records import RoutingVersion
 
@@ -35,6 +35,7 @@ class RoutingVersionResponse(BaseModel):
     active: bool
     default: Default
     rules: list[Rule]
+    on_decline: OnDecline | None = Field(None, description="null: a decline ends the payment FAILED.")
     created_at: str | None
     activated_at: str | None
 
@@ -64,7 +65,7 @@ class NewRoutingVersion(RoutingProgram):
     ] = False
 
     def program(self) -> RoutingProgram:
-        return RoutingProgram(default=self.default, rules=self.rules)
+        return RoutingProgram(default=self.default, rules=self.rules, on_decline=self.on_decline)
 
 
 class EvaluateRouting(BaseModel):
@@ -105,10 +106,11 @@ def version_body(version: RoutingVersion | None) -> JsonObject:
             "active": True,
             "default": "priority",
             "rules": [],
+            "on_decline": None,
             "created_at": None,
             "activated_at": None,
         }
-    return {
+    body: JsonObject = {
         "version": version.version,
         "active": version.active,
         "default": version.program.get("default", "priority"),
@@ -116,3 +118,5 @@ def version_body(version: RoutingVersion | None) -> JsonObject:
         "created_at": isoformat(version.created_at),
         "activated_at": isoformat(version.activated_at) if version.activated_at else None,
     }
+    body["on_decline"] = version.program.get("on_decline")
+    return body

@@ -19,6 +19,10 @@ RESPONSE_CODES: dict[int, tuple[PaymentErrorCode, str]] = {
     -4: (C.DECLINED, "Rejected by the issuer."),
     -5: (C.FRAUD_SUSPECTED, "Rejected: transaction at risk of possible fraud."),
 }
+# Worth another try at another provider (docs/routing.md, "Which declines are retried"): an
+# error in the transaction (-3) and the issuer's refusal without a reason (-4). Not the data the
+# buyer entered (-1), the card's or account's parameters (-2) nor suspected fraud (-5).
+RETRYABLE_RESPONSE_CODES = frozenset({-3, -4})
 # The adapter's return shapes that end a payment without a card (adapter._unless_paid).
 ENDINGS: dict[str, tuple[PaymentErrorCode, str]] = {
     "error": (C.PROVIDER_ERROR, "The payment form ended on the provider's error page."),
@@ -32,10 +36,12 @@ def payment_error(result: PaymentResult) -> ProviderError | None:
     code = details.get("response_code")
     if result.outcome is PaymentOutcome.FAILED and details.get("card_last4") and isinstance(code, int):
         ours, meaning = RESPONSE_CODES.get(code, (C.DECLINED, f"Rejected (response_code {code})."))
-        return ProviderError(ours, str(code), meaning)
+        return ProviderError(ours, str(code), meaning, retryable=code in RETRYABLE_RESPONSE_CODES)
     shape = details.get("return_shape")
     if isinstance(shape, str) and shape in ENDINGS:
         ours, meaning = ENDINGS[shape]
         status = details.get("status")
-        return ProviderError(ours, f"{status}/{code}" if status else None, meaning)
+        # The provider's error page failed to process the payment: another provider may not.
+        retryable = ours is C.PROVIDER_ERROR
+        return ProviderError(ours, f"{status}/{code}" if status else None, meaning, retryable=retryable)
     return None

@@ -30,6 +30,11 @@ STATUS_DETAILS: dict[str, tuple[PaymentErrorCode, str]] = {
     "by_payer": (C.CANCELLED_BY_BUYER, "The buyer cancelled the payment."),
 }
 
+# Worth another try at another provider (docs/routing.md, "Which declines are retried"): the
+# card could not be processed, and the issuer's or bank's refusal without a reason. Not funds,
+# wrong details, risk, a disabled card, a duplicate or the provider's own attempt limit.
+RETRYABLE = frozenset({"cc_rejected_card_error", "cc_rejected_other_reason", "rejected_by_bank"})
+
 
 def payment_error(result: PaymentResult) -> ProviderError | None:
     detail = result.details.get("status_detail")
@@ -38,7 +43,7 @@ def payment_error(result: PaymentResult) -> ProviderError | None:
         return None
     known = STATUS_DETAILS.get(detail)
     if known is not None:
-        return ProviderError(known[0], detail, known[1])
+        return ProviderError(known[0], detail, known[1], retryable=detail in RETRYABLE)
     if result.outcome is PaymentOutcome.FAILED:
         return ProviderError(C.DECLINED, detail, f"Payment {status} ({detail}).")
     return None

@@ -26,6 +26,18 @@ CODES: dict[str, PaymentErrorCode] = {
     "issuer_not_available": C.PROVIDER_ERROR,
     "try_again_later": C.PROVIDER_ERROR,
 }
+# Worth another try at another provider (docs/routing.md, "Which declines are retried"): Stripe's
+# decline codes whose next step is "try again" or "contact the issuer" without a card problem.
+RETRYABLE = frozenset(
+    {
+        "generic_decline",
+        "do_not_honor",
+        "processing_error",
+        "issuer_not_available",
+        "try_again_later",
+        "reenter_transaction",
+    }
+)
 # Error types that are the provider's own failure, whatever the code.
 PROVIDER_TYPES = frozenset({"api_error", "processing_error"})
 # Stripe's words for the codes the simulator and tests meet (its message, when sent, wins).
@@ -52,4 +64,5 @@ def payment_error(result: PaymentResult) -> ProviderError | None:
         ours = C.PROVIDER_ERROR
     message = details.get("last_payment_error_message")
     words = message if isinstance(message, str) else MEANINGS.get(named or "")
-    return ProviderError(ours, named or str(kind), words)
+    retryable = kind in PROVIDER_TYPES or (named or "") in RETRYABLE
+    return ProviderError(ours, named or str(kind), words, retryable=retryable)

@@ -18,14 +18,18 @@ import pytest
 
 from tests import browser as web
 from tests.holding import HOLDING
+from tests.live import live_server, payorch_env
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
 def server(database_url: str) -> Iterator[web.Server]:
-    with web.serve_payorch(database_url, "--no-worker") as found:
-        yield found
+    web.need_chromium()
+    env = payorch_env(database_url)
+    # A loaded machine (load 17-20 on 2 cores) starts a server in more than the usual 60 s.
+    with live_server(env, "--no-worker", start_seconds=240) as url:
+        yield web.Server(url, {**env, "PAYORCH_PUBLIC_URL": url})
 
 
 async def test_capture_part_void_another_and_a_viewer_sees_no_buttons(

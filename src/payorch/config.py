@@ -12,7 +12,7 @@ from functools import cached_property
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import SettingsConfigDict
 
-from payorch.config_links import LinkSettings
+from payorch.config_holds import HoldSettings
 from payorch.errors import validator_message
 
 # Also the defaults of a provider-health store made from a URL alone (providers/health.py).
@@ -26,7 +26,7 @@ class SettingsError(Exception):
     """A setting is missing or malformed; the message names the variable."""
 
 
-class Settings(LinkSettings):
+class Settings(HoldSettings):
     model_config = SettingsConfigDict(env_prefix="PAYORCH_", extra="ignore", frozen=True)
 
     public_url: str = Field(

@@ -116,6 +116,21 @@ class PaymentVoided(IntentEventData):
     currency: str
 
 
+class PaymentCaptureDue(IntentEventData):
+    TYPE = EventType.PAYMENT_CAPTURE_DUE
+    DESCRIPTION = (
+        "A held payment nobody captured comes due: its hold lapses at capture_before "
+        "(PAYORCH_HOLD_CAPTURE_DUE_SECONDS ahead). if_uncaptured: what payorch does with it, lapse "
+        "(payment.expired at capture_before) or void (payment.voided now)."
+    )
+    payment_id: str
+    provider: str
+    amount_capturable: int
+    currency: str
+    capture_before: str = Field(json_schema_extra={"format": "date-time"})
+    if_uncaptured: Literal["lapse", "void"]
+
+
 class PaymentFailed(IntentEventData):
     TYPE = EventType.PAYMENT_FAILED
     DESCRIPTION = "The provider refused the payment, or it ended at the provider without paying."
@@ -150,7 +165,13 @@ class PaymentCancelled(IntentEventData):
 
 class PaymentExpired(IntentEventData):
     TYPE = EventType.PAYMENT_EXPIRED
-    DESCRIPTION = "The checkout expired; last_payment_error when the provider said why."
+    DESCRIPTION = (
+        "The checkout expired (last_payment_error when the provider said why), or a hold nobody "
+        "captured lapsed (reason authorization_lapsed, with the payment)."
+    )
+    reason: Literal["authorization_lapsed"] | None = None
+    payment_id: str | None = None
+    provider: str | None = None
     last_payment_error: LastPaymentError | None = None
 
 
@@ -268,6 +289,7 @@ PAYLOADS: tuple[type[EventData], ...] = (
     PaymentCaptured,
     PaymentVoided,
     PaymentAttemptFailed,
+    PaymentCaptureDue,
     PaymentFailed,
     PaymentCancelled,
     PaymentExpired,

@@ -11,6 +11,7 @@ class EventType(StrEnum):
     PAYMENT_CAPTURED = "payment.captured"
     PAYMENT_VOIDED = "payment.voided"
     PAYMENT_ATTEMPT_FAILED = "payment.attempt_failed"
+    PAYMENT_CAPTURE_DUE = "payment.capture_due"
     PAYMENT_FAILED = "payment.failed"
     PAYMENT_CANCELLED = "payment.cancelled"
     PAYMENT_EXPIRED = "payment.expired"

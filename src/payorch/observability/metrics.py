@@ -65,6 +65,7 @@ from prometheus_client import (
 )
 
 from payorch.clock import Clock
+from payorch.config import Settings
 from payorch.db import Database
 
 log = logging.getLogger("payorch.observability")
@@ -141,6 +142,20 @@ GC_FROZEN_OBJECTS = Gauge(
 WEBHOOK_DELIVERY_BACKLOG_AGE = Gauge(
     "payorch_webhook_delivery_backlog_age_seconds",
     "How long the oldest delivery that is due has been waiting (0 when none is due).",
+    multiprocess_mode="mostrecent",
+)
+HOLDS_ABOUT_TO_LAPSE = Gauge(
+    "payorch_holds_about_to_lapse",
+    "Held payments (REQUIRES_CAPTURE) nobody captured whose capture_before is within "
+    "PAYORCH_HOLD_CAPTURE_DUE_SECONDS, by provider (read from the database at scrape time).",
+    ["provider"],
+    multiprocess_mode="mostrecent",
+)
+HOLDS_PAST_DEADLINE = Gauge(
+    "payorch_holds_past_deadline",
+    "Held payments still REQUIRES_CAPTURE after their capture_before: the hold-deadlines job has "
+    "not settled them yet (the provider unreachable, or still holding), by provider.",
+    ["provider"],
     multiprocess_mode="mostrecent",
 )
 WEBHOOK_DELIVERY_BACKLOG = Gauge(
@@ -287,6 +302,13 @@ def set_delivery_backlog(age_seconds: float, count: int) -> None:
     WEBHOOK_DELIVERY_BACKLOG.set(max(0, count))
 
 
+def set_holds_due(counts: dict[str, tuple[int, int]]) -> None:
+    """By provider: (about to lapse, past their deadline); every provider given is set."""
+    for provider, (due, past) in counts.items():
+        HOLDS_ABOUT_TO_LAPSE.labels(provider).set(due)
+        HOLDS_PAST_DEADLINE.labels(provider).set(past)
+
+
 class ScrapeSource(Protocol):
     """What a scrape hook reads shared state with (the Runtime)."""
 
@@ -295,6 +317,9 @@ class ScrapeSource(Protocol):
 
     @property
     def clock(self) -> Clock: ...
+
+    @property
+    def settings(self) -> Settings: ...
 
 
 ScrapeHook = Callable[[ScrapeSource], Awaitable[None]]

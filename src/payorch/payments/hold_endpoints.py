@@ -9,10 +9,12 @@ from payorch.errors import CaptureAmountExceeded, CaptureMethodNotSupported, Pro
 from payorch.http.deps import FlowCallDep, optional_body
 from payorch.http.errors import MOVE_PROBLEMS, problem_responses
 from payorch.http.responses import flow_response
-from payorch.payments import holds
+from payorch.observability import metrics
+from payorch.payments import hold_metrics, holds
 from payorch.payments.schemas import CapturePayment, PaymentResponse, VoidPayment
 
 router = APIRouter(tags=["Payments and refunds"])
+metrics.on_scrape(hold_metrics.refresh_holds_due)
 
 
 @router.post(

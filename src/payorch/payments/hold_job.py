@@ -15,6 +15,7 @@ from datetime import timedelta
 from payorch.payments import hold_repository, holds, repository
 from payorch.payments.refunds import refund_connector
 from payorch.providers.base import ProviderCallError
+from payorch.providers.holds import HoldStatus
 from payorch.providers.registry import registration_of
 from payorch.runtime import Runtime
 
@@ -41,8 +42,10 @@ class SettleHoldActions:
         return len(ids)
 
 
-async def settle_from_provider(runtime: Runtime, payment_id: str) -> str:
-    """Read the payment's hold at the provider and apply it; the payment's status afterwards."""
+async def settle_from_provider(runtime: Runtime, payment_id: str, *, keep_held: bool = False) -> str:
+    """Read the payment's hold at the provider and apply it; the payment's status afterwards.
+    ``keep_held``: a hold still held changes nothing (the deadline check, payments/lapse_job.py,
+    must not clear a capture or void begun since it claimed the payment)."""
     phases = runtime.phases
     async with phases.transaction() as conn:
         payment = await repository.get_any(conn, payment_id)
@@ -59,5 +62,7 @@ async def settle_from_provider(runtime: Runtime, payment_id: str) -> str:
     except ProviderCallError as exc:
         log.warning("hold read failed: %s", exc.reason, extra={"payment_id": payment_id})
         return payment.status  # the lease runs out and the next pass asks again
+    if keep_held and state.status is HoldStatus.HELD:
+        return payment.status
     async with phases.transaction() as conn:
         return (await holds.settle(conn, runtime, payment_id, state)).status

@@ -228,7 +228,10 @@ async def settle(conn: AsyncConnection, runtime: Runtime, payment_id: str, state
         await intents.apply_move(conn, runtime.clock, intent, Move.VOID, voided)
     elif state.status is HoldStatus.LAPSED:
         await hold_repository.set_ended(conn, payment.id, "EXPIRED")
-        await intents.apply_move(conn, runtime.clock, intent, Move.EXPIRE, PaymentExpired(**about(intent)))
+        lapsed = PaymentExpired(
+            **about(intent), reason="authorization_lapsed", payment_id=payment.id, provider=payment.provider
+        )
+        await intents.apply_move(conn, runtime.clock, intent, Move.EXPIRE, lapsed)
     else:  # still held: the action did not happen, nothing is in flight any more
         await hold_repository.clear_action(conn, payment.id)
     after = await repository.get_any(conn, payment_id)

@@ -42,6 +42,10 @@ class Payment:
     hold_action: str | None = None
     hold_action_amount: int | None = None
     hold_action_check_at: datetime | None = None
+    # A hold nobody captured (payments/lapse_job.py): payment.capture_due sent then (once); the
+    # deadline check's next ask of the provider (None: at capture_before).
+    capture_due_at: datetime | None = None
+    hold_check_at: datetime | None = None
 
     @property
     def taken(self) -> int:

@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Protocol
 
 from payorch.payments.hold_job import SettleHoldActions
+from payorch.payments.lapse_job import HoldDeadlines
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
 from payorch.runtime import Runtime
 from payorch.webhooks.retention import DEFAULT_BATCH, purge_attempts
@@ -79,6 +80,7 @@ def default_jobs() -> list[Job]:
         PurgePublicSimulatorRows(),  # rows made with provider A's published keys, after a day
         ResolvePendingRefunds(),
         SettleHoldActions(),
+        HoldDeadlines(),  # payment.capture_due, then each uncaptured hold's end (payments/lapse_job.py)
         ReconcileDays(),  # daily and asked-for reconciliation reports (reconciliation/job.py)
         ApplyActivityRetention(),  # activity log entries past retention (activity/retention.py)
         ExpireLinks(),  # payment links past their expires_at (links/expiry_job.py)

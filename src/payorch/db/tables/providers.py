@@ -45,11 +45,16 @@ payments = Table(
     Column("hold_action", String(16), nullable=True),
     Column("hold_action_amount", BigInteger, nullable=True),
     timestamp("hold_action_check_at", nullable=True),
+    # A hold nobody captured (payments/lapse_job.py): when payment.capture_due was sent (once),
+    # and when the deadline check may ask the provider again (null: at capture_before).
+    timestamp("capture_due_at", nullable=True),
+    timestamp("hold_check_at", nullable=True),
     Index("ix_payments_application_id_id", "application_id", "id"),
     Index("ix_payments_application_id_status_id", "application_id", "status", "id"),
     # A provider notification names the provider's payment: find ours by it.
     Index("ix_payments_provider_provider_reference", "provider", "provider_reference"),
     Index("ix_payments_hold_action_check_at", "hold_action_check_at"),  # the hold job's due ones
+    Index("ix_payments_status_capture_before", "status", "capture_before"),  # holds coming due
 )
 
 # A merchant's configuration for one provider. The unique (merchant, provider) pair is what

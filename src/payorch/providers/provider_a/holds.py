@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import httpx
+
 from payorch.providers.base import ConnectorContext, ProviderRejected
 from payorch.providers.holds import HoldRef, HoldState, HoldStatus
 from payorch.providers.http import parse, send
@@ -68,6 +70,11 @@ class ProviderAHolds:
         path = f"{wire.TRANSACTIONS}/{hold.provider_reference}"
         response = await send(ctx, "status", "GET", path, headers=headers_for(ctx))
         if response.status_code != 200:
+            if _past_both_windows(ctx, hold, response):
+                # The status read answers for 7 days from create, the hold for 7 days from the
+                # approval: past both, nothing of it can be captured any more (capture answers
+                # the expiry) and the provider no longer answers about it: lapsed.
+                return HoldState(HoldStatus.LAPSED, details={"status": "past the status read's 7 days"})
             raise rejected_answer("status", response)
         status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
         details = {"status": status.status, "balance": status.balance}
@@ -79,6 +86,11 @@ class ProviderAHolds:
             lapsed = hold.capture_before is not None and ctx.clock.now() >= hold.capture_before
             return HoldState(HoldStatus.LAPSED if lapsed else HoldStatus.RELEASED, details=details)
         raise ProviderRejected(f"the hold reads {status.status}", provider=PROVIDER_A)
+
+
+def _past_both_windows(ctx: ConnectorContext, hold: HoldRef, response: httpx.Response) -> bool:
+    past_hold = hold.capture_before is not None and ctx.clock.now() >= hold.capture_before
+    return past_hold and response.status_code == 422 and wire.STATUS_WINDOW_CLOSED in response.text
 
 
 def _captured(hold: HoldRef, amount: int, details: Mapping[str, object] | None = None) -> HoldState:

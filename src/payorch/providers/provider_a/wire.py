@@ -21,6 +21,7 @@ AMOUNT_MAX = 10**17 - 1  # at most 17 digits
 BUY_ORDER_CHARSET = re.compile(r"^[A-Za-z0-9|_=&%.,~:/?\[+!@()>\-]+$")
 TOKEN_LIFETIME_SECONDS = 300  # a token lives 5 minutes after create
 STATUS_DAYS = 7  # status answers for 7 days after create, then 422
+STATUS_WINDOW_CLOSED = "passed max time"  # in that 422's error_message (the provider's wording)
 HOLD_DAYS = 7  # a deferred-capture authorization is held this long, then released
 CAPTURE_PATH = "/capture"  # PUT {TRANSACTIONS}/{token}/capture
 

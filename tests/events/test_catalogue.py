@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from payorch.clock import FrozenClock, isoformat
 from payorch.events.catalogue import CATALOGUE, PaymentAuthorized, payload_of
 from payorch.events.types import ALL_EVENT_TYPES, WEBHOOK_TEST, EventType
+from payorch.payments.lapse_job import HoldDeadlines
 from payorch.runtime import Runtime
 from payorch.webhooks.tools import TEST_EVENT_TYPE
 from tests.checkouts.helpers import control
@@ -116,6 +117,11 @@ async def test_every_event_written_by_the_real_flows_matches_the_catalogue(
         held_payment = (await read(client, sandbox, held_intent["id"]))["payment"]["id"]
         moved = await client.post(f"/v1/payments/{held_payment}/{move}", json={}, headers=sandbox.headers)
         assert moved.status_code == 200, moved.text
+    lapsing_intent, lapsing_checkout = await start(client, sandbox, capture_method="manual")
+    await pay(client, lapsing_checkout, "approve")
+    clock.advance(7 * 86400 - 3600)  # a day's lead: payment.capture_due (payments/lapse_job.py)
+    await HoldDeadlines().run_once(runtime)
+    clock.advance(-(7 * 86400 - 3600))
     by_merchant = await create_intent(client, sandbox)
     cancelled = await client.post(
         f"/v1/payment-intents/{by_merchant['id']}/cancel", json={}, headers=sandbox.headers

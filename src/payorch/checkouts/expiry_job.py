@@ -4,6 +4,7 @@ but only after its provider confirms that no payment exists (a last-second payme
 Per due checkout: read the provider's status; a payment found is applied like a return would
 (AUTHORIZED, PROCESSING, FAILED...); no payment -> stop the checkout at the provider
 (cancel_checkout) and, if it confirms, EXPIRE. Provider unreachable -> try again later.
+Also ends second chances nobody took within the checkout lifetime (checkouts/offer_expiry.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 
 from payorch.checkouts import repository
 from payorch.checkouts.confirm import ProviderCall, call_and_apply
+from payorch.checkouts.offer_expiry import end_stale_offers
 from payorch.checkouts.provider_calls import lease_length
 from payorch.checkouts.records import CheckoutStatus
 from payorch.checkouts.transitions import reconcile_delay
@@ -108,4 +110,5 @@ class ExpireCheckouts:
     async def run_once(self, runtime: Runtime) -> int:
         phases = runtime.phases
         statuses = (IntentStatus.REQUIRES_ACTION.value,)
-        return await check_due(runtime, phases, statuses, _expire_decision)
+        checked = await check_due(runtime, phases, statuses, _expire_decision)
+        return checked + await end_stale_offers(runtime)  # second chances nobody took

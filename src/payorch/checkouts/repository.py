@@ -240,3 +240,32 @@ async def claim_due(
     await conn.execute(_LEASE_CLAIMED, {"ids": ids, "until": lease_until})
     claimed = await conn.execute(_CLAIMED, {"ids": ids})
     return [_checkout(row) for row in claimed.mappings()]
+
+
+_OTHER = checkouts.alias("other")
+# Reads payment_intents (the intents domain's table), as _DUE does: REQUIRES_ACTION intents with
+# no ACTIVE checkout whose newest checkout closed before the cutoff (a second chance nobody took).
+_STALE_OFFERS = (
+    select(intents.c.id)
+    .join(checkouts, checkouts.c.payment_intent_id == intents.c.id)
+    .where(
+        intents.c.status == "REQUIRES_ACTION",
+        checkouts.c.closed_at <= bindparam("cutoff", type_=UtcDateTime),
+        ~select(_OTHER.c.id)
+        .where(
+            _OTHER.c.payment_intent_id == intents.c.id,
+            or_(_OTHER.c.status == CheckoutStatus.ACTIVE.value, _OTHER.c.closed_at > checkouts.c.closed_at),
+        )
+        .exists(),
+    )
+    .group_by(intents.c.id)
+    .order_by(intents.c.id)
+    .limit(bindparam("limit", type_=Integer))
+)
+
+
+async def stale_offer_intents(conn: AsyncConnection, *, closed_before: datetime, limit: int) -> list[str]:
+    """Intents that may hold a second chance offered before ``closed_before`` (the caller checks
+    each under the intent's lock: this read only narrows the search)."""
+    rows = await conn.execute(_STALE_OFFERS, {"cutoff": closed_before, "limit": limit})
+    return [str(row.id) for row in rows]

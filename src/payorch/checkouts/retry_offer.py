@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from datetime import datetime
 
 from payorch.applications import service as applications
 from payorch.auth.service import Caller
 from payorch.checkouts import repository
 from payorch.checkouts import service as checkouts
+from payorch.checkouts.offer_expiry import offer_ends_at
 from payorch.checkouts.schemas import CheckoutAction, CheckoutRequestBody, CheckoutResponse
 from payorch.connectors import service as connectors
 from payorch.errors import ConnectorNotConfigured, IdempotencyKeyInUse
@@ -37,6 +39,10 @@ class Offered:
     declined_checkout_id: str  # the button's: a stale page cannot start a second checkout
     next_provider: str | None  # the display name of the one the routing allows now
     merchant: str  # the merchant's name, as the payment link pages show it
+    ends_at: datetime | None  # after it the button starts nothing (checkouts/offer_expiry.py)
+
+    def over(self, now: datetime) -> bool:
+        return self.ends_at is None or now >= self.ends_at
 
 
 async def offered(runtime: Runtime, intent_id: str) -> tuple[PaymentIntent | None, Offered | None]:
@@ -51,6 +57,8 @@ async def offered(runtime: Runtime, intent_id: str) -> tuple[PaymentIntent | Non
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
         active = await routing_versions.active_program(conn, intent.merchant_account_id)
         merchants = await applications.list_merchants(conn, intent.application_id)
+        declined = await repository.get(conn, str(pending["checkout_id"]))
+    ends_at = None if declined is None else offer_ends_at(runtime, declined)
     merchant = next((m.name for m in merchants if m.id == intent.merchant_account_id), "")
     facts = routing.IntentFacts(
         intent.id,
@@ -74,7 +82,8 @@ async def offered(runtime: Runtime, intent_id: str) -> tuple[PaymentIntent | Non
         following = ()
     next_name = registration_of(following[0].provider).display_name if following else None
     declined_by = registration_of(str(pending["provider"])).display_name
-    return intent, Offered(intent, declined_by, str(pending["checkout_id"]), next_name, merchant)
+    declined_id = str(pending["checkout_id"])
+    return intent, Offered(intent, declined_by, declined_id, next_name, merchant, ends_at)
 
 
 async def start_retry(runtime: Runtime, intent: PaymentIntent, declined_checkout_id: str) -> CheckoutAction:

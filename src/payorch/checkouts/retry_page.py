@@ -3,11 +3,12 @@ the payment link pages (payorch.links.buyer_render) in the buyer's language.
 
 - GET: "Your payment was declined by X. You can try again with Y." and one button, while the
   intent holds an offer (checkouts/retry_offer.py); otherwise a 303 to the shop's return_url,
-  which reads the intent as always.
+  which reads the intent as always. An offer past its end (checkouts/offer_expiry.py): 410, in words.
 - POST (the button): the form's CSRF token is double submitted with a cookie (no session here,
   as the link pages), and names the declined checkout, so a stale page starts nothing; the new
   checkout is keyed by that checkout (one checkout for a double click); then the buyer goes to
-  the provider's page (a POST form for a provider that takes one).
+  the provider's page (a POST form for a provider that takes one). A press after the offer's
+  end, or one the expiry job beat to the intent's lock, starts nothing: 410, in words.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import secrets
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
+from payorch.checkouts.offer_expiry import offer_ended
 from payorch.checkouts.retry_offer import offered, start_retry, started_after
 from payorch.checkouts.retry_text import RETRY_WORDS
 from payorch.checkouts.returns import RETRY_PATH, with_query
@@ -42,6 +44,13 @@ def _to_shop(intent: PaymentIntent) -> Response:
     return secured(RedirectResponse(url, status_code=303))
 
 
+def _ended(lang: str, intent: PaymentIntent) -> Response:
+    """410: the offer's time ran out (the intent ends, or ended, FAILED); nothing was started."""
+    w = RETRY_WORDS[lang]
+    back = with_query(intent.return_url, {"payment_intent_id": intent.id})
+    return _message(lang, 410, w["gone_title"], w["ended"], back)
+
+
 def _message(lang: str, status: int, heading: str, message: str, back_url: str = "") -> Response:
     context: dict[str, object] = {"heading": heading, "merchant": "", "message": message}
     context |= {"w": RETRY_WORDS[lang], "back_url": back_url}
@@ -56,6 +65,8 @@ async def retry_page(payment_intent_id: str, request: Request) -> Response:
     intent, offer = await offered(runtime, payment_intent_id)
     if intent is None:
         return _message(lang, 404, w["gone_title"], w["gone"])
+    if offer_ended(intent) or (offer is not None and offer.over(runtime.clock.now())):
+        return _ended(lang, intent)
     if offer is None or offer.next_provider is None:
         if offer is not None:  # declined, and nothing the routing allows is left now
             back = with_query(intent.return_url, {"payment_intent_id": intent.id})
@@ -95,6 +106,8 @@ async def retry(payment_intent_id: str, request: Request) -> Response:
     intent, offer = await offered(runtime, payment_intent_id)
     if intent is None:
         return _message(lang, 404, w["gone_title"], w["gone"])
+    if offer_ended(intent) or (offer is not None and offer.over(runtime.clock.now())):
+        return _ended(lang, intent)
     after = form.get("after")
     if not isinstance(after, str):
         after = ""
@@ -103,6 +116,9 @@ async def retry(payment_intent_id: str, request: Request) -> Response:
         try:
             action = await start_retry(runtime, intent, after)
         except ApiError:
+            now, _ = await offered(runtime, intent.id)
+            if now is not None and offer_ended(now):  # the expiry job ended the offer first
+                return _ended(lang, now)
             text = w["unavailable"].format(next=offer.next_provider or "")
             return _message(lang, 503, w["title"], text, f"{PATH}/{intent.id}?lang={lang}")
     else:

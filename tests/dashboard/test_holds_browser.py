@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
@@ -20,7 +21,30 @@ from tests import browser as web
 from tests.holding import HOLDING
 from tests.live import live_server, payorch_env
 
+if TYPE_CHECKING:
+    from playwright.async_api import Page
+
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+
+# What a payments list row shows at every width (a held row adds its "capture by" deadline).
+CELLS = (".c-ref", ".c-amount", ".c-status .status", ".c-provider", ".c-created", ".c-id")
+
+
+async def every_cell_shown(page: Page, name: str, width: int) -> None:
+    """Each row's reference, amount, status, deadline, provider, time and intent link has room
+    on the screen (at 390 px a long deadline once squeezed the reference and link to no width)."""
+    await web.fits_the_width(page, name, width)
+    rows = page.locator("tbody tr")
+    for index in range(await rows.count()):
+        row = rows.nth(index)
+        cells = [row.locator(cell) for cell in CELLS]
+        if await row.locator(".deadline").count():
+            cells.append(row.locator(".deadline"))
+        for cell in cells:
+            box = await cell.bounding_box()
+            assert box is not None and box["width"] >= 40, f"{name} at {width}: row {index} {cell} {box}"
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"{name} at {width}: {cell} {box}"
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +125,11 @@ async def test_capture_part_void_another_and_a_viewer_sees_no_buttons(
             rows = page.locator("tbody tr")
             assert await rows.count() == 1 and third in await rows.first.inner_text()
             assert "capture by" in await rows.first.inner_text()
-            await web.screenshot(page, s.shots, "holds-list", check=web.fits_the_width)
+            await web.screenshot(page, s.shots, "holds-list", check=every_cell_shown)
+            assert await rows.first.locator(".c-id a").get_attribute("href") == third_url.removeprefix(url)
+            await page.goto(f"{url}/dashboard/payments")  # held, captured and voided rows together
+            assert await rows.count() == 3
+            await web.screenshot(page, s.shots, "payments-list", check=every_cell_shown)
             await page.goto(f"{url}/dashboard/overview")
             holds = await page.locator("#holds").inner_text()
             assert "1 hold of $1,500.00" in holds and third in holds, holds

@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from payorch.db.tables.providers import payments
 from payorch.ids import new_id
+from payorch.providers.base import ProviderUnavailable
 from payorch.providers.provider_c.signature import sign
 from payorch.providers.registry import registration_of
 from payorch.runtime import Runtime
@@ -44,6 +45,13 @@ async def _connector_id(client: httpx.AsyncClient, sandbox: Sandbox) -> str:
 async def _notify(
     client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, kind: str, intent: str
 ) -> None:
+    answer = await _send(client, runtime, sandbox, kind, intent)
+    assert answer.status_code == 200, answer.text
+
+
+async def _send(
+    client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, kind: str, intent: str
+) -> httpx.Response:
     """A signed notice of ``kind`` naming the PaymentIntent (a charge.* names it as its charge's)."""
     named = (
         {"id": "ch_" + new_id("x")[-20:], "payment_intent": intent}
@@ -54,8 +62,7 @@ async def _notify(
     secret = registration_of(C).mock_credentials(runtime.cipher, sandbox.application_id)["webhook_secret"]
     headers = {"Stripe-Signature": sign(secret, body, int(runtime.clock.now().timestamp()))}
     connector = await _connector_id(client, sandbox)
-    answer = await client.post(f"/v1/provider-notifications/{C}/{connector}", content=body, headers=headers)
-    assert answer.status_code == 200, answer.text
+    return await client.post(f"/v1/provider-notifications/{C}/{connector}", content=body, headers=headers)
 
 
 async def _at_provider(
@@ -132,3 +139,28 @@ async def test_hold_notices_after_the_provider_moved_settle_as_it_says(
     assert clock.status_code == 200, clock.text
     await _notify(client, runtime, sandbox, "charge.expired", references[2])
     assert (await read(client, sandbox, lapsed["id"]))["status"] == "EXPIRED"
+
+
+async def test_a_hold_notice_whose_read_fails_is_answered_503_and_sent_again(
+    client: httpx.AsyncClient, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answered 200, C would never send the notice again: a hold read that fails answers 503,
+    moves nothing, and the notice sent again once C answers settles the payment."""
+    sandbox = await mock_sandbox(runtime)
+    held, reference = await _paid(client, runtime, sandbox, "manual")
+    calls = registration_of(C).hold_calls
+    assert calls is not None
+
+    async def unreachable(*_: Any) -> Any:
+        raise ProviderUnavailable("no answer within 2s", provider=C)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(calls, "read_hold", unreachable)
+        # C's own notice of this cancel meets the same failing read (and is sent again later).
+        await _at_provider(client, runtime, sandbox, f"/v1/payment_intents/{reference}/cancel")
+        answer = await _send(client, runtime, sandbox, "payment_intent.canceled", reference)
+    assert answer.status_code == 503, answer.text
+    assert (await read(client, sandbox, held["id"]))["status"] == "REQUIRES_CAPTURE"
+    again = await _send(client, runtime, sandbox, "payment_intent.canceled", reference)
+    assert again.status_code == 200, again.text
+    assert (await read(client, sandbox, held["id"]))["status"] == "CANCELLED"

@@ -149,4 +149,8 @@ async def _settle_hold(runtime: Runtime, provider: str, reference: str, applicat
         payment = await payments.by_provider_reference(conn, application_id, provider, reference)
     if payment is None or payment.status != HELD:
         return
-    await hold_job.settle_from_provider(runtime, payment.id)
+    try:
+        await hold_job.settle_from_provider(runtime, payment.id, unread_raises=True)
+    except ProviderCallError as exc:
+        # Answer 503 so the provider sends it again: a notice answered 200 is never sent twice.
+        raise ConnectorUnavailable(1, f"Could not read the hold now: {exc.reason}") from None

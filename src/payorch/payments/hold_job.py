@@ -42,10 +42,14 @@ class SettleHoldActions:
         return len(ids)
 
 
-async def settle_from_provider(runtime: Runtime, payment_id: str, *, keep_held: bool = False) -> str:
+async def settle_from_provider(
+    runtime: Runtime, payment_id: str, *, keep_held: bool = False, unread_raises: bool = False
+) -> str:
     """Read the payment's hold at the provider and apply it; the payment's status afterwards.
     ``keep_held``: a hold still held changes nothing (the deadline check, payments/lapse_job.py,
-    must not clear a capture or void begun since it claimed the payment)."""
+    must not clear a capture or void begun since it claimed the payment). ``unread_raises``: a
+    read that fails raises ProviderCallError instead of leaving it to the next pass (a provider's
+    notice is answered 503 then, so the provider sends it again)."""
     phases = runtime.phases
     async with phases.transaction() as conn:
         payment = await repository.get_any(conn, payment_id)
@@ -60,6 +64,8 @@ async def settle_from_provider(runtime: Runtime, payment_id: str, *, keep_held: 
     try:
         state = await calls.read_hold(holds.context_of(runtime, connector), holds.hold_ref(payment))
     except ProviderCallError as exc:
+        if unread_raises:
+            raise
         log.warning("hold read failed: %s", exc.reason, extra={"payment_id": payment_id})
         return payment.status  # the lease runs out and the next pass asks again
     if keep_held and state.status is HoldStatus.HELD:

@@ -25,8 +25,7 @@ from tests.dashboard.signing import sign_in
 from tests.kit import mock_sandbox
 from tests.providers.browser import Browser
 from tests.providers.helpers import A, B, events_of, query_of, read
-from tests.routing.helpers import C
-from tests.routing.test_intent_page import section
+from tests.routing.helpers import C, section
 
 FUNDS = ("reject", "cardholder_name", "FUND", False)  # B: cc_rejected_insufficient_amount
 

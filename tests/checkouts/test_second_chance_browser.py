@@ -81,4 +81,5 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
             async with httpx.AsyncClient(base_url=url, headers=headers) as api:
                 paid = (await api.get(f"/v1/payment-intents/{intent_id}")).json()
             assert (paid["status"], paid["provider"]) == ("AUTHORIZED", C)
-            assert [a["provider"] for a in paid["routing"]["attempts"]] == [B, C]
+            first, second = (a["provider"] for a in paid["routing"]["attempts"])
+            assert first == B and second == C, paid["routing"]["attempts"]  # declined, then paid

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 from typing import Any
 
 import httpx
@@ -36,3 +38,10 @@ def split_pick(intent_id: str, first_weight: int) -> bool:
     """Whether docs/routing.md's split hash puts ``intent_id`` in the first share."""
     bucket = int.from_bytes(hashlib.sha256(intent_id.encode()).digest()[:8], "big") % 100
     return bucket < first_weight
+
+
+def section(page: str) -> str:
+    """The dashboard intent page's routing section, as text."""
+    found = re.search(r'<section aria-labelledby="routing-title" id="routing">(.*?)</section>', page, re.S)
+    assert found, "no routing section"
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", found.group(1))))

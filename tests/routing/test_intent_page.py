@@ -3,22 +3,13 @@ strategy, rule, version, candidates with weights, skipped ones and why (SQLite, 
 
 from __future__ import annotations
 
-import html
-import re
-
 import httpx
 
 from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
 from tests.kit import mock_sandbox
 from tests.providers.helpers import A, B, checkout, create_intent, set_fault
-from tests.routing.helpers import save_rules, split_pick
-
-
-def section(page: str) -> str:
-    found = re.search(r'<section aria-labelledby="routing-title" id="routing">(.*?)</section>', page, re.S)
-    assert found, "no routing section"
-    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", found.group(1))))
+from tests.routing.helpers import save_rules, section, split_pick
 
 
 async def test_the_intent_page_explains_the_routing(client: httpx.AsyncClient, runtime: Runtime) -> None:

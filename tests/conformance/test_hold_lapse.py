@@ -19,7 +19,7 @@ from payorch.providers.base import ProviderRejected
 from payorch.providers.holds import HoldState, HoldStatus
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, capture, held, payment
-from tests.conformance.kit import AMOUNT, Checkout, Shop
+from tests.conformance.kit import Checkout, Shop
 from tests.conformance.lapse import at, at_the_end, deadline, events_typed, move_provider_clock, passes
 
 DAY = 86400  # PAYORCH_HOLD_CAPTURE_DUE_SECONDS' default
@@ -66,9 +66,9 @@ async def test_a_hold_nobody_captured_comes_due_then_lapses(shop: Shop) -> None:
     due = await events_typed(shop, checkout.intent_id, "payment.capture_due")
     assert len(due) == 1, due
     data = due[0]["data"]
-    assert (data["payment_id"], data["provider"], data["currency"]) == (payment_id, shop.id, "CLP")
+    assert (data["payment_id"], data["provider"], data["currency"]) == (payment_id, shop.id, shop.currency)
     assert (data["amount_capturable"], data["capture_before"], data["if_uncaptured"]) == (
-        AMOUNT,
+        shop.amount,
         capture_before,
         "lapse",
     )
@@ -110,10 +110,10 @@ async def test_what_the_provider_says_at_the_deadline_wins(shop: Shop, said: str
     shown = await payment(shop, payment_id)
     if said == "captured":
         assert seen.status is HoldStatus.CAPTURED, seen
-        assert (shown["status"], shown["amount_captured"]) == ("AUTHORIZED", 1000)
+        assert (shown["status"], shown["amount_captured"]) == ("AUTHORIZED", shop.part)
         assert await shop.status(checkout.intent_id) == "AUTHORIZED"
         assert (types.count("payment.captured"), types.count("payment.expired")) == (1, 0), types
-        assert await books(shop, checkout) == Money(held=0, taken=1000)
+        assert await books(shop, checkout) == Money(held=0, taken=shop.part)
     elif seen.status is HoldStatus.RELEASED:
         assert shown["status"] == "VOIDED" and await shop.status(checkout.intent_id) == "CANCELLED"
         assert (types.count("payment.voided"), types.count("payment.expired")) == (1, 0), types
@@ -133,7 +133,7 @@ async def test_a_provider_down_at_the_deadline_is_asked_again(shop: Shop, fault:
     finally:
         await shop.set_fault("ok")
     shown = await payment(shop, payment_id)
-    assert (shown["status"], shown["amount_capturable"]) == ("REQUIRES_CAPTURE", AMOUNT), shown
+    assert (shown["status"], shown["amount_capturable"]) == ("REQUIRES_CAPTURE", shop.amount), shown
     assert "payment.expired" not in await shop.event_types(checkout.intent_id)
     await passes(shop)  # not asked again before RECHECK_SECONDS
     assert (await payment(shop, payment_id))["status"] == "REQUIRES_CAPTURE"
@@ -165,9 +165,9 @@ async def test_capture_against_the_lapse(shop: Shop) -> None:
         checkout, payment_id = await held(shop)
         early = round_ % 2 == 0
         await (at(shop, payment_id, 1) if early else at_the_end(shop, payment_id))
-        captured, _ = await asyncio.gather(capture(shop, payment_id, 1000, key=f"l-{round_}"), passes(shop))
+        captured, _ = await asyncio.gather(capture(shop, payment_id, shop.part, key=f"l-{round_}"), passes(shop))
         if early:  # the provider's books, while it still answers about the transaction
-            assert await books(shop, checkout) == Money(held=0, taken=1000)
+            assert await books(shop, checkout) == Money(held=0, taken=shop.part)
         await at(shop, payment_id, -RECHECK_SECONDS)  # past the deadline and any lease
         await passes(shop)
         types = await shop.event_types(checkout.intent_id)
@@ -175,7 +175,7 @@ async def test_capture_against_the_lapse(shop: Shop) -> None:
         if early:
             assert captured.status_code == 200, (round_, captured.text)
             assert (types.count("payment.captured"), types.count("payment.expired")) == (1, 0), types
-            assert (await payment(shop, payment_id))["amount_captured"] == 1000
+            assert (await payment(shop, payment_id))["amount_captured"] == shop.part
         else:
             assert captured.status_code in (409, 502), (round_, captured.text)
             assert (types.count("payment.captured"), types.count("payment.expired")) == (0, 1), types
@@ -183,7 +183,7 @@ async def test_capture_against_the_lapse(shop: Shop) -> None:
 
 
 async def _at_the_provider(shop: Shop, payment_id: str, said: str) -> HoldState:
-    """Capture 1000 of the hold, release it, or read it, at the provider itself (payorch not told)."""
+    """Capture a part of the hold, release it, or read it, at the provider itself (payorch not told)."""
     calls = shop.provider.hold_calls
     assert calls is not None
     async with shop.runtime.phases.reading() as conn:
@@ -193,7 +193,7 @@ async def _at_the_provider(shop: Shop, payment_id: str, said: str) -> HoldState:
     assert connector is not None
     ctx, ref = holds.context_of(shop.runtime, connector), holds.hold_ref(stored)
     if said == "captured":
-        return await calls.capture(ctx, ref, 1000, f"outside-{payment_id}")
+        return await calls.capture(ctx, ref, shop.part, f"outside-{payment_id}")
     if said == "released":
         return await calls.void(ctx, ref, f"outside-{payment_id}")
     return await calls.read_hold(ctx, ref)

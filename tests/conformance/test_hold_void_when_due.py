@@ -12,7 +12,7 @@ from payorch.payments.hold_job import SettleHoldActions
 from payorch.payments.lapse_job import RECHECK_SECONDS
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, held, payment
-from tests.conformance.kit import AMOUNT, Shop
+from tests.conformance.kit import Shop
 from tests.conformance.lapse import at, at_the_end, events_typed, passes
 
 HOUR = 3600
@@ -40,7 +40,7 @@ async def test_a_hold_coming_due_is_voided(shop: Shop) -> None:
     due = await events_typed(shop, checkout.intent_id, "payment.capture_due")
     assert [e["data"]["if_uncaptured"] for e in due] == ["void"], due
     shown = await payment(shop, payment_id)
-    assert (shown["status"], shown["amount_released"], shown["amount_captured"]) == ("VOIDED", AMOUNT, 0)
+    assert (shown["status"], shown["amount_released"], shown["amount_captured"]) == ("VOIDED", shop.amount, 0)
     assert await shop.status(checkout.intent_id) == "CANCELLED"
     types = await shop.event_types(checkout.intent_id)
     assert types[-2:] == ["payment.capture_due", "payment.voided"], types

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from payorch.events.catalogue import (
     IntentEventData,
     IntentFields,
+    PaymentAttemptFailed,
     PaymentAuthorized,
     PaymentCancelled,
     PaymentCaptured,
@@ -17,9 +18,10 @@ from payorch.events.catalogue import (
     PaymentProcessing,
     PaymentVoided,
 )
-from payorch.events.catalogue_parts import Routing
+from payorch.events.catalogue_parts import LastPaymentError, Routing
 from payorch.events.types import EventType
 from payorch.intents.states import EVENTS_OF_MOVE, Move
+from payorch.providers.payment_errors import PaymentErrorCode
 from payorch.routing.record import Strategy
 
 PROVIDER = "provider_a"
@@ -66,6 +68,21 @@ SAMPLES: dict[EventType, Callable[[str], IntentEventData]] = {
     ),
     EventType.PAYMENT_FAILED: lambda intent_id: PaymentFailed(
         **_about(intent_id), provider=PROVIDER, reason="Declined."
+    ),
+    EventType.PAYMENT_ATTEMPT_FAILED: lambda intent_id: PaymentAttemptFailed(
+        **_about(intent_id),
+        provider=PROVIDER,
+        attempt=1,
+        max_attempts=2,
+        next_provider="provider_b",
+        last_payment_error=LastPaymentError(
+            code=PaymentErrorCode.INSUFFICIENT_FUNDS,
+            message="Declined.",
+            provider=PROVIDER,
+            provider_code="-3",
+            provider_message="Declined.",
+            at="2026-12-05T00:00:00Z",
+        ),
     ),
     EventType.PAYMENT_CANCELLED: lambda intent_id: PaymentCancelled(**_about(intent_id), reason="Cancelled."),
     EventType.PAYMENT_EXPIRED: lambda intent_id: PaymentExpired(**_about(intent_id)),

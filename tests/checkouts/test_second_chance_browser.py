@@ -2,7 +2,8 @@
 PostgreSQL): the merchant routes B, then C, with on_decline; the buyer is declined at B's page
 (its "reject": cc_rejected_other_reason, retryable), lands on payorch's page at 390 px in Spanish
 and at 1280 px in English (nothing from another host, no CSP violation, nothing wider than the
-screen), presses its one button and pays at C. Screenshots go to PAYORCH_E2E_SCREENSHOTS, or
+screen), presses its one button and pays at C; every page at both widths, and an offer the expiry job
+ended (410, in words, with the way back to the shop). Screenshots go to PAYORCH_E2E_SCREENSHOTS, or
 build/screenshots/ (git-ignored)."""
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from sqlalchemy import update
+
+from payorch.db import Database
+from payorch.db.tables import payment_intents
 
 from tests import browser as web
 from tests.live import create_sandbox
@@ -72,8 +77,8 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
             assert await buyer.locator("html").get_attribute("lang") == locale[:2]
             assert heading in await buyer.locator("h1").inner_text()
             assert "Provider B" in await buyer.locator(".message").inner_text()
-            await web.fits_the_width(buyer, f"retry-{locale}", size[0])
-            await buyer.screenshot(path=str(shots / f"retry-{locale}-{size[0]}.png"), full_page=True)
+            await web.screenshot(buyer, shots, f"retry-{locale}", check=web.fits_the_width)
+            await buyer.set_viewport_size({"width": size[0], "height": size[1]})
             await web.submit(buyer, button)
             await buyer.click('button[name="outcome"][value="approve"]')
             await buyer.wait_for_url(f"{url}/healthz*", timeout=30_000)
@@ -83,3 +88,22 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
             assert (paid["status"], paid["provider"]) == ("AUTHORIZED", C)
             first, second = (a["provider"] for a in paid["routing"]["attempts"])
             assert first == B and second == C, paid["routing"]["attempts"]  # declined, then paid
+
+        # An offer the expiry job ended (checkouts/offer_expiry.py): the intent FAILED with the
+        # offer still pending. The job's result is written directly: the live server's clock is real.
+        intent_id, at_b = await _declined_at_b(url, app, "es-CL")
+        buyer = await web.page_at(browser, web.WIDTHS[1], locale="es-CL")
+        await buyer.goto(at_b)
+        await buyer.click('button[name="outcome"][value="reject"]')
+        await buyer.wait_for_url(f"{url}/checkout-retry/{intent_id}", timeout=30_000)
+        database = Database(database_url)
+        try:
+            async with database.transaction() as conn:
+                ended = payment_intents.c.id == intent_id
+                await conn.execute(update(payment_intents).where(ended).values(status="FAILED"))
+        finally:
+            await database.dispose()
+        answer = await buyer.reload()
+        assert answer is not None and answer.status == 410, answer
+        assert "Volver a la tienda" in await buyer.locator("main").inner_text()
+        await web.screenshot(buyer, shots, "retry-ended-es-CL", check=web.fits_the_width)

@@ -16,7 +16,6 @@ from sqlalchemy import update
 
 from payorch.db import Database
 from payorch.db.tables import payment_intents
-
 from tests import browser as web
 from tests.live import create_sandbox
 from tests.providers.helpers import A, B

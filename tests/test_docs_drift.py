@@ -99,6 +99,67 @@ def test_each_list_of_providers_in_the_docs_names_every_registered_one(
     assert in_order == names, f"{name}: list them in the registry's order, {names}"
 
 
+# Tables written per provider, found in every doc (so a new one is checked too): a table whose
+# rows' first cells name two providers or more, by id or simulator name in backticks. These are
+# among them (the finder cannot silently find nothing).
+KNOWN_TABLES = {"docs/api.md", "docs/deployment.md", "docs/routing.md", "docs/simulator.md"}
+
+
+def provider_tables(paths: list[Path]) -> list[tuple[str, str, list[str]]]:
+    """(doc, the table's header line, the providers its rows name, in order of first mention)."""
+    ids = {n: r.provider_id for r in REGISTRATIONS for n in (r.provider_id, r.simulator_name)}
+    found = []
+    for path in paths:
+        tables: list[list[str]] = []
+        before = ""
+        for line in path.read_text().splitlines():
+            if line.startswith("|"):
+                if before.startswith("|"):
+                    tables[-1].append(line)
+                else:
+                    tables.append([line])
+            before = line
+        for header, _, *rows in (t for t in tables if len(t) > 2):
+            named: list[str] = []
+            for row in rows:
+                first = row.strip().strip("|").split("|")[0]
+                named += [ids[n] for n in re.findall(r"`([^`]+)`", first) if n in ids and ids[n] not in named]
+            if len(named) >= 2:
+                where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+                found.append((where, header, named))
+    return found
+
+
+def test_each_table_written_per_provider_has_a_row_for_every_registered_one() -> None:
+    tables = provider_tables(docs())
+    assert KNOWN_TABLES <= {doc for doc, *_ in tables}, "the table finder misses a known table"
+    every = [r.provider_id for r in REGISTRATIONS]
+    for doc, header, named in tables:
+        missing = [p for p in every if p not in named]
+        assert not missing, f"{doc}: the table {header!r} has no row for {missing}: write its row there"
+        assert named == every, f"{doc}: the table {header!r}: put its rows in the registry's order, {every}"
+
+
+def test_the_table_finder_sees_a_table_of_providers(tmp_path: Path) -> None:
+    first, second, *_ = REGISTRATIONS
+    (tmp_path / "x.md").write_text(
+        "| provider | fact |\n|---|---|\n"
+        f"| `{first.provider_id}` (its own words) | x |\n| `{second.simulator_name}` | y |\n\ntext\n\n"
+        f"| field | x |\n|---|---|\n| `{first.provider_id}` | one provider: a note, not a table of them |\n"
+    )
+    assert provider_tables([tmp_path / "x.md"]) == [
+        ("x.md", "| provider | fact |", [first.provider_id, second.provider_id])
+    ]
+
+
+def test_the_simulator_docs_have_a_section_per_provider() -> None:
+    # docs/providers.md, step 4: "docs/simulator.md: a section for the provider".
+    headings = (ROOT / "docs" / "simulator.md").read_text().splitlines()
+    for registration in REGISTRATIONS:
+        heading = "## " + registration.display_name.split(" (")[0]
+        assert heading in headings, f"docs/simulator.md has no section {heading!r}: write one"
+
+
 def test_concepts_names_each_providers_credentials() -> None:
     words = listed("docs/concepts.md", "{Count} providers are spoken:", "paragraph")
     starts = sorted(words.index(f"`{r.provider_id}`") for r in REGISTRATIONS)

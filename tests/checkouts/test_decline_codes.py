@@ -3,7 +3,10 @@ docs/api.md "Why a payment failed"), as its registration declares them: no datab
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +21,7 @@ from tests.kit import each_provider_has_cases
 A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
 FAILED, CANCELLED, EXPIRED = PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED
 AT = datetime(2026, 11, 28, 4, 0, tzinfo=UTC)
+ROUTING_MD = Path(__file__).resolve().parents[2] / "docs" / "routing.md"
 
 
 def error_of(
@@ -179,6 +183,15 @@ def test_every_registered_provider_says_what_is_retried() -> None:
     each_provider_has_cases({provider for provider, *_ in RETRYABLE}, "RETRYABLE")
 
 
+def retried_in_the_docs(provider: str) -> list[str]:
+    """The codes docs/routing.md's "Which declines are retried" gives as retried for ``provider``
+    (its row's second cell, in backticks; ``*`` stands for any characters)."""
+    section = ROUTING_MD.read_text().split("### Which declines are retried", 1)[1].split("\n#", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith(f"| `{provider}`")]
+    assert rows, f"docs/routing.md, 'Which declines are retried': no row for {provider}: write it"
+    return re.findall(r"`([^`]+)`", rows[0].strip().strip("|").split("|")[1])
+
+
 @pytest.mark.parametrize(("provider", "details", "retryable"), RETRYABLE)
 def test_which_declines_are_worth_another_provider(
     provider: str, details: dict[str, object], retryable: bool
@@ -186,6 +199,12 @@ def test_which_declines_are_worth_another_provider(
     result = PaymentResult(FAILED, details=dict(details))
     found = payment_error(registration_of(provider).payment_errors, result)
     assert found is not None and found.retryable is retryable
+    # The docs say the same (a code not named as retried is not).
+    said = any(fnmatchcase(found.provider_code or "", code) for code in retried_in_the_docs(provider))
+    assert said is retryable, (
+        f"docs/routing.md, 'Which declines are retried': {provider}'s {found.provider_code!r} belongs "
+        f"in its {'retried' if retryable else 'not retried'} cell"
+    )
 
 
 @pytest.mark.parametrize("provider", PROVIDER_IDS)

@@ -29,7 +29,7 @@ from payorch.client import AsyncPayorchClient, Call
 from payorch.client.webhooks import compute_signature
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
-from payorch.providers.registry import PROVIDER_IDS
+from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
 from tests import browser as web
 from tests.live import START_SECONDS, free_port, payorch_env, run_cli
 
@@ -37,6 +37,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOP_PORT = 8080
+# What ``auto`` picks for the shop's CLP: the first in priority of the MOCK connectors the CLI
+# made (one per registered provider) that takes CLP.
+AUTO_PICK = min((r for r in REGISTRATIONS if "CLP" in r.supported_currencies), key=lambda r: r.mock_priority)
 
 
 @dataclass
@@ -239,9 +242,8 @@ async def test_buy_with_each_provider(shop: Shop, provider: str, shots: Path) ->
     assert received["payment_intent_id"] == intent_id and received["times_received"] >= 1
     async with AsyncPayorchClient(shop.api_key, shop.payorch_url) as client:
         intent = await client.get_payment_intent(intent_id)
-        # auto: provider A wins (priority 1 of the MOCK connectors the CLI created).
         assert intent.status == "AUTHORIZED"
-        assert intent.provider == (provider if provider != "auto" else PROVIDER_A)
+        assert intent.provider == (provider if provider != "auto" else AUTO_PICK.provider_id)
         assert intent.payment is not None and intent.payment.authorization_code
         assert intent.external_reference == order_id and intent.metadata == {"order_id": order_id}
         deliveries = [

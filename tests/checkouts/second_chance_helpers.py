@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from payorch.db.tables.providers import checkouts
 from payorch.runtime import Runtime
 from tests.checkouts.helpers import DECLINE, MARKET
-from tests.kit import Sandbox
+from tests.kit import Sandbox, mock_sandbox
 from tests.providers.browser import Browser, Trip
 from tests.providers.helpers import A, B, checkout, create_intent
 from tests.routing.helpers import C, put_routing
@@ -32,6 +32,16 @@ async def started(client: httpx.AsyncClient, sandbox: Sandbox) -> tuple[str, dic
     response = await checkout(client, sandbox, intent["id"])
     assert response.status_code == 200, response.text
     return str(intent["id"]), response.json()
+
+
+async def opted_in_start(
+    client: httpx.AsyncClient, runtime: Runtime, *, retry: bool = True, max_attempts: int = 3
+) -> tuple[Sandbox, str, dict[str, Any]]:
+    """A merchant of its own, ``opted_in``, and an intent started there: the intent's id and its
+    first checkout."""
+    sandbox = await mock_sandbox(runtime)
+    await opted_in(client, sandbox, retry=retry, max_attempts=max_attempts)
+    return (sandbox, *await started(client, sandbox))
 
 
 async def market_declines(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, provider: str) -> Trip:

@@ -16,13 +16,11 @@ from tests.checkouts.helpers import B_CARD_ERROR, authorized_events, by_page, pa
 from tests.checkouts.second_chance_helpers import (
     checkouts_of,
     market_declines,
-    opted_in,
+    opted_in_start,
     press_retry,
-    started,
     types_of,
 )
 from tests.dashboard.signing import sign_in
-from tests.kit import mock_sandbox
 from tests.providers.browser import Browser
 from tests.providers.helpers import A, B, events_of, query_of, read
 from tests.routing.helpers import C, section
@@ -33,9 +31,7 @@ FUNDS = ("reject", "cardholder_name", "FUND", False)  # B: cc_rejected_insuffici
 async def test_b_declines_the_page_offers_c_and_c_is_paid(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox)
-    intent_id, first = await started(client, sandbox)
+    sandbox, intent_id, first = await opted_in_start(client, runtime)
     assert first["provider"] == B
     trip = await market_declines(client, sandbox, intent_id, B)
     assert trip.page is not None and urlsplit(trip.page.url).path == f"/checkout-retry/{intent_id}"
@@ -81,9 +77,7 @@ async def test_b_declines_the_page_offers_c_and_c_is_paid(
 async def test_a_non_retryable_decline_ends_failed_as_before(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox)
-    intent_id, first = await started(client, sandbox)
+    sandbox, intent_id, first = await opted_in_start(client, runtime)
     back = await by_page(client, sandbox.headers, intent_id, first, FUNDS)
     trip = await Browser(client).open(back)
     assert trip.left_to is not None and "/checkout-retry/" not in trip.left_to
@@ -97,9 +91,7 @@ async def test_a_non_retryable_decline_ends_failed_as_before(
 async def test_a_merchant_not_opted_in_fails_on_a_retryable_decline(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox, retry=False)
-    intent_id, first = await started(client, sandbox)
+    sandbox, intent_id, first = await opted_in_start(client, runtime, retry=False)
     back = await by_page(client, sandbox.headers, intent_id, first, B_CARD_ERROR)  # retryable
     await Browser(client).open(back)
     assert (await read(client, sandbox, intent_id))["status"] == "FAILED"
@@ -109,9 +101,7 @@ async def test_a_merchant_not_opted_in_fails_on_a_retryable_decline(
 async def test_three_retryable_declines_end_failed_after_max_attempts(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox, max_attempts=3)
-    intent_id, _ = await started(client, sandbox)
+    sandbox, intent_id, _ = await opted_in_start(client, runtime, max_attempts=3)
     trip = await market_declines(client, sandbox, intent_id, B)
     at_c = await press_retry(client, trip)
     assert at_c.page is not None
@@ -138,9 +128,7 @@ async def test_three_retryable_declines_end_failed_after_max_attempts(
 async def test_no_attempts_left_ends_failed_though_a_provider_is_left(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox, max_attempts=2)
-    intent_id, _ = await started(client, sandbox)
+    sandbox, intent_id, _ = await opted_in_start(client, runtime, max_attempts=2)
     await press_retry(client, await market_declines(client, sandbox, intent_id, B))
     trip = await market_declines(client, sandbox, intent_id, C)
     assert trip.left_to is not None
@@ -150,9 +138,7 @@ async def test_no_attempts_left_ends_failed_though_a_provider_is_left(
 async def test_a_forged_return_claiming_a_decline_changes_nothing(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox)
-    intent_id, first = await started(client, sandbox)
+    sandbox, intent_id, first = await opted_in_start(client, runtime)
     preference = query_of(first["checkout"]["url"])["pref_id"]
     forged = {
         "preference_id": preference,
@@ -174,9 +160,7 @@ async def test_a_forged_return_claiming_a_decline_changes_nothing(
 
 
 async def test_two_clicks_at_once_make_one_checkout(client: httpx.AsyncClient, runtime: Runtime) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox)
-    intent_id, _ = await started(client, sandbox)
+    sandbox, intent_id, _ = await opted_in_start(client, runtime)
     trip = await market_declines(client, sandbox, intent_id, B)
     assert trip.page is not None
     form = trip.page.form_with_button("retry", "1")
@@ -194,9 +178,7 @@ async def test_two_clicks_at_once_make_one_checkout(client: httpx.AsyncClient, r
 
 
 async def test_a_forged_click_starts_nothing(client: httpx.AsyncClient, runtime: Runtime) -> None:
-    sandbox = await mock_sandbox(runtime)
-    await opted_in(client, sandbox)
-    intent_id, _ = await started(client, sandbox)
+    sandbox, intent_id, _ = await opted_in_start(client, runtime)
     trip = await market_declines(client, sandbox, intent_id, B)
     assert trip.page is not None
     fields = dict(trip.page.form_with_button("retry", "1").fields)

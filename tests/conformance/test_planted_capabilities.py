@@ -10,13 +10,13 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from payorch.providers import registry
 from payorch.providers.base import ConnectorContext
 from payorch.providers.holds import HoldCalls, HoldRef, HoldState, HoldStatus
 from payorch.providers.provider_a.registration import REGISTRATION as A
 from payorch.providers.registration import ProviderRegistration
 from tests.conformance import capabilities
 from tests.conformance.kit import Shop
+from tests.conformance.planted import use_planted
 
 assert A.holds is not None and A.hold_calls is not None
 REAL: HoldCalls = A.hold_calls
@@ -72,8 +72,7 @@ async def test_a_declaration_not_kept_fails_the_kit(
     shop: Shop, monkeypatch: pytest.MonkeyPatch, plant: str
 ) -> None:
     planted, step = PLANTS[plant]
-    monkeypatch.setitem(registry._BY_ID, A.provider_id, planted)
-    monkeypatch.setattr(shop, "provider", planted)  # the kit reads the declaration from it
+    use_planted(monkeypatch, planted, shop)  # the kit reads the declaration from the shop's
     with pytest.raises(AssertionError):
         await step(shop)
 

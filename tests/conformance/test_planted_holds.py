@@ -10,12 +10,12 @@ import dataclasses
 
 import pytest
 
-from payorch.providers import registry
 from payorch.providers.provider_b.registration import REGISTRATION as B
 from payorch.providers.registration import HoldSupport, ProviderRegistration
 from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, held, start_held
 from tests.conformance.kit import Shop
+from tests.conformance.planted import use_planted
 
 PLANTED = dataclasses.replace(
     B, holds=HoldSupport(partial_capture=True, max_captures=1, void=True, window_days=7)
@@ -25,7 +25,7 @@ PLANTED = dataclasses.replace(
 @pytest.fixture
 def provider(monkeypatch: pytest.MonkeyPatch) -> ProviderRegistration:
     """Provider B, declaring holds it does not have (this module only)."""
-    monkeypatch.setitem(registry._BY_ID, B.provider_id, PLANTED)
+    use_planted(monkeypatch, PLANTED)
     return PLANTED
 
 

@@ -12,17 +12,17 @@ steps (tests/conformance/stopped.py), which must fail:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import pytest
 
-from payorch.providers import registry
 from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentOutcome, PaymentResult
 from payorch.providers.provider_a import wire
 from payorch.providers.provider_a.adapter import ProviderAAdapter
 from payorch.providers.provider_a.registration import REGISTRATION as A
 from payorch.providers.registration import ProviderRegistration
 from tests.conformance.kit import Shop
+from tests.conformance.planted import use_planted
 from tests.conformance.stopped import another_checkouts_return, approved_then_cancelled, approved_then_expired
 from tests.databases import own_database
 
@@ -56,10 +56,24 @@ class AnyonesToken(ProviderAAdapter):
         return await super().confirm_return(ctx, trusted, params)
 
 
-def plant(monkeypatch: pytest.MonkeyPatch, adapter: ProviderAAdapter) -> ProviderRegistration:
-    planted = dataclasses.replace(A, adapter=adapter)
-    monkeypatch.setitem(registry._BY_ID, A.provider_id, planted)
-    return planted
+# (the adapter with the bug, the kit's steps, what the kit says when they fail)
+PLANTS: dict[str, tuple[type[ProviderAAdapter], Callable[[Shop], Awaitable[object]], str]] = {
+    "cancel_taking_the_money": (
+        CapturingCancel,
+        approved_then_cancelled,
+        "the intent is CANCELLED, the provider's books show",
+    ),
+    "expiry_taking_the_money": (
+        CapturingCancel,
+        approved_then_expired,
+        "the intent is EXPIRED, the provider's books show",
+    ),
+    "another_checkouts_token_accepted": (
+        AnyonesToken,
+        another_checkouts_return,
+        "another checkout's reference",
+    ),
+}
 
 
 @pytest.fixture
@@ -67,28 +81,12 @@ def provider() -> ProviderRegistration:
     return A  # each test plants its bug before the first call
 
 
-async def test_a_cancel_that_takes_the_money_fails_the_kit(
-    shop: Shop, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    plant(monkeypatch, CapturingCancel())
-    with pytest.raises(AssertionError, match="the intent is CANCELLED, the provider's books show"):
-        await approved_then_cancelled(shop)
-
-
-async def test_an_expiry_that_takes_the_money_fails_the_kit(
-    shop: Shop, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    plant(monkeypatch, CapturingCancel())
-    with pytest.raises(AssertionError, match="the intent is EXPIRED, the provider's books show"):
-        await approved_then_expired(shop)
-
-
-async def test_another_checkouts_token_accepted_fails_the_kit(
-    shop: Shop, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    plant(monkeypatch, AnyonesToken())
-    with pytest.raises(AssertionError, match="another checkout's reference"):
-        await another_checkouts_return(shop)
+@pytest.mark.parametrize("bug", list(PLANTS))
+async def test_a_planted_bug_fails_the_kit(shop: Shop, monkeypatch: pytest.MonkeyPatch, bug: str) -> None:
+    adapter, steps, said = PLANTS[bug]
+    use_planted(monkeypatch, dataclasses.replace(A, adapter=adapter()), shop)
+    with pytest.raises(AssertionError, match=said):
+        await steps(shop)
 
 
 async def test_unplanted_the_same_steps_pass(shop: Shop) -> None:

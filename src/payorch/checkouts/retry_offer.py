@@ -60,17 +60,9 @@ async def offered(runtime: Runtime, intent_id: str) -> tuple[PaymentIntent | Non
         declined = await repository.get(conn, str(pending["checkout_id"]))
     ends_at = None if declined is None else offer_ends_at(runtime, declined)
     merchant = next((m.name for m in merchants if m.id == intent.merchant_account_id), "")
-    facts = routing.IntentFacts(
-        intent.id,
-        intent.merchant_account_id,
-        intent.amount,
-        intent.currency,
-        intent.metadata or {},
-        intent.capture_method,
-    )
     try:
         decision = await routing.decide(
-            facts,
+            checkouts.routing_facts(intent),
             merchant_connectors,
             active,
             intent.requested_provider,

@@ -13,9 +13,6 @@ the payment link pages (payorch.links.buyer_render) in the buyer's language.
 
 from __future__ import annotations
 
-import hmac
-import secrets
-
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
@@ -26,16 +23,13 @@ from payorch.checkouts.returns import RETRY_PATH, with_query
 from payorch.errors import ApiError
 from payorch.http.deps import runtime_of
 from payorch.intents.records import PaymentIntent
+from payorch.links.buyer_forms import FormToken, language, posted
 from payorch.links.buyer_render import page, secured
-from payorch.links.buyer_text import amount_in, language_of
+from payorch.links.buyer_text import amount_in
 
 PATH = RETRY_PATH
 router = APIRouter(prefix=PATH, include_in_schema=False)
-CSRF_COOKIE = "payorch_retry"
-
-
-def _lang(request: Request, chosen: str | None = None) -> str:
-    return language_of(chosen or request.query_params.get("lang"), request.headers.get("accept-language"))
+TOKEN = FormToken("payorch_retry", PATH)
 
 
 def _to_shop(intent: PaymentIntent) -> Response:
@@ -60,7 +54,7 @@ def _message(lang: str, status: int, heading: str, message: str, back_url: str =
 @router.get("/{payment_intent_id}")
 async def retry_page(payment_intent_id: str, request: Request) -> Response:
     runtime = runtime_of(request)
-    lang = _lang(request)
+    lang = language(request)
     w = RETRY_WORDS[lang]
     intent, offer = await offered(runtime, payment_intent_id)
     if intent is None:
@@ -72,7 +66,7 @@ async def retry_page(payment_intent_id: str, request: Request) -> Response:
             back = with_query(intent.return_url, {"payment_intent_id": intent.id})
             return _message(lang, 200, w["gone_title"], w["gone"], back)
         return _to_shop(intent)
-    token = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+    token = TOKEN.current(request)
     context: dict[str, object] = {
         "heading": w["title"],
         "merchant": offer.merchant,
@@ -85,23 +79,15 @@ async def retry_page(payment_intent_id: str, request: Request) -> Response:
         "csrf": token,
         "back_url": with_query(intent.return_url, {"payment_intent_id": intent.id}),
     }
-    response = page("retry.html", lang, context)
-    secure = runtime.settings.public_url.startswith("https://")
-    response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", secure=secure, path=PATH)
-    return response
+    return TOKEN.keep(page("retry.html", lang, context), token, runtime.settings.public_url)
 
 
 @router.post("/{payment_intent_id}")
 async def retry(payment_intent_id: str, request: Request) -> Response:
     runtime = runtime_of(request)
-    form = await request.form()
-    chosen = form.get("lang")
-    lang = _lang(request, chosen if isinstance(chosen, str) else None)
+    form, lang = await posted(request)
     w = RETRY_WORDS[lang]
-    submitted, expected = form.get("csrf"), request.cookies.get(CSRF_COOKIE) or ""
-    if not (
-        isinstance(submitted, str) and expected and hmac.compare_digest(expected.encode(), submitted.encode())
-    ):
+    if not TOKEN.matches(request, form):
         return _message(lang, 403, w["title"], w["expired_form"], f"{PATH}/{payment_intent_id}?lang={lang}")
     intent, offer = await offered(runtime, payment_intent_id)
     if intent is None:

@@ -72,6 +72,18 @@ async def intent_checkouts(conn: AsyncConnection, payment_intent_id: str) -> lis
     return await repository.for_intent(conn, payment_intent_id)
 
 
+def routing_facts(intent: PaymentIntent) -> routing.IntentFacts:
+    """What routing reads of an intent (a checkout's, and a second chance's next provider)."""
+    return routing.IntentFacts(
+        intent.id,
+        intent.merchant_account_id,
+        intent.amount,
+        intent.currency,
+        intent.metadata or {},
+        intent.capture_method,
+    )
+
+
 def return_url(runtime: Runtime, provider: str, intent_id: str) -> str:
     return f"{runtime.settings.public_url}/v1/checkout-returns/{provider}/{intent_id}"
 
@@ -153,14 +165,7 @@ async def _plan(
             raise InvalidState(intent.status, allowed=REPLACEABLE)
         requested = body.provider or intent.requested_provider
         merchant_connectors = await connectors.merchant_connectors(conn, intent.merchant_account_id)
-        facts = routing.IntentFacts(
-            intent.id,
-            intent.merchant_account_id,
-            intent.amount,
-            intent.currency,
-            intent.metadata or {},
-            intent.capture_method,
-        )
+        facts = routing_facts(intent)
         active = await routing_versions.active_program(conn, intent.merchant_account_id)
         decision = await routing.decide(
             facts,

@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import hmac
-import secrets
 from datetime import timedelta
 
 from fastapi import APIRouter, Request
@@ -31,8 +29,9 @@ from payorch.intents import service as intents
 from payorch.intents.schemas import CreatePaymentIntent
 from payorch.intents.states import IntentStatus
 from payorch.links import repository, slots
+from payorch.links.buyer_forms import FormToken, language, posted
 from payorch.links.buyer_render import page, secured, stylesheet
-from payorch.links.buyer_text import WORDS, amount_in, date_in, language_of
+from payorch.links.buyer_text import WORDS, amount_in, date_in
 from payorch.links.records import PAID, LinkStatus, PaymentLink
 from payorch.links.settle import settle
 from payorch.ratelimit.limiter import client_address
@@ -40,13 +39,9 @@ from payorch.runtime import Runtime
 
 router = APIRouter(prefix="/pay", include_in_schema=False)
 
-CSRF_COOKIE = "payorch_pay"  # the Pay form's token, double submitted (no session here)
+TOKEN = FormToken("payorch_pay", "/pay")  # the Pay form's token, double submitted (no session here)
 LINK_CALLER = "payment_link"  # the credential id of the intents a link's page makes
 _WAITING = (IntentStatus.CREATED, IntentStatus.REQUIRES_ACTION, IntentStatus.PROCESSING)
-
-
-def _lang(request: Request, chosen: str | None = None) -> str:
-    return language_of(chosen or request.query_params.get("lang"), request.headers.get("accept-language"))
 
 
 async def _open(runtime: Runtime, link_id: str) -> tuple[PaymentLink, str] | None:
@@ -81,7 +76,7 @@ async def pay_css() -> Response:
 
 @router.get("/{link_id}")
 async def link_page(link_id: str, request: Request) -> Response:
-    lang = _lang(request)
+    lang = language(request)
     opened = await _open(runtime_of(request), link_id)
     if opened is None:
         return _not_found(lang)
@@ -90,7 +85,7 @@ async def link_page(link_id: str, request: Request) -> Response:
         return _ended(link, merchant, lang)
     t = WORDS[lang]
     amount = amount_in(lang, link.amount, link.currency)
-    token = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+    token = TOKEN.current(request)
     until = date_in(lang, link.expires_at, link.currency) if link.expires_at else ""
     context: dict[str, object] = {
         "heading": t["title"].format(merchant=merchant),
@@ -102,10 +97,7 @@ async def link_page(link_id: str, request: Request) -> Response:
         "link_id": link.id,
         "csrf": token,
     }
-    response = page("pay.html", lang, context)
-    secure = runtime_of(request).settings.public_url.startswith("https://")
-    response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict", secure=secure, path="/pay")
-    return response
+    return TOKEN.keep(page("pay.html", lang, context), token, runtime_of(request).settings.public_url)
 
 
 def _message(
@@ -118,14 +110,9 @@ def _message(
 @router.post("/{link_id}")
 async def pay(link_id: str, request: Request) -> Response:
     runtime = runtime_of(request)
-    form = await request.form()
-    chosen = form.get("lang")
-    lang = _lang(request, chosen if isinstance(chosen, str) else None)
+    form, lang = await posted(request)
     t = WORDS[lang]
-    submitted, expected = form.get("csrf"), request.cookies.get(CSRF_COOKIE) or ""
-    if not (
-        isinstance(submitted, str) and expected and hmac.compare_digest(expected.encode(), submitted.encode())
-    ):
+    if not TOKEN.matches(request, form):
         return _message(lang, 403, t["busy_title"], t["expired_form"], again=True, link_id=link_id)
     decision = await runtime.rate_limiter.hit_link_pay(link_id, client_address(request.scope))
     if not decision.allowed:
@@ -205,7 +192,7 @@ async def _give_back(runtime: Runtime, caller: Caller, intent_id: str) -> None:
 async def after_payment(link_id: str, request: Request) -> Response:
     """Paid or not, from the intent: the query string names it and nothing more."""
     runtime = runtime_of(request)
-    lang = _lang(request)
+    lang = language(request)
     t = WORDS[lang]
     intent_id = request.query_params.get("payment_intent_id", "")
     async with runtime.phases.reading() as conn:

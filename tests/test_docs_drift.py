@@ -3,9 +3,11 @@ how many there are (README), how many providers there are and their MOCK priorit
 quickstart, no "both providers"), every list of the providers in README, docs/quickstart.md,
 docs/api.md and docs/concepts.md (each names every registered provider, in the registry's order,
 concepts.md with its credentials), the dashboard's pages (docs/dashboard.md's table), and the
-simulator names the controls accept (docs/api.md), and every field of the records a provider
-declares (docs/providers.md, read from the dataclasses). A new migration, provider, page or
-registration field fails here until the docs say it."""
+simulator names the controls accept (docs/api.md), a row for every provider in each table written
+per provider and a section per provider in docs/simulator.md, and every field of the records a
+provider declares and of those its simulator answers, and every method of the Protocols its
+registration points to (docs/providers.md, read from the dataclasses and Protocols). A new
+migration, provider, page or registration field fails here until the docs say it."""
 
 from __future__ import annotations
 
@@ -17,10 +19,12 @@ import pytest
 from fastapi.routing import APIRoute
 
 from payorch.dashboard.routes import ROUTERS
+from payorch.providers.holds import HoldCalls
+from payorch.providers.reconciliation import ReconciliationReader
 from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration
 from payorch.providers.registry import REGISTRATIONS
 from payorch.simulator.discrepancies.records import Discrepancies
-from payorch.simulator.simulated import SimulatedHolds, SimulatedProvider
+from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedHolds, SimulatedProvider
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSIONS = ROOT / "src" / "payorch" / "db" / "migrations" / "versions"
@@ -170,39 +174,93 @@ def test_concepts_names_each_providers_credentials() -> None:
         assert not missing, f"docs/concepts.md: {registration.provider_id}'s credentials miss {missing}"
 
 
-# The records a provider declares (docs/providers.md, "The registrations, field by field").
-DECLARED = [ProviderRegistration, Notifications, HoldSupport, SimulatedProvider, SimulatedHolds, Discrepancies]
+# The records a provider declares (docs/providers.md, "The registrations, field by field"), the
+# records its simulator's callables answer, and the Protocols its registration points to.
+DECLARED = [
+    ProviderRegistration,
+    Notifications,
+    HoldSupport,
+    SimulatedProvider,
+    SimulatedHolds,
+    Settlement,
+    Bought,
+    BuyerReturn,
+    Discrepancies,
+]
+PROTOCOLS = [HoldCalls, ReconciliationReader]
 
 
-def documented_fields() -> dict[str, set[str]]:
-    """Per ``### `Record` `` heading of that section: the first cells of its table."""
-    lines = (ROOT / "docs" / "providers.md").read_text().splitlines()
+def documented_fields(text: str) -> dict[str, set[str]]:
+    """Per record of that section's tables: the names in their first cells. A table under a
+    ``### `Record` `` heading names its fields; a first cell `` `Record.method` `` names the
+    record too; under a heading of several records, a row's first cell names the record and
+    its second the field."""
+    lines = text.splitlines()
     start = lines.index("## The registrations, field by field")
     found: dict[str, set[str]] = {}
-    record = None
+    records: list[str] = []
     for line in lines[start + 1 :]:
         if line.startswith("## "):
             break
-        heading = re.match(r"### `(\w+)`", line)
         if line.startswith("### "):
-            record = heading.group(1) if heading else None
-        elif record and line.startswith("| `"):
-            found.setdefault(record, set()).add(line.split("`")[1])
+            records = re.findall(r"`(\w+)`", line.split("(")[0])
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("| `") or not records:
+            continue
+        first = cells[0].strip("`")
+        if "." in first:
+            record, name = first.split(".", 1)
+        elif len(records) > 1 and first in records and len(cells) > 1 and cells[1].startswith("`"):
+            record, name = first, cells[1].strip("`")
+        else:
+            record, name = records[0], first
+        found.setdefault(record, set()).add(name)
     return found
+
+
+PROVIDERS_MD = (ROOT / "docs" / "providers.md").read_text()
 
 
 @pytest.mark.parametrize("record", DECLARED, ids=lambda r: r.__name__)
 def test_providers_md_names_every_field_of_the_registrations(record: type) -> None:
     fields = {f.name for f in dataclasses.fields(record)}
-    written = documented_fields().get(record.__name__, set())
+    written = documented_fields(PROVIDERS_MD).get(record.__name__, set())
     assert fields - written == set(), f"docs/providers.md: {record.__name__}'s table misses these fields"
     assert written - fields == set(), f"docs/providers.md: {record.__name__} has no such fields"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda r: r.__name__)
+def test_providers_md_names_every_method_of_the_protocols(protocol: type) -> None:
+    methods = {name for name, value in vars(protocol).items() if callable(value) and not name.startswith("_")}
+    written = documented_fields(PROVIDERS_MD).get(protocol.__name__, set())
+    assert methods and methods - written == set(), (
+        f"docs/providers.md: {protocol.__name__}'s table misses these"
+    )
+    assert written - methods == set(), f"docs/providers.md: {protocol.__name__} has no such methods"
+
+
+def test_the_field_reader_sees_each_form() -> None:
+    text = (
+        "## The registrations, field by field\n### `One` (`x.py`)\n| field | x |\n|---|---|\n| `a` | x |\n"
+        "### `Two`, `Three` (`y.py`)\n| record | field | x |\n|---|---|---|\n| `Two` | `b` | x |\n"
+        "| `Three` | `c` | x |\n### `P`\n| `P.m` | x |\n## Next\n| `d` | x |\n"
+    )
+    assert documented_fields(text) == {"One": {"a"}, "Two": {"b"}, "Three": {"c"}, "P": {"m"}}
 
 
 def test_providers_md_says_where_notifications_go_and_what_runs_in_process() -> None:
     text = read("docs/providers.md")
     assert "### The notification URL" in text and "### What runs in process, and what must not" in text
     assert "{PAYORCH_PUBLIC_URL}/v1/provider-notifications/{provider}/{connector_id}" in text
+    # How a simulator learns the URL, and the rule for what runs in process (issue 42's trap).
+    learns = text.split("### The notification URL", 1)[1].split("### ", 1)[0]
+    assert "A simulator learns the URL" in learns, "docs/providers.md: say how a simulator learns the URL"
+    in_process = text.split("### What runs in process, and what must not", 1)[1].split("## ", 1)[0]
+    assert "background task" in in_process and "outbox" in in_process, (
+        "docs/providers.md: say that a simulator's notifications leave through its outbox, never from "
+        "an in-process answer's background tasks"
+    )
 
 
 def test_the_controls_name_every_simulator() -> None:

@@ -30,8 +30,6 @@ import re
 from collections.abc import Mapping
 from datetime import timedelta
 
-import httpx
-
 from payorch.providers.base import (
     AdapterIdentity,
     CheckoutRef,
@@ -50,14 +48,18 @@ from payorch.providers.base import (
     ProviderUnavailable,
     RefundRequest,
 )
-from payorch.providers.http import json_or_none, parse, send
+from payorch.providers.calls import call
+from payorch.providers.http import parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.credentials import (
     MOCK_DEFERRED_SUFFIX,
     ProviderACredentials,
     capture_methods,
 )
-from payorch.providers.provider_a.payment_results import CURRENCY, ignored, result_of
+from payorch.providers.provider_a.payment_results import CURRENCY, result_of
+from payorch.providers.provider_a.refusals import error_message, refund_reason, rejected
+from payorch.providers.references import ignored, same
+from payorch.providers.refund_results import from_refunded_total
 
 MANUAL = "manual"
 BASE_URLS = {
@@ -78,12 +80,6 @@ def session_id_for(ctx: ConnectorContext, checkout_id: str) -> str:
     """The checkout's session_id (40 hex characters, within the provider's 61)."""
     key = ProviderACredentials.of(ctx).api_key.get_secret_value().encode()
     return hmac.new(key, b"session:" + checkout_id.encode(), hashlib.sha256).hexdigest()[:40]
-
-
-def _same(presented: str | None, expected: str | None) -> bool:
-    if not presented or not expected:
-        return False
-    return hmac.compare_digest(presented.encode(), expected.encode())
 
 
 class ProviderAAdapter(AdapterIdentity):
@@ -118,17 +114,16 @@ class ProviderAAdapter(AdapterIdentity):
             amount=request.amount,
             return_url=request.return_url,
         )
-        response = await send(
+        created = await call(
             ctx,
             "create",
             "POST",
             wire.TRANSACTIONS,
+            wire.CreatedTransaction,
             headers=headers_for(ctx, deferred=manual),
+            refusals=rejected,
             json=body.model_dump(),
         )
-        if response.status_code != 200:
-            raise rejected_answer("create", response)
-        created = parse(wire.CreatedTransaction, response, "create", PROVIDER_A)
         token_expiry = ctx.clock.now() + timedelta(seconds=wire.TOKEN_LIFETIME_SECONDS)
         return CheckoutSession(
             url=created.url,
@@ -157,7 +152,7 @@ class ProviderAAdapter(AdapterIdentity):
         session_id = checkout.provider_data.get("session_id") or session_id_for(ctx, checkout.checkout_id)
 
         if token_ws and tbk_token:  # error page, then "back to shop"
-            if not (_same(token_ws, token) or _same(tbk_token, token)):
+            if not (same(token_ws, token) or same(tbk_token, token)):
                 return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, PaymentOutcome.FAILED, "the provider showed an error page", "error"
@@ -165,17 +160,17 @@ class ProviderAAdapter(AdapterIdentity):
         if token_ws:  # normal end: commit to learn the result
             if order or session:
                 return ignored("unrecognised return shape")
-            if not _same(token_ws, token):
+            if not same(token_ws, token):
                 return ignored("the return's token is not this checkout's")
             return await self._commit(ctx, checkout)
         if tbk_token:  # the buyer aborted (or says so)
-            if not _same(tbk_token, token) or (order is not None and not _same(order, buy_order)):
+            if not same(tbk_token, token) or (order is not None and not same(order, buy_order)):
                 return ignored("the return's token is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, PaymentOutcome.CANCELLED, "the buyer cancelled at the provider", "aborted"
             )
         if order and session:  # the payment form timed out (or says so)
-            if not (_same(order, buy_order) and _same(session, session_id)):
+            if not (same(order, buy_order) and same(session, session_id)):
                 return ignored("the return's order or session is not this checkout's")
             return await self._unless_paid(
                 ctx, checkout, PaymentOutcome.EXPIRED, "the payment form timed out", "timeout"
@@ -218,7 +213,7 @@ class ProviderAAdapter(AdapterIdentity):
         if response.status_code == 422:
             # Already committed (a racing return), aborted or late: the status says which.
             return await self._read_transaction(ctx, checkout)
-        raise rejected_answer("commit", response)
+        raise rejected("commit", response)
 
     # -- status, cancel ---------------------------------------------------------------------------
 
@@ -251,10 +246,10 @@ class ProviderAAdapter(AdapterIdentity):
             return PaymentResult(
                 outcome=PaymentOutcome.NOT_PAID,
                 provider_payment_reference=checkout.provider_reference,
-                reason=_error_message(response) or f"status answered {response.status_code}",
+                reason=error_message(response) or f"status answered {response.status_code}",
                 details={"http_status": response.status_code},
             )
-        raise rejected_answer("status", response)
+        raise rejected("status", response)
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         # A token cannot be expired at this provider. Reading its status commits an approval
@@ -269,10 +264,16 @@ class ProviderAAdapter(AdapterIdentity):
             raise ProviderRejected(f"{PROVIDER_A} refunds only {CURRENCY}", provider=PROVIDER_A)
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}/refunds"
         body = wire.RefundTransaction(amount=request.amount)
-        response = await send(ctx, "refund", "POST", path, headers=headers_for(ctx), json=body.model_dump())
-        if response.status_code != 200:
-            raise rejected_answer("refund", response)
-        answer = parse(wire.ProviderARefundAnswer, response, "refund", PROVIDER_A)
+        answer = await call(
+            ctx,
+            "refund",
+            "POST",
+            path,
+            wire.ProviderARefundAnswer,
+            headers=headers_for(ctx),
+            refusals=rejected,
+            json=body.model_dump(),
+        )
         details = {"type": answer.type, "balance": answer.balance}
         if answer.type == wire.REVERSED:
             return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
@@ -280,7 +281,7 @@ class ProviderAAdapter(AdapterIdentity):
             code = answer.response_code
             if code not in (None, 0):
                 raise ProviderRejected(
-                    _refund_reason(code, None), provider=PROVIDER_A, code=str(code), status_code=200
+                    refund_reason(code, None), provider=PROVIDER_A, code=str(code), status_code=200
                 )
             return ProviderRefundResult(
                 ProviderRefundOutcome.SUCCEEDED,
@@ -294,23 +295,14 @@ class ProviderAAdapter(AdapterIdentity):
         """From the transaction's balance: lower by the refund -> SUCCEEDED, unchanged ->
         NOT_APPLIED, anything else -> PENDING (ask again later)."""
         path = f"{wire.TRANSACTIONS}/{request.provider_payment_reference}"
-        response = await send(ctx, "status", "GET", path, headers=headers_for(ctx))
-        if response.status_code != 200:
-            raise rejected_answer("status", response)
-        status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
-        left_before = request.payment_amount - request.refunded_before
-        left_after = left_before - request.amount
+        status = await call(
+            ctx, "status", "GET", path, wire.TransactionStatus, headers=headers_for(ctx), refusals=rejected
+        )
         balance = status.balance
         if status.status in (wire.REVERSED, wire.NULLIFIED) and balance is None:
             balance = 0
-        details = {"status": status.status, "balance": balance}
-        if balance is None:
-            return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
-        if balance <= left_after:
-            return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
-        if balance == left_before:
-            return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount, details=details)
-        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
+        refunded = request.payment_amount - balance if balance is not None else None
+        return from_refunded_total(request, refunded, {"status": status.status, "balance": balance})
 
     # -- notifications ----------------------------------------------------------------------------
 
@@ -336,44 +328,3 @@ def headers_for(ctx: ConnectorContext, *, deferred: bool = False) -> dict[str, s
         "Tbk-Api-Key-Secret": credentials.api_key.get_secret_value(),
         "Content-Type": "application/json",
     }
-
-
-def _error_message(response: httpx.Response) -> str | None:
-    body = json_or_none(response)
-    if isinstance(body, dict) and isinstance(body.get("error_message"), str):
-        return str(body["error_message"])[:300]
-    return None
-
-
-def _refund_reason(code: int | None, message: str | None) -> str:
-    if code is not None and code in wire.REFUND_ERRORS:
-        return f"{wire.REFUND_ERRORS[code]} (code {code})"
-    return message or (f"refund refused (code {code})" if code is not None else "refund refused")
-
-
-_CODE_IN_MESSAGE = re.compile(r"\b(16|53|284|310|311)\b")
-
-
-def rejected_answer(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
-    """A non-2xx, non-5xx answer: definite when it is a 4xx with the provider's error body."""
-    if not 400 <= response.status_code < 500:
-        return ProviderUnavailable(
-            f"{operation}: unexpected HTTP {response.status_code}", provider=PROVIDER_A
-        )
-    body = json_or_none(response)
-    message = _error_message(response)
-    code: int | None = None
-    if isinstance(body, dict) and isinstance(body.get("response_code"), int):
-        code = body["response_code"]
-    elif operation == "refund" and message and (found := _CODE_IN_MESSAGE.search(message)):
-        code = int(found.group(1))
-    if operation == "refund":
-        reason = _refund_reason(code, message)
-    else:
-        reason = f"{operation} refused: {message or 'HTTP ' + str(response.status_code)}"
-    return ProviderRejected(
-        reason,
-        provider=PROVIDER_A,
-        code=str(code) if code is not None else None,
-        status_code=response.status_code,
-    )

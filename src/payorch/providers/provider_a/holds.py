@@ -18,7 +18,8 @@ from payorch.providers.base import ConnectorContext, ProviderRejected
 from payorch.providers.holds import HoldRef, HoldState, HoldStatus
 from payorch.providers.http import parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
-from payorch.providers.provider_a.adapter import buy_order_for, headers_for, rejected_answer
+from payorch.providers.provider_a.adapter import buy_order_for, headers_for
+from payorch.providers.provider_a.refusals import rejected
 
 RELEASED_STATES = (wire.REVERSED, wire.NULLIFIED)
 
@@ -41,7 +42,7 @@ class ProviderAHolds:
                     code=str(captured.response_code),
                 )
             return _captured(hold, captured.captured_amount)
-        refused = rejected_answer("capture", response)
+        refused = rejected("capture", response)
         if response.status_code == 422:
             # Captured already (a retry whose first answer was lost), released or lapsed: read it.
             seen = await self.read_hold(ctx, hold)
@@ -61,7 +62,7 @@ class ProviderAHolds:
         if seen.status in (HoldStatus.RELEASED, HoldStatus.LAPSED):
             return seen
         raise (
-            rejected_answer("void", response)
+            rejected("void", response)
             if response.status_code != 200
             else ProviderRejected("void: the provider did not release the hold", provider=PROVIDER_A)
         )
@@ -75,7 +76,7 @@ class ProviderAHolds:
                 # approval: past both, nothing of it can be captured any more (capture answers
                 # the expiry) and the provider no longer answers about it: lapsed.
                 return HoldState(HoldStatus.LAPSED, details={"status": "past the status read's 7 days"})
-            raise rejected_answer("status", response)
+            raise rejected("status", response)
         status = parse(wire.TransactionStatus, response, "status", PROVIDER_A)
         details = {"status": status.status, "balance": status.balance}
         if status.status == wire.AUTHORIZED:

@@ -13,6 +13,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
 )
 from payorch.providers.provider_a import PROVIDER_A, wire
+from payorch.providers.references import ignored
 
 CURRENCY = "CLP"  # the only currency it charges
 
@@ -95,7 +96,3 @@ def _held(
         capture_before=authorized_at + timedelta(days=wire.HOLD_DAYS) if held else None,
         details=dict(details),
     )
-
-
-def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=PaymentOutcome.IGNORED, reason=reason, details=dict(details or {}))

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from payorch.providers.base import ConnectorContext
-from payorch.providers.http import parse, send
-from payorch.providers.provider_a import PROVIDER_A, wire
+from payorch.providers.calls import read_or_none
+from payorch.providers.provider_a import wire
 from payorch.providers.provider_a.adapter import headers_for as headers_of
-from payorch.providers.provider_a.adapter import rejected_answer as rejected
 from payorch.providers.provider_a.payment_results import CURRENCY
+from payorch.providers.provider_a.refusals import rejected
 from payorch.providers.reconciliation import (
     DayWindow,
     KnownCheckout,
@@ -104,11 +104,11 @@ class ProviderAReader:
     async def _read(self, ctx: ConnectorContext, checkout: KnownCheckout) -> ProviderPaymentRecord:
         token = checkout.reference
         path = f"{wire.TRANSACTIONS}/{token}"
-        response = await send(ctx, "status", "GET", path, headers=headers_of(ctx))
-        if response.status_code == 200:
-            return _record(token, parse(wire.TransactionStatus, response, "status", PROVIDER_A), checkout)
-        if response.status_code == 404:
+        status = await read_or_none(
+            ctx, "status", path, wire.TransactionStatus, headers=headers_of(ctx), refusals=rejected
+        )
+        if status is None:
             return ProviderPaymentRecord(
                 token, token, None, ProviderPaymentState.UNKNOWN, "not found", 0, CURRENCY, 0, None, None
             )
-        raise rejected("status", response)
+        return _record(token, status, checkout)

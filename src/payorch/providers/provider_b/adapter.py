@@ -22,7 +22,6 @@ Quirks kept here:
 from __future__ import annotations
 
 import dataclasses
-import hmac
 from collections.abc import Mapping
 from datetime import timedelta
 
@@ -38,35 +37,27 @@ from payorch.providers.base import (
     NotificationRef,
     PaymentOutcome,
     PaymentResult,
-    ProviderRefundOutcome,
     ProviderRefundResult,
     ProviderRejected,
     RefundRequest,
 )
+from payorch.providers.calls import call, read_or_none
 from payorch.providers.http import parse, send
 from payorch.providers.provider_b import PROVIDER_B, notifications, wire
 from payorch.providers.provider_b.credentials import ProviderBCredentials
-from payorch.providers.provider_b.payment_results import (
-    details_of,
-    ignored,
-    mismatch,
-    rank,
-    result_of,
-)
+from payorch.providers.provider_b.payment_results import details_of, mismatch, rank, result_of
 from payorch.providers.provider_b.refusals import rejected
+from payorch.providers.references import ignored, same
+from payorch.providers.refund_results import RefundStatuses, from_refunded_total
 
 BASE_URL = "https://api.mercadopago.com"  # SANDBOX (TEST- token) and PRODUCTION
 # The currencies of the provider's sites (one per country it operates in).
 CURRENCIES = frozenset({"ARS", "BRL", "CLP", "COP", "MXN", "PEN", "UYU", "USD"})
+CREATED = frozenset({200, 201})
+REFUNDS = RefundStatuses(PROVIDER_B, frozenset({wire.APPROVED}), frozenset({wire.REJECTED, wire.CANCELLED}))
 
 # Ids travel in URL paths: accept only what the provider's ids look like.
-_ID = notifications.ID  # a provider id as it may appear in our paths and queries
-
-
-def _same(presented: str | None, expected: str | None) -> bool:
-    if not presented or not expected:
-        return False
-    return hmac.compare_digest(presented.encode(), expected.encode())
+IDS = notifications.IDS
 
 
 def _given(value: str | None) -> str | None:
@@ -103,17 +94,17 @@ class ProviderBAdapter(AdapterIdentity):
                 "connector_id": ctx.connector_id,
             },
         )
-        response = await send(
+        preference = await call(
             ctx,
             "create",
             "POST",
             wire.PREFERENCES,
+            wire.Preference,
             headers=_headers(ctx, idempotency_key=request.checkout_id),
+            refusals=rejected,
+            ok=CREATED,
             json=body.model_dump(exclude_none=True),
         )
-        if response.status_code not in (200, 201):
-            raise rejected("create", response)
-        preference = parse(wire.Preference, response, "create", PROVIDER_B)
         url = preference.init_point
         if ctx.mode is Mode.SANDBOX and preference.sandbox_init_point:
             url = preference.sandbox_init_point
@@ -132,14 +123,14 @@ class ProviderBAdapter(AdapterIdentity):
         self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
     ) -> PaymentResult:
         preference_id = _given(params.get("preference_id"))
-        if preference_id and not _same(preference_id, checkout.provider_reference):
+        if preference_id and not same(preference_id, checkout.provider_reference):
             return ignored("the return names another checkout's preference")
         reference = _given(params.get("external_reference"))
         if reference and reference != checkout.payment_intent_id:
             return ignored("the return names another payment intent")
         payment_id = _given(params.get("payment_id")) or _given(params.get("collection_id"))
         if payment_id:
-            if not _ID.match(payment_id):
+            if not IDS.valid(payment_id):
                 return ignored("malformed payment id")
             result = await self._read_payment(ctx, checkout, payment_id)
             if result is None or result.outcome is PaymentOutcome.IGNORED:
@@ -162,7 +153,7 @@ class ProviderBAdapter(AdapterIdentity):
         self, ctx: ConnectorContext, checkout: CheckoutRef, *, payment_reference: str | None = None
     ) -> PaymentResult:
         read = None
-        if payment_reference and _ID.match(payment_reference):
+        if payment_reference and IDS.valid(payment_reference):
             read = await self._read_payment(ctx, checkout, payment_reference)
         return await self._status_from(ctx, checkout, read)
 
@@ -190,7 +181,7 @@ class ProviderBAdapter(AdapterIdentity):
             expiration_date_from=isoformat(now - timedelta(seconds=2)),
             expiration_date_to=isoformat(now - timedelta(seconds=1)),
         )
-        preference = _path_id(checkout.provider_reference)
+        preference = IDS.path(checkout.provider_reference)
         response = await send(
             ctx,
             "expire",
@@ -213,7 +204,7 @@ class ProviderBAdapter(AdapterIdentity):
     # -- refunds ----------------------------------------------------------------------------------
 
     async def refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
-        payment = _path_id(request.provider_payment_reference)
+        payment = IDS.path(request.provider_payment_reference)
         whole = request.refunded_before == 0 and request.amount == request.payment_amount
         body = None
         if not whole:  # an empty body refunds everything; a partial refund names its amount
@@ -229,45 +220,26 @@ class ProviderBAdapter(AdapterIdentity):
         if response.status_code not in (200, 201):
             raise rejected("refund", response)
         refund = parse(wire.ProviderBRefund, response, "refund", PROVIDER_B)
-        details = {"status": refund.status}
-        if refund.status == wire.APPROVED:
-            return ProviderRefundResult(
-                ProviderRefundOutcome.SUCCEEDED, request.amount, refund.id, details=details
-            )
-        if refund.status in (wire.REJECTED, wire.CANCELLED):
-            raise ProviderRejected(
-                f"refund {refund.status}" + (f": {refund.reason}" if refund.reason else ""),
-                provider=PROVIDER_B,
-                code=refund.status,
-                status_code=response.status_code,
-            )
-        # pending, in_process, or no status: settle it later from the payment's refunded total.
-        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, refund.id, details=details)
+        # pending, in_process, or no status: settled later from the payment's refunded total.
+        return REFUNDS.result(
+            request, refund.status, refund.id, failure=refund.reason, status_code=response.status_code
+        )
 
     async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """From the payment's refunded total: up by the refund -> SUCCEEDED, unchanged ->
         NOT_APPLIED, anything else -> PENDING. (A retry of ``refund`` with the same refund id
         is also safe: the provider answers the first refund again.)"""
-        payment_id = _path_id(request.provider_payment_reference)
-        response = await send(
-            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=_headers(ctx)
+        payment_id = IDS.path(request.provider_payment_reference)
+        path = f"{wire.PAYMENTS}/{payment_id}"
+        payment = await call(
+            ctx, "read payment", "GET", path, wire.ProviderBPayment, headers=_headers(ctx), refusals=rejected
         )
-        if response.status_code != 200:
-            raise rejected("read payment", response)
-        payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
         refunded = None
         if payment.transaction_amount_refunded is not None:
             refunded = wire.to_minor(payment.transaction_amount_refunded, request.currency)
         if payment.status == wire.REFUNDED and refunded is None:
             refunded = request.payment_amount
-        details = {"status": payment.status, "refunded_amount": refunded}
-        if refunded is None:
-            return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
-        if refunded >= request.refunded_before + request.amount:
-            return ProviderRefundResult(ProviderRefundOutcome.SUCCEEDED, request.amount, details=details)
-        if refunded == request.refunded_before:
-            return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount, details=details)
-        return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, details=details)
+        return from_refunded_total(request, refunded, {"status": payment.status, "refunded_amount": refunded})
 
     # -- notifications ----------------------------------------------------------------------------
 
@@ -292,14 +264,11 @@ class ProviderBAdapter(AdapterIdentity):
         self, ctx: ConnectorContext, checkout: CheckoutRef, payment_id: str
     ) -> PaymentResult | None:
         """The payment, checked against the checkout; None when the provider knows no such id."""
-        response = await send(
-            ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=_headers(ctx)
+        path = f"{wire.PAYMENTS}/{payment_id}"
+        payment = await read_or_none(
+            ctx, "read payment", path, wire.ProviderBPayment, headers=_headers(ctx), refusals=rejected
         )
-        if response.status_code == 404:
-            return None
-        if response.status_code != 200:
-            raise rejected("read payment", response)
-        return _checked(ctx, parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B), checkout)
+        return _checked(ctx, payment, checkout) if payment is not None else None
 
     async def _best(self, ctx: ConnectorContext, checkout: CheckoutRef, read: PaymentResult) -> PaymentResult:
         """``read`` unless it did not pay and another payment of the intent ranks higher (a
@@ -313,21 +282,20 @@ class ProviderBAdapter(AdapterIdentity):
 
     async def _search(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult | None:
         """The payment that speaks for the checkout's intent, or None when there is none."""
-        response = await send(
+        found = await call(
             ctx,
             "search payments",
             "GET",
             wire.PAYMENTS_SEARCH,
+            wire.PaymentSearch,
             headers=_headers(ctx),
+            refusals=rejected,
             params={
                 "external_reference": checkout.payment_intent_id,
                 "sort": "date_created",
                 "criteria": "desc",
             },
         )
-        if response.status_code != 200:
-            raise rejected("search payments", response)
-        found = parse(wire.PaymentSearch, response, "search payments", PROVIDER_B)
         results = [
             result_of(ctx, payment, checkout.currency)
             for payment in found.results
@@ -358,9 +326,3 @@ def _headers(ctx: ConnectorContext, *, idempotency_key: str | None = None) -> di
     if idempotency_key is not None:
         headers["X-Idempotency-Key"] = idempotency_key
     return headers
-
-
-def _path_id(value: str) -> str:
-    if not _ID.match(value):
-        raise ValueError("not a provider id")
-    return value

@@ -9,7 +9,6 @@ read, and the payment read from the provider is what the caller confirms against
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from payorch.providers.base import (
@@ -19,8 +18,8 @@ from payorch.providers.base import (
     NotificationRef,
     ProviderRejected,
 )
-from payorch.providers.http import parse, send
-from payorch.providers.provider_b import PROVIDER_B, wire
+from payorch.providers.calls import read_or_none
+from payorch.providers.provider_b import wire
 from payorch.providers.provider_b.credentials import ProviderBCredentials
 from payorch.providers.provider_b.payment_results import dispute_of
 from payorch.providers.provider_b.refusals import rejected
@@ -28,8 +27,9 @@ from payorch.providers.provider_b.signature import (
     NOTIFICATION_TOLERANCE_SECONDS,
     verify_signature,
 )
+from payorch.providers.references import ProviderIds
 
-ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+IDS = ProviderIds(r"[A-Za-z0-9_-]{1,64}")  # what a provider id may look like in our paths
 Headers = Callable[[ConnectorContext], dict[str, str]]  # the API's headers (after verifying)
 
 
@@ -56,7 +56,7 @@ async def parse_notification(
         topic = wire.TOPIC_MERCHANT_ORDER
     if topic not in (wire.TOPIC_PAYMENT, wire.TOPIC_MERCHANT_ORDER):
         return NotificationRef(provider_payment_reference=None, topic=topic), None
-    if named is None or not ID.match(named):
+    if named is None or not IDS.valid(named):
         raise InvalidNotification(f"a {topic} notification without a usable id")
     headers = api_headers(ctx)
     payment_id: str | None = named
@@ -64,12 +64,12 @@ async def parse_notification(
         payment_id = await _payment_of_order(ctx, named, headers)
         if payment_id is None:
             return NotificationRef(provider_payment_reference=None, topic=topic), None
-    response = await send(ctx, "read payment", "GET", f"{wire.PAYMENTS}/{payment_id}", headers=headers)
-    if response.status_code == 404:
+    path = f"{wire.PAYMENTS}/{payment_id}"
+    payment = await read_or_none(
+        ctx, "read payment", path, wire.ProviderBPayment, headers=headers, refusals=rejected
+    )
+    if payment is None:
         return NotificationRef(provider_payment_reference=payment_id, topic=topic), None
-    if response.status_code != 200:
-        raise rejected("read payment", response)
-    payment = parse(wire.ProviderBPayment, response, "read payment", PROVIDER_B)
     ref = NotificationRef(
         provider_payment_reference=payment.id,
         payment_intent_id=payment.external_reference,
@@ -96,15 +96,11 @@ def _verified_id(ctx: ConnectorContext, notification: IncomingNotification) -> s
 async def _payment_of_order(ctx: ConnectorContext, order_id: str, headers: dict[str, str]) -> str | None:
     """The merchant order's payment that speaks for it (approved first, else the newest);
     None when it has none (or the provider knows no such order)."""
-    response = await send(
-        ctx, "read merchant order", "GET", f"{wire.MERCHANT_ORDERS}/{order_id}", headers=headers
+    path = f"{wire.MERCHANT_ORDERS}/{order_id}"
+    order = await read_or_none(
+        ctx, "read merchant order", path, wire.MerchantOrder, headers=headers, refusals=rejected
     )
-    if response.status_code == 404:
-        return None
-    if response.status_code != 200:
-        raise rejected("read merchant order", response)
-    order = parse(wire.MerchantOrder, response, "read merchant order", PROVIDER_B)
-    if not order.payments:
+    if order is None or not order.payments:
         return None
     approved = [p for p in order.payments if p.status == wire.APPROVED]
     return (approved or order.payments)[-1].id

@@ -4,7 +4,6 @@ belongs to a checkout, and which of an intent's payments speaks for it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from payorch.providers.base import (
@@ -135,7 +134,3 @@ def _utc(moment: datetime | None) -> datetime | None:
     if moment is None:
         return None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=PaymentOutcome.IGNORED, reason=reason, details=dict(details or {}))

@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from payorch.clock import isoformat
 from payorch.providers.base import ConnectorContext, PaymentOutcome
-from payorch.providers.http import parse, send
-from payorch.providers.provider_b import PROVIDER_B, wire
+from payorch.providers.calls import call
+from payorch.providers.provider_b import wire
 from payorch.providers.provider_b.adapter import _headers as headers_of
 from payorch.providers.provider_b.payment_results import OUTCOME_OF_STATUS, _utc, dispute_of
 from payorch.providers.provider_b.refusals import rejected
@@ -75,12 +75,14 @@ class ProviderBReader:
     async def _page(
         self, ctx: ConnectorContext, start: datetime, until: datetime, offset: int
     ) -> wire.PaymentSearch:
-        response = await send(
+        return await call(
             ctx,
             "search payments",
             "GET",
             wire.PAYMENTS_SEARCH,
+            wire.PaymentSearch,
             headers=headers_of(ctx),
+            refusals=rejected,
             params={
                 "range": "date_created",
                 "begin_date": isoformat(start),
@@ -91,6 +93,3 @@ class ProviderBReader:
                 "offset": str(offset),
             },
         )
-        if response.status_code != 200:
-            raise rejected("search payments", response)
-        return parse(wire.PaymentSearch, response, "search payments", PROVIDER_B)

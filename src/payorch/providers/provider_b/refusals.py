@@ -1,39 +1,32 @@
-"""Provider B's non-2xx answers, classified: a 4xx with its error body is a definite refusal
-(ProviderRejected, with the provider's message and code); anything else leaves the outcome
-unknown (ProviderUnavailable)."""
+"""Provider B's error answers (``{"message", "error", "cause": [{"code", "description"}]}``),
+read for the framework's ``Refusals`` (providers/refusals.py)."""
 
 from __future__ import annotations
 
 import httpx
 
-from payorch.providers.base import ProviderRejected, ProviderUnavailable
 from payorch.providers.http import json_or_none
 from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.refusals import ErrorBody, Refusals
 
 
-def rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
-    if not 400 <= response.status_code < 500:
-        return ProviderUnavailable(
-            f"{operation}: unexpected HTTP {response.status_code}", provider=PROVIDER_B
-        )
+def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
     body = json_or_none(response)
     message = None
     code = None
     if isinstance(body, dict):
         if isinstance(body.get("message"), str):
-            message = body["message"][:300]
+            message = body["message"]
         if isinstance(body.get("error"), str):
-            code = body["error"][:64]
+            code = body["error"]
         causes = body.get("cause")
         if isinstance(causes, list) and causes and isinstance(causes[0], dict):
             first = causes[0]
             if first.get("code") is not None:
-                code = str(first["code"])[:64]
+                code = str(first["code"])
             if not message and isinstance(first.get("description"), str):
-                message = first["description"][:300]
-    return ProviderRejected(
-        f"{operation} refused: {message or 'HTTP ' + str(response.status_code)}",
-        provider=PROVIDER_B,
-        code=code,
-        status_code=response.status_code,
-    )
+                message = first["description"]
+    return ErrorBody(message, code)
+
+
+rejected = Refusals(PROVIDER_B, _error_body)

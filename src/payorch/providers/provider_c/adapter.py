@@ -24,13 +24,10 @@ Quirks kept here:
 from __future__ import annotations
 
 import dataclasses
-import hmac
-import re
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import TypeVar
 
-import httpx
 from pydantic import BaseModel
 
 from payorch.providers.base import (
@@ -49,13 +46,17 @@ from payorch.providers.base import (
     ProviderRefundOutcome,
     ProviderRefundResult,
     ProviderRejected,
+    ProviderUnavailable,
     RefundRequest,
 )
-from payorch.providers.http import parse, send
+from payorch.providers.calls import call, read_or_none
+from payorch.providers.http import send
 from payorch.providers.provider_c import PROVIDER_C, signature, wire
 from payorch.providers.provider_c.credentials import ProviderCCredentials
-from payorch.providers.provider_c.payment_results import dispute_of, ignored, mismatch, result_of, utc
+from payorch.providers.provider_c.payment_results import dispute_of, mismatch, result_of, utc
 from payorch.providers.provider_c.refusals import rejected
+from payorch.providers.references import ProviderIds, ignored, same
+from payorch.providers.refund_results import RefundStatuses
 
 BASE_URL = "https://api.stripe.com"  # SANDBOX (sk_test_) and PRODUCTION (sk_live_)
 CURRENCIES = frozenset({"CLP", "USD", "EUR", "GBP", "MXN", "BRL", "PEN", "JPY", "KRW"})
@@ -63,18 +64,11 @@ SHORTEST = timedelta(minutes=30, seconds=60)  # the provider's minimum, with a m
 LONGEST = timedelta(hours=24)
 # The literal the provider replaces with the session id on the way back.
 SESSION_ID_TEMPLATE = "{CHECKOUT_SESSION_ID}"
-_ID = re.compile(r"^[A-Za-z0-9_]{1,255}$")
+IDS = ProviderIds(r"[A-Za-z0-9_]{1,255}")  # what a provider id may look like in our paths
+REFUNDS = RefundStatuses(
+    PROVIDER_C, frozenset({wire.REFUND_SUCCEEDED}), frozenset({wire.REFUND_FAILED, wire.REFUND_CANCELED})
+)
 Read = TypeVar("Read", bound=BaseModel)
-
-
-def _same(presented: str | None, expected: str) -> bool:
-    return bool(presented) and hmac.compare_digest(str(presented).encode(), expected.encode())
-
-
-def _path_id(value: str) -> str:
-    if not _ID.match(value):
-        raise ValueError("not a provider id")
-    return value
 
 
 class ProviderCAdapter(AdapterIdentity):
@@ -134,12 +128,9 @@ class ProviderCAdapter(AdapterIdentity):
                 },
             }
         )
-        response = await self._post(ctx, "create", wire.SESSIONS, body, request.checkout_id)
-        if response.status_code != 200:
-            raise rejected("create", response)
-        session = parse(wire.CheckoutSession, response, "create", PROVIDER_C)
+        session = await _post(ctx, "create", wire.SESSIONS, wire.CheckoutSession, body, request.checkout_id)
         if not session.url:
-            raise rejected("create", response)
+            raise ProviderUnavailable("create: unexpected HTTP 200", provider=PROVIDER_C, code="200")
         return CheckoutSession(
             url=session.url,
             method="GET",
@@ -156,10 +147,10 @@ class ProviderCAdapter(AdapterIdentity):
     ) -> PaymentResult:
         session_id = params.get("session_id")
         if session_id is not None:
-            if not _same(session_id, checkout.provider_reference):
+            if not same(session_id, checkout.provider_reference):
                 return ignored("the return names another checkout's session")
             return await self.read_status(ctx, checkout)
-        if not _same(params.get("cancelled"), checkout.checkout_id):
+        if not same(params.get("cancelled"), checkout.checkout_id):
             return ignored("a return must name this checkout's session or checkout")
         # The buyer says they gave up: stop the session, then believe only what it shows.
         stopped = await self.cancel_checkout(ctx, checkout)
@@ -184,9 +175,9 @@ class ProviderCAdapter(AdapterIdentity):
         reference = result.provider_payment_reference
         if result.outcome is not PaymentOutcome.HELD or reference is None:
             return result
-        path = f"{wire.PAYMENT_INTENTS}/{_path_id(reference)}"
+        path = f"{wire.PAYMENT_INTENTS}/{IDS.path(reference)}"
         expand = {"expand[]": "latest_charge"}
-        held = await self._read(ctx, "read payment intent", path, wire.HeldPaymentIntent, expand)
+        held = await _read(ctx, "read payment intent", path, wire.HeldPaymentIntent, expand)
         deadline = held.capture_before if held is not None else None
         return dataclasses.replace(result, capture_before=utc(deadline) if deadline is not None else None)
 
@@ -196,10 +187,10 @@ class ProviderCAdapter(AdapterIdentity):
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         """Expire the session (only an open one can be: a 400 means it already ended), then read
         it: NOT_PAID when it ended without a payment."""
-        session_id = _path_id(checkout.provider_reference)
-        response = await self._post(
-            ctx, "expire", f"{wire.SESSIONS}/{session_id}/expire", b"", f"{checkout.checkout_id}-expire"
-        )
+        session_id = IDS.path(checkout.provider_reference)
+        path = f"{wire.SESSIONS}/{session_id}/expire"
+        headers = form_headers(ctx, f"{checkout.checkout_id}-expire")
+        response = await send(ctx, "expire", "POST", path, headers=headers, content=b"")
         if response.status_code not in (200, 400):
             raise rejected("expire", response)
         result = await self.read_status(ctx, checkout)
@@ -219,28 +210,25 @@ class ProviderCAdapter(AdapterIdentity):
                 "metadata": {"payorch_refund_id": request.refund_id},
             }
         )
-        response = await self._post(ctx, "refund", wire.REFUNDS, body, request.refund_id)
-        if response.status_code != 200:
-            raise rejected("refund", response)
-        return _refund_result(parse(wire.Refund, response, "refund", PROVIDER_C), request)
+        refund = await _post(ctx, "refund", wire.REFUNDS, wire.Refund, body, request.refund_id)
+        return REFUNDS.result(request, refund.status, refund.id, failure=refund.failure_reason)
 
     async def read_refund(self, ctx: ConnectorContext, request: RefundRequest) -> ProviderRefundResult:
         """The payment's refunds, searched for ours (``metadata[payorch_refund_id]``)."""
-        response = await send(
+        found = await call(
             ctx,
             "list refunds",
             "GET",
             wire.REFUNDS,
+            wire.RefundList,
             headers=headers_for(ctx),
+            refusals=rejected,
             params={"payment_intent": request.provider_payment_reference, "limit": "100"},
         )
-        if response.status_code != 200:
-            raise rejected("list refunds", response)
-        found = parse(wire.RefundList, response, "list refunds", PROVIDER_C)
         for refund in found.data:
             if refund.metadata.get("payorch_refund_id") == request.refund_id:
                 try:
-                    return _refund_result(refund, request)
+                    return REFUNDS.result(request, refund.status, refund.id, failure=refund.failure_reason)
                 except ProviderRejected:
                     break  # failed or canceled: nothing was refunded, safe to try again
         return ProviderRefundResult(ProviderRefundOutcome.NOT_APPLIED, request.amount)
@@ -265,7 +253,7 @@ class ProviderCAdapter(AdapterIdentity):
         if event.type not in wire.SESSION_EVENTS:
             return NotificationRef(provider_payment_reference=None, topic=event.type)
         named = event.data.object.get("id")
-        if not isinstance(named, str) or not _ID.match(named):
+        if not isinstance(named, str) or not IDS.valid(named):
             raise InvalidNotification(f"a {event.type} event without a usable session id")
         session = await self._read_session(ctx, named)  # the body proves nothing
         if session is None:
@@ -290,7 +278,7 @@ class ProviderCAdapter(AdapterIdentity):
         API (the body only names it, or its charge names it); the checkout is confirmed by
         reading the session, a held payment settled by reading the hold (payments/hold_job.py)."""
         named = event.data.object.get("payment_intent" if event.type.startswith("charge.") else "id")
-        if not isinstance(named, str) or not _ID.match(named):
+        if not isinstance(named, str) or not IDS.valid(named):
             raise InvalidNotification(f"a {event.type} event without a usable PaymentIntent id")
         return await self._intent_notification(ctx, event, named, hold=True)
 
@@ -298,10 +286,10 @@ class ProviderCAdapter(AdapterIdentity):
         """A chargeback on a paid PaymentIntent: the dispute and its PaymentIntent are read from
         the API (the body only names the dispute); the intent's ``metadata`` names ours."""
         named = event.data.object.get("id")
-        if not isinstance(named, str) or not _ID.match(named):
+        if not isinstance(named, str) or not IDS.valid(named):
             raise InvalidNotification(f"a {event.type} event without a usable dispute id")
-        dispute = await self._read(ctx, "read dispute", f"{wire.DISPUTES}/{named}", wire.Dispute)
-        if dispute is None or not dispute.payment_intent or not _ID.match(dispute.payment_intent):
+        dispute = await _read(ctx, "read dispute", f"{wire.DISPUTES}/{named}", wire.Dispute)
+        if dispute is None or not dispute.payment_intent or not IDS.valid(dispute.payment_intent):
             return NotificationRef(provider_payment_reference=None, topic=event.type)
         seen = dispute_of(dispute)
         return await self._intent_notification(ctx, event, dispute.payment_intent, dispute=seen)
@@ -318,7 +306,7 @@ class ProviderCAdapter(AdapterIdentity):
         """The notice about the PaymentIntent ``intent_id`` as read from the API; its
         ``metadata`` names payorch's intent (nothing to act on if the provider knows none)."""
         path = f"{wire.PAYMENT_INTENTS}/{intent_id}"
-        intent = await self._read(ctx, "read payment intent", path, wire.PaymentIntent)
+        intent = await _read(ctx, "read payment intent", path, wire.PaymentIntent)
         if intent is None:
             return NotificationRef(provider_payment_reference=None, topic=event.type)
         return NotificationRef(
@@ -332,33 +320,29 @@ class ProviderCAdapter(AdapterIdentity):
     # -- calls ------------------------------------------------------------------------------------
 
     async def _read_session(self, ctx: ConnectorContext, session_id: str) -> wire.CheckoutSession | None:
-        path = f"{wire.SESSIONS}/{_path_id(session_id)}"
+        path = f"{wire.SESSIONS}/{IDS.path(session_id)}"
         expand = {"expand[]": "payment_intent"}
-        return await self._read(ctx, "read session", path, wire.CheckoutSession, expand)
+        return await _read(ctx, "read session", path, wire.CheckoutSession, expand)
 
-    async def _read(
-        self,
-        ctx: ConnectorContext,
-        operation: str,
-        path: str,
-        model: type[Read],
-        params: Mapping[str, str] | None = None,
-    ) -> Read | None:
-        """One object read from the API; None when the provider knows no such object (404)."""
-        response = await send(ctx, operation, "GET", path, headers=headers_for(ctx), params=params)
-        if response.status_code == 404:
-            return None
-        if response.status_code != 200:
-            raise rejected(operation, response)
-        return parse(model, response, operation, PROVIDER_C)
 
-    async def _post(
-        self, ctx: ConnectorContext, operation: str, path: str, body: bytes, key: str
-    ) -> httpx.Response:
-        headers = headers_for(ctx)
-        headers["Content-Type"] = "application/x-www-form-urlencoded"
-        headers["Idempotency-Key"] = key
-        return await send(ctx, operation, "POST", path, headers=headers, content=body)
+async def _read(
+    ctx: ConnectorContext,
+    operation: str,
+    path: str,
+    model: type[Read],
+    params: Mapping[str, str] | None = None,
+) -> Read | None:
+    """One object read from the API; None when the provider knows no such object (404)."""
+    headers = headers_for(ctx)
+    return await read_or_none(ctx, operation, path, model, headers=headers, refusals=rejected, params=params)
+
+
+async def _post(
+    ctx: ConnectorContext, operation: str, path: str, model: type[Read], body: bytes, key: str
+) -> Read:
+    """A form POST with our idempotency key; its 200 answer as ``model``."""
+    headers = form_headers(ctx, key)
+    return await call(ctx, operation, "POST", path, model, headers=headers, refusals=rejected, content=body)
 
 
 def _checked(ctx: ConnectorContext, session: wire.CheckoutSession, checkout: CheckoutRef) -> PaymentResult:
@@ -368,21 +352,14 @@ def _checked(ctx: ConnectorContext, session: wire.CheckoutSession, checkout: Che
     return result_of(ctx, session)
 
 
-def _refund_result(refund: wire.Refund, request: RefundRequest) -> ProviderRefundResult:
-    details = {"status": refund.status}
-    if refund.status == wire.REFUND_SUCCEEDED:
-        return ProviderRefundResult(
-            ProviderRefundOutcome.SUCCEEDED, request.amount, refund.id, details=details
-        )
-    if refund.status in (wire.REFUND_FAILED, wire.REFUND_CANCELED):
-        raise ProviderRejected(
-            f"refund {refund.status}" + (f": {refund.failure_reason}" if refund.failure_reason else ""),
-            provider=PROVIDER_C,
-            code=refund.status,
-        )
-    return ProviderRefundResult(ProviderRefundOutcome.PENDING, request.amount, refund.id, details=details)
-
-
 def headers_for(ctx: ConnectorContext) -> dict[str, str]:
     key = ProviderCCredentials.of(ctx).secret_key.get_secret_value()
     return {"Authorization": "Bearer " + key, "Stripe-Version": wire.API_VERSION}
+
+
+def form_headers(ctx: ConnectorContext, key: str) -> dict[str, str]:
+    """A POST's: a form body, and our idempotency key (a retry never does it twice)."""
+    headers = headers_for(ctx)
+    headers["Content-Type"] = "application/x-www-form-urlencoded"
+    headers["Idempotency-Key"] = key
+    return headers

@@ -11,10 +11,11 @@ from __future__ import annotations
 import httpx
 
 from payorch.providers.base import ConnectorContext, ProviderRejected
+from payorch.providers.calls import call
 from payorch.providers.holds import HoldRef, HoldState, HoldStatus
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, wire
-from payorch.providers.provider_c.adapter import headers_for
+from payorch.providers.provider_c.adapter import form_headers, headers_for
 from payorch.providers.provider_c.refusals import rejected
 
 
@@ -45,10 +46,16 @@ class ProviderCHolds:
 
     async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:
         path = f"{wire.PAYMENT_INTENTS}/{hold.provider_reference}"
-        response = await send(ctx, "read payment intent", "GET", path, headers=headers_for(ctx))
-        if response.status_code != 200:
-            raise rejected("read payment intent", response)
-        return _state(parse(wire.HeldPaymentIntent, response, "read payment intent", PROVIDER_C))
+        intent = await call(
+            ctx,
+            "read payment intent",
+            "GET",
+            path,
+            wire.HeldPaymentIntent,
+            headers=headers_for(ctx),
+            refusals=rejected,
+        )
+        return _state(intent)
 
 
 def _state(intent: wire.HeldPaymentIntent) -> HoldState:
@@ -68,9 +75,4 @@ async def _post(
     ctx: ConnectorContext, operation: str, hold: HoldRef, action: str, body: bytes, key: str
 ) -> httpx.Response:
     path = f"{wire.PAYMENT_INTENTS}/{hold.provider_reference}{action}"
-    headers = {
-        **headers_for(ctx),
-        "Content-Type": "application/x-www-form-urlencoded",
-        "Idempotency-Key": key,
-    }
-    return await send(ctx, operation, "POST", path, headers=headers, content=body)
+    return await send(ctx, operation, "POST", path, headers=form_headers(ctx, key), content=body)

@@ -174,9 +174,5 @@ def dispute_of(dispute: wire.Dispute) -> DisputeObservation:
     )
 
 
-def ignored(reason: str, details: Mapping[str, object] | None = None) -> PaymentResult:
-    return PaymentResult(outcome=PaymentOutcome.IGNORED, reason=reason, details=dict(details or {}))
-
-
 def utc(seconds: int) -> datetime:
     return datetime.fromtimestamp(seconds, UTC)

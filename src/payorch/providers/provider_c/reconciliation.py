@@ -17,8 +17,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from payorch.providers.base import ConnectorContext, DisputeObservation, ProviderUnavailable
-from payorch.providers.http import parse, send
-from payorch.providers.provider_c import PROVIDER_C, wire
+from payorch.providers.calls import call
+from payorch.providers.provider_c import wire
 from payorch.providers.provider_c.adapter import headers_for as headers_of
 from payorch.providers.provider_c.payment_results import dispute_of
 from payorch.providers.provider_c.refusals import rejected
@@ -128,10 +128,9 @@ class ProviderCReader:
             params = {"limit": str(PAGE), "created[gte]": _seconds(since), "created[lt]": _seconds(until)}
             if after is not None:
                 params["starting_after"] = after
-            response = await send(ctx, "list", "GET", path, headers=headers_of(ctx), params=params)
-            if response.status_code != 200:
-                raise rejected("list", response)
-            page = parse(model, response, "list", PROVIDER_C)
+            page = await call(
+                ctx, "list", "GET", path, model, headers=headers_of(ctx), refusals=rejected, params=params
+            )
             found.append(page)
             if not page.has_more or not page.data:
                 return found

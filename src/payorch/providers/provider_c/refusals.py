@@ -1,30 +1,25 @@
-"""Provider C's non-2xx answers, classified: a 4xx with its error body is a definite refusal
-(ProviderRejected, with the provider's message and code); anything else leaves the outcome
-unknown (ProviderUnavailable). A 429 is the provider asking us to slow down: unknown too."""
+"""Provider C's error answers (``{"error": {"message", "code", "decline_code", "type"}}``), read
+for the framework's ``Refusals`` (providers/refusals.py). A 429 is the provider asking us to slow
+down: the outcome is unknown."""
 
 from __future__ import annotations
 
 import httpx
 from pydantic import ValidationError
 
-from payorch.providers.base import ProviderRejected, ProviderUnavailable
 from payorch.providers.provider_c import PROVIDER_C, wire
+from payorch.providers.refusals import ErrorBody, Refusals
+
+TOO_MANY_REQUESTS = 429
 
 
-def rejected(operation: str, response: httpx.Response) -> ProviderRejected | ProviderUnavailable:
-    status = response.status_code
-    if not 400 <= status < 500 or status == 429:
-        return ProviderUnavailable(
-            f"{operation}: unexpected HTTP {status}", provider=PROVIDER_C, code=str(status)
-        )
+def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
     try:
         error = wire.ErrorBody.model_validate_json(response.content).error
     except ValidationError:
         error = wire.ErrorDetail()
-    message = (error.message or f"HTTP {status}")[:300]
-    return ProviderRejected(
-        f"{operation} refused: {message}",
-        provider=PROVIDER_C,
-        code=(error.decline_code or error.code or error.type or str(status))[:64],
-        status_code=status,
-    )
+    code = error.decline_code or error.code or error.type or str(response.status_code)
+    return ErrorBody(error.message, code)
+
+
+rejected = Refusals(PROVIDER_C, _error_body, unknown=frozenset({TOO_MANY_REQUESTS}))

@@ -3,14 +3,32 @@ record, and the steps of a buyer at the simulated pages."""
 
 from __future__ import annotations
 
+import json
+import os
 import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
+import uvicorn
+from fastapi import FastAPI, Request
+from starlette.responses import Response
 
+from payorch.app import create_app
+from payorch.composition import build_runtime
+from payorch.config import Settings
+from payorch.http.routing import mount
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
+from payorch.simulator.simulated import SimulatedProvider
+from tests.live import START_SECONDS
 
 A_API = "/simulator/provider_a/rswebpaytransaction/api/webpay/v1.2/transactions"
 A_PAGE = "/simulator/provider_a/webpayserver/initTransaction"
@@ -96,3 +114,63 @@ async def pay_b(http: httpx.AsyncClient, preference_id: str, outcome: str) -> ht
 
 def query_of(response: httpx.Response) -> dict[str, str]:
     return dict(httpx.URL(response.headers["location"]).params)
+
+
+@dataclass
+class HookedServer:
+    """The app served by uvicorn in a thread of the test's process (``url``), with the SANDBOX
+    application its CLI created, and what the simulator POSTed to ``hook_path`` there."""
+
+    url: str
+    sandbox: dict[str, str]
+    received: list[tuple[dict[str, str], bytes]] = field(default_factory=list)
+
+
+@contextmanager
+def hooked_server(
+    directory: Path, secret: str, hook_path: str, simulated: SimulatedProvider
+) -> Iterator[HookedServer]:
+    """Serve the app (its own SQLite database in ``directory``) on a free loopback port, the
+    provider's simulator routes mounted, and a hook at ``hook_path`` (same origin as the public
+    URL, so the simulator sends its notifications to it) recording each POST."""
+    url = f"http://127.0.0.1:{free_port()}"
+    db = directory / "sdk.db"
+    env = {**os.environ, "PAYORCH_DATABASE_URL": f"sqlite:///{db}", "PAYORCH_SECRET_KEY": secret}
+    subprocess.run([sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True)
+    created = subprocess.run(
+        [sys.executable, "-m", "payorch.cli", "applications", "create", "--name", "sdk"]
+        + ["--environment", "SANDBOX", "--merchant-name", "SDK shop", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    server = HookedServer(url, json.loads(created.stdout.strip().splitlines()[-1]))
+    runtime = build_runtime(Settings(database_url=f"sqlite:///{db}", secret_key=secret, public_url=url))
+    app = create_app(runtime)
+    in_process = runtime.local_app.get()
+    assert isinstance(in_process, FastAPI)
+    base = f"/simulator/{simulated.name}"
+
+    async def hook(request: Request) -> Response:
+        server.received.append((dict(request.headers), await request.body()))
+        return Response(status_code=200)
+
+    for served in (app, in_process):
+        if not any(getattr(r, "path", "").startswith(base) for r in served.router.routes):
+            mount(served, *simulated.routers)
+        served.add_api_route(hook_path, hook, methods=["POST"])
+    live = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=int(url.rsplit(":", 1)[1]), log_level="warning")
+    )
+    thread = threading.Thread(target=live.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + START_SECONDS
+    while not live.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield server
+    finally:
+        live.should_exit = True
+        thread.join(timeout=10)

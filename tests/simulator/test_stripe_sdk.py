@@ -8,11 +8,6 @@ TCP with the published test key (docs/simulator.md), only its API base pointed a
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,18 +16,11 @@ from typing import Any
 import httpx
 import pytest
 import stripe
-import uvicorn
-from fastapi import FastAPI, Request
-from starlette.responses import Response
 
-from payorch.app import create_app
-from payorch.composition import build_runtime
-from payorch.config import Settings
 from payorch.crypto import Cipher
-from payorch.http.routing import mount
 from payorch.providers.provider_c.registration import mock_credentials
 from payorch.simulator.provider_c.simulated import SIMULATED
-from tests.simulator.helpers import free_port
+from tests.simulator.helpers import hooked_server
 
 pytestmark = pytest.mark.slow
 
@@ -42,54 +30,19 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "simulator.md"
 C_SECRET_KEY = "sk_test_payorchsandboxpublickey"  # noqa: S105
 C_WEBHOOK_SECRET = "whsec_payorchsandboxpublicwebhooksecret"  # noqa: S105
 HOOK_PATH = "/test-hooks/stripe-events"
-RECEIVED: list[tuple[str, bytes]] = []
+RECEIVED: list[tuple[dict[str, str], bytes]] = []
 SANDBOX: dict[str, str] = {}  # the SANDBOX application the server fixture creates (its API key)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    db = tmp_path_factory.mktemp("stripe") / "sdk.db"
-    env = {**os.environ, "PAYORCH_DATABASE_URL": f"sqlite:///{db}", "PAYORCH_SECRET_KEY": SECRET}
-    subprocess.run([sys.executable, "-m", "payorch.cli", "migrate"], env=env, check=True, capture_output=True)
-    created = subprocess.run(
-        [sys.executable, "-m", "payorch.cli", "applications", "create", "--name", "sdk"]
-        + ["--environment", "SANDBOX", "--merchant-name", "SDK shop", "--json"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    SANDBOX.update(json.loads(created.stdout.strip().splitlines()[-1]))
-    runtime = build_runtime(Settings(database_url=f"sqlite:///{db}", secret_key=SECRET, public_url=url))
-    app = create_app(runtime)
-    in_process = runtime.local_app.get()
-    assert isinstance(in_process, FastAPI)
-    for served in (app, in_process):
-        if not any(getattr(r, "path", "").startswith("/simulator/provider_c") for r in served.router.routes):
-            mount(served, *SIMULATED.routers)
-
-    async def hook(request: Request) -> Response:
-        RECEIVED.append((request.headers.get("stripe-signature", ""), await request.body()))
-        return Response(status_code=200)
-
-    in_process.add_api_route(HOOK_PATH, hook, methods=["POST"])
-    app.add_api_route(HOOK_PATH, hook, methods=["POST"])
-    live = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=live.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not live.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    stripe.api_key = C_SECRET_KEY
-    stripe.api_base = url + "/simulator/provider_c"
-    try:
-        yield url
-    finally:
-        live.should_exit = True
-        thread.join(timeout=10)
+    with hooked_server(tmp_path_factory.mktemp("stripe"), SECRET, HOOK_PATH, SIMULATED) as served:
+        SANDBOX.update(served.sandbox)
+        RECEIVED[:] = []
+        served.received = RECEIVED
+        stripe.api_key = C_SECRET_KEY
+        stripe.api_base = served.url + "/simulator/provider_c"
+        yield served.url
 
 
 def _session(server: str, reference: str, **options: Any) -> stripe.checkout.Session:
@@ -145,7 +98,8 @@ def test_an_event_the_simulator_signs_verifies_with_construct_event(server: str)
     while not RECEIVED:
         assert time.monotonic() < deadline, "no event arrived"
         time.sleep(0.05)
-    signature, body = RECEIVED[0]
+    headers, body = RECEIVED[0]
+    signature = headers.get("stripe-signature", "")
     event = stripe.Webhook.construct_event(body, signature, C_WEBHOOK_SECRET)
     assert event.type == "checkout.session.completed"
     assert event.data.object.id == session.id
@@ -157,7 +111,8 @@ def _events_of(kind: str, intent_id: str) -> list[stripe.Event]:
     """The events of ``kind`` about ``intent_id`` received so far (signed with the MOCK secret)."""
     secret = mock_credentials(Cipher([SECRET]), SANDBOX["application_id"])["webhook_secret"]
     found = []
-    for signature, body in list(RECEIVED):
+    for headers, body in list(RECEIVED):
+        signature = headers.get("stripe-signature", "")
         try:
             event = stripe.Webhook.construct_event(body, signature, secret)
         except stripe.SignatureVerificationError:

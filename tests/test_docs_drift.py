@@ -104,14 +104,29 @@ def test_each_list_of_providers_in_the_docs_names_every_registered_one(
 
 
 # Tables written per provider, found in every doc (so a new one is checked too): a table whose
-# rows' first cells name two providers or more, by id or simulator name in backticks. These are
-# among them (the finder cannot silently find nothing).
-KNOWN_TABLES = {"docs/api.md", "docs/deployment.md", "docs/routing.md", "docs/simulator.md"}
+# rows' first cells name two providers or more, by id or simulator name in backticks, or by the
+# letter of its display name ("A (Webpay Plus)", "Provider B"). These are among them (the finder
+# cannot silently find nothing).
+KNOWN_TABLES = {
+    "docs/api.md",
+    "docs/deployment.md",
+    "docs/providers.md",
+    "docs/reconciliation.md",
+    "docs/routing.md",
+    "docs/simulator.md",
+}
+LETTER = re.compile(r"(?:\*\*)?(?:[Pp]rovider )?([A-Z])(?:\*\*)?(?: \(|$|:|,)")
+
+
+def letter_of(registration: ProviderRegistration) -> str:
+    """The provider's letter, as the docs name it: "Provider A (card form)" -> "A"."""
+    return registration.display_name.split(" (")[0].removeprefix("Provider ")
 
 
 def provider_tables(paths: list[Path]) -> list[tuple[str, str, list[str]]]:
     """(doc, the table's header line, the providers its rows name, in order of first mention)."""
     ids = {n: r.provider_id for r in REGISTRATIONS for n in (r.provider_id, r.simulator_name)}
+    letters = {letter_of(r): r.provider_id for r in REGISTRATIONS}
     found = []
     for path in paths:
         tables: list[list[str]] = []
@@ -126,8 +141,12 @@ def provider_tables(paths: list[Path]) -> list[tuple[str, str, list[str]]]:
         for header, _, *rows in (t for t in tables if len(t) > 2):
             named: list[str] = []
             for row in rows:
-                first = row.strip().strip("|").split("|")[0]
-                named += [ids[n] for n in re.findall(r"`([^`]+)`", first) if n in ids and ids[n] not in named]
+                first = row.strip().strip("|").split("|")[0].strip()
+                by_letter = LETTER.match(first)
+                names = [ids[n] for n in re.findall(r"`([^`]+)`", first) if n in ids]
+                if by_letter and by_letter.group(1) in letters:
+                    names.append(letters[by_letter.group(1)])
+                named += [n for n in names if n not in named]
             if len(named) >= 2:
                 where = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
                 found.append((where, header, named))
@@ -149,11 +168,35 @@ def test_the_table_finder_sees_a_table_of_providers(tmp_path: Path) -> None:
     (tmp_path / "x.md").write_text(
         "| provider | fact |\n|---|---|\n"
         f"| `{first.provider_id}` (its own words) | x |\n| `{second.simulator_name}` | y |\n\ntext\n\n"
-        f"| field | x |\n|---|---|\n| `{first.provider_id}` | one provider: a note, not a table of them |\n"
+        f"| field | x |\n|---|---|\n| `{first.provider_id}` | one provider: a note, not a table of them |\n\n"
+        f"| provider | fact |\n|---|---|\n| {letter_of(second)} (its name) | x |\n| Provider {letter_of(first)} | y |\n"
+        "| Ask | not a provider's letter |\n"
     )
     assert provider_tables([tmp_path / "x.md"]) == [
-        ("x.md", "| provider | fact |", [first.provider_id, second.provider_id])
+        ("x.md", "| provider | fact |", [first.provider_id, second.provider_id]),
+        ("x.md", "| provider | fact |", [second.provider_id, first.provider_id]),
     ]
+
+
+def test_the_holds_table_says_what_each_provider_declares() -> None:
+    """docs/providers.md, "Holding and capturing": each row's declaration is the registration's."""
+    section = (ROOT / "docs" / "providers.md").read_text().split("## Holding and capturing", 1)[1]
+    rows = {}
+    for line in section.split("| provider | declared | capture protocol |", 1)[1].splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        found = LETTER.match(cells[0])
+        rows[found.group(1) if found else cells[0]] = cells[1]
+    for registration in REGISTRATIONS:
+        declared = rows.get(letter_of(registration))
+        assert declared is not None, (
+            f"docs/providers.md's holds table has no row for {registration.provider_id}"
+        )
+        expected = "`None`" if registration.holds is None else f"`{registration.holds!r}`"
+        assert declared.startswith(expected), (
+            f"docs/providers.md's holds table: {registration.provider_id} declares {expected}, not {declared!r}"
+        )
 
 
 def test_the_simulator_docs_have_a_section_per_provider() -> None:

@@ -268,11 +268,14 @@ def test_the_provider_names_searched_are_the_registered_ones() -> None:
 # providers from the registry (``PROVIDER_IDS``, ``REGISTRATIONS``), or check a per-provider
 # table against it (``tests.kit.each_provider_has_cases``, ``tests.kit.chosen_providers``). A
 # list, tuple or set literal that names two providers or more is a list written by hand: a
-# provider added later is silently left out of it. Comments may name any; a dict's values are
-# data (a routing rule's priority, a request body), and ``A, B = PROVIDER_A, PROVIDER_B`` only
-# binds names. A name counts as a provider's when the module binds it (or imports it) to an id,
+# provider added later is silently left out of it; so is a dict keyed by two providers or more (a
+# table written per provider) in a module that never checks a table (calls neither kit check nor
+# reads the registry), unless it is a value compared with (an expected answer). Comments may name
+# any; a dict's values are data (a routing rule's priority, a request body), and
+# ``A, B = PROVIDER_A, PROVIDER_B`` only binds names. A name counts as a provider's when the module binds it (or imports it) to an id,
 # a simulator name, a provider package's ``PROVIDER_X``, ``REGISTRATION`` or ``SIMULATED``.
 LISTED_IN = ("tests", "bench", "examples")
+TABLE_CHECKS = {"each_provider_has_cases", "chosen_providers", "REGISTRATIONS", "PROVIDER_IDS"}
 PROVIDER_OBJECTS = {"REGISTRATION", "SIMULATED", "DRIVER"}
 
 
@@ -335,17 +338,25 @@ def _provider_lists(repo: Path, names: dict[str, tuple[str, ...]]) -> list[str]:
     found = []
     for module, tree in trees.items():
         data: set[int] = set()  # dict values, and the right side of ``A, B = ...``
+        compared: set[int] = set()  # the operands of a comparison
         for node in ast.walk(tree):
             if isinstance(node, ast.Dict):
                 data.update(id(value) for value in node.values)
             elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Tuple) for t in node.targets):
                 data.add(id(node.value))
+            elif isinstance(node, ast.Compare):
+                compared.update(id(operand) for operand in (node.left, *node.comparators))
+        checks_tables = any(isinstance(n, ast.Name) and n.id in TABLE_CHECKS for n in ast.walk(tree))
         for node in ast.walk(tree):
-            if not isinstance(node, ast.List | ast.Tuple | ast.Set) or id(node) in data:
+            if isinstance(node, ast.Dict) and not checks_tables and id(node) not in data | compared:
+                elements: list[ast.expr] = [key for key in node.keys if key is not None]
+            elif isinstance(node, ast.List | ast.Tuple | ast.Set) and id(node) not in data:
+                elements = node.elts
+            else:
                 continue
             if isinstance(getattr(node, "ctx", None), ast.Store):
                 continue
-            providers = {_provider_of(e, values, bound[module]) for e in node.elts} - {None}
+            providers = {_provider_of(e, values, bound[module]) for e in elements} - {None}
             if len(providers) >= 2:
                 where = paths[module].relative_to(repo).as_posix()
                 found.append(f"{where}:{node.lineno}: {ast.unparse(node)[:60]}")
@@ -375,6 +386,17 @@ def test_the_provider_list_finder_sees_each_form(tmp_path: Path) -> None:
         f"for p in ('{package}', '{other_id}'):\n"  # 6: a name and an id, as strings
         "    pass\n"
         "ONE = (X, X2)\n"  # one provider twice: not a list of providers
+        "RATES = {X: 0.5, Y: 0.9}\n"  # 9: a table written per provider, never checked
+        "assert {X: 1, Y: 2} == dict(RATES)\n"  # an expected answer: allowed
+    )
+    (tmp_path / "tests" / "test_checked.py").write_text(
+        "from tests.helpers import X\nfrom tests.kit import each_provider_has_cases\n"
+        f"RATES = {{X: 0.5, '{other_id}': 0.9}}\n"  # checked below: allowed
+        "each_provider_has_cases(set(RATES), 'RATES')\n"
     )
     found = _provider_lists(tmp_path, names)
-    assert [line.split(": ")[0] for line in found] == ["tests/test_listed.py:5", "tests/test_listed.py:6"]
+    assert [line.split(": ")[0] for line in found] == [
+        "tests/test_listed.py:5",
+        "tests/test_listed.py:6",
+        "tests/test_listed.py:9",
+    ]

@@ -17,11 +17,14 @@ import pytest
 from sqlalchemy import select
 
 from payorch.crypto import Cipher
+from payorch.providers.provider_a import PROVIDER_A
+from payorch.providers.provider_b import PROVIDER_B
+from payorch.providers.provider_c import PROVIDER_C
 from payorch.runtime import Runtime
 from payorch.secret_rotation import PLACES
 from tests.dashboard.signing import TOTP_SECRET, accept, invite, new_person
 from tests.databases import own_database
-from tests.kit import Sandbox, create_endpoint, new_application
+from tests.kit import Sandbox, chosen_providers, create_endpoint, new_application
 from tests.live import payorch_env, run_cli
 
 OLD = "old-secret-key-0123456789abcdef0123456789"
@@ -33,9 +36,13 @@ pytestmark = [pytest.mark.slow, pytest.mark.settings(secret_key=OLD)]
 database_url = own_database  # the command re-encrypts the whole database: this module gets its own
 
 CREDENTIALS = {
-    "provider_a_redirect_post": {"commerce_code": "597055555532", "api_key": "secret-api-key-value"},
-    "provider_b_redirect_get": {"access_token": "TEST-123-abc", "webhook_secret": "whsec-value"},
+    PROVIDER_A: {"commerce_code": "597055555532", "api_key": "secret-api-key-value"},
+    PROVIDER_B: {"access_token": "TEST-123-abc", "webhook_secret": "whsec-value"},
 }
+# Encrypted connector credentials to re-encrypt: two providers' are enough rows.
+chosen_providers(
+    *CREDENTIALS, left_out={PROVIDER_C: "two providers' connectors are enough rows to re-encrypt"}
+)
 
 # The real command in a process that kills itself (SIGKILL: no clean-up, no rollback of what
 # was committed) right after its N-th value was re-encrypted and committed.

@@ -57,3 +57,17 @@ class HoldCalls(Protocol):
     async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:
         """Where the hold stands at the provider now."""
         ...
+
+
+async def made_already(
+    calls: HoldCalls, ctx: ConnectorContext, hold: HoldRef, capture: int | None
+) -> HoldState | None:
+    """A capture of ``capture`` (None: a void) the provider refused may be one it already made,
+    a retry whose first answer was lost: the hold read back says so (its state), else None and
+    the refusal stands."""
+    seen = await calls.read_hold(ctx, hold)
+    if capture is None:
+        made = seen.status in (HoldStatus.RELEASED, HoldStatus.LAPSED)
+    else:
+        made = seen.status is HoldStatus.CAPTURED and seen.amount_captured == capture
+    return seen if made else None

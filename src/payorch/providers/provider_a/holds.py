@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import httpx
 
 from payorch.providers.base import ConnectorContext, ProviderRejected
-from payorch.providers.holds import HoldRef, HoldState, HoldStatus
+from payorch.providers.holds import HoldRef, HoldState, HoldStatus, made_already
 from payorch.providers.http import parse, send
 from payorch.providers.provider_a import PROVIDER_A, wire
 from payorch.providers.provider_a.adapter import buy_order_for, headers_for
@@ -43,11 +43,9 @@ class ProviderAHolds:
                 )
             return _captured(hold, captured.captured_amount)
         refused = rejected("capture", response)
-        if response.status_code == 422:
-            # Captured already (a retry whose first answer was lost), released or lapsed: read it.
-            seen = await self.read_hold(ctx, hold)
-            if seen.status is HoldStatus.CAPTURED and seen.amount_captured == amount:
-                return seen
+        # A 422: captured already (a retry whose first answer was lost), released or lapsed.
+        if response.status_code == 422 and (seen := await made_already(self, ctx, hold, amount)):
+            return seen
         raise refused
 
     async def void(self, ctx: ConnectorContext, hold: HoldRef, key: str) -> HoldState:
@@ -58,8 +56,7 @@ class ProviderAHolds:
             answer = parse(wire.ProviderARefundAnswer, response, "void", PROVIDER_A)
             if answer.type == wire.REVERSED:
                 return HoldState(HoldStatus.RELEASED, details={"type": answer.type})
-        seen = await self.read_hold(ctx, hold)  # released already (a lost answer), or not at all
-        if seen.status in (HoldStatus.RELEASED, HoldStatus.LAPSED):
+        if seen := await made_already(self, ctx, hold, None):  # released already (a lost answer)
             return seen
         raise (
             rejected("void", response)

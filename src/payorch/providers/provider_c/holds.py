@@ -12,7 +12,7 @@ import httpx
 
 from payorch.providers.base import ConnectorContext, ProviderRejected
 from payorch.providers.calls import call
-from payorch.providers.holds import HoldRef, HoldState, HoldStatus
+from payorch.providers.holds import HoldRef, HoldState, HoldStatus, made_already
 from payorch.providers.http import parse, send
 from payorch.providers.provider_c import PROVIDER_C, wire
 from payorch.providers.provider_c.adapter import form_headers, headers_for
@@ -26,10 +26,8 @@ class ProviderCHolds:
         if response.status_code == 200:
             return _state(parse(wire.HeldPaymentIntent, response, "capture", PROVIDER_C))
         refused = rejected("capture", response)
-        if response.status_code == 400:
-            seen = await self.read_hold(ctx, hold)
-            if seen.status is HoldStatus.CAPTURED and seen.amount_captured == amount:
-                return seen
+        if response.status_code == 400 and (seen := await made_already(self, ctx, hold, amount)):
+            return seen
         raise refused
 
     async def void(self, ctx: ConnectorContext, hold: HoldRef, key: str) -> HoldState:
@@ -38,10 +36,8 @@ class ProviderCHolds:
         if response.status_code == 200:
             return _state(parse(wire.HeldPaymentIntent, response, "void", PROVIDER_C))
         refused = rejected("void", response)
-        if response.status_code == 400:
-            seen = await self.read_hold(ctx, hold)
-            if seen.status in (HoldStatus.RELEASED, HoldStatus.LAPSED):
-                return seen
+        if response.status_code == 400 and (seen := await made_already(self, ctx, hold, None)):
+            return seen
         raise refused
 
     async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:

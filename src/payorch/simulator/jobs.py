@@ -7,7 +7,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from payorch.runtime import Runtime
+from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.registry import SIMULATED
+from payorch.simulator.replays import forget_older_than
 
 
 class DeliverSimulatorNotifications:
@@ -44,7 +46,8 @@ class LapseSimulatorHolds:
 
 class PurgePublicSimulatorRows:
     """Delete what each simulated provider keeps for the public owner (SimulatedProvider.
-    purge_public: A's transactions; B's preferences, payments, refunds and notifications) older
+    purge_public: A's transactions; B's preferences, payments, refunds and notifications; and
+    the answers each API keeps to replay, simulator/replays.py) older
     than PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
     Applications' own (MOCK) rows are never touched. Runs even with the simulator disabled, so
     rows left from when it was on still go."""
@@ -57,7 +60,7 @@ class PurgePublicSimulatorRows:
         retention = timedelta(seconds=runtime.settings.simulator_public_retention_seconds)
         before = runtime.clock.now() - retention
         async with runtime.phases.transaction() as conn:
-            gone = 0
+            gone = await forget_older_than(conn, PUBLIC_OWNER, before)
             for simulated in SIMULATED:
                 gone += await simulated.purge_public(conn, before, self.batch)
             return gone

@@ -15,7 +15,6 @@ from sqlalchemy import (
     String,
     Table,
     Text,
-    UniqueConstraint,
 )
 
 from payorch.db.tables.base import id_column, metadata, timestamp
@@ -42,6 +41,21 @@ simulator_markets = Table(
     Column("give_up", Float, nullable=False),
     Column("pending", Float, nullable=False),
     timestamp("updated_at"),
+)
+
+# Each simulated provider's first answer under a request's key (Idempotency-Key and the like),
+# answered again to the same request under it (payorch.simulator.replays, migration 0030).
+simulator_replays = Table(
+    "simulator_replays",
+    metadata,
+    Column("provider", String(40), primary_key=True),  # the simulator's name
+    Column("owner", String(40), primary_key=True),
+    Column("key", String(255), primary_key=True),
+    Column("fingerprint", String(64), nullable=False),  # sha256 of what makes it the same request
+    Column("status_code", Integer, nullable=False),
+    Column("body", JsonType, nullable=False),
+    timestamp("created_at"),
+    Index("ix_simulator_replays_owner_created_at", "owner", "created_at"),
 )
 
 # Provider A (Webpay Plus REST 1.2) transactions, one per token.
@@ -126,10 +140,7 @@ simulator_b_refunds = Table(
     Column("payment_id", BigInteger, nullable=False),
     Column("amount_hundredths", BigInteger, nullable=False),
     Column("status", String(16), nullable=False),
-    Column("idempotency_key", String(255), nullable=True),
     timestamp("date_created"),
-    # One refund per X-Idempotency-Key and owner: a retried request finds the first refund.
-    UniqueConstraint("owner", "idempotency_key", name="uq_simulator_b_refunds_owner_key"),
     Index("ix_simulator_b_refunds_payment_id", "payment_id"),
 )
 

@@ -124,8 +124,8 @@ async def refund(
     data: JsonObject,
     key: str | None,
 ) -> SimBRefund:
-    """Empty body: refund all that is left; ``{amount}``: a part. One refund per idempotency key:
-    a retry with the key answers the refund it made."""
+    """Empty body: refund all that is left; ``{amount}``: a part. The key is required; the
+    endpoint's wrapper answers a retry under it with the refund it made (simulator/api.py)."""
     if not key:
         raise SimBWireError(400, "Header X-Idempotency-Key is required for this request", "bad_request")
     if len(key) > 255:
@@ -133,11 +133,6 @@ async def refund(
     number = _payment_id(payment_id)
     now = clock.now()
     payment = await _owned(conn, owner, number, for_update=True)
-    previous = await repository.refund_by_key(conn, owner, key)
-    if previous is not None:
-        if previous.payment_id != number:
-            raise SimBWireError(409, "X-Idempotency-Key already used for another request", "conflict")
-        return previous
     if payment.status != "approved":
         raise SimBWireError(400, f"Payment with status {payment.status} cannot be refunded", "bad_request")
     left = payment.amount_hundredths - payment.refunded_hundredths
@@ -154,7 +149,7 @@ async def refund(
     earlier = await repository.refunds_of(conn, number)
     # Increasing per payment (listed in order even when two share a timestamp).
     refund_id = max(r.id for r in earlier) + 1 if earlier else secrets.randbelow(9 * 10**11) + 10**11
-    made = SimBRefund(refund_id, owner, number, amount, "approved", key, now)
+    made = SimBRefund(refund_id, owner, number, amount, "approved", now)
     await repository.insert_refund(conn, made)
     full = amount == left
     change = SimBStatusChange(
@@ -164,9 +159,7 @@ async def refund(
         refunded_hundredths=payment.refunded_hundredths + amount,
     )
     await repository.set_payment_status(conn, number, ("approved",), change)
-    stored = await repository.refund_by_key(conn, owner, key)
-    assert stored is not None  # inserted above, in this transaction
-    return stored
+    return next(r for r in await repository.refunds_of(conn, number) if r.id == refund_id)
 
 
 async def list_refunds(conn: AsyncConnection, owner: str, payment_id: str) -> list[SimBRefund]:

@@ -69,7 +69,6 @@ class SimBRefund:
     payment_id: int
     amount_hundredths: int
     status: str
-    idempotency_key: str | None
     date_created: datetime
 
 

@@ -274,16 +274,6 @@ async def insert_refund(conn: AsyncConnection, refund: SimBRefund) -> None:
     await conn.execute(_INSERT_REFUND, column_values(refund))
 
 
-_REFUND_BY_KEY = select(refunds).where(
-    refunds.c.owner == bindparam("owner"), refunds.c.idempotency_key == bindparam("key")
-)
-
-
-async def refund_by_key(conn: AsyncConnection, owner: str, key: str) -> SimBRefund | None:
-    row = (await conn.execute(_REFUND_BY_KEY, {"owner": owner, "key": key})).first()
-    return _refund(row) if row is not None else None
-
-
 _REFUNDS_OF = (
     select(refunds).where(refunds.c.payment_id == bindparam("payment_id")).order_by(refunds.c.id)
 )

@@ -2,29 +2,25 @@
 
 Answers are the provider's JSON objects and errors. A POST with ``Idempotency-Key`` answers
 the first answer again for the same request, and 409 for another request under the same key.
-Each call runs in the request's transaction; events go out once it has committed.
+Each call runs in simulator/api.py's wrapper; events go out once it has committed.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
 from sqlalchemy import RowMapping, Table
 from sqlalchemy.ext.asyncio import AsyncConnection
-from starlette.background import BackgroundTask
 from starlette.responses import Response
 
 from payorch.db.records import record_of
 from payorch.http.deps import Conn, ReadConn, runtime_of
-from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
-from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.faults import active_fault, timeout_answer
+from payorch.simulator.api import Answer, ProviderApi, Refusals, Replays
 from payorch.simulator.provider_c import (
     disputes,
     events,
@@ -35,92 +31,51 @@ from payorch.simulator.provider_c import (
     sessions,
     tables,
 )
-from payorch.simulator.provider_c.credentials import owner_of_key
-from payorch.simulator.provider_c.records import (
-    SimCAnswer,
-    SimCDispute,
-    SimCEvent,
-    SimCPaymentIntent,
-    SimCRefund,
-    SimCSession,
-)
+from payorch.simulator.provider_c.credentials import owner_of
+from payorch.simulator.provider_c.records import SimCDispute, SimCPaymentIntent, SimCRefund, SimCSession
 from payorch.simulator.provider_c.render import charge_body, dispute_body, intent_body, list_body, refund_body
 from payorch.simulator.provider_c.wire import BASE, SimCWireError, integer, parse_form
-from payorch.simulator.public import public_write_refused
 
 router = APIRouter(tags=["Simulator: provider C"], include_in_schema=False)
-NAME = "provider_c"
-
-Operation = Callable[[str], Awaitable[tuple[JsonObject, list[SimCEvent]]]]
 
 
-def _secret_key(request: Request) -> str:
+def _secret_key(request: Request) -> dict[str, str]:
     authorization = request.headers.get("authorization", "")
     scheme, _, value = authorization.partition(" ")
+    key = ""
     if scheme.lower() == "bearer":
-        return value.strip()
-    if scheme.lower() == "basic":
+        key = value.strip()
+    elif scheme.lower() == "basic":
         try:
-            return base64.b64decode(value.strip(), validate=True).decode().partition(":")[0]
+            key = base64.b64decode(value.strip(), validate=True).decode().partition(":")[0]
         except (binascii.Error, UnicodeDecodeError):
-            return ""
-    return ""
+            key = ""
+    return {"secret_key": key}
 
 
-def _error(error: SimCWireError) -> Response:
-    return json_response(error.body, error.status)
-
-
-async def _api(request: Request, conn: AsyncConnection, operation: Operation) -> Response:
-    """Authenticate, limit the public key's writes, apply the owner's fault mode, replay an
-    Idempotency-Key's first answer, run, answer."""
-    runtime = runtime_of(request)
-    owner = owner_of_key(runtime.cipher, _secret_key(request))
-    if owner is None:
-        return _error(SimCWireError(401, "Invalid API Key provided.", code="api_key_invalid"))
-    writes = request.method == "POST"
-    if owner == PUBLIC_OWNER and writes:
-        too_many = SimCWireError(429, "Too many requests.", type_="rate_limit_error", code="rate_limit").body
-        refused = await public_write_refused(request, runtime, too_many)
-        if refused is not None:
-            return refused
-    fault = await active_fault(conn, owner, NAME)
-    if fault == "error":
-        return _error(SimCWireError(500, "An unknown error occurred.", type_="api_error"))
-    if fault == "timeout":
-        return timeout_answer(
-            SimCWireError(504, "Timed out.", type_="api_error").body,
-            runtime.settings.provider_timeout_seconds,
-        )
-    key = request.headers.get("idempotency-key") if writes else None
-    fingerprint = ""
-    if key is not None:
-        fingerprint = hashlib.sha256(request.url.path.encode() + b"\n" + await request.body()).hexdigest()
-        first = await repository.answer_of(conn, owner, key[:255])
-        if first is not None:
-            if first.fingerprint != fingerprint:
-                return _error(
-                    SimCWireError(
-                        409,
-                        "Keys for idempotent requests can only be used with the same parameters "
-                        "they were first used with.",
-                        type_="idempotency_error",
-                    )
-                )
-            return json_response(first.body, first.status_code, {"Idempotent-Replayed": "true"})
-    try:
-        answer, sent = await operation(owner)
-    except SimCWireError as error:
-        await conn.rollback()  # a refused call applies nothing
-        return _error(error)
-    if key is not None:
-        await repository.keep_answer(
-            conn, owner, key[:255], SimCAnswer(fingerprint, 200, answer), runtime.clock.now()
-        )
-    task = BackgroundTask(events.deliver_now, runtime, runtime.phases, sent) if sent else None
-    response = json_response(answer, 200)
-    response.background = task
-    return response
+API = ProviderApi(
+    name="provider_c",
+    credentials=_secret_key,
+    owner_of=owner_of,
+    refusals=Refusals(
+        unauthorized=SimCWireError(401, "Invalid API Key provided.", code="api_key_invalid").body,
+        too_many=SimCWireError(429, "Too many requests.", type_="rate_limit_error", code="rate_limit").body,
+        failed=SimCWireError(500, "An unknown error occurred.", type_="api_error").body,
+        timed_out=SimCWireError(504, "Timed out.", type_="api_error").body,
+    ),
+    refused=SimCWireError,
+    refusal=lambda error: (error.status, error.body),
+    replays=Replays(
+        header="idempotency-key",
+        conflict=SimCWireError(
+            409,
+            "Keys for idempotent requests can only be used with the same parameters "
+            "they were first used with.",
+            type_="idempotency_error",
+        ).body,
+        replayed_headers={"Idempotent-Replayed": "true"},
+    ),
+)
 
 
 async def _form(request: Request) -> JsonObject:
@@ -136,35 +91,38 @@ def _expands(request: Request, field: str) -> bool:
 async def create_session(request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         made = await sessions.create(conn, runtime.clock, owner, await _form(request))
-        return sessions.expanded(made, None, runtime.clock.now(), runtime.settings.public_url), []
+        return Answer(sessions.expanded(made, None, runtime.clock.now(), runtime.settings.public_url))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.get(BASE + "/v1/checkout/sessions/{session_id}")
 async def read_session(session_id: str, request: Request, conn: ReadConn) -> Response:
     runtime = runtime_of(request)
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         session, intent = await sessions.read(conn, owner, session_id)
         shown = intent if _expands(request, "payment_intent") else None
-        return sessions.expanded(session, shown, runtime.clock.now(), runtime.settings.public_url), []
+        return Answer(sessions.expanded(session, shown, runtime.clock.now(), runtime.settings.public_url))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.post(BASE + "/v1/checkout/sessions/{session_id}/expire")
 async def expire_session(session_id: str, request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         changed = await sessions.expire(conn, runtime.clock, runtime.settings.public_url, owner, session_id)
         now = runtime.clock.now()
-        return sessions.expanded(changed.session, None, now, runtime.settings.public_url), changed.sent
+        return Answer(
+            sessions.expanded(changed.session, None, now, runtime.settings.public_url),
+            after_commit=events.sender(changed.sent),
+        )
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.get(BASE + "/v1/checkout/sessions")
@@ -172,7 +130,7 @@ async def list_sessions(request: Request, conn: ReadConn) -> Response:
     runtime = runtime_of(request)
     query = request.query_params
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         limit = listing.limit_of(query)
         created = listing.created_of(query)
         if created.given:  # by creation time (reconciliation): any session of the owner's
@@ -194,9 +152,9 @@ async def list_sessions(request: Request, conn: ReadConn) -> Response:
             )
         now = runtime.clock.now()
         data = [sessions.expanded(s, None, now, runtime.settings.public_url) for s in found[:limit]]
-        return list_body(request.url.path, data, len(found) > limit), []
+        return Answer(list_body(request.url.path, data, len(found) > limit))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 async def _by_creation(
@@ -205,14 +163,14 @@ async def _by_creation(
     """A list by creation time, as the provider answers it (``listing``), each row by ``body_of``."""
     query = request.query_params
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         limit = listing.limit_of(query)
         created = listing.created_of(query)
         rows = await listing.page_of(conn, table, owner, created, limit + 1, query.get("starting_after"))
         data = [body_of(row) for row in rows[:limit]]
-        return list_body(request.url.path, data, len(rows) > limit), []
+        return Answer(list_body(request.url.path, data, len(rows) > limit))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 def _intent_body(request: Request, intent: SimCPaymentIntent) -> JsonObject:
@@ -234,27 +192,27 @@ async def list_payment_intents(request: Request, conn: ReadConn) -> Response:
 
 @router.get(BASE + "/v1/payment_intents/{intent_id}")
 async def read_payment_intent(intent_id: str, request: Request, conn: ReadConn) -> Response:
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         intent = await repository.intent_of(conn, intent_id, owner=owner)
         if intent is None:
             raise SimCWireError(
                 404, f"No such payment_intent: '{intent_id}'", code="resource_missing", param="intent"
             )
-        return _intent_body(request, intent), []
+        return Answer(_intent_body(request, intent))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 async def _hold_moved(request: Request, conn: AsyncConnection, intent_id: str, move: holds.Move) -> Response:
     """Capture or cancel a hold: the PaymentIntent after it, its events sent once committed."""
     runtime = runtime_of(request)
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         body = await _form(request)
         moved = await move(conn, runtime.clock, runtime.settings.public_url, owner, intent_id, body)
-        return _intent_body(request, moved.intent), moved.sent
+        return Answer(_intent_body(request, moved.intent), after_commit=events.sender(moved.sent))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.post(BASE + "/v1/payment_intents/{intent_id}/capture")
@@ -277,35 +235,35 @@ async def list_disputes(request: Request, conn: ReadConn) -> Response:
 
 @router.get(BASE + "/v1/disputes/{dispute_id}")
 async def read_dispute(dispute_id: str, request: Request, conn: ReadConn) -> Response:
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
-        return dispute_body(await disputes.read(conn, owner, dispute_id)), []
+    async def run(owner: str) -> Answer:
+        return Answer(dispute_body(await disputes.read(conn, owner, dispute_id)))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.post(BASE + "/v1/refunds")
 async def create_refund(request: Request, conn: Conn) -> Response:
     runtime = runtime_of(request)
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
-        return refund_body(await refunds.create(conn, runtime.clock, owner, await _form(request))), []
+    async def run(owner: str) -> Answer:
+        return Answer(refund_body(await refunds.create(conn, runtime.clock, owner, await _form(request))))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.get(BASE + "/v1/refunds/{refund_id}")
 async def read_refund(refund_id: str, request: Request, conn: ReadConn) -> Response:
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
-        return refund_body(await refunds.read(conn, owner, refund_id)), []
+    async def run(owner: str) -> Answer:
+        return Answer(refund_body(await refunds.read(conn, owner, refund_id)))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)
 
 
 @router.get(BASE + "/v1/refunds")
 async def list_refunds(request: Request, conn: ReadConn) -> Response:
     query = request.query_params
 
-    async def run(owner: str) -> tuple[JsonObject, list[SimCEvent]]:
+    async def run(owner: str) -> Answer:
         intent_id = query.get("payment_intent")
         created = listing.created_of(query)
         limit = min(integer(query.get("limit", "10"), "limit", minimum=1), 100)
@@ -318,6 +276,7 @@ async def list_refunds(request: Request, conn: ReadConn) -> Response:
             raise SimCWireError(400, "List refunds by payment_intent or created.", param="payment_intent")
         else:
             found = await repository.refunds_of(conn, owner, intent_id, limit + 1)
-        return list_body(request.url.path, [refund_body(r) for r in found[:limit]], len(found) > limit), []
+        data = [refund_body(r) for r in found[:limit]]
+        return Answer(list_body(request.url.path, data, len(found) > limit))
 
-    return await _api(request, conn, run)
+    return await API.answer(request, conn, run)

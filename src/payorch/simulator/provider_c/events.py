@@ -27,6 +27,7 @@ from payorch.simulator.provider_c.credentials import webhook_secret
 from payorch.simulator.provider_c.records import SimCEvent, SimCSession
 from payorch.simulator.provider_c.render import unix
 from payorch.simulator.provider_c.wire import new_object_id
+from payorch.simulator.simulated import AfterCommit
 
 log = logging.getLogger("payorch.simulator")
 
@@ -133,6 +134,17 @@ async def _send(runtime: Runtime, phases: Phases, event: SimCEvent) -> bool:
             conn, event.id, attempts=attempts, status=status, next_attempt_at=next_at, last_error=error
         )
     return error is None
+
+
+def sender(written: list[SimCEvent]) -> AfterCommit | None:
+    """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
+    if not written:
+        return None
+
+    async def send(runtime: Runtime, phases: Phases) -> None:
+        await deliver_now(runtime, phases, written)
+
+    return send
 
 
 async def deliver_now(runtime: Runtime, phases: Phases, written: list[SimCEvent]) -> None:

@@ -130,12 +130,3 @@ class SimCEvent:
     next_attempt_at: datetime
     last_error: str | None
     created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class SimCAnswer:
-    """A stored first answer of an Idempotency-Key."""
-
-    fingerprint: str
-    status_code: int
-    body: JsonObject

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.records import record_of
 from payorch.jsontypes import JsonObject
 from payorch.simulator.provider_c.records import (
-    SimCAnswer,
     SimCDispute,
     SimCEvent,
     SimCPaymentIntent,
@@ -23,9 +22,6 @@ from payorch.simulator.provider_c.tables import (
 )
 from payorch.simulator.provider_c.tables import (
     simulator_c_events as events,
-)
-from payorch.simulator.provider_c.tables import (
-    simulator_c_idempotency as answers,
 )
 from payorch.simulator.provider_c.tables import (
     simulator_c_payment_intents as intents,
@@ -203,30 +199,6 @@ async def set_dispute_status(conn: AsyncConnection, dispute_id: str, status: str
     await conn.execute(update(disputes).where(disputes.c.id == dispute_id).values(status=status))
 
 
-# -- idempotency ------------------------------------------------------------------------------
-
-
-async def answer_of(conn: AsyncConnection, owner: str, key: str) -> SimCAnswer | None:
-    query = select(answers.c.fingerprint, answers.c.status_code, answers.c.body).where(
-        answers.c.owner == owner, answers.c.key == key
-    )
-    row = (await conn.execute(query)).mappings().first()
-    return record_of(SimCAnswer, row) if row is not None else None
-
-
-async def keep_answer(conn: AsyncConnection, owner: str, key: str, answer: SimCAnswer, now: datetime) -> None:
-    await conn.execute(
-        insert(answers).values(
-            owner=owner,
-            key=key,
-            fingerprint=answer.fingerprint,
-            status_code=answer.status_code,
-            body=answer.body,
-            created_at=now,
-        )
-    )
-
-
 # -- events -----------------------------------------------------------------------------------
 
 
@@ -295,7 +267,6 @@ async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime)
         (intents, intents.c.created_at),
         (refunds, refunds.c.created_at),
         (disputes, disputes.c.created_at),
-        (answers, answers.c.created_at),
         (events, events.c.created_at),
     ):
         result = await conn.execute(delete(table).where(table.c.owner == owner, column < before))

@@ -24,9 +24,7 @@ from payorch.simulator.provider_c import (
 )
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.discrepancies import DISCREPANCIES
-from payorch.simulator.provider_c.records import SimCEvent
 from payorch.simulator.simulated import (
-    AfterCommit,
     Bought,
     BuyerReturn,
     Settlement,
@@ -38,13 +36,6 @@ from payorch.simulator.simulated import (
 _BUTTONS = {"approve": "approve", "decline": "pending", "pending": "pending"}
 
 
-def sender(written: list[SimCEvent]) -> AfterCommit:
-    async def send(runtime: Runtime, phases: Phases) -> None:
-        await events.deliver_now(runtime, phases, written)
-
-    return send
-
-
 async def settle(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, payment_intent_id: str, outcome: str
 ) -> Settlement | None:
@@ -52,13 +43,13 @@ async def settle(
     dispute on its paid one opens or closes; its signed event is sent once the move committed."""
     if outcome in disputes.OUTCOMES:
         disputed = await disputes.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
-        return None if disputed is None else Settlement([disputed[0].id], sender(disputed[1]))
+        return None if disputed is None else Settlement([disputed[0].id], events.sender(disputed[1]))
     if outcome not in ("approve", "reject"):
         return None
     changed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
     if changed is None or changed.intent is None:
         return None
-    return Settlement(references=[changed.intent.id], after_commit=sender(changed.sent))
+    return Settlement(references=[changed.intent.id], after_commit=events.sender(changed.sent))
 
 
 async def market_buy(
@@ -89,7 +80,7 @@ async def market_buy(
         failed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, "reject")
         written += failed.sent if failed is not None else []
     back = BuyerReturn("GET", sessions.success_url(chosen.session), {})
-    return Bought(outcome, [session.id], back, sender(written))
+    return Bought(outcome, [session.id], back, events.sender(written))
 
 
 async def advance_holds(
@@ -99,7 +90,7 @@ async def advance_holds(
     those past it canceled, with charge.expired and payment_intent.canceled sent after."""
     lapsed = await holds.advance(conn, clock, public_url, owner, seconds)
     written = [event for moved in lapsed for event in moved.sent]
-    return Settlement([moved.intent.id for moved in lapsed], sender(written) if written else None)
+    return Settlement([moved.intent.id for moved in lapsed], events.sender(written) if written else None)
 
 
 async def lapse_due(runtime: Runtime, phases: Phases) -> int:

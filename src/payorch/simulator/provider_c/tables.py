@@ -1,4 +1,5 @@
-"""Simulated provider C's tables (migrations 0013, 0015, 0019, 0025). Every row carries
+"""Simulated provider C's tables (migrations 0013, 0015, 0019, 0025; its replayed answers: the
+shared simulator_replays, payorch.simulator.replays). Every row carries
 ``owner``: the application whose MOCK secret key made it, or "public" for the published test
 key. Amounts are integers in the provider's unit (the currency's minor unit; whole units for
 zero-decimal currencies)."""
@@ -75,18 +76,6 @@ simulator_c_refunds = Table(
     timestamp("created_at"),
     Index("ix_simulator_c_refunds_payment_intent_id", "payment_intent_id"),
     Index("ix_simulator_c_refunds_owner_created_at", "owner", "created_at"),
-)
-
-# The first answer of each Idempotency-Key, replayed for a retry with the same request.
-simulator_c_idempotency = Table(
-    "simulator_c_idempotency",
-    metadata,
-    Column("owner", String(40), primary_key=True),
-    Column("key", String(255), primary_key=True),
-    Column("fingerprint", String(64), nullable=False),
-    Column("status_code", Integer, nullable=False),
-    Column("body", JsonType, nullable=False),
-    timestamp("created_at"),
 )
 
 # Outbox of signed events: written with the change, sent after the commit, retried by a job.

@@ -4,7 +4,10 @@ answer again, another request under it the provider's conflict."""
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
+import pytest
 
 from tests.simulator.toy_provider import BASE, CONFLICT, Toy, toy
 
@@ -61,3 +64,21 @@ async def test_a_read_is_not_replayed(toy: Toy) -> None:
     for _ in range(2):
         assert (await toy.http.get(f"{BASE}/marks/m", headers=headers)).status_code == 200
     assert toy.ledger.calls == 2
+
+
+async def test_two_requests_racing_under_a_new_key_answer_the_first_kept_answer(toy: Toy) -> None:
+    """The slower one finds the key kept when it keeps its own: its call is undone and it
+    answers as a retry would (here another body: the conflict)."""
+    if toy.runtime.database.is_sqlite:
+        pytest.skip("SQLite has one writer: two transactions cannot race to keep a key")
+    headers = {"X-Toy-Key": toy.one, "Toy-Key": "k1"}
+    slow = asyncio.create_task(toy.http.post(f"{BASE}/slow/m", json={"wait": True}, headers=headers))
+    while toy.ledger.calls == 0:
+        await asyncio.sleep(0.01)
+    quick = await toy.http.post(f"{BASE}/slow/m", json={}, headers=headers)
+    toy.ledger.gate.set()
+    slower = await asyncio.wait_for(slow, 10)
+    assert (quick.status_code, quick.json()) == (200, {"name": "m", "call": 2})
+    assert (slower.status_code, slower.json()) == (409, CONFLICT)
+    again = await toy.http.post(f"{BASE}/slow/m", json={}, headers=headers)
+    assert again.json() == quick.json() and toy.ledger.calls == 2

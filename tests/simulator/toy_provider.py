@@ -4,6 +4,7 @@ one write whose state is a row it sets (a fault row named after the mark, so no 
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -70,6 +71,7 @@ class Ledger:
 
     calls: int = 0
     after: list[str] = field(default_factory=list)
+    gate: asyncio.Event = field(default_factory=asyncio.Event)  # what a "slow" call waits for
 
 
 def toy_router(ledger: Ledger) -> APIRouter:
@@ -101,6 +103,20 @@ def toy_router(ledger: Ledger) -> APIRouter:
     @router.post(BASE + "/plain/{name}")
     async def set_plain(name: str, request: Request, conn: Conn) -> Response:
         return await mark(request, conn, name, PATH_ONLY)
+
+    @router.post(BASE + "/slow/{name}")
+    async def slow(name: str, request: Request, conn: Conn) -> Response:
+        """Writes nothing of its own; waits for the gate when asked (two calls racing)."""
+        body: JsonObject = await request.json()
+
+        async def run(owner: str) -> Answer:
+            ledger.calls += 1
+            call = ledger.calls
+            if body.get("wait"):
+                await ledger.gate.wait()
+            return Answer({"name": name, "call": call})
+
+        return await API.answer(request, conn, run)
 
     @router.get(BASE + "/marks/{name}")
     async def read_mark(name: str, request: Request, conn: ReadConn) -> Response:

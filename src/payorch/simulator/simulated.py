@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, TypeVar
 
 from fastapi import APIRouter
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -25,6 +25,20 @@ from payorch.simulator.market.records import MarketOutcome
 
 # Work to do once the move's transaction committed (e.g. send the notifications it wrote).
 AfterCommit = Callable[[Runtime, Phases], Awaitable[None]]
+Written = TypeVar("Written")
+
+
+def sending(
+    deliver: Callable[[Runtime, Phases, list[Written]], Awaitable[None]], written: list[Written]
+) -> AfterCommit | None:
+    """``deliver`` of the notifications ``written``, as work for after the commit (None: none)."""
+    if not written:
+        return None
+
+    async def send(runtime: Runtime, phases: Phases) -> None:
+        await deliver(runtime, phases, written)
+
+    return send
 
 
 @dataclass(frozen=True)

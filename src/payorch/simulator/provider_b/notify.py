@@ -32,7 +32,7 @@ from payorch.runtime import Runtime
 from payorch.simulator.provider_b import repository
 from payorch.simulator.provider_b.credentials import webhook_secret
 from payorch.simulator.provider_b.records import SimBAttempt, SimBNotification, SimBPayment
-from payorch.simulator.simulated import AfterCommit
+from payorch.simulator.simulated import AfterCommit, sending
 
 log = logging.getLogger("payorch.simulator")
 
@@ -176,13 +176,7 @@ async def deliver_now(
 
 def sender(written: list[SimBNotification]) -> AfterCommit | None:
     """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
-    if not written:
-        return None
-
-    async def send(runtime: Runtime, phases: Phases) -> None:
-        await deliver_now(runtime, phases, written)
-
-    return send
+    return sending(deliver_now, written)
 
 
 async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:

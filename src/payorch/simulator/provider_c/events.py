@@ -27,7 +27,7 @@ from payorch.simulator.provider_c.credentials import webhook_secret
 from payorch.simulator.provider_c.records import SimCEvent, SimCSession
 from payorch.simulator.provider_c.render import unix
 from payorch.simulator.provider_c.wire import new_object_id
-from payorch.simulator.simulated import AfterCommit
+from payorch.simulator.simulated import AfterCommit, sending
 
 log = logging.getLogger("payorch.simulator")
 
@@ -136,17 +136,6 @@ async def _send(runtime: Runtime, phases: Phases, event: SimCEvent) -> bool:
     return error is None
 
 
-def sender(written: list[SimCEvent]) -> AfterCommit | None:
-    """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
-    if not written:
-        return None
-
-    async def send(runtime: Runtime, phases: Phases) -> None:
-        await deliver_now(runtime, phases, written)
-
-    return send
-
-
 async def deliver_now(runtime: Runtime, phases: Phases, written: list[SimCEvent]) -> None:
     """Send freshly written events (after their transaction committed), with quick retries."""
     for first in written:
@@ -176,3 +165,8 @@ async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:
             await _send(runtime, phases, event)
             sent += 1
     return sent
+
+
+def sender(written: list[SimCEvent]) -> AfterCommit | None:
+    """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
+    return sending(deliver_now, written)

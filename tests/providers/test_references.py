@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from payorch.providers.base import PaymentOutcome
-from payorch.providers.references import ProviderIds, ignored, same
+from payorch.providers.base import CheckoutRef, PaymentOutcome
+from payorch.providers.references import Claims, ProviderIds, ignored, same
 
 
 def test_same_is_equality_of_two_present_references() -> None:
@@ -41,3 +41,29 @@ def test_ignored_moves_nothing_and_says_why() -> None:
     assert result.details == {"payment_id": "9"}
     assert result.provider_payment_reference is None and not result.is_final
     assert ignored("no details").details == {}
+
+
+CHECKOUT = CheckoutRef("payi_1", "chk_1", "pref_1", 1500, "USD")
+
+
+def test_claims_that_match_the_checkout_are_believed() -> None:
+    assert Claims("external_reference", "payi_1", "USD", 1500, "chk_1").mismatch(CHECKOUT) is None
+    assert Claims("external_reference", "payi_1", "USD", 1500).mismatch(CHECKOUT) is None  # says no checkout
+
+
+@pytest.mark.parametrize(
+    ("claims", "why"),
+    [
+        (Claims("client_reference_id", "payi_2", "USD", 1500, "chk_1"), "client_reference_id differs"),
+        (Claims("client_reference_id", None, "USD", 1500), "client_reference_id differs"),
+        (Claims("external_reference", "payi_1", "CLP", 1500), "currency differs"),
+        (Claims("external_reference", "payi_1", None, 1500), "currency differs"),
+        (Claims("external_reference", "payi_1", "USD", 1501), "amount differs"),
+        (Claims("external_reference", "payi_1", "USD", None), "amount differs"),
+        (Claims("external_reference", "payi_1", "USD", 1500, "chk_0"), "made for another checkout"),
+    ],
+)
+def test_claims_of_another_intent_currency_amount_or_checkout_are_not_believed(
+    claims: Claims, why: str
+) -> None:
+    assert claims.mismatch(CHECKOUT) == why

@@ -16,6 +16,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
 )
 from payorch.providers.provider_b import PROVIDER_B, wire
+from payorch.providers.references import Claims
 
 OUTCOME_OF_STATUS = {
     wire.APPROVED: PaymentOutcome.AUTHORIZED,
@@ -81,18 +82,14 @@ def dispute_of(payment: wire.ProviderBPayment) -> DisputeObservation | None:
 
 
 def mismatch(payment: wire.ProviderBPayment, checkout: CheckoutRef) -> str | None:
-    if payment.external_reference != checkout.payment_intent_id:
-        return "external_reference differs"
-    if payment.currency_id != checkout.currency:
-        return "currency differs"
-    if payment.transaction_amount is None:
-        return "no amount"
-    if wire.to_minor(payment.transaction_amount, checkout.currency) != checkout.amount:
-        return "amount differs"
-    metadata_checkout = (payment.metadata or {}).get("checkout_id")
-    if metadata_checkout is not None and metadata_checkout != checkout.checkout_id:
-        return "made for another checkout"
-    return None
+    amount = payment.transaction_amount
+    return Claims(
+        "external_reference",
+        payment.external_reference,
+        payment.currency_id,
+        wire.to_minor(amount, checkout.currency) if amount is not None else None,
+        (payment.metadata or {}).get("checkout_id"),
+    ).mismatch(checkout)
 
 
 def details_of(payment: wire.ProviderBPayment) -> dict[str, object]:

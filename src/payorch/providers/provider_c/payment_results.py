@@ -20,6 +20,7 @@ from payorch.providers.base import (
     ProviderUnavailable,
 )
 from payorch.providers.provider_c import PROVIDER_C, wire
+from payorch.providers.references import Claims
 
 # An open session: nothing is paid yet. A declined attempt leaves the intent in
 # requires_payment_method and the buyer may try again on the same page.
@@ -69,15 +70,13 @@ def intent_of(session: wire.CheckoutSession) -> wire.PaymentIntent | None:
 
 def mismatch(session: wire.CheckoutSession, checkout: CheckoutRef) -> str | None:
     """Why ``session`` is not the checkout's (None: it is)."""
-    if session.client_reference_id != checkout.payment_intent_id:
-        return "client_reference_id differs"
-    if (session.currency or "").upper() != checkout.currency:
-        return "currency differs"
-    if session.amount_total != checkout.amount:
-        return "amount differs"
+    currency = (session.currency or "").upper()
     made_for = session.metadata.get("checkout_id")
-    if made_for is not None and made_for != checkout.checkout_id:
-        return "made for another checkout"
+    claims = Claims(
+        "client_reference_id", session.client_reference_id, currency, session.amount_total, made_for
+    )
+    if distrust := claims.mismatch(checkout):
+        return distrust
     intent = intent_of(session)
     if intent is not None and (
         intent.amount != checkout.amount or intent.currency.upper() != checkout.currency

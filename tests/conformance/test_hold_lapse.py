@@ -171,7 +171,8 @@ async def test_capture_against_the_lapse(shop: Shop) -> None:
         await at(shop, payment_id, -RECHECK_SECONDS)  # past the deadline and any lease
         await passes(shop)
         types = await shop.event_types(checkout.intent_id)
-        assert types.count("payment.capture_due") == 1, (round_, types)
+        # Early, the capture may beat the pass that would warn it is due: then none is sent.
+        assert types.count("payment.capture_due") in ((0, 1) if early else (1,)), (round_, types)
         if early:
             assert captured.status_code == 200, (round_, captured.text)
             assert (types.count("payment.captured"), types.count("payment.expired")) == (1, 0), types

@@ -242,7 +242,9 @@ async def test_a_hold_past_its_end_reads_canceled_and_the_worker_sends_its_event
     capture = await http.post(f"{C}/v1/payment_intents/{intent['id']}/capture", headers=headers)
     assert "status of canceled" in _error(capture, "payment_intent_unexpected_state")
     assert len(events.received) == 2  # nothing sent until the worker's pass
-    assert await LapseSimulatorHolds().run_once(runtime) == 1
+    # The pass lapses every owner's holds past their end: other tests' holds in this database
+    # may lapse with it (their events go to their own sandboxes).
+    assert await LapseSimulatorHolds().run_once(runtime) >= 1
     assert [kind for kind, _ in (await _types(events, 4))[2:]] == [
         "charge.expired",
         "payment_intent.canceled",

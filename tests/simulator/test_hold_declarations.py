@@ -10,12 +10,8 @@ from payorch.providers.provider_a.registration import REGISTRATION as A
 from payorch.providers.provider_b.registration import REGISTRATION as B
 from payorch.providers.provider_c.registration import REGISTRATION as C
 from payorch.providers.registration import HoldSupport
-from payorch.simulator.provider_a.wire import HOLD_DAYS as A_HOLD_DAYS
-from payorch.simulator.provider_c.holds import HOLD_DAYS as C_HOLD_DAYS
 from payorch.simulator.registry import SIMULATED
 from payorch.simulator.simulated import SimulatedProvider
-
-WINDOWS = {A.provider_id: A_HOLD_DAYS, C.provider_id: C_HOLD_DAYS}
 
 
 def test_a_and_c_declare_one_capture_partial_or_whole_void_and_seven_days_b_none() -> None:
@@ -29,8 +25,8 @@ def test_the_simulator_holds_exactly_where_the_provider_declares_it_with_its_win
 ) -> None:
     declared = simulated.registration.holds
     assert (declared is not None) == (simulated.holds is not None)
-    if declared is not None:
-        assert declared.window_days == WINDOWS[simulated.provider_id]
+    if declared is not None and simulated.holds is not None:
+        assert declared.window_days == simulated.holds.window_days
 
 
 def test_a_declaration_is_refused_without_a_capture_or_a_window() -> None:

@@ -94,6 +94,7 @@ class SimulatedHolds:
     moves an owner's holds nearer their end, and what lapses without being read."""
 
     advance: AdvanceHolds
+    window_days: int  # how long after approval its holds lapse (the registration declares the same)
     # None: a lapsed hold is only seen when read (nothing is sent when it lapses).
     lapse_due: LapseDue | None = None
 

@@ -14,6 +14,7 @@ from payorch.simulator.pages import with_query
 from payorch.simulator.provider_a import endpoints, page, repository, service
 from payorch.simulator.provider_a.credentials import owner_of
 from payorch.simulator.provider_a.discrepancies import DISCREPANCIES
+from payorch.simulator.provider_a.wire import HOLD_DAYS
 from payorch.simulator.simulated import (
     Bought,
     BuyerReturn,
@@ -90,5 +91,5 @@ SIMULATED = SimulatedProvider(
     settle_references="tokens",
     market_buy=market_buy,
     discrepancies=DISCREPANCIES,
-    holds=SimulatedHolds(advance=advance_holds),
+    holds=SimulatedHolds(advance=advance_holds, window_days=HOLD_DAYS),
 )

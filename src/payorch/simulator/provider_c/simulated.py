@@ -119,5 +119,5 @@ SIMULATED = SimulatedProvider(
     discrepancies=DISCREPANCIES,
     resend_due=events.deliver_due,
     controls_routers=(controls.router,),
-    holds=SimulatedHolds(advance=advance_holds, lapse_due=lapse_due),
+    holds=SimulatedHolds(advance=advance_holds, window_days=holds.HOLD_DAYS, lapse_due=lapse_due),
 )

@@ -287,7 +287,10 @@ async def _record(
                     "Another checkout request replaced the checkout first.",
                     allowed=REPLACEABLE,
                 )
-        elif await repository.active_for_intent(conn, intent.id) is not None:
+        elif intent.status != IntentStatus.CREATED.value and (
+            await repository.active_for_intent(conn, intent.id) is not None
+        ):
+            # A CREATED intent has no checkout (each is written here, moving it on): no read.
             raise InvalidState(intent.status, "Another checkout request won the race.", allowed=REPLACEABLE)
         provider = connector.provider
         routed = decided.as_json()

@@ -13,7 +13,7 @@ Every function runs in the caller's transaction (``conn``) and never commits.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -81,11 +81,15 @@ async def create(
 
 async def _decide(
     conn: AsyncConnection, transaction: SimATransaction, decision: SimADecision, now: datetime
-) -> bool:
-    """Record the choice once; a deferred approval is held for HOLD_DAYS."""
+) -> SimATransaction | None:
+    """Record the choice once; a deferred approval is held for HOLD_DAYS. The transaction as
+    recorded (built from what was written: no read back), None if it was already decided."""
     held = transaction.deferred and decision.status == "AUTHORIZED"
     capture_before = now + timedelta(days=HOLD_DAYS) if held else None
-    return await repository.decide(conn, transaction.token, decision, now, capture_before)
+    if not await repository.decide(conn, transaction.token, decision, now, capture_before):
+        return None
+    # The decision's fields are the transaction's columns of the same names (repository.decide).
+    return replace(transaction, **asdict(decision), decided_at=now, capture_before=capture_before)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +113,9 @@ async def decide(
         conn, found.owner, found.buy_order, since=now - RETRY_WINDOW
     ):
         outcome = "reject"  # over the brands' retry cap: declined again
-    first = await _decide(conn, found, _decision(outcome, response_code), now)
-    after = await repository.get(conn, token)
-    assert after is not None  # locked above: it cannot have gone
-    return Decided(after, first)
+    # Locked above: a transaction not decided now was decided before, as read.
+    decided = await _decide(conn, found, _decision(outcome, response_code), now)
+    return Decided(found if decided is None else decided, decided is not None)
 
 
 async def page_transaction(conn: AsyncConnection, token: str) -> SimATransaction | None:
@@ -144,7 +147,7 @@ async def commit(conn: AsyncConnection, clock: Clock, owner: str, token: str) ->
         raise SimAWireError(422, "Invalid status 0 for transaction while authorizing")
     if not await repository.mark_committed(conn, token, now):
         raise SimAWireError(422, "Transaction already locked by another process")
-    return await _owned(conn, clock, owner, token)
+    return replace(found, committed_at=now).as_seen(now)  # as written (locked: no read back)
 
 
 async def status(conn: AsyncConnection, clock: Clock, owner: str, token: str) -> SimATransaction:
@@ -242,7 +245,7 @@ async def settle(
     """The controls' settle: decide the intent's open transaction as if the buyer had. Its token."""
     choice = "approve" if outcome == "approve" else "reject"
     found = await open_transaction(conn, owner, payment_intent_id)
-    if found is not None and await _decide(conn, found, _decision(choice), clock.now()):
+    if found is not None and await _decide(conn, found, _decision(choice), clock.now()) is not None:
         return found.token
     return None
 

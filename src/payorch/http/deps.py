@@ -56,8 +56,8 @@ def permit(caller: Caller, request: Request) -> None:
     """Refuse (403 FORBIDDEN, before the endpoint runs: nothing changes) an operation outside
     the caller's scopes, or one the table of operations does not list (deny by default):
     payorch.access.operations."""
-    route = request.scope.get("route")
-    path: str = getattr(route, "path_format", request.url.path)
+    # The route's template; the request's URL (built on demand) only when no route matched.
+    path: str = getattr(request.scope.get("route"), "path_format", None) or request.url.path
     scope = required_scope(request.method, path)
     if scope is None:
         raise Forbidden(

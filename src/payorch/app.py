@@ -23,6 +23,7 @@ from payorch.dashboard.routes import ROUTERS as DASHBOARD_ROUTERS
 from payorch.events.endpoints import router as events_router
 from payorch.exports.endpoints import router as exports_router
 from payorch.http.context import RequestContextMiddleware
+from payorch.http.detached import AwaitDetached
 from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
@@ -109,6 +110,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.add_middleware(MetricsMiddleware)  # also counts 413/415 rejections
     if tracing.enabled:  # outermost: the request's span covers everything (tracing.py)
         app.add_middleware(TracingMiddleware)
+    app.add_middleware(AwaitDetached)  # outermost: the sends after an answer are not its time
     return app
 
 

@@ -16,6 +16,7 @@ from payorch.clock import Clock
 from payorch.config import Settings
 from payorch.crypto import Cipher
 from payorch.db import Database, Phases
+from payorch.detached import Detached
 from payorch.exports.slots import ExportSlots
 from payorch.http.client import LocalApp
 from payorch.idempotency.service import Idempotency
@@ -61,8 +62,11 @@ class Runtime:
     success_rates: SuccessRates = field(default_factory=PriorityFallback)
     # How many exports each application streams at once in this process (exports/slots.py).
     export_slots: ExportSlots = field(default_factory=ExportSlots)
+    # Work no caller waits for (the simulator's notifications): detached.py.
+    detached: Detached = field(default_factory=Detached)
 
     async def close(self) -> None:
+        await self.detached.close(grace_seconds=5.0)  # its work needs the client and the database
         await self.authenticator.drain()  # its last-use writes need the database
         await self.provider_health.aclose()
         if self.redis is not None:

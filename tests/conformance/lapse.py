@@ -33,6 +33,7 @@ async def passes(shop: Shop) -> None:
     """The job's passes until it finds nothing more to do now."""
     while await HoldDeadlines().run_once(shop.runtime):
         pass
+    await shop.runtime.detached.drain()  # what the provider notified of the job's calls
 
 
 async def move_provider_clock(shop: Shop, seconds: int) -> dict[str, Any]:

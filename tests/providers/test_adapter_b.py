@@ -914,7 +914,7 @@ async def test_sim_other_outcomes(sim: Any, choice: str, outcome: PaymentOutcome
         assert params["payment_id"] == "null"
 
 
-async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> None:
+async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any, runtime: Runtime) -> None:
     ctx, sandbox, capture = sim
     ref, session = await sim_checkout(ctx)
     params = await buyer_chooses(ctx, session, "pending")
@@ -924,6 +924,7 @@ async def test_sim_pending_payment_settled_by_the_control_notifies(sim: Any) -> 
     assert (await adapter.cancel_checkout(ctx, ref)).outcome is PaymentOutcome.PROCESSING
 
     await control(ctx, sandbox, "settle", {"payment_intent_id": ref.payment_intent_id, "outcome": "approve"})
+    await runtime.detached.drain()  # an in-process call: its notification left detached
     (incoming,) = capture.received
     note = await adapter.parse_notification(ctx, incoming)
     assert note.payment_intent_id == ref.payment_intent_id

@@ -14,8 +14,9 @@ import pytest
 from payorch.clock import FrozenClock
 from payorch.db import Phases
 from payorch.runtime import Runtime
+from payorch.simulator.outbox import sender
 from payorch.simulator.provider_b.credentials import webhook_secret
-from payorch.simulator.provider_b.notify import deliver_due
+from payorch.simulator.provider_b.notify import NOTIFIER
 from tests.databases import own_database
 from tests.kit import Sandbox
 from tests.simulator.helpers import (
@@ -237,6 +238,11 @@ async def test_notifications_only_to_this_service(
     await pay_b(sim, preference["id"], "approve")
     assert receiver.received == []  # and nothing was sent off this machine (loopback only)
 
+
+
+async def deliver_due(runtime: Runtime, phases: Phases) -> int:
+    """The worker's pass over provider B's notifications."""
+    return await sender.deliver_due(runtime, phases, {NOTIFIER.provider: NOTIFIER})
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_failed_notification_is_retried_quickly_then_by_the_worker(

@@ -8,6 +8,8 @@ from datetime import timedelta
 
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.outbox import repository as outbox
+from payorch.simulator.outbox import sender
 from payorch.simulator.registry import SIMULATED
 from payorch.simulator.replays import forget_older_than
 
@@ -19,11 +21,8 @@ class DeliverSimulatorNotifications:
     async def run_once(self, runtime: Runtime) -> int:
         if not runtime.settings.simulator_enabled:
             return 0
-        sent = 0
-        for simulated in SIMULATED:
-            if simulated.resend_due is not None:
-                sent += await simulated.resend_due(runtime, runtime.phases)
-        return sent
+        notifiers = {s.name: s.notifier for s in SIMULATED if s.notifier is not None}
+        return await sender.deliver_due(runtime, runtime.phases, notifiers)
 
 
 class LapseSimulatorHolds:
@@ -46,9 +45,9 @@ class LapseSimulatorHolds:
 
 class PurgePublicSimulatorRows:
     """Delete what each simulated provider keeps for the public owner (SimulatedProvider.
-    purge_public: A's transactions; B's preferences, payments, refunds and notifications; and
-    the answers each API keeps to replay, simulator/replays.py) older
-    than PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
+    purge_public: A's transactions; B's preferences, payments and refunds), the answers each API
+    keeps to replay (simulator/replays.py) and the outbox's notifications older than
+    PAYORCH_SIMULATOR_PUBLIC_RETENTION_SECONDS: anyone may write them, so they must not pile up.
     Applications' own (MOCK) rows are never touched. Runs even with the simulator disabled, so
     rows left from when it was on still go."""
 
@@ -63,4 +62,4 @@ class PurgePublicSimulatorRows:
             gone = await forget_older_than(conn, PUBLIC_OWNER, before)
             for simulated in SIMULATED:
                 gone += await simulated.purge_public(conn, before, self.batch)
-            return gone
+            return gone + await outbox.delete_older_than(conn, PUBLIC_OWNER, before)

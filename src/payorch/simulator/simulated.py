@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Literal
 
 from fastapi import APIRouter
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -22,23 +22,10 @@ from payorch.providers.registration import ProviderRegistration
 from payorch.runtime import Runtime
 from payorch.simulator.discrepancies.records import Discrepancies
 from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.outbox.records import Notifier
 
 # Work to do once the move's transaction committed (e.g. send the notifications it wrote).
 AfterCommit = Callable[[Runtime, Phases], Awaitable[None]]
-Written = TypeVar("Written")
-
-
-def sending(
-    deliver: Callable[[Runtime, Phases, list[Written]], Awaitable[None]], written: list[Written]
-) -> AfterCommit | None:
-    """``deliver`` of the notifications ``written``, as work for after the commit (None: none)."""
-    if not written:
-        return None
-
-    async def send(runtime: Runtime, phases: Phases) -> None:
-        await deliver(runtime, phases, written)
-
-    return send
 
 
 @dataclass(frozen=True)
@@ -78,8 +65,6 @@ MarketBuy = Callable[[AsyncConnection, Clock, str, str, str, MarketOutcome], Awa
 OwnerOf = Callable[[Cipher, Mapping[str, str]], str | None]
 # (conn, before, limit) -> how many of the public owner's rows made before ``before`` went.
 PurgePublic = Callable[[AsyncConnection, datetime, int], Awaitable[int]]
-# (runtime, phases) -> how many due notifications the worker's pass sent.
-ResendDue = Callable[[Runtime, Phases], Awaitable[int]]
 
 
 # (conn, clock, public_url, owner, seconds) -> the holds that lapsed, with what to send after.
@@ -112,7 +97,8 @@ class SimulatedProvider:
     settle_references: str
     market_buy: MarketBuy  # the simulated market's buyer (docs/simulator.md)
     discrepancies: Discrepancies  # the discrepancy control (docs/simulator.md)
-    resend_due: ResendDue | None = None  # notifications the worker sends again
+    # How its notifications leave the outbox (simulator/outbox, docs/providers.md); None: it sends none.
+    notifier: Notifier | None = None
     controls_routers: tuple[APIRouter, ...] = ()  # controls only this provider has
     holds: SimulatedHolds | None = None  # None: it cannot hold (it always captures)
 

@@ -144,8 +144,10 @@ simulator_b_refunds = Table(
     Index("ix_simulator_b_refunds_payment_id", "payment_id"),
 )
 
-# Outbox of provider B notifications: written with the payment change, sent after the commit,
-# retried by the worker job until delivered or out of attempts.
+
+# Provider B's notifications before the simulator's outbox (simulator/outbox, migration 0031):
+# no longer written or read; kept for the previous release during a rolling upgrade, dropped in
+# a later release (docs/deployment.md, "Upgrading").
 simulator_b_notifications = Table(
     "simulator_b_notifications",
     metadata,

@@ -30,6 +30,10 @@ ChangeAmount = Callable[[AsyncConnection, str, str, int | None, str | None], Awa
 Orphan = Callable[[AsyncConnection, Clock, str, str, int, str], Awaitable[list[str]]]
 
 
+# Why the silence control's notifications were never sent (their last_error).
+HELD_BACK = "held back by the discrepancy control"
+
+
 @dataclass(frozen=True)
 class Discrepancies:
     silence: Silence

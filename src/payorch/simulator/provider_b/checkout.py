@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_b import notify, repository
 from payorch.simulator.provider_b.payments import authorization_code
-from payorch.simulator.provider_b.records import SimBNotification, SimBPayment, SimBPreference
+from payorch.simulator.provider_b.records import SimBPayment, SimBPreference
 from payorch.simulator.provider_b.wire import SITE_ID, collector_of, json_object
 
 OUTCOMES = ("approve", "reject", "pending", "review", "cancel")
@@ -73,7 +74,7 @@ class Choice:
     state: PageState
     payment: SimBPayment | None  # None: cancelled (or the checkout was already settled / expired)
     outcome: str
-    notifications: list[SimBNotification] = field(default_factory=list)  # to send once committed
+    notifications: list[Notification] = field(default_factory=list)  # to send once committed
 
 
 async def choose(

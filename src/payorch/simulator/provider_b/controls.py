@@ -17,9 +17,10 @@ from payorch.http.deps import CurrentCaller, runtime_of
 from payorch.simulator.controls.access import require_sandbox
 from payorch.simulator.controls.moves import MOVE_PROBLEMS, moved
 from payorch.simulator.controls.resend import Copies, SendOrder
+from payorch.simulator.outbox import sender
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_b import notify
 from payorch.simulator.provider_b import repository as provider_b_repository
-from payorch.simulator.provider_b.records import SimBNotification
 from payorch.simulator.simulated import AfterCommit
 
 router = APIRouter(tags=["Simulator", "Simulator controls"])
@@ -80,7 +81,7 @@ async def _notify_again(
     if request.order == "newest_first":
         payments.reverse()
     ids: list[str] = []
-    notifications: list[SimBNotification] = []
+    notifications: list[Notification] = []
     for payment in payments:
         for _ in range(request.copies):
             sent = await notify.enqueue(
@@ -99,4 +100,4 @@ async def _notify_again(
         payment_intent_id=request.payment_intent_id,
         notifications=len(notifications),
         payment_ids=ids,
-    ), notify.sender(notifications)
+    ), sender.after_commit(notify.NOTIFIER, notifications)

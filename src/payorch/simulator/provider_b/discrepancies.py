@@ -11,12 +11,13 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
-from payorch.db.tables.simulator import simulator_b_notifications as notifications
 from payorch.db.tables.simulator import simulator_b_payments as payments_table
 from payorch.errors import ValidationFailed
 from payorch.providers.provider_b.wire import to_major, to_minor
-from payorch.simulator.discrepancies.records import Discrepancies
+from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
+from payorch.simulator.outbox import repository as outbox
 from payorch.simulator.provider_b import payments, repository
+from payorch.simulator.provider_b.notify import NOTIFIER
 from payorch.simulator.provider_b.records import SimBPayment
 from payorch.simulator.provider_b.wire import SimBWireError, collector_of, hundredths
 
@@ -29,15 +30,7 @@ def _hundredths(amount: int, currency: str) -> int:
 
 
 async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
-    await conn.execute(
-        update(notifications)
-        .where(
-            notifications.c.owner == owner,
-            notifications.c.payment_id.in_([int(r) for r in references if r.isdigit()]),
-            notifications.c.status == "PENDING",
-        )
-        .values(status="GAVE_UP", last_error="held back by the discrepancy control")
-    )
+    await outbox.hold_back(conn, NOTIFIER.provider, owner, references, HELD_BACK)
 
 
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, payment_id: str, amount: int | None) -> str:

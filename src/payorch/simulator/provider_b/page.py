@@ -6,11 +6,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 from fastapi import APIRouter, Request
-from starlette.background import BackgroundTask
 from starlette.responses import RedirectResponse, Response
 
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.simulator import repository as shared
+from payorch.simulator.outbox.sender import send_after_commit
 from payorch.simulator.pages import no_outcome_chosen, render, unknown_link, with_query
 from payorch.simulator.provider_b import checkout, notify
 from payorch.simulator.provider_b.records import SimBPayment, SimBPreference
@@ -71,11 +71,7 @@ async def choose(request: Request) -> Response:
     preference = choice.state.preference
     if choice.outcome == "settled" and choice.payment is not None:
         return _settled_page(preference, choice.payment)
-    task = (
-        BackgroundTask(notify.deliver_now, runtime, phases, choice.notifications)
-        if choice.notifications
-        else None
-    )
+    await send_after_commit(runtime, notify.NOTIFIER, choice.notifications)
     url = checkout.back_url(preference, choice.payment)
     if url is None:
         return render(
@@ -83,11 +79,10 @@ async def choose(request: Request) -> Response:
             200,
             title="Payment finished",
             brand=BRAND,
-            background=task,
             message="The shop gave no address to return to. You can close this window.",
         )
     target = with_query(url, checkout.back_params(preference, choice.payment))
-    return RedirectResponse(target, status_code=303, background=task)
+    return RedirectResponse(target, status_code=303)
 
 
 def _settled_page(preference: SimBPreference, payment: SimBPayment) -> Response:

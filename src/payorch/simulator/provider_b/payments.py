@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_b import notify, repository
 from payorch.simulator.provider_b.records import (
-    SimBNotification,
     SimBPayment,
     SimBPaymentWithRefunds,
     SimBRefund,
@@ -222,13 +222,13 @@ async def settle(
     owner: str,
     payment_intent_id: str,
     outcome: str,
-) -> tuple[list[int], list[SimBNotification]]:
+) -> tuple[list[int], list[Notification]]:
     """Move the intent's payments as ``outcome`` says (TRANSITIONS); their ids and the
     notifications written for them (to send once this transaction committed)."""
     now = clock.now()
     move = TRANSITIONS[outcome]
     settled: list[int] = []
-    notifications: list[SimBNotification] = []
+    notifications: list[Notification] = []
     for payment in await repository.payments_for_reference(conn, owner, payment_intent_id, move.before):
         if move.detail_before is not None and payment.status_detail != move.detail_before:
             continue

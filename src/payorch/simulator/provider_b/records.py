@@ -1,4 +1,4 @@
-"""Provider B's simulated preferences, payments, refunds and notifications, as the repository
+"""Provider B's simulated preferences, payments and refunds, as the repository
 returns them. Amounts are integer hundredths (the API speaks decimal numbers)."""
 
 from __future__ import annotations
@@ -73,22 +73,6 @@ class SimBRefund:
 
 
 @dataclass(frozen=True, slots=True)
-class SimBNotification:
-    """One outgoing notification of the outbox (notify.py)."""
-
-    id: str
-    owner: str
-    payment_id: int
-    url: str
-    body: JsonObject
-    status: str  # PENDING | DELIVERED | GAVE_UP
-    attempts: int
-    next_attempt_at: datetime
-    last_error: str | None
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
 class SimBStatusChange:
     """A payment's new status (settle, cancel, refund): what the compare-and-set writes."""
 
@@ -98,16 +82,6 @@ class SimBStatusChange:
     date_approved: datetime | None = None
     authorization_code: str | None = None
     refunded_hundredths: int | None = None  # None: unchanged
-
-
-@dataclass(frozen=True, slots=True)
-class SimBAttempt:
-    """The result of one delivery attempt, as recorded on the notification."""
-
-    attempts: int
-    last_error: str | None
-    status: str | None = None  # None: still PENDING
-    next_attempt_at: datetime | None = None  # None: unchanged
 
 
 @dataclass(frozen=True, slots=True)

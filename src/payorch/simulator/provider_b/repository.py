@@ -1,4 +1,5 @@
-"""All SQL of provider B's simulated preferences, payments, refunds and notifications.
+"""All SQL of provider B's simulated preferences, payments and refunds (its notifications are
+the simulator's outbox's).
 
 Statements are built once, with bind parameters for the values (docs/performance-decisions.md,
 "Statements built once"); an update's own parameters take a b_ prefix, as its table's column
@@ -15,9 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.db.prepared import Prepared
 from payorch.db.records import column_values, record_of
 from payorch.db.tables.simulator import (
-    simulator_b_notifications as notifications,
-)
-from payorch.db.tables.simulator import (
     simulator_b_payments as payments,
 )
 from payorch.db.tables.simulator import (
@@ -28,8 +26,6 @@ from payorch.db.tables.simulator import (
 )
 from payorch.simulator.provider_b.records import (
     CheckedPreference,
-    SimBAttempt,
-    SimBNotification,
     SimBPayment,
     SimBPreference,
     SimBRefund,
@@ -48,10 +44,6 @@ def _payment(row: AnyRow) -> SimBPayment:
 
 def _refund(row: AnyRow) -> SimBRefund:
     return SimBRefund(**row._mapping)
-
-
-def _notification(row: AnyRow) -> SimBNotification:
-    return SimBNotification(**row._mapping)
 
 
 _INSERT_PREFERENCE = insert(preferences)
@@ -284,87 +276,9 @@ async def refunds_of(conn: AsyncConnection, payment_id: int) -> list[SimBRefund]
     return [_refund(row) for row in rows]
 
 
-_INSERT_NOTIFICATION = insert(notifications)
-
-
-async def insert_notification(conn: AsyncConnection, notification: SimBNotification) -> None:
-    await conn.execute(_INSERT_NOTIFICATION, column_values(notification))
-
-
-_DUE_NOTIFICATIONS = (
-    select(notifications.c.id, notifications.c.next_attempt_at)
-    .where(
-        notifications.c.status == "PENDING",
-        notifications.c.next_attempt_at <= bindparam("now"),
-    )
-    .order_by(notifications.c.next_attempt_at)
-    .limit(bindparam("limit", type_=Integer))
-)
-
-
-async def due_notifications(
-    conn: AsyncConnection, now: datetime, limit: int
-) -> list[tuple[str, datetime]]:
-    """(id, next_attempt_at) of the PENDING notifications due by ``now``, oldest first."""
-    rows = await conn.execute(_DUE_NOTIFICATIONS, {"now": now, "limit": limit})
-    return [(row.id, row.next_attempt_at) for row in rows]
-
-
-_CLAIM_NOTIFICATION = (
-    update(notifications)
-    .where(
-        notifications.c.id == bindparam("b_id"),
-        notifications.c.status == "PENDING",
-        notifications.c.next_attempt_at == bindparam("b_seen"),
-    )
-    .values(next_attempt_at=bindparam("b_until"))
-)
-
-
-async def claim_notification(
-    conn: AsyncConnection, notification_id: str, seen: datetime, until: datetime
-) -> SimBNotification | None:
-    """Take a due notification for one sender: compare-and-set on next_attempt_at (a lease)."""
-    result = await conn.execute(
-        _CLAIM_NOTIFICATION, {"b_id": notification_id, "b_seen": seen, "b_until": until}
-    )
-    if result.rowcount != 1:
-        return None
-    return await notification_of(conn, notification_id)
-
-
-# No values(): the SET clause is the columns named by the parameters; SQLAlchemy compiles it
-# once per set of names.
-_RECORD_ATTEMPT = update(notifications).where(notifications.c.id == bindparam("b_id"))
-
-
-async def record_attempt(
-    conn: AsyncConnection, notification_id: str, attempt: SimBAttempt
-) -> None:
-    values: dict[str, object] = {
-        "b_id": notification_id,
-        "attempts": attempt.attempts,
-        "last_error": attempt.last_error,
-    }
-    if attempt.status is not None:
-        values["status"] = attempt.status
-    if attempt.next_attempt_at is not None:
-        values["next_attempt_at"] = attempt.next_attempt_at
-    await conn.execute(_RECORD_ATTEMPT, values)
-
-
-_NOTIFICATION_OF = select(notifications).where(notifications.c.id == bindparam("id"))
-
-
-async def notification_of(conn: AsyncConnection, notification_id: str) -> SimBNotification | None:
-    row = (await conn.execute(_NOTIFICATION_OF, {"id": notification_id})).first()
-    return _notification(row) if row is not None else None
-
-
 _PURGES = tuple(
     delete(table).where(table.c.owner == bindparam("owner"), made < bindparam("before"))
     for table, made in (
-        (notifications, notifications.c.created_at),
         (refunds, refunds.c.date_created),
         (payments, payments.c.date_created),
         (preferences, preferences.c.created_at),
@@ -373,7 +287,7 @@ _PURGES = tuple(
 
 
 async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
-    """Delete ``owner``'s preferences, payments, refunds and notifications made before
+    """Delete ``owner``'s preferences, payments and refunds made before
     ``before`` (the public owner's purge); how many rows went."""
     gone = 0
     for purge in _PURGES:

@@ -10,6 +10,7 @@ from payorch.clock import Clock
 from payorch.providers.provider_b.registration import REGISTRATION
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.outbox import sender
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_b import checkout, controls, endpoints, notify, page, payments, repository
 from payorch.simulator.provider_b.credentials import owner_of
@@ -30,7 +31,7 @@ async def settle(
     ids, written = await payments.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
     if not ids:
         return None
-    return Settlement(references=[str(i) for i in ids], after_commit=notify.sender(written))
+    return Settlement([str(i) for i in ids], sender.after_commit(notify.NOTIFIER, written))
 
 
 async def market_buy(
@@ -54,7 +55,7 @@ async def market_buy(
     if url is not None:
         back = BuyerReturn("GET", with_query(url, checkout.back_params(preference, choice.payment)), {})
     references = [str(choice.payment.id)] if choice.payment is not None else [preference.id]
-    return Bought(outcome, references, back, notify.sender(choice.notifications))
+    return Bought(outcome, references, back, sender.after_commit(notify.NOTIFIER, choice.notifications))
 
 
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
@@ -74,6 +75,6 @@ SIMULATED = SimulatedProvider(
     settle_references="payment ids",
     market_buy=market_buy,
     discrepancies=DISCREPANCIES,
-    resend_due=notify.deliver_due,
+    notifier=notify.NOTIFIER,
     controls_routers=(controls.router,),
 )

@@ -11,13 +11,12 @@ from starlette.responses import Response
 
 from payorch.auth.service import Caller
 from payorch.clock import Clock
-from payorch.db import Phases
 from payorch.errors import ResourceNotFound
 from payorch.http.deps import CurrentCaller, runtime_of
-from payorch.runtime import Runtime
 from payorch.simulator.controls.access import require_sandbox
 from payorch.simulator.controls.moves import MOVE_PROBLEMS, moved
 from payorch.simulator.controls.resend import Copies, SendOrder
+from payorch.simulator.outbox import sender
 from payorch.simulator.provider_c import events, sessions
 from payorch.simulator.simulated import AfterCommit
 
@@ -64,12 +63,9 @@ async def _send_again(
     if request.order == "newest_first":
         written.reverse()
 
-    async def send(runtime: Runtime, phases: Phases) -> None:
-        await events.deliver_now(runtime, phases, written)
-
     answer = SentAgain(
         payment_intent_id=request.payment_intent_id,
         events=len(written),
         event_ids=[str(event.body["id"]) for event in written],
     )
-    return answer, send
+    return answer, sender.after_commit(events.NOTIFIER, written)

@@ -10,24 +10,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.errors import ValidationFailed
-from payorch.simulator.discrepancies.records import Discrepancies
-from payorch.simulator.provider_c import refunds, repository, sessions
-from payorch.simulator.provider_c.tables import simulator_c_events as events
+from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
+from payorch.simulator.outbox import repository as outbox
+from payorch.simulator.provider_c import events, refunds, repository, sessions
 from payorch.simulator.provider_c.tables import simulator_c_payment_intents as intents
 from payorch.simulator.provider_c.wire import SimCWireError
 
 
 async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
     """``references``: session ids (what the market's buyer answers)."""
-    await conn.execute(
-        update(events)
-        .where(
-            events.c.owner == owner,
-            events.c.session_id.in_(list(references)),
-            events.c.status == "PENDING",
-        )
-        .values(status="GAVE_UP", last_error="held back by the discrepancy control")
-    )
+    await outbox.hold_back(conn, events.NOTIFIER.provider, owner, references, HELD_BACK)
 
 
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, intent_id: str, amount: int | None) -> str:

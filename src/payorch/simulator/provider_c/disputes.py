@@ -11,8 +11,9 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_c import events, repository, sessions
-from payorch.simulator.provider_c.records import SimCDispute, SimCEvent, SimCPaymentIntent
+from payorch.simulator.provider_c.records import SimCDispute, SimCPaymentIntent
 from payorch.simulator.provider_c.render import dispute_body
 from payorch.simulator.provider_c.wire import missing, new_object_id
 
@@ -30,7 +31,7 @@ async def read(conn: AsyncConnection, owner: str, dispute_id: str) -> SimCDisput
 
 async def settle(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, client_reference_id: str, outcome: str
-) -> tuple[SimCDispute, list[SimCEvent]] | None:
+) -> tuple[SimCDispute, list[Notification]] | None:
     """Open or close a dispute on ``owner``'s paid PaymentIntent for payorch's intent; None when
     nothing is in the state the outcome starts from."""
     closes = OUTCOMES[outcome]

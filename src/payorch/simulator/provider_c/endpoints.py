@@ -21,6 +21,7 @@ from payorch.db.records import record_of
 from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.jsontypes import JsonObject
 from payorch.simulator.api import Answer, ProviderApi, Refusals, Replays
+from payorch.simulator.outbox.sender import after_commit
 from payorch.simulator.provider_c import (
     disputes,
     events,
@@ -119,7 +120,7 @@ async def expire_session(session_id: str, request: Request, conn: Conn) -> Respo
         now = runtime.clock.now()
         return Answer(
             sessions.expanded(changed.session, None, now, runtime.settings.public_url),
-            after_commit=events.sender(changed.sent),
+            after_commit=after_commit(events.NOTIFIER, changed.sent),
         )
 
     return await API.answer(request, conn, run)
@@ -210,7 +211,8 @@ async def _hold_moved(request: Request, conn: AsyncConnection, intent_id: str, m
     async def run(owner: str) -> Answer:
         body = await _form(request)
         moved = await move(conn, runtime.clock, runtime.settings.public_url, owner, intent_id, body)
-        return Answer(_intent_body(request, moved.intent), after_commit=events.sender(moved.sent))
+        sent = after_commit(events.NOTIFIER, moved.sent)
+        return Answer(_intent_body(request, moved.intent), after_commit=sent)
 
     return await API.answer(request, conn, run)
 

@@ -1,46 +1,29 @@
-"""Simulated provider C's signed events: an outbox written with the change, sent after commit.
+"""Simulated provider C's signed events: what is C's own (the event object, the signature); the
+simulator's outbox (simulator/outbox) writes them with the change and sends them.
 
-Each event goes to the session's ``metadata[payorch_notification_url]`` when that URL is this
-service's own (PAYORCH_PUBLIC_URL's origin): the simulator never POSTs to other hosts. The
-body is the provider's event object; ``Stripe-Signature`` is made at each attempt with the
-owner's webhook secret. Sent right after the commit (quick retries), then by the worker job
-(``deliver_due``) on a backoff until delivered or out of attempts. No transaction is open
-while an event is POSTed.
+Each event goes to the session's ``metadata[payorch_notification_url]`` (when that URL is this
+service's own: the outbox writes no other). The body is the provider's event object;
+``Stripe-Signature`` is made at each attempt with the owner's webhook secret.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from datetime import datetime, timedelta
-from urllib.parse import urlsplit
+from datetime import datetime
 
-import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch.db import Phases
+from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
-from payorch.providers.provider_c.signature import sign
-from payorch.runtime import Runtime
-from payorch.simulator.provider_c import repository
+from payorch.providers.provider_c.registration import REGISTRATION
+from payorch.providers.provider_c.signature import sign as signature
+from payorch.simulator.outbox import write
+from payorch.simulator.outbox.records import Notification, Notifier
 from payorch.simulator.provider_c.credentials import webhook_secret
-from payorch.simulator.provider_c.records import SimCEvent, SimCSession
+from payorch.simulator.provider_c.records import SimCSession
 from payorch.simulator.provider_c.render import unix
 from payorch.simulator.provider_c.wire import new_object_id
-from payorch.simulator.simulated import AfterCommit, sending
-
-log = logging.getLogger("payorch.simulator")
 
 API_VERSION = "2026-10-28.endive"
-QUICK_RETRIES = (0.0, 0.3, 1.0)
-BACKOFF = (60, 300, 900, 3600, 21600)
-LEASE_SECONDS = 60
-ANSWER_SECONDS = 20
-
-
-def _same_origin(url: str, public_url: str) -> bool:
-    a, b = urlsplit(url), urlsplit(public_url)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
 
 
 async def enqueue(
@@ -50,15 +33,12 @@ async def enqueue(
     event_type: str,
     data_object: JsonObject,
     now: datetime,
-) -> SimCEvent | None:
+) -> Notification | None:
     """Write one delivery of an event about ``session`` (None: the session names no URL of
     this service)."""
     url = session.metadata.get("payorch_notification_url")
-    if not isinstance(url, str) or not _same_origin(url, public_url):
-        return None
-    event_id = new_object_id("evt_")
     body: JsonObject = {
-        "id": event_id,
+        "id": new_object_id("evt_"),
         "object": "event",
         "api_version": API_VERSION,
         "created": unix(now),
@@ -68,105 +48,24 @@ async def enqueue(
         "request": {"id": None, "idempotency_key": None},
         "type": event_type,
     }
-    event = SimCEvent(
-        id=event_id,
+    return await write.enqueue(
+        conn,
+        public_url,
+        provider=NOTIFIER.provider,
         owner=session.owner,
-        session_id=session.id,
-        url=url,
+        subject=session.id,
+        url=url if isinstance(url, str) else None,
         body=body,
-        status="PENDING",
-        attempts=0,
-        next_attempt_at=now + timedelta(seconds=LEASE_SECONDS),  # the immediate sender holds it
-        last_error=None,
-        created_at=now,
+        now=now,
     )
-    await repository.insert_event(conn, event)
-    return event
 
 
-async def again(conn: AsyncConnection, event: SimCEvent, now: datetime) -> SimCEvent:
-    """The same event (same id and body) delivered once more, as the provider's retries do."""
-    copy = SimCEvent(
-        id=new_object_id("evt_"),
-        owner=event.owner,
-        session_id=event.session_id,
-        url=event.url,
-        body=event.body,
-        status="PENDING",
-        attempts=0,
-        next_attempt_at=now + timedelta(seconds=LEASE_SECONDS),
-        last_error=None,
-        created_at=now,
-    )
-    await repository.insert_event(conn, copy)
-    return copy
-
-
-async def _attempt(runtime: Runtime, event: SimCEvent) -> str | None:
-    """One POST; None when answered 2xx, else why not."""
-    payload = orjson.dumps(event.body)
-    secret = webhook_secret(runtime.cipher, event.owner)
-    headers = {
+def sign(cipher: Cipher, notification: Notification, payload: bytes, now: datetime) -> dict[str, str]:
+    secret = webhook_secret(cipher, notification.owner)
+    return {
         "Content-Type": "application/json; charset=utf-8",
-        "Stripe-Signature": sign(secret, payload, int(runtime.clock.now().timestamp())),
+        "Stripe-Signature": signature(secret, payload, int(now.timestamp())),
     }
-    try:
-        async with asyncio.timeout(ANSWER_SECONDS):
-            answer = await runtime.http.post(event.url, content=payload, headers=headers)
-    except Exception as exc:  # noqa: BLE001 - any failure is retried later
-        return f"{type(exc).__name__}: {exc}"[:255]
-    return None if 200 <= answer.status_code < 300 else f"HTTP {answer.status_code}"
 
 
-async def _send(runtime: Runtime, phases: Phases, event: SimCEvent) -> bool:
-    error = await _attempt(runtime, event)
-    attempts = event.attempts + 1
-    now = runtime.clock.now()
-    status, next_at = "DELIVERED", now
-    if error is not None:
-        step = attempts - len(QUICK_RETRIES)
-        if step >= len(BACKOFF):
-            status = "GAVE_UP"
-        else:
-            status, next_at = "PENDING", now + timedelta(seconds=BACKOFF[max(0, step)])
-    async with phases.each_statement() as conn:
-        await repository.record_attempt(
-            conn, event.id, attempts=attempts, status=status, next_attempt_at=next_at, last_error=error
-        )
-    return error is None
-
-
-async def deliver_now(runtime: Runtime, phases: Phases, written: list[SimCEvent]) -> None:
-    """Send freshly written events (after their transaction committed), with quick retries."""
-    for first in written:
-        event: SimCEvent | None = first
-        for pause in QUICK_RETRIES:
-            if pause:
-                await asyncio.sleep(pause)
-                async with phases.reading() as conn:
-                    event = await repository.event_of(conn, first.id)
-            if event is None or event.status != "PENDING":
-                break
-            if await _send(runtime, phases, event):
-                break
-            log.warning("simulator event %s not delivered", first.id)
-
-
-async def deliver_due(runtime: Runtime, phases: Phases, limit: int = 20) -> int:
-    """The worker's pass: claim due events (lease), send each once. How many were sent."""
-    now = runtime.clock.now()
-    async with phases.reading() as conn:
-        due = await repository.due_events(conn, now, limit)
-    sent = 0
-    for event in due:
-        async with phases.each_statement() as conn:
-            claimed = await repository.claim_event(conn, event, now + timedelta(seconds=LEASE_SECONDS))
-        if claimed:
-            await _send(runtime, phases, event)
-            sent += 1
-    return sent
-
-
-def sender(written: list[SimCEvent]) -> AfterCommit | None:
-    """``deliver_now`` of ``written``, to run once their transaction committed (None: none)."""
-    return sending(deliver_now, written)
+NOTIFIER = Notifier(provider=REGISTRATION.simulator_name, sign=sign, answer_seconds=20)

@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_c import events, repository
-from payorch.simulator.provider_c.records import SimCEvent, SimCPaymentIntent
+from payorch.simulator.provider_c.records import SimCPaymentIntent
 from payorch.simulator.provider_c.render import charge_body, intent_body
 from payorch.simulator.provider_c.wire import SimCWireError, integer, text
 
@@ -39,7 +40,7 @@ class Moved:
     """A hold after a change, and the events it wrote."""
 
     intent: SimCPaymentIntent
-    sent: list[SimCEvent]
+    sent: list[Notification]
 
 
 # (conn, clock, public_url, owner, PaymentIntent id, the request's form) -> the hold moved.
@@ -74,7 +75,7 @@ async def _send(
     intent: SimCPaymentIntent,
     kinds: list[tuple[str, JsonObject]],
     now: datetime,
-) -> list[SimCEvent]:
+) -> list[Notification]:
     """Events about ``intent``, to its session's notification URL (none without one)."""
     session = await repository.session_of(conn, intent.session_id, owner=intent.owner)
     if session is None:

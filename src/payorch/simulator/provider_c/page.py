@@ -9,13 +9,13 @@ from pathlib import Path
 
 from fastapi import APIRouter, Request
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
-from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.money import exponent
 from payorch.simulator import pages
 from payorch.simulator import repository as shared
+from payorch.simulator.outbox.sender import send_after_commit
 from payorch.simulator.provider_c import events, repository, sessions
 from payorch.simulator.provider_c.records import SimCSession
 from payorch.simulator.provider_c.wire import PAGE_PATH
@@ -99,7 +99,7 @@ async def choose(session_id: str, request: Request) -> Response:
     if changed is None:
         return pages.unknown_link("Unknown checkout", BRAND)
     session = changed.session
-    task = BackgroundTask(events.deliver_now, runtime, runtime.phases, changed.sent) if changed.sent else None
+    await send_after_commit(runtime, events.NOTIFIER, changed.sent)
     if outcome == "cancel" and session.status_at(runtime.clock.now()) == "open" and session.cancel_url:
         return RedirectResponse(session.cancel_url, status_code=303)
     if changed.intent is None or session.status == "open":
@@ -107,6 +107,5 @@ async def choose(session_id: str, request: Request) -> Response:
         code = changed.intent.decline_code if changed.intent is not None else None
         said = _SAYS.get(code or "", "Your card was declined. Try another card.") if code else None
         page = _page(request, session, merchant or "Sandbox shop", declined=said)
-        page.background = task
         return page
-    return RedirectResponse(sessions.success_url(session), status_code=303, background=task)
+    return RedirectResponse(sessions.success_url(session), status_code=303)

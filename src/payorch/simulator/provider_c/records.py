@@ -114,19 +114,3 @@ class SimCDispute:
     status: str
     reason: str
     created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class SimCEvent:
-    """One delivery of a signed event (events.py)."""
-
-    id: str
-    owner: str
-    session_id: str
-    url: str
-    body: JsonObject
-    status: str
-    attempts: int
-    next_attempt_at: datetime
-    last_error: str | None
-    created_at: datetime

@@ -12,16 +12,12 @@ from payorch.db.records import record_of
 from payorch.jsontypes import JsonObject
 from payorch.simulator.provider_c.records import (
     SimCDispute,
-    SimCEvent,
     SimCPaymentIntent,
     SimCRefund,
     SimCSession,
 )
 from payorch.simulator.provider_c.tables import (
     simulator_c_disputes as disputes,
-)
-from payorch.simulator.provider_c.tables import (
-    simulator_c_events as events,
 )
 from payorch.simulator.provider_c.tables import (
     simulator_c_payment_intents as intents,
@@ -34,7 +30,7 @@ from payorch.simulator.provider_c.tables import (
 )
 
 
-def _fields(record: SimCSession | SimCPaymentIntent | SimCRefund | SimCEvent | SimCDispute) -> JsonObject:
+def _fields(record: SimCSession | SimCPaymentIntent | SimCRefund | SimCDispute) -> JsonObject:
     return {field.name: getattr(record, field.name) for field in fields(record)}
 
 
@@ -199,63 +195,6 @@ async def set_dispute_status(conn: AsyncConnection, dispute_id: str, status: str
     await conn.execute(update(disputes).where(disputes.c.id == dispute_id).values(status=status))
 
 
-# -- events -----------------------------------------------------------------------------------
-
-
-async def insert_event(conn: AsyncConnection, event: SimCEvent) -> None:
-    await conn.execute(insert(events).values(**_fields(event)))
-
-
-async def event_of(conn: AsyncConnection, event_id: str) -> SimCEvent | None:
-    row = (await conn.execute(select(events).where(events.c.id == event_id))).mappings().first()
-    return record_of(SimCEvent, row) if row is not None else None
-
-
-async def events_of_session(conn: AsyncConnection, session_id: str) -> list[SimCEvent]:
-    query = select(events).where(events.c.session_id == session_id).order_by(events.c.created_at)
-    return [record_of(SimCEvent, row) for row in (await conn.execute(query)).mappings()]
-
-
-async def record_attempt(
-    conn: AsyncConnection,
-    event_id: str,
-    *,
-    attempts: int,
-    status: str,
-    next_attempt_at: datetime,
-    last_error: str | None,
-) -> None:
-    await conn.execute(
-        update(events)
-        .where(events.c.id == event_id)
-        .values(attempts=attempts, status=status, next_attempt_at=next_attempt_at, last_error=last_error)
-    )
-
-
-async def due_events(conn: AsyncConnection, now: datetime, limit: int) -> list[SimCEvent]:
-    query = (
-        select(events)
-        .where(events.c.status == "PENDING", events.c.next_attempt_at <= now)
-        .order_by(events.c.next_attempt_at)
-        .limit(limit)
-    )
-    return [record_of(SimCEvent, row) for row in (await conn.execute(query)).mappings()]
-
-
-async def claim_event(conn: AsyncConnection, event: SimCEvent, until: datetime) -> bool:
-    """Compare-and-set on ``next_attempt_at``: False when another worker took it first."""
-    changed = await conn.execute(
-        update(events)
-        .where(
-            events.c.id == event.id,
-            events.c.status == "PENDING",
-            events.c.next_attempt_at == event.next_attempt_at,
-        )
-        .values(next_attempt_at=until)
-    )
-    return changed.rowcount == 1
-
-
 # -- the public owner's purge -----------------------------------------------------------------
 
 
@@ -267,7 +206,6 @@ async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime)
         (intents, intents.c.created_at),
         (refunds, refunds.c.created_at),
         (disputes, disputes.c.created_at),
-        (events, events.c.created_at),
     ):
         result = await conn.execute(delete(table).where(table.c.owner == owner, column < before))
         gone += result.rowcount

@@ -12,8 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.money import exponent
+from payorch.simulator.outbox import repository as outbox
+from payorch.simulator.outbox import write
+from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_c import events, holds, repository
-from payorch.simulator.provider_c.records import SimCEvent, SimCPaymentIntent, SimCSession
+from payorch.simulator.provider_c.records import SimCPaymentIntent, SimCSession
 from payorch.simulator.provider_c.render import intent_body, session_body
 from payorch.simulator.provider_c.wire import (
     SimCWireError,
@@ -82,7 +85,7 @@ class Changed:
 
     session: SimCSession
     intent: SimCPaymentIntent | None
-    sent: list[SimCEvent] = field(default_factory=list)
+    sent: list[Notification] = field(default_factory=list)
 
 
 def _line_item(body: JsonObject) -> tuple[str, int, str]:
@@ -363,21 +366,21 @@ async def settle(
 
 async def send_again(
     conn: AsyncConnection, clock: Clock, owner: str, client_reference_id: str, copies: int
-) -> list[SimCEvent]:
+) -> list[Notification]:
     """Every event already sent about ``owner``'s sessions for ``client_reference_id``, ``copies``
     times more (duplicates, as the provider's retries deliver them). An event is one event
     however many deliveries it had (the rows of earlier sends again)."""
     now = clock.now()
     found = await sessions_for(conn, owner, client_reference_id)
-    sent: list[SimCEvent] = []
+    sent: list[Notification] = []
     seen: set[object] = set()
     for session in found:
-        for event in await repository.events_of_session(conn, session.id):
+        for event in await outbox.notifications_about(conn, events.NOTIFIER.provider, owner, session.id):
             if event.body.get("id") in seen:
                 continue
             seen.add(event.body.get("id"))
             for _ in range(copies):
-                sent.append(await events.again(conn, event, now))
+                sent.append(await write.again(conn, event, now))
     return sent
 
 

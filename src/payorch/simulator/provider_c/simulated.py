@@ -12,11 +12,11 @@ from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.outbox.sender import after_commit, deliver_now
 from payorch.simulator.provider_c import (
     controls,
     disputes,
     endpoints,
-    events,
     holds,
     page,
     repository,
@@ -24,6 +24,7 @@ from payorch.simulator.provider_c import (
 )
 from payorch.simulator.provider_c.credentials import owner_of
 from payorch.simulator.provider_c.discrepancies import DISCREPANCIES
+from payorch.simulator.provider_c.events import NOTIFIER
 from payorch.simulator.simulated import (
     Bought,
     BuyerReturn,
@@ -43,13 +44,13 @@ async def settle(
     dispute on its paid one opens or closes; its signed event is sent once the move committed."""
     if outcome in disputes.OUTCOMES:
         disputed = await disputes.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
-        return None if disputed is None else Settlement([disputed[0].id], events.sender(disputed[1]))
+        return None if disputed is None else Settlement([disputed[0].id], after_commit(NOTIFIER, disputed[1]))
     if outcome not in ("approve", "reject"):
         return None
     changed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, outcome)
     if changed is None or changed.intent is None:
         return None
-    return Settlement(references=[changed.intent.id], after_commit=events.sender(changed.sent))
+    return Settlement([changed.intent.id], after_commit(NOTIFIER, changed.sent))
 
 
 async def market_buy(
@@ -80,7 +81,7 @@ async def market_buy(
         failed = await sessions.settle(conn, clock, public_url, owner, payment_intent_id, "reject")
         written += failed.sent if failed is not None else []
     back = BuyerReturn("GET", sessions.success_url(chosen.session), {})
-    return Bought(outcome, [session.id], back, events.sender(written))
+    return Bought(outcome, [session.id], back, after_commit(NOTIFIER, written))
 
 
 async def advance_holds(
@@ -90,14 +91,15 @@ async def advance_holds(
     those past it canceled, with charge.expired and payment_intent.canceled sent after."""
     lapsed = await holds.advance(conn, clock, public_url, owner, seconds)
     written = [event for moved in lapsed for event in moved.sent]
-    return Settlement([moved.intent.id for moved in lapsed], events.sender(written) if written else None)
+    return Settlement([moved.intent.id for moved in lapsed], after_commit(NOTIFIER, written))
 
 
 async def lapse_due(runtime: Runtime, phases: Phases) -> int:
     """The worker's pass: holds of any owner past capture_before lapse; their events go after."""
     async with phases.transaction() as conn:
         lapsed = await holds.lapse_due(conn, runtime.clock.now(), runtime.settings.public_url, 50)
-    await events.deliver_now(runtime, phases, [event for moved in lapsed for event in moved.sent])
+    # The worker's own pass (no answer waits on it): sent here, the quick retries included.
+    await deliver_now(runtime, phases, NOTIFIER, [event for moved in lapsed for event in moved.sent])
     return len(lapsed)
 
 
@@ -117,7 +119,7 @@ SIMULATED = SimulatedProvider(
     settle_references="PaymentIntent ids (approve, reject), dispute ids (chargeback...)",
     market_buy=market_buy,
     discrepancies=DISCREPANCIES,
-    resend_due=events.deliver_due,
+    notifier=NOTIFIER,
     controls_routers=(controls.router,),
     holds=SimulatedHolds(advance=advance_holds, window_days=holds.HOLD_DAYS, lapse_due=lapse_due),
 )

@@ -1,5 +1,6 @@
 """Simulated provider C's tables (migrations 0013, 0015, 0019, 0025; its replayed answers: the
-shared simulator_replays, payorch.simulator.replays). Every row carries
+shared simulator_replays, payorch.simulator.replays; its events: the simulator's outbox, 0031).
+Every row carries
 ``owner``: the application whose MOCK secret key made it, or "public" for the published test
 key. Amounts are integers in the provider's unit (the currency's minor unit; whole units for
 zero-decimal currencies)."""
@@ -78,7 +79,26 @@ simulator_c_refunds = Table(
     Index("ix_simulator_c_refunds_owner_created_at", "owner", "created_at"),
 )
 
-# Outbox of signed events: written with the change, sent after the commit, retried by a job.
+# Disputes (chargebacks) on a paid PaymentIntent, opened and closed by the settle control.
+simulator_c_disputes = Table(
+    "simulator_c_disputes",
+    metadata,
+    Column("id", String(40), primary_key=True),  # dp_...
+    Column("owner", String(40), nullable=False),
+    Column("payment_intent_id", String(40), nullable=False),
+    Column("charge", String(40), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("status", String(24), nullable=False),  # needs_response | won | lost
+    Column("reason", String(32), nullable=False),
+    timestamp("created_at"),
+    Index("ix_simulator_c_disputes_payment_intent_id", "payment_intent_id"),
+)
+
+
+# Its events before the simulator's outbox (simulator/outbox, migration 0031): no longer written
+# or read; kept for the previous release during a rolling upgrade, dropped in a later release
+# (docs/deployment.md, "Upgrading").
 simulator_c_events = Table(
     "simulator_c_events",
     metadata,
@@ -94,20 +114,4 @@ simulator_c_events = Table(
     timestamp("created_at"),
     Index("ix_simulator_c_events_status_next_attempt_at", "status", "next_attempt_at"),
     Index("ix_simulator_c_events_session_id", "session_id"),
-)
-
-# Disputes (chargebacks) on a paid PaymentIntent, opened and closed by the settle control.
-simulator_c_disputes = Table(
-    "simulator_c_disputes",
-    metadata,
-    Column("id", String(40), primary_key=True),  # dp_...
-    Column("owner", String(40), nullable=False),
-    Column("payment_intent_id", String(40), nullable=False),
-    Column("charge", String(40), nullable=False),
-    Column("amount", BigInteger, nullable=False),
-    Column("currency", String(3), nullable=False),
-    Column("status", String(24), nullable=False),  # needs_response | won | lost
-    Column("reason", String(32), nullable=False),
-    timestamp("created_at"),
-    Index("ix_simulator_c_disputes_payment_intent_id", "payment_intent_id"),
 )

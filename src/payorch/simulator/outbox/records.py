@@ -55,3 +55,6 @@ class Notifier:
     sign: Signer
     answer_seconds: float = 20.0  # how long the provider waits for an answer
     accepts: Callable[[int], bool] = answered_2xx  # which answers count as delivered
+    # The body as sent, made at each attempt (a provider that signs inside the body: D's items);
+    # None: the body as written.
+    seal: Callable[[Cipher, Notification], JsonObject] | None = None

@@ -27,7 +27,8 @@ BACKOFF = (60, 300, 900, 3600, 21600)  # then, before each worker attempt
 
 async def _attempt(runtime: Runtime, notifier: Notifier, notification: Notification) -> str | None:
     """One POST, signed now; None when delivered, else why not."""
-    payload = orjson.dumps(notification.body)
+    body = notification.body if notifier.seal is None else notifier.seal(runtime.cipher, notification)
+    payload = orjson.dumps(body)
     headers = notifier.sign(runtime.cipher, notification, payload, runtime.clock.now())
     try:
         async with asyncio.timeout(notifier.answer_seconds):

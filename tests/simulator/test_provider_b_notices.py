@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from payorch.clock import Clock, FrozenClock
 from payorch.providers.provider_b.signature import verify_signature
 from payorch.runtime import Runtime
 from payorch.simulator.provider_b.credentials import webhook_secret
@@ -14,10 +15,15 @@ from tests.kit import Sandbox, new_application
 from tests.simulator.helpers import B, Receiver, b_headers, create_b, pay_b, query_of
 
 
-async def _two_attempts(sim: httpx.AsyncClient, headers: dict[str, str], reference: str) -> list[str]:
-    """A rejected payment, then an approved one, on one preference; their ids."""
+async def _two_attempts(
+    sim: httpx.AsyncClient, headers: dict[str, str], reference: str, clock: Clock
+) -> list[str]:
+    """A rejected payment, then an approved one a second later, on one preference; their ids.
+    (B orders a preference's payments by date_created: under a frozen clock two would tie.)"""
+    assert isinstance(clock, FrozenClock)
     preference = await create_b(sim, headers, reference=reference)
     rejected = query_of(await pay_b(sim, preference["id"], "reject"))["payment_id"]
+    clock.advance(1)
     approved = query_of(await pay_b(sim, preference["id"], "approve"))["payment_id"]
     return [rejected, approved]
 
@@ -26,7 +32,7 @@ async def test_one_merchant_order_collects_the_preferences_attempts(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
 ) -> None:
     headers = b_headers(runtime, sandbox.application_id)
-    rejected, approved = await _two_attempts(sim, headers, "payi_mo")
+    rejected, approved = await _two_attempts(sim, headers, "payi_mo", runtime.clock)
     payments = [
         (await sim.get(f"{B}/v1/payments/{pid}", headers=headers)).json() for pid in (rejected, approved)
     ]
@@ -54,7 +60,7 @@ async def test_notices_again_duplicated_newest_first_and_signed(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, receiver: Receiver
 ) -> None:
     headers = b_headers(runtime, sandbox.application_id)
-    rejected, approved = await _two_attempts(sim, headers, "payi_again")
+    rejected, approved = await _two_attempts(sim, headers, "payi_again", runtime.clock)
     receiver.received.clear()
     answer = await _notify(sim, sandbox, payment_intent_id="payi_again", copies=2, order="newest_first")
     assert answer.status_code == 200, answer.text
@@ -76,7 +82,7 @@ async def test_ipn_style_and_merchant_order_topic(
     sim: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox, receiver: Receiver
 ) -> None:
     headers = b_headers(runtime, sandbox.application_id)
-    _, approved = await _two_attempts(sim, headers, "payi_ipn")
+    _, approved = await _two_attempts(sim, headers, "payi_ipn", runtime.clock)
     order_id = str((await sim.get(f"{B}/v1/payments/{approved}", headers=headers)).json()["order"]["id"])
     receiver.received.clear()
     assert (await _notify(sim, sandbox, payment_intent_id="payi_ipn", style="ipn")).status_code == 200

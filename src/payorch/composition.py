@@ -26,6 +26,7 @@ from payorch.observability.metrics import record_replica_fallback, set_replica_l
 from payorch.observability.traced_phases import TracedPhases
 from payorch.payments.adapter_refund_gateway import ProviderRefundGateway
 from payorch.payments.refund_gateway import RefundGateway
+from payorch.provider_words.store import WordStores
 from payorch.providers.contexts import ConnectorContexts
 from payorch.providers.health import ProviderHealth, build_health
 from payorch.ratelimit.limiter import RateLimiter
@@ -62,15 +63,16 @@ def build_runtime(
     cipher = load_cipher(settings)
     local_app = local_app or LocalApp()
     http = build_client(settings.public_url, local_app, settings.provider_timeout_seconds)
+    # While tracing is on, each phase is a span; off, the phases are the plain ones (no check).
+    phases = TracedPhases(database) if tracing.enabled else Phases(database)
     contexts = ConnectorContexts(
         cipher=cipher,
         http=http,
         clock=clock,
         public_url=settings.public_url,
         timeout_seconds=settings.provider_timeout_seconds,
+        words=WordStores(phases, clock).of,
     )
-    # While tracing is on, each phase is a span; off, the phases are the plain ones (no check).
-    phases = TracedPhases(database) if tracing.enabled else Phases(database)
     redis = (
         SharedRedis.from_url(
             settings.redis_url,

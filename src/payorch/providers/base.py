@@ -15,7 +15,8 @@ Failures of a call are classified once, here:
 
 Adapters are stateless singletons (``payorch.providers.registry.get_adapter``); everything a
 call needs travels in a ``ConnectorContext`` (connector identity, mode, base URL, decrypted
-credentials with a masked repr, the pooled HTTP client, the clock, the per-call timeout).
+credentials with a masked repr, the pooled HTTP client, the clock, the per-call timeout, and the
+provider's words kept for the connector: providers/words.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any, Literal, Protocol
 import httpx
 
 from payorch.clock import Clock
+from payorch.providers.words import NO_WORDS, ProviderWords
 
 
 class Mode(StrEnum):
@@ -147,6 +149,9 @@ class ConnectorContext:
     http: httpx.AsyncClient = field(repr=False, compare=False)
     clock: Clock = field(repr=False, compare=False)
     timeout_seconds: float = 10.0
+    # The provider's words kept for this connector (providers/words.py): a provider whose signed
+    # notification is its word keeps and reads them here. NO_WORDS: built without a store.
+    words: ProviderWords = field(default=NO_WORDS, repr=False, compare=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ never stored ones.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import httpx
 
@@ -17,6 +17,10 @@ from payorch.clock import Clock
 from payorch.crypto import Cipher
 from payorch.providers.base import ConnectorContext, Credentials, Mode
 from payorch.providers.registry import registration_of
+from payorch.providers.words import ProviderWords
+
+# (connector id, provider) -> that connector's store of its provider's words (providers/words.py).
+WordsOf = Callable[[str, str], ProviderWords]
 
 
 class ConnectorContexts:
@@ -30,12 +34,14 @@ class ConnectorContexts:
         clock: Clock,
         public_url: str,
         timeout_seconds: float,
+        words: WordsOf,
     ) -> None:
         self._cipher = cipher
         self._http = http
         self._clock = clock
         self._public_url = public_url
         self._timeout_seconds = timeout_seconds
+        self._words = words
 
     def build(
         self,
@@ -62,4 +68,5 @@ class ConnectorContexts:
             http=self._http,
             clock=self._clock,
             timeout_seconds=self._timeout_seconds,
+            words=self._words(connector_id, provider),
         )

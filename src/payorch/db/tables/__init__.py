@@ -8,6 +8,7 @@ from payorch.db.tables import (  # noqa: F401
     dashboard,
     links,
     people,
+    provider_words,
     providers,
     reconciliation,
     refunds,

@@ -26,7 +26,8 @@ CRASH = "crash"  # raises, as a broken adapter would
 @dataclass
 class FakeGateway:
     mode: str = OK
-    lookup_mode: str | None = None  # None: tell the truth; "unknown": cannot tell
+    # None: tell the truth; "unknown": cannot tell; "refused": the provider said no, late
+    lookup_mode: str | None = None
     delay: float = 0.0
     applied: dict[str, int] = field(default_factory=dict)  # refund id -> amount
     refund_calls: list[str] = field(default_factory=list)
@@ -52,6 +53,8 @@ class FakeGateway:
         self.lookup_calls.append(order.refund_id)
         if self.lookup_mode == "unknown":
             return LookupAnswer(LookupOutcome.UNKNOWN)
+        if self.lookup_mode == "refused":
+            return LookupAnswer(LookupOutcome.REFUSED, failure_reason="Insufficient balance on payment")
         if order.refund_id in self.applied:
             return LookupAnswer(LookupOutcome.APPLIED, "prv-" + order.refund_id)
         return LookupAnswer(LookupOutcome.NOT_APPLIED)

@@ -181,3 +181,25 @@ async def test_request_that_died_mid_call_is_resolved_after_the_grace(
     assert gateway.lookup_calls == [refund.id] and gateway.refund_calls == []
     assert await refund_statuses(client, sandbox, paid.payment_id) == ["SUCCEEDED"]
     assert await intent_status(client, sandbox, paid.intent_id) == "REFUNDED"
+
+
+async def test_a_refund_the_provider_refused_late_fails_and_is_never_sent_again(
+    runtime: Runtime, client: httpx.AsyncClient, sandbox: Sandbox, gateway: FakeGateway, clock: FrozenClock
+) -> None:
+    """A provider whose word comes by notification: the refund was received (PENDING), then its
+    word said no. Read back, it is FAILED with the provider's words; nothing is sent again."""
+    paid = await authorized_payment(runtime, sandbox, amount=1000)
+    gateway.mode = fakes.TIMEOUT_NOT_APPLIED
+    url = f"/v1/payments/{paid.payment_id}/refunds"
+    response = await client.post(url, json={"amount": 400}, headers=sandbox.headers)
+    assert response.status_code == 202, response.text
+    gateway.lookup_mode = "refused"
+    clock.advance(6)
+    await run_worker_until_idle(runtime)
+    assert await refund_statuses(client, sandbox, paid.payment_id) == ["FAILED"]
+    assert len(gateway.refund_calls) == 1, "a refused refund is never sent again"
+    listed = await client.get(url, headers=sandbox.headers)
+    assert listed.json()["items"][0]["failure_reason"] == "Insufficient balance on payment"
+    assert await intent_status(client, sandbox, paid.intent_id) == "AUTHORIZED"
+    emitted = await event_payloads(runtime, paid.intent_id)
+    assert [e["type"] for e in emitted] == ["refund.requested", "refund.failed"]

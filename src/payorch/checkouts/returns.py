@@ -11,6 +11,8 @@ import logging
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
 from payorch.connectors import service as connectors
@@ -18,7 +20,7 @@ from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
 from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
-from payorch.payments import disputes, hold_job
+from payorch.payments import disputes, hold_job, refunds
 from payorch.payments import repository as payments
 from payorch.payments.hold_repository import HELD
 from payorch.providers.base import (
@@ -26,6 +28,7 @@ from payorch.providers.base import (
     ConnectorContext,
     IncomingNotification,
     InvalidNotification,
+    NotificationRef,
     PaymentResult,
     ProviderCallError,
 )
@@ -106,8 +109,14 @@ async def handle_notification(
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
     except ProviderCallError as exc:
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
-    if ref.provider_payment_reference is None or ref.payment_intent_id is None:
-        return  # a topic we do not act on, or a payment that is not ours
+    if ref.provider_payment_reference is None:
+        return  # a topic we do not act on
+    application_id, reference = connector.application_id, ref.provider_payment_reference
+    if ref.payment_intent_id is None:
+        # About a payment's hold or refund only (the provider's word on a modification names
+        # the payment, not the checkout): settled from the provider, if the payment is ours.
+        await _settle_payment(runtime, provider, reference, application_id, ref)
+        return
 
     async def read(ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         if ref.confirm is not None:  # the adapter read the payment while verifying the notice
@@ -126,10 +135,7 @@ async def handle_notification(
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
-    if ref.hold:
-        # A hold captured, released or lapsed at the provider: read the hold there and settle a
-        # payment still held (the notice says when, never what).
-        await _settle_hold(runtime, provider, ref.provider_payment_reference, connector.application_id)
+    await _settle_payment(runtime, provider, reference, application_id, ref)
     if ref.dispute is not None:
         # A chargeback or mediation after the payment, as the provider's payment shows it (the
         # notice's body is never read): recorded on our payment, if we authorized one.
@@ -144,13 +150,29 @@ async def handle_notification(
             )
 
 
-async def _settle_hold(runtime: Runtime, provider: str, reference: str, application_id: str) -> None:
+async def _settle_payment(
+    runtime: Runtime, provider: str, reference: str, application_id: str, ref: NotificationRef
+) -> None:
+    """A hold captured, released or lapsed at the provider: read the hold there and settle a
+    payment still held; a refund applied or refused there: read the payment's PENDING refunds
+    back. The notice says when, never what."""
+    if not (ref.hold or ref.refund):
+        return
     async with runtime.phases.reading() as conn:
         payment = await payments.by_provider_reference(conn, application_id, provider, reference)
-    if payment is None or payment.status != HELD:
+        pending = await _pending_refunds(conn, payment.id) if payment is not None and ref.refund else []
+    if payment is None:
         return
-    try:
-        await hold_job.settle_from_provider(runtime, payment.id, unread_raises=True)
-    except ProviderCallError as exc:
-        # Answer 503 so the provider sends it again: a notice answered 200 is never sent twice.
-        raise ConnectorUnavailable(1, f"Could not read the hold now: {exc.reason}") from None
+    if ref.hold and payment.status == HELD:
+        try:
+            await hold_job.settle_from_provider(runtime, payment.id, unread_raises=True)
+        except ProviderCallError as exc:
+            # Answer 503 so the provider sends it again: a notice answered 200 is never sent twice.
+            raise ConnectorUnavailable(1, f"Could not read the hold now: {exc.reason}") from None
+    for refund_id in pending:
+        # A lookup that fails leaves the refund PENDING: the refunds job asks again.
+        await refunds.resolve(runtime.phases, runtime, refund_id)
+
+
+async def _pending_refunds(conn: AsyncConnection, payment_id: str) -> list[str]:
+    return [r.id for r in await payments.refunds_of(conn, payment_id) if r.status == payments.PENDING]

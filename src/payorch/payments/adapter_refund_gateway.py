@@ -71,6 +71,8 @@ class ProviderRefundGateway:
             return LookupAnswer(LookupOutcome.APPLIED, result.provider_refund_reference)
         if result.outcome is base.ProviderRefundOutcome.NOT_APPLIED:
             return LookupAnswer(LookupOutcome.NOT_APPLIED)
+        if result.outcome is base.ProviderRefundOutcome.REFUSED:
+            return LookupAnswer(LookupOutcome.REFUSED, failure_reason=result.reason)
         return LookupAnswer(LookupOutcome.UNKNOWN)
 
     def _context(self, order: RefundOrder) -> tuple[base.ProviderAdapter, ConnectorContext] | None:

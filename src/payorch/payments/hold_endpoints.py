@@ -14,15 +14,25 @@ from payorch.payments import hold_metrics, holds
 from payorch.payments.schemas import CapturePayment, PaymentResponse, VoidPayment
 
 router = APIRouter(tags=["Payments and refunds"])
+
+
+def _received(action: str, event: str) -> dict[str, object]:
+    return {
+        "model": PaymentResponse,
+        "description": f"The provider received the {action} and confirms it later (its notification): "
+        f"the payment is still REQUIRES_CAPTURE; {event} tells the end.",
+    }
+
 metrics.on_scrape(hold_metrics.refresh_holds_due)
 
 
 @router.post(
     "/v1/payments/{payment_id}/capture",
     response_model=PaymentResponse,
-    responses=problem_responses(
-        *MOVE_PROBLEMS, CaptureAmountExceeded, CaptureMethodNotSupported, ProviderError
-    ),
+    responses={
+        202: _received("capture", "payment.captured"),
+        **problem_responses(*MOVE_PROBLEMS, CaptureAmountExceeded, CaptureMethodNotSupported, ProviderError),
+    },
     summary="Capture a held payment (REQUIRES_CAPTURE), all of it or part",
 )
 async def capture_payment(payment_id: str, call: FlowCallDep, body: CapturePayment | None = None) -> Response:
@@ -37,7 +47,7 @@ async def capture_payment(payment_id: str, call: FlowCallDep, body: CapturePayme
 @router.post(
     "/v1/payments/{payment_id}/void",
     response_model=PaymentResponse,
-    responses=problem_responses(*MOVE_PROBLEMS, ProviderError),
+    responses={202: _received("void", "payment.voided"), **problem_responses(*MOVE_PROBLEMS, ProviderError)},
     summary="Release a held payment (REQUIRES_CAPTURE) without capturing it",
 )
 async def void_payment(payment_id: str, call: FlowCallDep, body: VoidPayment | None = None) -> Response:

@@ -68,7 +68,7 @@ async def settle_from_provider(
             raise
         log.warning("hold read failed: %s", exc.reason, extra={"payment_id": payment_id})
         return payment.status  # the lease runs out and the next pass asks again
-    if keep_held and state.status is HoldStatus.HELD:
-        return payment.status
+    if state.status is HoldStatus.PENDING or (keep_held and state.status is HoldStatus.HELD):
+        return payment.status  # PENDING: the provider's word on it is still to come
     async with phases.transaction() as conn:
         return (await holds.settle(conn, runtime, payment_id, state)).status

@@ -11,9 +11,11 @@ Phases, never a transaction open across the provider call:
    void, or two captures with two keys, make exactly one provider call.
 2. the provider's capture or void (its ``hold_calls``).
 3. ``settle``: apply what the provider says of the hold (captured, released, lapsed, still held)
-   to the payment and the intent, with its event. A definite refusal clears the action (502
-   PROVIDER_ERROR); an unknown outcome (timeout, 5xx, a crash before this phase) leaves it in
-   flight for the hold job (payments/hold_job.py), which reads the provider and settles it.
+   to the payment and the intent, with its event; received (PENDING: a provider whose word comes
+   by notification) leaves the action in flight, answered 202, until that word settles it. A
+   definite refusal clears the action (502 PROVIDER_ERROR); an unknown outcome (timeout, 5xx, a
+   crash before this phase) leaves it in flight for the hold job (payments/hold_job.py), which
+   reads the provider and settles it.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ async def _run(phases: Phases, runtime: Runtime, ask: _Ask) -> JsonObject | Idem
     return await runtime.idempotency.leased(ask.scope, lease, lambda: _flow(phases, runtime, ask))
 
 
-async def _flow(phases: Phases, runtime: Runtime, ask: _Ask) -> JsonObject:
+async def _flow(phases: Phases, runtime: Runtime, ask: _Ask) -> JsonObject | IdempotentResult:
     action = ask.action
     async with phases.transaction() as conn:
         order = await _reserve(conn, runtime, ask.caller, ask.payment_id, action, ask.amount)
@@ -120,9 +122,12 @@ async def _flow(phases: Phases, runtime: Runtime, ask: _Ask) -> JsonObject:
     async with phases.transaction() as conn:
         settled = await settle(conn, runtime, order.payment.id, state)
         body = payment_body(settled)
+        # 202: the provider received it and says its outcome later (its notification settles it:
+        # payment.captured or payment.voided), unless that word came already.
+        status = 202 if state.status is HoldStatus.PENDING and settled.status == HELD else 200
         if ask.scope is not None:
-            await runtime.idempotency.complete(conn, ask.scope, 200, dumps(body))
-    return body
+            await runtime.idempotency.complete(conn, ask.scope, status, dumps(body))
+    return body if status == 200 else IdempotentResult(status, dumps(body))
 
 
 async def _reserve(
@@ -209,8 +214,8 @@ async def settle(conn: AsyncConnection, runtime: Runtime, payment_id: str, state
     (settled meanwhile by a racing request or the job) is left as it is."""
     payment = await repository.get_any(conn, payment_id, for_update=True)
     assert payment is not None
-    if payment.status != HELD:
-        return payment
+    if payment.status != HELD or state.status is HoldStatus.PENDING:
+        return payment  # settled meanwhile, or the provider's word is still to come
     now = runtime.clock.now()
     intent = await intents.find_intent(conn, payment.payment_intent_id, for_update=True)
     assert intent is not None  # a foreign key

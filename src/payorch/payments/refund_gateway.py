@@ -6,7 +6,8 @@ gateway on ``runtime.refund_gateway`` and gets an answer in our own vocabulary:
 - ``refund`` sends the refund once. SUCCEEDED / FAILED are definite; UNKNOWN means the provider
   did not answer usably (timeout, network, 5xx) and the refund may or may not have happened.
 - ``lookup`` reads the provider to learn what became of an earlier ``refund`` whose answer was
-  UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again) or UNKNOWN (ask later).
+  UNKNOWN: APPLIED, NOT_APPLIED (then, and only then, it may be sent again), REFUSED (the provider
+  said no, late: a provider whose word comes by notification) or UNKNOWN (ask later).
 
 The refund id travels in the order so that adapters whose provider supports idempotency send it
 as the provider's idempotency key. So does the connector that took the payment, read by the
@@ -31,6 +32,7 @@ class GatewayRefundOutcome(StrEnum):
 class LookupOutcome(StrEnum):
     APPLIED = "APPLIED"
     NOT_APPLIED = "NOT_APPLIED"
+    REFUSED = "REFUSED"
     UNKNOWN = "UNKNOWN"
 
 
@@ -75,6 +77,7 @@ class GatewayRefundAnswer:
 class LookupAnswer:
     outcome: LookupOutcome
     provider_refund_id: str | None = None
+    failure_reason: str | None = None  # REFUSED: the provider's words
 
 
 class RefundGateway(Protocol):

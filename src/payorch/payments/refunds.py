@@ -307,6 +307,8 @@ async def resolve(phases: Phases, runtime: Runtime, refund_id: str) -> str:
         answer = GatewayRefundAnswer(
             GatewayRefundOutcome.SUCCEEDED, provider_refund_id=found.provider_refund_id
         )
+    elif found is not None and found.outcome is LookupOutcome.REFUSED:
+        answer = GatewayRefundAnswer(GatewayRefundOutcome.FAILED, failure_reason=found.failure_reason)
     elif found is not None and found.outcome is LookupOutcome.NOT_APPLIED and disputed:
         # Disputed since it was reserved: not sent again (the reserve would refuse it now).
         answer = GatewayRefundAnswer(GatewayRefundOutcome.FAILED, failure_reason=DISPUTED_SINCE)

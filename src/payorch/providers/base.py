@@ -69,6 +69,9 @@ class ProviderRefundOutcome(StrEnum):
     PENDING = "PENDING"  # accepted but not final, or unknown: read it back with read_refund
     # read_refund only: the provider shows no trace of it (safe to try again)
     NOT_APPLIED = "NOT_APPLIED"
+    # read_refund only: the provider said it refused it (nothing refunded; sent again under the
+    # same key it is the same refusal). A provider whose word comes by notification says so late.
+    REFUSED = "REFUSED"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +293,9 @@ class NotificationRef:
     # About a hold (captured, released, lapsed): payorch reads the hold from the provider and
     # settles a payment it still holds (payments/hold_job.py); the notice only says when.
     hold: bool = False
+    # About a refund of the payment: payorch reads its refunds still PENDING back from the
+    # provider now (payments/refunds.py, ``resolve``) rather than at the job's next pass.
+    refund: bool = False
 
 
 # ---------------------------------------------------------------------------------------------

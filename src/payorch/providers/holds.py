@@ -22,6 +22,9 @@ class HoldStatus(StrEnum):
     CAPTURED = "CAPTURED"  # captured (amount_captured); the rest released
     RELEASED = "RELEASED"  # released on request (void), nothing captured
     LAPSED = "LAPSED"  # nobody captured it within the window: released by the provider
+    # capture / void only: the provider received it and says its outcome later (a notification
+    # that is its word, providers/words.py): the action stays in flight until then.
+    PENDING = "PENDING"
 
 
 @dataclass(frozen=True)

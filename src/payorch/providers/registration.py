@@ -47,6 +47,12 @@ class Notifications:
     # into the connector's credentials); False: payorch sends it with each checkout.
     registered_at_provider: bool
     events: tuple[str, ...]  # what to send to it, in the provider's own names
+    # True: a notification whose signature verifies is the provider's word, the only place it
+    # says an outcome (it has no call reading a payment or a modification back): the adapter
+    # keeps it in ``ctx.words`` and reads it there; its captures, voids and refunds stay
+    # pending until their word comes. The buyer's return is still only a hint. The conformance
+    # kit tests this contract instead of the read-backs (docs/providers.md).
+    authoritative: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,6 @@ FILLER = b"a" * (64 * 1024)
 class Pushed:
     answer: bytes  # everything the server sent until it closed
     sent: int  # bytes the client had handed to its socket when the answer came
-    seconds: float
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +83,7 @@ def _push(target: tuple[str, int], chunks: Iterable[bytes], timeout: float = 60)
                 answer += chunk
         except ConnectionResetError:  # the server closed with our unread bytes in its buffer
             pass
-    return Pushed(answer, sent, time.monotonic() - started)
+    return Pushed(answer, sent)
 
 
 def _head(*, url_bytes: int, header_count: int, head_bytes: int) -> bytes:
@@ -104,7 +103,7 @@ def test_a_64_mib_header_is_refused_with_431_once_it_passes_16_kib(server: str) 
     assert error["connection"] == "close"
     # What the client got into its socket before the answer is bounded by the kernel's
     # buffers, far below the 64 MiB it meant to send; the server did not wait for them.
-    assert pushed.sent < 8 * MIB and pushed.seconds < 5, pushed
+    assert pushed.sent < 8 * MIB, pushed
 
 
 def test_a_hundred_thousand_headers_are_refused_with_431(server: str) -> None:
@@ -113,7 +112,6 @@ def test_a_hundred_thousand_headers_are_refused_with_431(server: str) -> None:
     error = assert_error_shape(pushed.answer, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE")
     # Refused at the 101st header (its 800 KB fit in the kernel's buffers: `sent` proves nothing).
     assert error["details"] == {"max_header_count": MAX_HEADER_COUNT}
-    assert pushed.seconds < 5, pushed
 
 
 def test_a_huge_url_is_refused_with_414(server: str) -> None:
@@ -121,7 +119,7 @@ def test_a_huge_url_is_refused_with_414(server: str) -> None:
     pushed = _push(address(server), chunks)
     error = assert_error_shape(pushed.answer, 414, "URI_TOO_LONG")
     assert error["details"] == {"max_url_bytes": MAX_URL_BYTES}
-    assert pushed.sent < 8 * MIB and pushed.seconds < 5, pushed
+    assert pushed.sent < 8 * MIB, pushed
 
 
 AT_THE_LIMITS = {"url_bytes": MAX_URL_BYTES, "header_count": MAX_HEADER_COUNT, "head_bytes": MAX_HEADER_BYTES}

@@ -4,6 +4,7 @@ waits, and /metrics shows how long (observability/db_pool.py)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -40,11 +41,13 @@ async def test_a_request_waiting_for_the_pool_is_measured(
     # The histogram is the process's: earlier tests on this worker (a loaded machine) may have
     # left slow checkouts of their own, so only what this test adds is compared.
 
+    started = time.monotonic()
     async with database.reading():  # the pool's only connection, taken
         waiting = asyncio.create_task(client.get("/v1/payment-intents/payi_unknown", headers=sandbox.headers))
         await asyncio.sleep(HELD_SECONDS)
         assert not waiting.done()
     assert (await waiting).status_code == 404
+    took = time.monotonic() - started
 
     after = await scrape(client)
     assert slow_checkouts(after) - slow_checkouts(before) == 1
@@ -52,5 +55,6 @@ async def test_a_request_waiting_for_the_pool_is_measured(
         before, "payorch_db_pool_wait_seconds_sum"
     )
     # The request starts waiting a moment after the hold began (its task is scheduled, then
-    # reaches the pool): a CI run measured 0.399 s of a 0.4 s hold, so allow 0.1 s for that.
-    assert HELD_SECONDS - 0.1 <= waited < HELD_SECONDS + 1
+    # reaches the pool): a CI run measured 0.399 s of a 0.4 s hold, so allow 0.1 s for that. At
+    # most what the test saw pass (a bound that grows with the machine's load).
+    assert HELD_SECONDS - 0.1 <= waited <= took, (waited, took)

@@ -4,6 +4,7 @@ simulator's faults and read back from /metrics; SQLite and PostgreSQL, in-proces
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -69,7 +70,9 @@ async def test_each_provider_call_is_timed_and_failures_counted_by_kind(
     await set_fault(client, sandbox, A, fault)
     before = await scrape(client)
     intent = await create_intent(client, sandbox)
+    started = time.monotonic()
     response = await checkout(client, sandbox, intent["id"])
+    took = time.monotonic() - started
     assert response.status_code == 200 and response.json()["provider"] == B  # failed over
     after = await scrape(client)
 
@@ -87,7 +90,9 @@ async def test_each_provider_call_is_timed_and_failures_counted_by_kind(
         seconds = value(
             after, "payorch_provider_call_duration_seconds_sum", provider=A, operation="create"
         ) - value(before, "payorch_provider_call_duration_seconds_sum", provider=A, operation="create")
-        assert 0.25 <= seconds < 1.3
+        # At least the timeout, and no more than the whole checkout took (a bound that grows
+        # with the machine's load, unlike a fixed one).
+        assert 0.25 <= seconds <= took, (seconds, took)
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out

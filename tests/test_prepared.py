@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import pkgutil
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 import asyncpg
 import httpx
@@ -30,7 +30,7 @@ from payorch.simulator import repository as simulator
 from payorch.simulator.provider_a import repository as simulator_a
 from payorch.simulator.provider_b import repository as simulator_b
 from tests.backends import terminate_backends
-from tests.kit import mock_sandbox
+from tests.kit import create_intent, mock_sandbox
 from tests.providers.helpers import A, B, pay, query_of, start
 
 
@@ -247,3 +247,36 @@ def test_a_parameter_left_out_is_an_error_not_a_null() -> None:
         statement._arguments({"intent_id": "payi_x"})
     sql, arguments = statement._arguments({"intent_id": "payi_x", "text": "t"})
     assert len(arguments) == 3 and None in arguments  # the statement's own NULL goes with it
+
+
+@pytest.mark.parametrize("step", ["transaction", "engine"])
+async def test_a_write_with_json_stores_what_the_engine_stores(
+    client: httpx.AsyncClient, runtime: Runtime, step: str
+) -> None:
+    """The intent's move with its routing record (a JSON column) and its time: on the driver in
+    a transaction (PostgreSQL), each value through its column type as the engine sends it."""
+    sandbox = await mock_sandbox(runtime)
+    created = await create_intent(client, sandbox)
+    routing = {"reason": "requested", "candidates": ["provider_a_redirect_post"], "note": None, "n": 1}
+    at = datetime(2026, 12, 5, 9, 30, tzinfo=timezone(timedelta(hours=-3)))  # not UTC: put in UTC
+    opened = {"transaction": runtime.database.transaction, "engine": runtime.database.engine.begin}[step]()
+    async with opened as conn:
+        moved = await intents.compare_and_set_status(
+            conn, created["id"], expected="CREATED", new="REQUIRES_ACTION", at=at, provider=A, routing=routing
+        )
+    assert moved
+    async with runtime.database.reading() as conn:
+        after = await intents.get_any(conn, created["id"])
+    assert after is not None
+    assert (after.status, after.provider, after.routing) == ("REQUIRES_ACTION", A, routing)
+    assert after.updated_at == at and after.updated_at.tzinfo == UTC
+
+
+def test_a_naive_datetime_is_refused_before_it_reaches_the_driver() -> None:
+    statement = Prepared(
+        update(payment_intents)
+        .where(payment_intents.c.id == bindparam("intent_id"))
+        .values(updated_at=bindparam("at", type_=payment_intents.c.updated_at.type))
+    )
+    with pytest.raises(ValueError, match="naive"):
+        statement._arguments({"intent_id": "payi_x", "at": datetime(2026, 12, 5, 9, 30)})  # noqa: DTZ001

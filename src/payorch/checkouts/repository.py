@@ -40,11 +40,11 @@ def _maybe(row: RowData | None) -> Checkout | None:
     return _checkout(row) if row is not None else None
 
 
-_INSERT = insert(checkouts)  # executed with the record's column values
+_INSERT = Prepared(insert(checkouts))  # executed with the record's column values
 
 
 async def insert_checkout(conn: AsyncConnection, checkout: Checkout) -> None:
-    await conn.execute(_INSERT, column_values(checkout))
+    await _INSERT.execute(conn, column_values(checkout))
 
 
 _ACTIVE_FOR_INTENT = Prepared(

@@ -83,13 +83,15 @@ async def get(
     return _connector(row) if row is not None else None
 
 
-_HOLD = select(connectors.c.id).where(connectors.c.id == bindparam("connector_id")).with_for_update(read=True)
+_HOLD = Prepared(
+    select(connectors.c.id).where(connectors.c.id == bindparam("connector_id")).with_for_update(read=True)
+)
 
 
 async def hold(conn: AsyncConnection, connector_id: str) -> bool:
     """Lock the row FOR SHARE until the transaction ends (checkouts being recorded share it; a
     removal's FOR UPDATE waits for them, or they wait for it); False when it is gone."""
-    return (await conn.execute(_HOLD, {"connector_id": connector_id})).first() is not None
+    return await _HOLD.first(conn, {"connector_id": connector_id}) is not None
 
 
 _GET_ANY = Prepared(select(connectors).where(connectors.c.id == bindparam("connector_id")))

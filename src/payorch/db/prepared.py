@@ -13,8 +13,9 @@ runs through the engine as any statement does, so a repository function serves b
 
 asyncpg answers what the engine would: aware UTC datetimes (the engine's UtcDateTime gives the
 same) and JSON decoded (the engine's dialect installs that codec on every connection it opens);
-tests/test_prepared.py compares both answers, read by read. Parameters go to the driver as they
-are: prepared statements take no JSON and no naive datetimes.
+tests/test_prepared.py compares both answers, read by read. Parameters go to the driver as the
+engine would send them: each through its column type's bind processor for asyncpg (a JSON
+value serialized, a datetime checked aware and put in UTC), so a write with JSON runs here too.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TypeAlias, TypeVar
 import asyncpg
 from sqlalchemy import Delete, Insert, Select, Update
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.types import TypeEngine
 
 from payorch.db.bounds import abandon, cut_short
 from payorch.db.records import Row
@@ -101,12 +103,20 @@ async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]])
         raise
 
 
+_Position: TypeAlias = "tuple[str, Callable[[object], object] | None]"  # a parameter, its processor
+
+
+def _processor(column_type: TypeEngine[object]) -> Callable[[object], object] | None:
+    """What the engine does to a value of ``column_type`` before asyncpg gets it (None: nothing)."""
+    return column_type.dialect_impl(ASYNCPG_DIALECT).bind_processor(ASYNCPG_DIALECT)
+
+
 class Prepared:
     """A statement built once; on a marked connection, compiled once for asyncpg and run there."""
 
     def __init__(self, statement: Statement) -> None:
         self.statement = statement
-        self._compiled: tuple[str, tuple[str, ...], dict[str, object]] | None = None
+        self._compiled: tuple[str, tuple[_Position, ...], dict[str, object]] | None = None
 
     def _arguments(self, parameters: Mapping[str, object]) -> tuple[str, list[object]]:
         if self._compiled is None:
@@ -114,9 +124,16 @@ class Prepared:
             # Values the statement holds itself (a literal compared with, a LIMIT) are parameters
             # too; a parameter the caller must give and did not is a KeyError, never a NULL.
             own = {name: bind.value for name, bind in compiled.binds.items() if not bind.required}
-            self._compiled = (str(compiled), tuple(compiled.positiontup or ()), own)
-        sql, names, own = self._compiled
-        return sql, [parameters[name] if name in parameters else own[name] for name in names]
+            positions = tuple(
+                (name, _processor(compiled.binds[name].type)) for name in compiled.positiontup or ()
+            )
+            self._compiled = (str(compiled), positions, own)
+        sql, positions, own = self._compiled
+        arguments = []
+        for name, process in positions:
+            value = parameters[name] if name in parameters else own[name]
+            arguments.append(value if process is None else process(value))
+        return sql, arguments
 
     async def first(self, conn: AsyncConnection, parameters: Mapping[str, object]) -> Row | None:
         driver = _driver(conn)

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import TypeVarTuple, cast
 
-from sqlalchemy import Row, Select, bindparam, insert, select
+from sqlalchemy import Select, bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.one_statement import Fragment
 from payorch.db.prepared import Prepared
-from payorch.db.records import record_of
+from payorch.db.records import Row, record_of
 from payorch.db.tables import events
 from payorch.events.records import Event, StoredEvent, TimelineEntry
 
-_Ts = TypeVarTuple("_Ts")
-
-_INSERT = insert(events)  # built once; values come as parameters (hot path)
+_INSERT = insert(events)  # built once; values come as parameters
 _FIELDS = tuple(field.name for field in fields(Event))  # the table's columns but seq
 _INSERT_CTE = (
     insert(events)
@@ -33,7 +30,7 @@ _INSERT_CTE = (
     .cte("inserted_event")
 )
 # The follow-up queries with the INSERT attached as a CTE, built once per query.
-_WITH_INSERT: dict[Select[*tuple[object, ...]], Select[*tuple[object, ...]]] = {}
+_WITH_INSERT: dict[Select[*tuple[object, ...]], Prepared] = {}
 
 
 async def insert_event(conn: AsyncConnection, event: Event) -> None:
@@ -43,9 +40,9 @@ async def insert_event(conn: AsyncConnection, event: Event) -> None:
 async def insert_event_then(
     conn: AsyncConnection,
     event: Event,
-    then: Select[*_Ts],
+    then: Select[*tuple[object, ...]],
     then_parameters: Mapping[str, object],
-) -> Sequence[Row[*_Ts]]:
+) -> list[Row]:
     """Insert the event and run ``then`` in the same round trip; answer ``then``'s rows, which
     belong to its owner (the outbox fan-out reads webhook subscriptions this way). PostgreSQL:
     the INSERT rides along as a data-modifying CTE, which always runs to completion; SQLite: two
@@ -62,12 +59,11 @@ async def insert_event_then(
     }
     if conn.dialect.name != "postgresql":
         await insert_event(conn, event)
-        return (await conn.execute(then, parameters)).all()
+        return list((await conn.execute(then, parameters)).mappings().all())
     cached = _WITH_INSERT.get(then)
     if cached is None:
-        cached = _WITH_INSERT[then] = then.add_cte(_INSERT_CTE)
-    statement = cast("Select[*_Ts]", cached)  # add_cte keeps ``then``'s columns
-    return (await conn.execute(statement, parameters)).all()
+        cached = _WITH_INSERT[then] = Prepared(then.add_cte(_INSERT_CTE))
+    return await cached.all(conn, parameters)
 
 
 def _values(event: Event) -> dict[str, object]:

@@ -131,8 +131,7 @@ async def compare_and_set_status(
     if provider is None:
         return await _MOVE.rowcount(conn, parameters) == 1
     values = {**parameters, "provider": provider, "routing": routing}
-    # Through the engine, not the driver: its JSON type serializes ``routing`` (db/prepared.py).
-    return (await conn.execute(_MOVE_WITH_PROVIDER, values)).rowcount == 1
+    return await _MOVE_WITH_PROVIDER.rowcount(conn, values) == 1
 
 
 _UPDATE_STATUS = (
@@ -141,8 +140,10 @@ _UPDATE_STATUS = (
     .values(status=bindparam("new"), updated_at=bindparam("at"))
 )
 _MOVE = Prepared(_UPDATE_STATUS)
-_MOVE_WITH_PROVIDER = _UPDATE_STATUS.values(
-    provider=bindparam("provider"), routing=bindparam("routing", type_=intents.c.routing.type)
+_MOVE_WITH_PROVIDER = Prepared(
+    _UPDATE_STATUS.values(
+        provider=bindparam("provider"), routing=bindparam("routing", type_=intents.c.routing.type)
+    )
 )
 _MOVE_WITH_ERROR = _UPDATE_STATUS.values(
     last_payment_error=bindparam("last_payment_error", type_=intents.c.last_payment_error.type)

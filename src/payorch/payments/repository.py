@@ -16,19 +16,20 @@ from typing import TypeVar
 from sqlalchemy import Integer, Select, Update, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.prepared import Prepared
 from payorch.db.tables.providers import payments
 from payorch.db.tables.refunds import refunds
 from payorch.payments.records import Payment, Refund
 
 PENDING, SUCCEEDED, FAILED = "PENDING", "SUCCEEDED", "FAILED"
 
-_INSERT_PAYMENT = insert(payments)
+_INSERT_PAYMENT = Prepared(insert(payments))
 _PAYMENT_COLUMNS = tuple(payments.c.keys())
 
 
 async def insert_payment(conn: AsyncConnection, payment: Payment) -> None:
     """Record a payment. The unique payment_intent_id makes a second authorization fail here."""
-    await conn.execute(_INSERT_PAYMENT, {name: getattr(payment, name) for name in _PAYMENT_COLUMNS})
+    await _INSERT_PAYMENT.execute(conn, {name: getattr(payment, name) for name in _PAYMENT_COLUMNS})
 
 
 _FOR_INTENT = select(payments).where(payments.c.payment_intent_id == bindparam("payment_intent_id"))

@@ -5,31 +5,22 @@ table here, in the caller's transaction (its ``conn``)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.records import Row
 from payorch.events.records import Event
 from payorch.ids import new_id
 from payorch.webhooks import repository
 from payorch.webhooks.records import PENDING, Delivery
 
-# What emit runs together with the event's INSERT: the rows given to fan_out as ``endpoints``.
+# What emit runs together with the event's INSERT: the rows given to fan_out as ``endpoints``
+# (by column: ``id``, an enabled endpoint, and ``events``, its filter; [] = every type).
 SUBSCRIPTIONS = repository.SUBSCRIBED_ENDPOINTS
 
 
-class Subscription(Protocol):
-    """A row of SUBSCRIPTIONS: an enabled endpoint and its event filter ([] = every type)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def events(self) -> Sequence[str]: ...
-
-
 async def fan_out(
-    conn: AsyncConnection, event: Event, endpoints: Sequence[Subscription] | None = None
+    conn: AsyncConnection, event: Event, endpoints: Sequence[Row] | None = None
 ) -> int:
     """One PENDING delivery of ``event``, due now, per enabled endpoint of its application
     subscribed to its type ([] = all).
@@ -40,7 +31,7 @@ async def fan_out(
     if endpoints is None:
         subscribed = await repository.subscribed_endpoints(conn, application_id)
     else:
-        subscribed = [(row.id, row.events) for row in endpoints]
+        subscribed = [(str(row["id"]), _texts(row["events"])) for row in endpoints]
     targets = [eid for eid, events in subscribed if not events or event_type in events]
     if not targets:
         return 0
@@ -93,3 +84,7 @@ def fan_out_parameters(event: Event) -> dict[str, object]:
         "fanout_event_type": event.type,
         "fanout_at": event.created_at,
     }
+
+
+def _texts(value: object) -> list[str]:
+    return [str(each) for each in value] if isinstance(value, list) else []

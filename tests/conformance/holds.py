@@ -47,12 +47,14 @@ async def capture(
 ) -> httpx.Response:
     body = {} if amount is None else {"amount": amount}
     headers = {**shop.sandbox.headers, **({"Idempotency-Key": key} if key else {})}
-    return await shop.client.post(f"/v1/payments/{payment_id}/capture", json=body, headers=headers)
+    answered = await shop.client.post(f"/v1/payments/{payment_id}/capture", json=body, headers=headers)
+    return await shop.after_word(answered, f"/v1/payments/{payment_id}")
 
 
 async def void(shop: Shop, payment_id: str, key: str | None = None) -> httpx.Response:
     headers = {**shop.sandbox.headers, **({"Idempotency-Key": key} if key else {})}
-    return await shop.client.post(f"/v1/payments/{payment_id}/void", headers=headers)
+    answered = await shop.client.post(f"/v1/payments/{payment_id}/void", headers=headers)
+    return await shop.after_word(answered, f"/v1/payments/{payment_id}")
 
 
 async def books(shop: Shop, checkout: Checkout) -> Money:

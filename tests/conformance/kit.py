@@ -60,10 +60,20 @@ class Shop:
     provider: ProviderRegistration
     driver: ConformanceDriver
     _connectors: dict[str, str] = field(default_factory=dict)
+    # Notifications the network held while the buyer paid silently, for a provider whose
+    # notification is its word (it sends until answered: late, never lost).
+    late: list[HeldNotification] = field(default_factory=list)
 
     @property
     def id(self) -> str:
         return self.provider.provider_id
+
+    @property
+    def its_word(self) -> bool:
+        """The provider's signed notification is its word (Notifications.authoritative,
+        docs/providers.md): nothing is read back from it, and what it did is known when it says."""
+        notifications = self.provider.notifications
+        return notifications is not None and notifications.authoritative
 
     # What the kit charges here: the driver's declaration (simulator/conformance.py, Charges).
     @property
@@ -140,7 +150,9 @@ class Shop:
         try:
             await self.press_only(checkout, "approve")
         finally:
-            self.network.release()
+            held = self.network.release()
+        if self.its_word:
+            self.late.extend(held)
         assert checkout.returned_to is not None, "approving must send the buyer back"
 
     def visit(self, checkout: Checkout) -> Visit:
@@ -189,6 +201,33 @@ class Shop:
             headers=headers,
             content=forged.body,
         )
+
+    async def deliver_late(self) -> None:
+        """What a provider whose notification is its word said while the network held it,
+        delivered now (it sends again until it is answered)."""
+        late, self.late = self.late, []
+        for held in late:
+            assert (await self.deliver(held)).status_code == 200, held.path
+
+    async def after_word(self, answered: httpx.Response, read: str) -> httpx.Response:
+        """A capture or void a provider whose notification is its word answered 202 (received):
+        the answer once its word came (the request ends after it is delivered), read again."""
+        if answered.status_code != 202 or not self.its_word:
+            return answered
+        again = await self.client.get(read, headers=self.sandbox.headers)
+        assert again.status_code == 200, again.text
+        if again.json()["status"] not in ("AUTHORIZED", "VOIDED"):
+            return answered  # its word said no (still held, or lapsed meanwhile): the 202 stands
+        return httpx.Response(200, headers=answered.headers, content=again.content)
+
+    async def refund_word(self, answered: httpx.Response, payment_id: str) -> httpx.Response:
+        """A refund such a provider answered 202 (received): as it stands once its word came,
+        201 if it succeeded (else the 202, the refund read again)."""
+        if answered.status_code != 202 or not self.its_word:
+            return answered
+        listed = await self.client.get(f"/v1/payments/{payment_id}/refunds", headers=self.sandbox.headers)
+        now = next(r for r in listed.json()["items"] if r["refund_id"] == answered.json()["refund_id"])
+        return httpx.Response(201 if now["status"] == "SUCCEEDED" else 202, json=now)
 
     async def deliver(self, held: HeldNotification) -> httpx.Response:
         """A notification the network held, delivered now as the provider sent it."""
@@ -248,6 +287,13 @@ class Shop:
             headers=self.sandbox.headers,
         )
         assert response.status_code == 200, response.text
+
+
+def needs_read_back(shop: Shop, why: str) -> None:
+    """Skip a case that reads the provider back (or trusts a notification only once read) for a
+    provider whose notification is its word: nothing can be read from it (docs/providers.md)."""
+    if shop.its_word:
+        pytest.skip(f"{shop.id}'s notification is its word: {why}")
 
 
 def needs_notifications(shop: Shop) -> None:

@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from payorch.payments.lapse_job import DEADLINE_GRACE_SECONDS, HoldDeadlines
+from payorch.simulator.jobs import LapseSimulatorHolds
 from tests.conformance.holds import payment
 from tests.conformance.kit import Shop, instant
 from tests.providers.helpers import events_of
@@ -34,6 +35,15 @@ async def passes(shop: Shop) -> None:
     while await HoldDeadlines().run_once(shop.runtime):
         pass
     await shop.runtime.detached.drain()  # what the provider notified of the job's calls
+    await its_lapses(shop)
+
+
+async def its_lapses(shop: Shop) -> None:
+    """A provider whose notification is its word says a hold lapsed when it lapses there (its
+    own pass; payorch, asking nothing, waits for it)."""
+    if shop.its_word:
+        await LapseSimulatorHolds().run_once(shop.runtime)
+        await shop.runtime.detached.drain()
 
 
 async def move_provider_clock(shop: Shop, seconds: int) -> dict[str, Any]:

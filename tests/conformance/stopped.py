@@ -52,6 +52,7 @@ async def approved_then_cancelled(shop: Shop, *, manual: bool = False) -> str:
     checkout = await start_held(shop) if manual else await shop.start()
     await shop.paid_silently(checkout)
     answered = await cancel(shop, checkout.intent_id)
+    await shop.deliver_late()  # its word, where the provider's notification is (it is late)
     status = await agree_with_the_books(shop, checkout)
     assert (answered == 200) == (status == "CANCELLED"), (answered, status)
     return status
@@ -62,6 +63,7 @@ async def approved_then_expired(shop: Shop) -> str:
     checkout = await shop.start()
     await shop.paid_silently(checkout)
     await expire(shop, checkout)
+    await shop.deliver_late()
     return await agree_with_the_books(shop, checkout)
 
 

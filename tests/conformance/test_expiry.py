@@ -9,7 +9,7 @@ from datetime import timedelta
 from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.checkouts.reconcile_processing import ReconcileProcessing
 from tests.checkouts.helpers import run_until_idle
-from tests.conformance.kit import Checkout, Shop, instant
+from tests.conformance.kit import Checkout, Shop, instant, needs_read_back
 from tests.databases import own_database
 
 database_url = own_database  # the expiry job sweeps the database: this module gets its own
@@ -41,6 +41,7 @@ async def test_an_unpaid_checkout_expires_and_can_no_longer_be_paid(shop: Shop) 
 
 
 async def test_a_checkout_paid_without_a_word_to_us_is_authorized_not_expired(shop: Shop) -> None:
+    needs_read_back(shop, "a payment it has not yet told of cannot be read at expiry; told late, it is given back (test_stopped)")
     checkout = await shop.start()
     await shop.paid_silently(checkout)
     await _expire(shop, checkout)
@@ -51,6 +52,7 @@ async def test_a_checkout_paid_without_a_word_to_us_is_authorized_not_expired(sh
 
 
 async def test_expiry_waits_while_the_provider_is_down(shop: Shop) -> None:
+    needs_read_back(shop, "expiry asks the provider nothing (its words are kept at payorch)")
     checkout = await shop.start()
     await shop.set_fault("error")
     try:

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from tests.conformance.kit import Checkout, Shop, needs_notifications
+from tests.conformance.kit import Checkout, Shop, needs_notifications, needs_read_back
 
 # How the provider comes to say "not paid": the buyer declined, or is still on the page.
 Unpaid = Callable[[Shop, Checkout], Awaitable[None]]
@@ -63,8 +63,15 @@ async def test_returns_saying_paid_of_an_unpaid_checkout_never_authorize(shop: S
         await shop.assert_not_paid(checkout.intent_id, shape.label)
 
 
+SIGNED_IS_ITS_WORD = (
+    "one signed with the connector's key is the provider speaking (one without it is refused: "
+    "test_notifications_signed_with_another_secret_are_refused)"
+)
+
+
 async def test_notifications_saying_not_paid_of_a_paid_checkout_authorize_once(shop: Shop) -> None:
     needs_notifications(shop)
+    needs_read_back(shop, SIGNED_IS_ITS_WORD)
     probe = await shop.start()
     await shop.paid_silently(probe)
     shapes = await shop.forged_notifications(probe, claims_paid=False)
@@ -86,6 +93,7 @@ async def test_notifications_saying_paid_of_an_unpaid_checkout_never_authorize(
     shop: Shop, unpaid: Unpaid
 ) -> None:
     needs_notifications(shop)
+    needs_read_back(shop, SIGNED_IS_ITS_WORD)
     checkout = await shop.start()
     await unpaid(shop, checkout)
     forged = await shop.forged_notifications(checkout, claims_paid=True)

@@ -60,7 +60,8 @@ async def test_each_connector_shows_its_notification_url_and_events(
     for provider in SANDBOX_CREDENTIALS:
         line = said(page, ids[provider])
         assert line.startswith(f"{public}/v1/provider-notifications/{provider}/{ids[provider]} "), line
-        assert "webhook_secret" in line
+        secret = next(r for r in REGISTRATIONS if r.provider_id == provider).notifications
+        assert secret is not None and secret.signed_with in line, line
     c = said(page, ids[C])
     assert "Register this URL in the provider's own dashboard for the events" in c
     registered = next(r for r in REGISTRATIONS if r.provider_id == C).notifications

@@ -53,6 +53,9 @@ class Notifications:
     # pending until their word comes. The buyer's return is still only a hint. The conformance
     # kit tests this contract instead of the read-backs (docs/providers.md).
     authoritative: bool = False
+    # The connector's credential its notifications are verified with (what the dashboard tells
+    # whoever registers the URL to save the provider's secret as).
+    signed_with: str = "webhook_secret"
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,8 @@ class ProviderRegistration:
             raise ValueError(f"{self.adapter.provider_id}: credentials model names another provider")
         if (self.notifications is not None) != self.adapter.supports_notifications:
             raise ValueError(f"{self.adapter.provider_id}: notifications disagree with the adapter")
+        if self.notifications is not None and self.notifications.signed_with not in self.credential_fields:
+            raise ValueError(f"{self.adapter.provider_id}: its notifications' secret is not a credential")
 
     @property
     def provider_id(self) -> str:

@@ -18,6 +18,7 @@ from typing import IO
 
 import httpx
 
+from tests.cli_in_process import cli
 from tests.kit import TEST_SECRET_KEY, Sandbox
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -58,8 +59,9 @@ def run_cli(args: list[str], env: dict[str, str], timeout: float = 60) -> subpro
 
 def migrated(env: dict[str, str]) -> dict[str, str]:
     """``env`` after `payorch migrate`: only it and `serve` make a SQLite file that is not there
-    yet, so a test's fresh file is migrated before `applications create` and the rest."""
-    done = run_cli(["migrate"], env)
+    yet, so a test's fresh file is migrated before `applications create` and the rest. In process
+    (tests/cli_in_process.py): the server the test starts next is the real program."""
+    done = cli(["migrate"], env)
     assert done.returncode == 0, done.stderr
     return env
 
@@ -119,8 +121,8 @@ def live_server(
 
 def create_sandbox(env: dict[str, str]) -> dict[str, str]:
     """`payorch applications create --mock-connectors`: a sandbox application with MOCK
-    connectors, as JSON (api_key, merchant_account_id, ...)."""
-    done = run_cli(
+    connectors, as JSON (api_key, merchant_account_id, ...). In process, as ``migrated``."""
+    done = cli(
         [
             "applications",
             "create",

@@ -1,7 +1,7 @@
-"""The operator's administration commands, run as real processes on SQLite and PostgreSQL:
-`applications list`, `keys create` (the key works against a live server), `keys revoke` (the
-last active key is refused, an unknown id is one line), every --help, and what a second start
-of `payorch serve` says."""
+"""The operator's administration commands (in process; keys create as the real program) on SQLite
+and PostgreSQL: `applications list`, `keys create` (the key works against a live server), `keys
+revoke` (the last active key is refused, an unknown id is one line), every --help, and what a second
+start of `payorch serve` says."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import tempfile
 import httpx
 import pytest
 
+from tests.cli_in_process import cli
 from tests.databases import own_database
 from tests.live import live_server, payorch_env, run_cli
 
@@ -22,14 +23,14 @@ database_url = own_database
 
 
 def create_application(env: dict[str, str], name: str = "Shop") -> dict[str, str]:
-    done = run_cli(["applications", "create", "--name", name, "--environment", "SANDBOX", "--json"], env)
+    done = cli(["applications", "create", "--name", name, "--environment", "SANDBOX", "--json"], env)
     assert done.returncode == 0, done.stderr
     created: dict[str, str] = json.loads(done.stdout)
     return created
 
 
 def create_key(env: dict[str, str], application_id: str, *extra: str) -> dict[str, str]:
-    done = run_cli(["keys", "create", "--application", application_id, "--json", *extra], env)
+    done = cli(["keys", "create", "--application", application_id, "--json", *extra], env)
     assert done.returncode == 0, done.stderr
     issued: dict[str, str] = json.loads(done.stdout)
     return issued
@@ -46,7 +47,7 @@ def refused(done: subprocess.CompletedProcess[str], *words: str) -> None:
 def test_applications_list_shows_each_application_with_its_merchants(database_url: str) -> None:
     env = payorch_env(database_url)
     first, second = create_application(env, "First"), create_application(env, "Second")
-    done = run_cli(["applications", "list", "--json"], env)
+    done = cli(["applications", "list", "--json"], env)
     assert done.returncode == 0, done.stderr
     items = {item["id"]: item for item in json.loads(done.stdout)["items"]}
     for created, name in ((first, "First"), (second, "Second")):
@@ -55,7 +56,7 @@ def test_applications_list_shows_each_application_with_its_merchants(database_ur
         assert item["merchant_account_ids"] == [created["merchant_account_id"]]
     order = list(items)
     assert order.index(first["application_id"]) < order.index(second["application_id"])
-    text = run_cli(["applications", "list"], env)
+    text = cli(["applications", "list"], env)
     assert text.returncode == 0
     [line] = [line for line in text.stdout.splitlines() if second["application_id"] in line]
     assert "SANDBOX" in line and second["merchant_account_id"] in line
@@ -68,6 +69,7 @@ def test_keys_create_prints_a_key_once_that_works_against_a_live_server(database
     issued = create_key(env, created["application_id"], "--name", "ci")
     assert issued["api_key"].startswith("pay_sb_") and issued["id"].startswith("key_")
     assert issued["application_id"] == created["application_id"] and issued["name"] == "ci"
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
     text = run_cli(["keys", "create", "--application", created["application_id"]], env)
     assert text.returncode == 0 and "api_key: pay_sb_" in text.stdout
     assert "shown only now" in text.stdout
@@ -83,10 +85,10 @@ def test_keys_revoke_and_the_last_active_key_is_refused(database_url: str) -> No
     env = payorch_env(database_url)
     created = create_application(env)
     second = create_key(env, created["application_id"])
-    done = run_cli(["keys", "revoke", second["id"]], env)
+    done = cli(["keys", "revoke", second["id"]], env)
     assert done.returncode == 0, done.stderr
     assert second["id"] in done.stdout and created["application_id"] in done.stdout
-    again = run_cli(["keys", "revoke", second["id"]], env)  # changes nothing, as the API's 204
+    again = cli(["keys", "revoke", second["id"]], env)  # changes nothing, as the API's 204
     assert again.returncode == 0 and "already" in again.stdout
     with live_server(env, "--no-worker") as base:
         first_headers = {"Authorization": f"Bearer {created['api_key']}"}
@@ -97,7 +99,7 @@ def test_keys_revoke_and_the_last_active_key_is_refused(database_url: str) -> No
         assert revoked.status_code == 401
         listed = httpx.get(f"{base}/v1/admin/api-credentials", headers=first_headers).json()
     [first_id] = [item["id"] for item in listed["items"] if item["id"] != second["id"]]
-    refused(run_cli(["keys", "revoke", first_id], env), "last active API key", "create another")
+    refused(cli(["keys", "revoke", first_id], env), "last active API key", "create another")
     with live_server(env, "--no-worker") as base:  # still works: nothing was revoked
         still = httpx.get(f"{base}/v1/admin/api-credentials", headers=first_headers)
         assert still.status_code == 200
@@ -105,8 +107,8 @@ def test_keys_revoke_and_the_last_active_key_is_refused(database_url: str) -> No
 
 def test_unknown_ids_are_one_line_and_a_non_zero_exit(database_url: str) -> None:
     env = payorch_env(database_url)
-    refused(run_cli(["keys", "revoke", "key_nope"], env), "key_nope")
-    refused(run_cli(["keys", "create", "--application", "app_nope"], env), "app_nope")
+    refused(cli(["keys", "revoke", "key_nope"], env), "key_nope")
+    refused(cli(["keys", "create", "--application", "app_nope"], env), "app_nope")
 
 
 @pytest.mark.parametrize(
@@ -128,7 +130,7 @@ def test_unknown_ids_are_one_line_and_a_non_zero_exit(database_url: str) -> None
 def test_every_help_shows_defaults_and_the_settings_that_apply(
     tmp_path: object, command: list[str], shown: list[str]
 ) -> None:
-    done = run_cli([*command, "--help"], payorch_env(f"sqlite:///{tmp_path}/h.db"))
+    done = cli([*command, "--help"], payorch_env(f"sqlite:///{tmp_path}/h.db"))
     assert done.returncode == 0, done.stderr
     for text in shown:
         assert text in done.stdout, (text, done.stdout)
@@ -137,7 +139,7 @@ def test_every_help_shows_defaults_and_the_settings_that_apply(
 def test_a_second_start_says_where_the_service_is_and_how_to_get_a_key(database_url: str) -> None:
     env = payorch_env(database_url)
     create_application(env, "Sandbox")
-    listed = json.loads(run_cli(["applications", "list", "--json"], env).stdout)["items"]
+    listed = json.loads(cli(["applications", "list", "--json"], env).stdout)["items"]
     oldest = next(item for item in listed if item["environment"] == "SANDBOX")
     with tempfile.TemporaryFile("w+") as output:
         with live_server(env, "--no-worker", output=output) as base:
@@ -171,6 +173,6 @@ def test_a_production_start_suggests_no_sandbox(database_url: str, tmp_path: obj
         assert "sandbox" not in printed.lower(), printed
         if empty:  # nothing was created (the module's own database may be SQLite too)
             assert "--environment PRODUCTION" in printed, printed
-            assert json.loads(run_cli(["applications", "list", "--json"], env).stdout)["items"] == []
+            assert json.loads(cli(["applications", "list", "--json"], env).stdout)["items"] == []
         else:  # this module's database holds sandbox applications: none is named
             assert "keys create" not in printed and "app_" not in printed, printed

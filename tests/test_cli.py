@@ -11,6 +11,7 @@ import time
 import httpx
 import pytest
 
+from tests.cli_in_process import cli
 from tests.kit import intent_body
 from tests.live import START_SECONDS, as_sandbox, live_server, payorch_env, run_cli, wait_until_ended
 
@@ -18,6 +19,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_applications_create_prints_exactly_one_json_object(database_url: str) -> None:
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
     result = run_cli(
         ["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"],
         payorch_env(database_url),
@@ -32,7 +34,7 @@ def test_applications_create_prints_exactly_one_json_object(database_url: str) -
 
 
 def test_production_applications_get_live_keys(database_url: str) -> None:
-    result = run_cli(
+    result = cli(
         ["applications", "create", "--name", "Live", "--environment", "PRODUCTION", "--json"],
         payorch_env(database_url),
     )
@@ -40,7 +42,7 @@ def test_production_applications_get_live_keys(database_url: str) -> None:
 
 
 def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
-    result = run_cli(
+    result = cli(
         ["applications", "create", "--name", "L", "--environment", "PRODUCTION", "--mock-connectors"],
         payorch_env(database_url),
     )
@@ -49,7 +51,7 @@ def test_mock_connectors_are_refused_for_production(database_url: str) -> None:
 
 def test_migrate_is_repeatable(database_url: str) -> None:
     for _ in range(2):
-        result = run_cli(["migrate"], payorch_env(database_url))
+        result = run_cli(["migrate"], payorch_env(database_url))  # the real program
         assert result.returncode == 0, result.stderr
 
 
@@ -71,7 +73,7 @@ def test_migrate_is_repeatable(database_url: str) -> None:
 )
 def test_a_bad_setting_stops_the_start_with_one_line_naming_it(tmp_path, variable: str, value: str) -> None:
     env = payorch_env(f"sqlite:///{tmp_path}/x.db", **{variable: value})
-    result = run_cli(["migrate"], env)
+    result = cli(["migrate"], env)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and variable in lines[0], result.stderr
@@ -81,14 +83,14 @@ def test_a_bad_setting_stops_the_start_with_one_line_naming_it(tmp_path, variabl
 def test_postgres_without_a_secret_key_is_refused(tmp_path) -> None:
     env = payorch_env("postgresql://postgres@127.0.0.1:5432/test")
     env.pop("PAYORCH_SECRET_KEY")
-    result = run_cli(["migrate"], env)
+    result = cli(["migrate"], env)
     assert result.returncode == 2 and "PAYORCH_SECRET_KEY" in result.stderr
 
 
 def test_embedded_database_gets_a_key_file(tmp_path) -> None:
     env = payorch_env(f"sqlite:///{tmp_path}/p.db")
     env.pop("PAYORCH_SECRET_KEY")
-    assert run_cli(["migrate"], env).returncode == 0
+    assert cli(["migrate"], env).returncode == 0
     key_file = tmp_path / "p.db.key"
     assert key_file.exists() and oct(key_file.stat().st_mode & 0o777) == "0o600"
 
@@ -96,7 +98,7 @@ def test_embedded_database_gets_a_key_file(tmp_path) -> None:
 def test_a_restart_keeps_every_intent(database_url: str) -> None:
     env = payorch_env(database_url)
     created = json.loads(
-        run_cli(["applications", "create", "--name", "R", "--environment", "SANDBOX", "--json"], env).stdout
+        cli(["applications", "create", "--name", "R", "--environment", "SANDBOX", "--json"], env).stdout
     )
     headers = {"Authorization": f"Bearer {created['api_key']}"}
     body = intent_body(
@@ -116,7 +118,7 @@ def test_a_restart_keeps_every_intent(database_url: str) -> None:
 def test_serve_with_two_api_processes(database_url: str) -> None:
     env = payorch_env(database_url)
     created = json.loads(
-        run_cli(["applications", "create", "--name", "W", "--environment", "SANDBOX", "--json"], env).stdout
+        cli(["applications", "create", "--name", "W", "--environment", "SANDBOX", "--json"], env).stdout
     )
     headers = {"Authorization": f"Bearer {created['api_key']}"}
     with live_server(env, "--no-worker", "--workers", "2") as base:

@@ -16,8 +16,9 @@ from payorch.clock import FrozenClock, isoformat
 from payorch.db.tables.activity import activity_log
 from payorch.runtime import Runtime
 from tests.cli.helpers import refused
+from tests.cli_in_process import cli
 from tests.kit import Sandbox, assert_error
-from tests.live import payorch_env, run_cli
+from tests.live import payorch_env
 
 KEYS = "/v1/admin/api-credentials"
 
@@ -84,11 +85,11 @@ async def test_the_command_line_gives_scopes_and_expiry_and_acts_as_system(
 ) -> None:
     env = payorch_env(database_url)
     args = ["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"]
-    done = run_cli(args, env)
+    done = cli(args, env)
     assert done.returncode == 0, done.stderr
     app = json.loads(done.stdout)
     create = ["keys", "create", "--application", app["application_id"], "--json"]
-    done = run_cli(
+    done = cli(
         [
             *create,
             "--scope",
@@ -104,7 +105,7 @@ async def test_the_command_line_gives_scopes_and_expiry_and_acts_as_system(
     issued = json.loads(done.stdout)
     assert issued["scopes"] == ["refunds:write", "payments:read"]
     assert issued["expires_at"] == "2099-01-01T00:00:00.000Z"
-    text = run_cli([*create[:-1], "--scope", "payments:read"], env)
+    text = cli([*create[:-1], "--scope", "payments:read"], env)
     assert text.returncode == 0 and "scopes: payments:read" in text.stdout
     # The key works within its scopes only.
     headers = {"Authorization": f"Bearer {issued['api_key']}"}
@@ -112,13 +113,13 @@ async def test_the_command_line_gives_scopes_and_expiry_and_acts_as_system(
     error = assert_error(await client.get("/v1/events", headers=headers), 403, "FORBIDDEN")
     assert error["details"] == {"required_scope": "events:read"}
     # Bad input: one line each, nothing created.
-    refused(run_cli([*create, "--scope", "payments:wrote"], env), "payments:wrote", "payments:read")
-    refused(run_cli([*create, "--scope", "payments:read", "--scope", "payments:read"], env), "twice")
-    refused(run_cli([*create, "--expires-at", "2020-01-01T00:00:00Z"], env), "in the future")
-    bad_time = run_cli([*create, "--expires-at", "tomorrow"], env)
+    refused(cli([*create, "--scope", "payments:wrote"], env), "payments:wrote", "payments:read")
+    refused(cli([*create, "--scope", "payments:read", "--scope", "payments:read"], env), "twice")
+    refused(cli([*create, "--expires-at", "2020-01-01T00:00:00Z"], env), "in the future")
+    bad_time = cli([*create, "--expires-at", "tomorrow"], env)
     assert bad_time.returncode == 2 and "RFC 3339" in bad_time.stderr
     # Revoked from the command line: by "system" too.
-    revoked = run_cli(["keys", "revoke", issued["id"]], env)
+    revoked = cli(["keys", "revoke", issued["id"]], env)
     assert revoked.returncode == 0, revoked.stderr
     first = {"Authorization": f"Bearer {app['api_key']}"}
     log = await client.get("/v1/admin/activity", headers=first)

@@ -17,9 +17,10 @@ from payorch.worker.jobs import default_jobs
 from payorch.worker.runner import Worker
 from tests.activity.helpers import edit, remove, write_entries
 from tests.cli.helpers import refused
+from tests.cli_in_process import cli
 from tests.databases import own_database
 from tests.kit import Sandbox, new_application
-from tests.live import payorch_env, run_cli
+from tests.live import payorch_env
 
 database_url = own_database  # retention sweeps every application: this module gets its own
 
@@ -79,7 +80,7 @@ async def test_old_entries_go_from_the_start_and_the_chain_still_verifies(
     assert [(type(r), getattr(r, "entries", None), getattr(r, "first_seq", None)) for r in results] == [
         (Verified, 3, 6)
     ]
-    done = run_cli(
+    done = cli(
         ["activity", "verify", "--application-id", sandbox.application_id], payorch_env(database_url)
     )
     assert done.returncode == 0, done.stderr
@@ -90,7 +91,7 @@ async def test_old_entries_go_from_the_start_and_the_chain_still_verifies(
 
     await remove(runtime, young[0])  # seq 6, the first after the cut, removed by hand
     refused(
-        run_cli(
+        cli(
             ["activity", "verify", "--application-id", sandbox.application_id], payorch_env(database_url)
         ),
         f"entry {young[1].id} (seq 7): missing before: seq 6 missing",

@@ -1,7 +1,7 @@
-"""`payorch activity verify` as a real process, on SQLite and PostgreSQL: entries written by
-record() verify; then a row edited, a row deleted (in the middle, at the end) and two rows'
-seqs swapped directly in the database are each found, naming the right entry and what is wrong;
-another application's chain still verifies beside a broken one."""
+"""`payorch activity verify` (in process; once as the real program), on SQLite and PostgreSQL:
+entries written by record() verify; then a row edited, a row deleted (in the middle, at the end) and
+two rows' seqs swapped directly in the database are each found, naming the right entry and what is
+wrong; another application's chain still verifies beside a broken one."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from payorch.activity.records import Entry
 from payorch.runtime import Runtime
 from tests.activity.helpers import edit, remove, swap_seqs, write_entries
 from tests.cli.helpers import refused
+from tests.cli_in_process import cli
 from tests.kit import new_application
 from tests.live import payorch_env, run_cli
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 
 def verify(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(["activity", "verify", *args], payorch_env(database_url))
+    return cli(["activity", "verify", *args], payorch_env(database_url))
 
 
 def broken(done: subprocess.CompletedProcess[str], entry: Entry | None, seq: int, problem: str) -> str:
@@ -42,7 +43,8 @@ async def test_an_untouched_chain_verifies_and_prints_its_head(
     runtime: Runtime, database_url: str, chain: list[Entry]
 ) -> None:
     app = chain[0].application_id
-    done = verify(database_url, "--application-id", app)
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
+    done = run_cli(["activity", "verify", "--application-id", app], payorch_env(database_url))
     assert done.returncode == 0, done.stderr
     assert done.stdout == (
         f"payorch: {app}: 6 entries verified, seq 1 to 6; head seq 6 hash {chain[-1].hash}\n"

@@ -11,9 +11,10 @@ import httpx
 import pytest
 
 from payorch.runtime import Runtime
+from tests.cli_in_process import cli
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, assert_error, new_application
-from tests.live import payorch_env, run_cli
+from tests.live import payorch_env
 
 URL = "/v1/admin/api-credentials"
 CAP = 3
@@ -75,12 +76,12 @@ async def test_the_dashboard_form_over_the_cap_says_what_to_do_and_creates_nothi
 
 def test_keys_create_over_the_cap_is_one_line(database_url: str) -> None:
     env = payorch_env(database_url, PAYORCH_MAX_API_KEYS="2")
-    done = run_cli(["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"], env)
+    done = cli(["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"], env)
     assert done.returncode == 0, done.stderr
     application_id = json.loads(done.stdout)["application_id"]
     create = ["keys", "create", "--application", application_id]
-    assert run_cli(create, env).returncode == 0
-    refused = run_cli(create, env)
+    assert cli(create, env).returncode == 0
+    refused = cli(create, env)
     assert refused.returncode == 1 and refused.stdout == ""
     [line] = refused.stderr.strip().splitlines()
     assert line == (

@@ -1,7 +1,8 @@
-"""What the command line says when something is wrong or the reader goes away, as real processes:
-a database that cannot be reached or opened is one line naming PAYORCH_DATABASE_URL (the
-traceback only with --debug); `migrate` says what it applied; a closed pipe ends quietly;
-`--help` names no file of the package; the second start's hint works as printed."""
+"""What the command line says when something is wrong or the reader goes away (in process,
+tests/cli_in_process.py; the real program where a process is the point): a database that cannot be
+reached or opened is one line naming PAYORCH_DATABASE_URL (the traceback only with --debug);
+`migrate` says what it applied; a closed pipe ends quietly; `--help` names no file of the package;
+the second start's hint works as printed."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import refused
+from tests.cli_in_process import cli
 from tests.kit import refused_address
-from tests.live import free_port, migrated, payorch_env, run_cli
+from tests.live import free_port, migrated, payorch_env
 
 pytestmark = pytest.mark.slow
 
@@ -38,23 +40,23 @@ def test_an_unreachable_database_is_one_line_naming_the_setting(
     url: str, shown: str, command: list[str]
 ) -> None:
     with refused_address() as address:
-        done = run_cli(command, payorch_env(url.replace("REFUSED", address)))
+        done = cli(command, payorch_env(url.replace("REFUSED", address)))
     refused(done, "PAYORCH_DATABASE_URL", shown.replace("REFUSED", address), status=2)
     assert "hunter2" not in done.stderr
 
 
 def test_debug_shows_the_traceback() -> None:
     with refused_address() as address:
-        done = run_cli(["--debug", "migrate"], payorch_env(f"postgresql://p:q@{address}/payorch"))
+        done = cli(["--debug", "migrate"], payorch_env(f"postgresql://p:q@{address}/payorch"))
     assert done.returncode != 0 and "Traceback" in done.stderr
 
 
 def test_migrate_says_what_it_applied(tmp_path: Path) -> None:
     env = payorch_env(f"sqlite:///{tmp_path}/m.db")
-    first = run_cli(["migrate"], env)
+    first = cli(["migrate"], env)
     assert first.returncode == 0, first.stderr
     assert "from nothing" in first.stderr and "revision(s) applied" in first.stderr
-    second = run_cli(["migrate"], env)
+    second = cli(["migrate"], env)
     assert second.returncode == 0 and "nothing to do" in second.stderr
     assert first.stderr != second.stderr
 
@@ -63,7 +65,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
     env = migrated(payorch_env(f"sqlite:///{tmp_path}/p.db"))
     for _ in range(3):
         create = ["applications", "create", "--name", "A", "--environment", "SANDBOX", "--json"]
-        assert run_cli(create, env).returncode == 0
+        assert cli(create, env).returncode == 0
     # The reader is gone before the command writes: its output meets a closed pipe.
     read, write = os.pipe()
     os.close(read)
@@ -84,7 +86,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
 
 
 def test_help_names_no_file_of_the_package(tmp_path: Path) -> None:
-    done = run_cli(["--help"], payorch_env(f"sqlite:///{tmp_path}/h.db"))
+    done = cli(["--help"], payorch_env(f"sqlite:///{tmp_path}/h.db"))
     assert done.returncode == 0
     assert ".py" not in done.stdout, done.stdout
     for command in ("keys", "connectors", "payments", "webhooks", "--debug"):
@@ -96,7 +98,7 @@ def test_the_second_start_names_the_program_as_it_was_started(tmp_path: Path) ->
     that path, and it works as printed."""
     script = Path(sys.executable).parent / "payorch"
     env = migrated(payorch_env(f"sqlite:///{tmp_path}/s.db", PATH="/usr/bin:/bin"))
-    assert run_cli(["applications", "create", "--name", "S", "--environment", "SANDBOX"], env).returncode == 0
+    assert cli(["applications", "create", "--name", "S", "--environment", "SANDBOX"], env).returncode == 0
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     process = subprocess.Popen(

@@ -1,7 +1,8 @@
-"""Commands other than `serve` and `migrate` do not create a database, as real processes: an
-embedded database that is not there is one line naming it, `payorch migrate` and
-PAYORCH_DATABASE_URL, exit status 2, and no file is left behind (a command run from another
-directory used to create an empty ./payorch.db). `migrate` creates it; then they work."""
+"""Commands other than `serve` and `migrate` do not create a database (in process,
+tests/cli_in_process.py; the real program where a process is the point): an embedded database that
+is not there is one line naming it, `payorch migrate` and PAYORCH_DATABASE_URL, exit status 2, and
+no file is left behind (a command run from another directory used to create an empty ./payorch.db).
+`migrate` creates it; then they work."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.helpers import refused
-from tests.live import payorch_env, run_cli
+from tests.cli_in_process import cli
+from tests.live import payorch_env
 
 pytestmark = pytest.mark.slow
 
@@ -33,7 +35,7 @@ def test_a_command_on_a_database_that_is_not_there_creates_nothing(
     tmp_path: Path, command: list[str]
 ) -> None:
     database = tmp_path / "none.db"
-    done = run_cli(command, payorch_env(f"sqlite:///{database}"))
+    done = cli(command, payorch_env(f"sqlite:///{database}"))
     refused(done, f"no database at {database}", "migrate", "PAYORCH_DATABASE_URL", status=2)
     assert list(tmp_path.iterdir()) == []  # neither the database nor its key file
 
@@ -56,6 +58,6 @@ def test_the_default_database_is_not_made_in_another_directory(tmp_path: Path) -
 
 def test_migrate_creates_it_and_then_the_commands_work(tmp_path: Path) -> None:
     env = payorch_env(f"sqlite:///{tmp_path / 'made.db'}")
-    assert run_cli(["migrate"], env).returncode == 0
-    listed = run_cli(["applications", "list"], env)
+    assert cli(["migrate"], env).returncode == 0
+    listed = cli(["applications", "list"], env)
     assert listed.returncode == 0 and "No applications yet" in listed.stdout, listed

@@ -22,6 +22,7 @@ from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
 from payorch.runtime import Runtime
 from payorch.secret_rotation import PLACES
+from tests.cli_in_process import cli
 from tests.dashboard.signing import TOTP_SECRET, accept, invite, new_person
 from tests.databases import own_database
 from tests.kit import Sandbox, chosen_providers, create_endpoint, new_application
@@ -147,6 +148,7 @@ async def test_a_killed_run_is_finished_by_the_next_and_nothing_is_lost(
     assert len(_readable(half, OLD)) == len(before) - KILLED_AFTER
     assert _readable(half, NEW, OLD) == plain
 
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
     done = run_cli(["secret-key", "reencrypt"], env)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -159,7 +161,7 @@ async def test_a_killed_run_is_finished_by_the_next_and_nothing_is_lost(
     assert _readable(after, NEW) == plain  # every value, under the new key alone
     assert not _readable(after, OLD)
     # A third run finds nothing to do; the outputs show no value and no key.
-    again = run_cli(["secret-key", "reencrypt"], env)
+    again = cli(["secret-key", "reencrypt"], env)
     assert again.returncode == 0 and "re-encrypted" not in again.stdout, again
     printed = killed.stdout + killed.stderr + done.stdout + done.stderr + again.stdout + again.stderr
     for secret in [*plain.values(), *after.values(), NEW, OLD, *shown]:
@@ -167,7 +169,7 @@ async def test_a_killed_run_is_finished_by_the_next_and_nothing_is_lost(
     assert "secret-api-key-value" not in printed and json.dumps(CREDENTIALS) not in printed
 
     # With a key that decrypts nothing: each row named on stderr, exit 1, nothing changed.
-    refused = run_cli(["secret-key", "reencrypt"], payorch_env(database_url, PAYORCH_SECRET_KEY=OTHER))
+    refused = cli(["secret-key", "reencrypt"], payorch_env(database_url, PAYORCH_SECRET_KEY=OTHER))
     assert refused.returncode == 1, refused
     named = [
         line for line in refused.stderr.splitlines() if "no key of PAYORCH_SECRET_KEY decrypts it" in line

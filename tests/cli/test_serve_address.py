@@ -18,7 +18,8 @@ import pytest
 
 from payorch.serve_address import local_url
 from tests.cli.helpers import refused
-from tests.live import START_SECONDS, free_port, payorch_env, run_cli, stop_process
+from tests.cli_in_process import cli
+from tests.live import START_SECONDS, free_port, payorch_env, stop_process
 from tests.providers.browser import Browser
 
 pytestmark = pytest.mark.slow
@@ -89,7 +90,7 @@ def test_a_port_in_use_is_one_line_and_status_2(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        done = run_cli(
+        done = cli(
             ["serve", "--port", str(port), "--no-worker"], payorch_env(f"sqlite:///{tmp_path}/t.db")
         )
     refused(done, f"cannot listen on 127.0.0.1:{port}", "--port", status=2)

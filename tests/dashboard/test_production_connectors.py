@@ -16,9 +16,10 @@ from payorch.connectors.records import Connector
 from payorch.connectors.service import decrypt_credentials
 from payorch.providers.base import Mode
 from payorch.runtime import Runtime
+from tests.cli_in_process import cli
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, create_intent, new_application
-from tests.live import payorch_env, run_cli
+from tests.live import payorch_env
 
 pytestmark = pytest.mark.slow
 
@@ -199,11 +200,11 @@ async def test_the_command_line_sees_and_changes_what_the_dashboard_added(
     assert (await client.post(url, data=form)).status_code == 303
     env = payorch_env(database_url)
     merchant = ["--merchant", app.merchant_account_id]
-    listed = run_cli(["connectors", "list", *merchant, "--json"], env)
+    listed = cli(["connectors", "list", *merchant, "--json"], env)
     assert listed.returncode == 0, listed.stderr
     [item] = json.loads(listed.stdout)["items"]
     assert (item["provider"], item["mode"], item["has_credentials"]) == (B, "PRODUCTION", True)
-    changed = run_cli(["connectors", "set", *merchant, item["id"], "--priority", "4", "--no-enabled"], env)
+    changed = cli(["connectors", "set", *merchant, item["id"], "--priority", "4", "--no-enabled"], env)
     assert changed.returncode == 0, changed.stderr
     page = (await client.get("/dashboard/providers")).text
     assert f'id="priority-{item["id"]}" name="priority" inputmode="numeric" value="4"' in page
@@ -212,7 +213,7 @@ async def test_the_command_line_sees_and_changes_what_the_dashboard_added(
         f"/dashboard/providers/{app.merchant_account_id}/{item['id']}/remove", data={"csrf": csrf}
     )
     assert removed.status_code == 303
-    after = run_cli(["connectors", "list", *merchant, "--json"], env)
+    after = cli(["connectors", "list", *merchant, "--json"], env)
     assert json.loads(after.stdout)["items"] == []
 
 

@@ -14,6 +14,7 @@ import pytest
 from payorch.app import create_app
 from payorch.client import AsyncPayorchClient
 from payorch.runtime import Runtime
+from tests.cli_in_process import cli
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox
 from tests.links.helpers import LINKS, activity
@@ -81,6 +82,7 @@ async def test_the_python_client(client: httpx.AsyncClient, runtime: Runtime, sa
 async def test_the_command_line(client: httpx.AsyncClient, sandbox: Sandbox, database_url: str) -> None:
     env = payorch_env(database_url, PAYORCH_PUBLIC_URL="http://pay.example")
     app = ["--application-id", sandbox.application_id]
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
     made = run_cli(
         [
             "links",
@@ -104,7 +106,7 @@ async def test_the_command_line(client: httpx.AsyncClient, sandbox: Sandbox, dat
     link = json.loads(made.stdout)
     assert (link["amount"], link["max_payments"], link["status"]) == (15000, 2, "ACTIVE")
     assert link["url"] == f"http://pay.example/pay/{link['id']}"
-    bad = run_cli(
+    bad = cli(
         [
             "links",
             "create",
@@ -121,9 +123,9 @@ async def test_the_command_line(client: httpx.AsyncClient, sandbox: Sandbox, dat
         env,
     )
     assert bad.returncode == 1 and "amount" in bad.stderr
-    listed = run_cli(["links", "list", *app], env)
+    listed = cli(["links", "list", *app], env)
     assert listed.returncode == 0 and link["id"] in listed.stdout and "ACTIVE" in listed.stdout
-    off = run_cli(["links", "deactivate", *app, link["id"], "--message", "Agotado", "--json"], env)
+    off = cli(["links", "deactivate", *app, link["id"], "--message", "Agotado", "--json"], env)
     assert off.returncode == 0, off.stderr
     assert json.loads(off.stdout)["status"] == "DEACTIVATED"
     [entry] = await activity(client, sandbox, "payment_link.deactivated")

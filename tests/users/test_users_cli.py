@@ -1,9 +1,10 @@
-"""`payorch users ...` and `payorch applications create --owner-email` as real processes on
-SQLite and PostgreSQL: the owner's invite URL is printed once and sets their password; invite,
-list, set-role, disable, enable, reinvite and remove by id or email; the last active owner stays
-(one line, exit status 1); bad input is one line (exit 1) or a usage error (exit 2) and changes
-nothing. Few commands: each is a process of its own. And the upgrade: a database at migration 0023 with an application and no user gets,
-after `payorch migrate`, an owner through `payorch users invite`."""
+"""`payorch users ...` and `payorch applications create --owner-email` (in process; one invite as
+the real program) on SQLite and PostgreSQL: the owner's invite URL is printed once and sets their
+password; invite, list, set-role, disable, enable, reinvite and remove by id or email; the last
+active owner stays (one line, exit status 1); bad input is one line (exit 1) or a usage error (exit
+2) and changes nothing. Few commands: each is a process of its own. And the upgrade: a database at
+migration 0023 with an application and no user gets, after `payorch migrate`, an owner through
+`payorch users invite`."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from sqlalchemy import text
 from payorch.db import Database
 from payorch.db.migrate import alembic_config
 from payorch.users import service
+from tests.cli_in_process import cli
 from tests.databases import create_postgres_database, drop_postgres_database
 from tests.live import payorch_env, run_cli
 
@@ -30,7 +32,7 @@ PREFIX = "http://127.0.0.1:8000/dashboard/invite/"  # PAYORCH_PUBLIC_URL's defau
 
 
 def ok(args: list[str], env: dict[str, str]) -> str:
-    done = run_cli(args, env)
+    done = cli(args, env)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -62,7 +64,7 @@ def users_of(env: dict[str, str], application_id: str) -> dict[str, tuple[str, s
 async def test_an_owner_from_applications_create_and_the_users_commands(database_url: str) -> None:
     env = payorch_env(database_url)
     create = ["applications", "create", "--name", "Shop", "--environment", "SANDBOX", "--json"]
-    bad = run_cli([*create, "--owner-email", "not-an-email"], env)
+    bad = cli([*create, "--owner-email", "not-an-email"], env)
     refused(bad, "--owner-email: must be an email address")
     before = len(json.loads(ok(["applications", "list", "--json"], env))["items"])
 
@@ -72,9 +74,10 @@ async def test_an_owner_from_applications_create_and_the_users_commands(database
     await accept(database_url, created["owner_invite_url"])
     assert users_of(env, app) == {"boss@example.com": ("owner", "ACTIVE")}
 
-    invited = ok(
+    # The real program, once for this command family (the rest run in process: tests/cli_in_process.py).
+    invited = run_cli(
         ["users", "invite", "--application-id", app, "--email", "dev@example.com", "--role", "developer"], env
-    )
+    ).stdout
     lines = dict(line.split(": ", 1) for line in invited.splitlines() if ": " in line)
     assert (lines["email"], lines["role"], lines["status"]) == ("dev@example.com", "developer", "INVITED")
     assert "shown only now" in invited and "72 hours" in invited
@@ -89,15 +92,15 @@ async def test_an_owner_from_applications_create_and_the_users_commands(database
     ok(["users", "disable", "--application-id", app, "--user-id", lines["id"]], env)
     # The boss is now the last ACTIVE owner: not demoted, disabled or removed.
     boss = ["--application-id", app, "--email", "boss@example.com"]
-    refused(run_cli(["users", "set-role", *boss, "--role", "admin"], env), "last active owner", "demoted")
-    refused(run_cli(["users", "remove", *boss], env), "last active owner", "removed")
+    refused(cli(["users", "set-role", *boss, "--role", "admin"], env), "last active owner", "demoted")
+    refused(cli(["users", "remove", *boss], env), "last active owner", "removed")
     ok(["users", "enable", *target], env)
     assert "removed" in ok(["users", "remove", *target], env)  # another owner was active
 
     # Bad input: one line (the API's refusal) or a usage error; nothing changes.
     invite = ["users", "invite", "--application-id", app]
-    refused(run_cli([*invite, "--email", "BOSS@example.com", "--role", "viewer"], env), "already a user")
-    usage = run_cli([*invite, "--email", "v@example.com", "--role", "root"], env)
+    refused(cli([*invite, "--email", "BOSS@example.com", "--role", "viewer"], env), "already a user")
+    usage = cli([*invite, "--email", "v@example.com", "--role", "root"], env)
     assert usage.returncode == 2 and "--role" in usage.stderr
     assert users_of(env, app) == {"boss@example.com": ("owner", "ACTIVE")}
 
@@ -132,7 +135,7 @@ async def test_an_application_from_before_0024_gets_its_owner_by_invite(database
     finally:
         await database.dispose()
     env = payorch_env(database_at_0023)
-    assert "migrated the database from 0023 to" in run_cli(["migrate"], env).stderr
+    assert "migrated the database from 0023 to" in cli(["migrate"], env).stderr
     assert "No users yet: payorch users invite --application-id app_old" in ok(
         ["users", "list", "--application-id", "app_old"], env
     )

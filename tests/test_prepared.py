@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 import payorch
 from payorch.checkouts import repository as checkouts
 from payorch.connectors import repository as connectors
-from payorch.db.prepared import Prepared
+from payorch.db.prepared import Prepared, statements_in_engine_transaction
 from payorch.db.statements import ASYNCPG_DIALECT
 from payorch.db.tables import payment_intents
 from payorch.errors import DatabaseUnavailable
@@ -280,3 +280,46 @@ def test_a_naive_datetime_is_refused_before_it_reaches_the_driver() -> None:
     )
     with pytest.raises(ValueError, match="naive"):
         statement._arguments({"intent_id": "payi_x", "at": datetime(2026, 12, 5, 9, 30)})  # noqa: DTZ001
+
+
+async def test_in_the_engine_transaction_a_prepared_statement_joins_it_and_its_rollback(
+    client: httpx.AsyncClient, runtime: Runtime
+) -> None:
+    """The request's own ``Conn`` (the engine's transaction): a prepared statement goes to the
+    driver only once the engine has begun its transaction there, and the engine's rollback
+    undoes what the driver wrote too."""
+    sandbox = await mock_sandbox(runtime)
+    created = await create_intent(client, sandbox)
+    through_engine: list[str] = []
+
+    def seen(*args: object) -> None:
+        through_engine.append(str(args[2]))
+
+    engine = runtime.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", seen)
+    now = runtime.clock.now()
+    try:
+        async with runtime.database.engine.connect() as conn:
+            with statements_in_engine_transaction(conn):
+                assert await intents.get_any(conn, created["id"]) is not None  # begins the transaction
+                engine_first = len(through_engine)
+                moved = await intents.compare_and_set_status(
+                    conn,
+                    created["id"],
+                    expected="CREATED",
+                    new="REQUIRES_ACTION",
+                    at=now,
+                    provider=A,
+                    routing={},
+                )
+                assert moved
+                after_move = len(through_engine)
+                await conn.rollback()
+                after = await intents.get_any(conn, created["id"])  # begins a new one: the engine's
+                after_rollback = len(through_engine)
+                await conn.rollback()
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert after is not None and after.status == "CREATED"  # the driver's write was undone
+    if not runtime.database.is_sqlite:  # (SQLite's BEGIN IMMEDIATE is a statement of the engine's)
+        assert (engine_first, after_move, after_rollback) == (1, 1, 2)  # the move: on the driver

@@ -8,7 +8,10 @@ asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/pe
 (on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their
 connection, and a ``Prepared`` statement run on a marked connection goes to that connection's
 asyncpg connection, compiled once; the engine's statements on the same connection run in the
-same transaction. Anywhere else (the request's own ``Conn``, SQLite) a ``Prepared`` statement
+same transaction. The request's own ``Conn`` (the engine's transaction) is marked too, but a
+``Prepared`` statement goes to the driver there only once the engine has begun its transaction
+on it (the engine begins at its first statement): so it runs inside that transaction, and the
+engine's rollback undoes it. Anywhere else (SQLite, a step not marked) a ``Prepared`` statement
 runs through the engine as any statement does, so a repository function serves both.
 
 asyncpg answers what the engine would: aware UTC datetimes (the engine's UtcDateTime gives the
@@ -35,6 +38,7 @@ from payorch.db.statements import ASYNCPG_DIALECT
 from payorch.observability import timing
 
 _STEP = "payorch.step_on_driver"  # in the pooled connection's info while a step is marked
+_ENGINE_STEP = "payorch.engine_transaction"  # the same, for the engine's own transaction
 Statement: TypeAlias = "Select[*tuple[object, ...]] | Update | Insert | Delete"
 Answer = TypeVar("Answer")
 # The connection itself failed (PostgreSQL restarted, the socket closed): the engine would
@@ -54,8 +58,28 @@ def statements_on_driver(conn: AsyncConnection) -> Iterator[None]:
             conn.info.pop(_STEP, None)
 
 
+@contextmanager
+def statements_in_engine_transaction(conn: AsyncConnection) -> Iterator[None]:
+    """Mark ``conn`` (the engine's own transaction, PostgreSQL) for the block: its prepared
+    statements run on the driver while the driver is in the engine's transaction."""
+    conn.info[_ENGINE_STEP] = True
+    try:
+        yield
+    finally:
+        if not conn.invalidated:
+            conn.info.pop(_ENGINE_STEP, None)
+
+
 def _driver(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:
-    return _driver_of(conn) if conn.info.get(_STEP) else None
+    info = conn.info
+    if info.get(_STEP):
+        return _driver_of(conn)
+    if info.get(_ENGINE_STEP):
+        driver = _driver_of(conn)
+        # Before the engine's first statement (and after its rollback) no transaction is open on
+        # the driver: the statement goes through the engine, which begins it.
+        return driver if driver is not None and driver.is_in_transaction() else None
+    return None
 
 
 def _driver_of(conn: AsyncConnection) -> asyncpg.Connection[asyncpg.Record] | None:

@@ -22,6 +22,7 @@ from payorch.access.operations import required_scope
 from payorch.auth.service import Caller
 from payorch.db import Phases
 from payorch.db.bounds import abandon, cut_short
+from payorch.db.prepared import statements_in_engine_transaction
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.errors import Forbidden, ValidationFailed
 from payorch.idempotency.service import Scope
@@ -84,10 +85,15 @@ async def request_connection(request: Request) -> AsyncIterator[AsyncConnection]
     """
     may_write()
     conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
+    database = runtime_of(request).database
     try:
-        async with runtime_of(request).database.engine.connect() as conn:
+        async with database.engine.connect() as conn:
             try:
-                yield conn
+                if database.is_sqlite:
+                    yield conn
+                else:
+                    with statements_in_engine_transaction(conn):  # db/prepared.py
+                        yield conn
                 if conn.in_transaction():
                     await conn.commit()
             except BaseException as exc:

@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import Integer, Row, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.db.prepared import Prepared
 from payorch.db.tables.simulator import simulator_a_transactions as transactions
 from payorch.simulator.provider_a.records import SimADecision, SimATransaction
 from payorch.simulator.provider_a.wire import SimACreateRequest
@@ -21,7 +22,11 @@ def _transaction(row: Row[tuple[object, ...]]) -> SimATransaction:
     return SimATransaction(**row._mapping)
 
 
-_INSERT = insert(transactions)
+_NEW_COLUMNS = (
+    "token", "owner", "buy_order", "session_id", "amount", "return_url", "created_at", "status",
+    "nullified_amount", "deferred",
+)  # fmt: skip
+_INSERT = Prepared(insert(transactions).values({name: bindparam(name) for name in _NEW_COLUMNS}))
 
 
 async def insert_transaction(
@@ -33,8 +38,8 @@ async def insert_transaction(
     *,
     deferred: bool = False,
 ) -> None:
-    await conn.execute(
-        _INSERT,
+    await _INSERT.execute(
+        conn,
         {
             "token": token,
             "owner": owner,
@@ -59,7 +64,7 @@ async def get(
     )
 
 
-_DECIDE = (
+_DECIDE = Prepared(
     update(transactions)
     .where(transactions.c.token == bindparam("b_token"), transactions.c.outcome.is_(None))
     .values(
@@ -84,8 +89,8 @@ async def decide(
 ) -> bool:
     """Record the buyer's choice once (``capture_before``: a deferred approval's hold's end):
     False if the page was already answered."""
-    result = await conn.execute(
-        _DECIDE,
+    changed = await _DECIDE.rowcount(
+        conn,
         {
             "b_token": token,
             "b_outcome": decision.outcome,
@@ -98,10 +103,10 @@ async def decide(
             "b_capture_before": capture_before,
         },
     )
-    return result.rowcount == 1
+    return changed == 1
 
 
-_MARK_COMMITTED = (
+_MARK_COMMITTED = Prepared(
     update(transactions)
     .where(transactions.c.token == bindparam("b_token"), transactions.c.committed_at.is_(None))
     .values(committed_at=bindparam("b_committed_at"))
@@ -110,8 +115,7 @@ _MARK_COMMITTED = (
 
 async def mark_committed(conn: AsyncConnection, token: str, committed_at: datetime) -> bool:
     """Compare-and-set: exactly one commit per token, whatever races."""
-    result = await conn.execute(_MARK_COMMITTED, {"b_token": token, "b_committed_at": committed_at})
-    return result.rowcount == 1
+    return await _MARK_COMMITTED.rowcount(conn, {"b_token": token, "b_committed_at": committed_at}) == 1
 
 
 _APPLY_REFUND = (
@@ -179,18 +183,24 @@ async def move_hold(conn: AsyncConnection, token: str, capture_before: datetime)
     await conn.execute(_MOVE_HOLD, {"b_token": token, "b_capture_before": capture_before})
 
 
-_DECLINES_OF_ORDER = select(func.count()).where(
-    transactions.c.owner == bindparam("owner"),
-    transactions.c.buy_order == bindparam("buy_order"),
-    transactions.c.outcome == "reject",
-    transactions.c.decided_at >= bindparam("since"),
+_DECLINES_OF_ORDER = Prepared(
+    select(func.count().label("declines")).where(
+        transactions.c.owner == bindparam("owner"),
+        transactions.c.buy_order == bindparam("buy_order"),
+        transactions.c.outcome == "reject",
+        transactions.c.decided_at >= bindparam("since"),
+    )
 )
 
 
 async def declines_of_order(conn: AsyncConnection, owner: str, buy_order: str, *, since: datetime) -> int:
     """How many of ``owner``'s transactions for ``buy_order`` were declined since ``since``."""
     params = {"owner": owner, "buy_order": buy_order, "since": since}
-    return int((await conn.execute(_DECLINES_OF_ORDER, params)).scalar_one())
+    row = await _DECLINES_OF_ORDER.first(conn, params)
+    assert row is not None  # a count answers one row
+    declines = row["declines"]
+    assert isinstance(declines, int)
+    return declines
 
 
 _OPEN_FOR_INTENT = (

@@ -49,6 +49,7 @@ from payorch.runtime import Runtime
 
 log = logging.getLogger("payorch.holds")
 CAPTURE, VOID = "capture", "void"
+_ENDS = {CAPTURE: "AUTHORIZED", VOID: "VOIDED"}  # the payment's status once each is done
 HELD = hold_repository.HELD
 CALL_GRACE_SECONDS = 30.0  # after the provider's timeout: an unsettled action is the job's
 
@@ -125,6 +126,10 @@ async def _flow(phases: Phases, runtime: Runtime, ask: _Ask) -> JsonObject | Ide
         # 202: the provider received it and says its outcome later (its notification settles it:
         # payment.captured or payment.voided), unless that word came already.
         status = 202 if state.status is HoldStatus.PENDING and settled.status == HELD else 200
+        if state.status is HoldStatus.PENDING and settled.status not in (HELD, _ENDS[action]):
+            # Received, but another word ended the hold first (it lapsed): not this action's end.
+            ended = f"The hold ended before the provider's {action}."
+            raise InvalidState(settled.status, ended, allowed=[HELD])
         if ask.scope is not None:
             await runtime.idempotency.complete(conn, ask.scope, status, dumps(body))
     return body if status == 200 else IdempotentResult(status, dumps(body))

@@ -19,54 +19,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
-import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
-from bench.kit import ADMIN_URL, ROOT, free_port, fresh_database, sandbox_application, server_env
+from bench.kit import (
+    ADMIN_URL,
+    ROOT,
+    counted_payorch,
+    counted_server,
+    free_port,
+    fresh_database,
+    instrument,
+    total_instructions,
+)
 
-COLLECTED = re.compile(r"Collected : (\d+)")
 WARM_UP = 200
 CONNECTIONS = 8
-
-
-def valgrind(command: list[str]) -> list[str]:
-    return ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null"] + command
-
-
-@contextmanager
-def counted_server(command: list[str], env: dict[str, str], url: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """``command`` under callgrind until the block ends; after it, ``log`` holds valgrind's summary."""
-    with log.open("wb") as stderr:
-        process = subprocess.Popen(  # noqa: S603 - our own servers, fixed arguments
-            valgrind(command), env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
-        )
-    try:
-        deadline = time.monotonic() + 300  # start-up under valgrind is slow
-        while True:
-            try:
-                httpx.get(url + "/openapi.json", timeout=30)
-                break
-            except httpx.TransportError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"server did not start: {log.read_text()[-2000:]}") from None
-                time.sleep(1)
-        yield process
-    finally:
-        process.send_signal(signal.SIGINT)  # uvicorn shuts down; valgrind then prints the total
-        try:
-            process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def creates(url: str, key: str, merchant: str, count: int, prefix: str) -> None:
@@ -91,12 +63,6 @@ async def creates(url: str, key: str, merchant: str, count: int, prefix: str) ->
         await asyncio.gather(*(connection() for _ in range(CONNECTIONS)))
 
 
-def instrument(pid: int, state: str) -> None:
-    subprocess.run(  # noqa: S603 - fixed arguments
-        ["callgrind_control", "--instr=" + state, str(pid)], capture_output=True, check=True
-    )
-
-
 def counted(url: str, pid: int, key: str, merchant: str, count: int) -> None:
     asyncio.run(creates(url, key, merchant, WARM_UP, "warm"))
     instrument(pid, "on")
@@ -104,26 +70,11 @@ def counted(url: str, pid: int, key: str, merchant: str, count: int) -> None:
     instrument(pid, "off")
 
 
-def total(log: Path) -> int:
-    found = COLLECTED.search(log.read_text())
-    assert found is not None, log.read_text()[-2000:]
-    return int(found.group(1))
-
-
 def payorch(admin_url: str, count: int, log: Path) -> float:
-    with fresh_database(admin_url, f"payorch_icreate_{uuid.uuid4().hex[:8]}") as database_url:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        env = server_env(database_url, url)
-        # The schema and the key before valgrind: only the serving process is counted.
-        subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
-            [sys.executable, "-m", "payorch", "migrate"], env=env, cwd=ROOT, check=True, capture_output=True
-        )
-        key, merchant = sandbox_application(env)
-        command = [sys.executable, "-m", "payorch", "serve", "--port", str(port), "--workers", "1", "--no-worker"]
-        with counted_server(command, env, url, log) as process:
-            counted(url, process.pid, key, merchant, count)
-    return total(log) / count
+    name = f"payorch_icreate_{uuid.uuid4().hex[:8]}"
+    with counted_payorch(admin_url, name, log) as (url, key, merchant, pid):
+        counted(url, pid, key, merchant, count)
+    return total_instructions(log) / count
 
 
 def bare(admin_url: str, count: int, log: Path) -> float:
@@ -134,11 +85,19 @@ def bare(admin_url: str, count: int, log: Path) -> float:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "BARE_DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
-        command = [sys.executable, "-m", "uvicorn", "--factory", "bench.bare_app:create_app", "--port", str(port)]
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "bench.bare_app:create_app",
+            "--port",
+            str(port),
+        ]
         command += ["--workers", "1", "--no-access-log", "--log-level", "warning"]
         with counted_server(command, env, url, log) as process:
             counted(url, process.pid, "unused", "mer_bare", count)
-    return total(log) / count
+    return total_instructions(log) / count
 
 
 def main() -> None:

@@ -1,15 +1,21 @@
 """Instructions per whole sandbox payment, counted by valgrind: the same figure on a busy machine.
 
-    PYTHONPATH=src:. .venv/bin/python -m bench.instructions_per_payment [--payments 30]
+    PYTHONPATH=src:. .venv/bin/python -m bench.instructions_per_payment [--payments 30] [--in-process]
 
-For provider A (through `auto`) and provider B: a fresh PostgreSQL database and one process under
-`valgrind --tool=callgrind` serving the app in process (ASGI, uvloop) to the client of
-bench/sandbox_payment.py, one payment after another: 50 to warm up, then `--payments` counted
+For provider A (through `auto`) and provider B: a fresh PostgreSQL database and one payorch
+process (`payorch serve --workers 1 --no-worker`, rate limit out of the way) under `valgrind
+--tool=callgrind`. The client of bench/sandbox_payment.py (bench/payment_client.py), outside
+valgrind, makes payments one after another over HTTP: 50 to warm up, then `--payments` counted
 (instrumentation switched on and off around them with `callgrind_control`). The figure is the
-instructions of that process per payment: the app, its in-process calls to the simulator and the
-client (the same work on both sides of a comparison), not PostgreSQL's. Where timing figures
-move by 10 % and more between runs on a shared machine, the count moves by well under 1 %, so a
-change of a few per cent shows (docs/performance.md). Needs valgrind (on the machine).
+server process's instructions per payment: HTTP parsing, the app, its in-process calls to the
+simulator and the driver, not PostgreSQL's nor the client's.
+
+``--in-process``: the figure as counted until 2026-12-05: one process serving the app in process
+(ASGI) to that client, both counted; the client's httpx is about a quarter of it, the same work
+on both sides of a comparison (docs/performance.md, "Instructions per payment").
+
+Where timing figures move by 10 % and more between runs on a shared machine, the count moves by
+well under 1 %, so a change of a few per cent shows. Needs valgrind (on the machine).
 """
 
 from __future__ import annotations
@@ -17,23 +23,56 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import re
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import httpx
 import uvloop
 
-from bench.kit import ADMIN_URL, ROOT, fresh_database, in_process_env, sandbox_application
+from bench.kit import (
+    ADMIN_URL,
+    COLLECTED,
+    ROOT,
+    counted_payorch,
+    fresh_database,
+    in_process_env,
+    instrument,
+    sandbox_application,
+    total_instructions,
+)
 from bench.payment_client import PROVIDERS, one_payment
 
-COLLECTED = re.compile(r"Collected : (\d+)")
 WARM_UP = 50
+NOTICES_SECONDS = 0.5  # for provider B's notifications of the payments before to be sent
 
 
-async def payments_in_process(database_url: str, provider: str, count: int) -> None:
-    """The child: serve the app in process and make the payments, counted between the toggles."""
+async def payments(client: httpx.AsyncClient, merchant: str, provider: str, first: int, count: int) -> None:
+    for n in range(first, first + count):
+        await one_payment(client, merchant, PROVIDERS[provider], n)
+    await asyncio.sleep(NOTICES_SECONDS)
+
+
+def served(admin_url: str, provider: str, count: int, log: Path) -> float:
+    """The server process's instructions per payment (module docstring)."""
+    name = f"payorch_ipay_{uuid.uuid4().hex[:8]}"
+    with counted_payorch(admin_url, name, log) as (url, key, merchant, pid):
+
+        async def drive() -> None:
+            headers = {"Authorization": f"Bearer {key}"}
+            async with httpx.AsyncClient(base_url=url, headers=headers, timeout=120) as client:
+                await payments(client, merchant, provider, -WARM_UP, WARM_UP)
+                instrument(pid, "on")
+                await payments(client, merchant, provider, 0, count)
+                instrument(pid, "off")
+
+        asyncio.run(drive())
+    return total_instructions(log) / count
+
+
+async def in_process_child(database_url: str, provider: str, count: int) -> None:
+    """``--in-process``'s counted process: the app in process and the client, between the toggles."""
     from payorch.app import create_app
     from payorch.composition import build_runtime
     from payorch.config import load_settings
@@ -49,24 +88,14 @@ async def payments_in_process(database_url: str, provider: str, count: int) -> N
     async with httpx.AsyncClient(
         transport=transport, base_url="http://testserver", headers=headers
     ) as client:
-        for n in range(WARM_UP):
-            await one_payment(client, merchant, PROVIDERS[provider], -1 - n)
-        await asyncio.sleep(0.5)  # provider B's notifications of the warm-up are sent
-        instrument("on")
-        for n in range(count):
-            await one_payment(client, merchant, PROVIDERS[provider], n)
-        await asyncio.sleep(0.5)  # and those of the counted payments
-        instrument("off")
+        await payments(client, merchant, provider, -WARM_UP, WARM_UP)
+        instrument(os.getpid(), "on")
+        await payments(client, merchant, provider, 0, count)
+        instrument(os.getpid(), "off")
     await runtime.close()
 
 
-def instrument(state: str) -> None:
-    subprocess.run(  # noqa: S603 - fixed arguments
-        ["callgrind_control", "--instr=" + state, str(os.getpid())], capture_output=True, check=True
-    )
-
-
-def count(admin_url: str, provider: str, payments: int) -> float:
+def in_process(admin_url: str, provider: str, payments: int) -> float:
     with fresh_database(admin_url, f"payorch_instr_{uuid.uuid4().hex[:8]}") as url:
         command = [
             "valgrind",
@@ -90,15 +119,21 @@ def count(admin_url: str, provider: str, payments: int) -> float:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _, _, provider, url, payments = sys.argv
-        uvloop.run(payments_in_process(url, provider, int(payments)))
+        _, _, provider, url, count = sys.argv
+        uvloop.run(in_process_child(url, provider, int(count)))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--admin-url", default=ADMIN_URL, help="PostgreSQL, to create databases")
     parser.add_argument("--payments", type=int, default=30)
+    parser.add_argument("--in-process", action="store_true", help="app and client in one counted process")
     args = parser.parse_args()
+    logs = Path(os.environ.get("TMPDIR", "/tmp"))
     for provider in ("auto", "b"):
-        per_payment = count(args.admin_url, provider, args.payments)
+        if args.in_process:
+            per_payment = in_process(args.admin_url, provider, args.payments)
+        else:
+            log = logs / f"payorch-ipay-{provider}-{uuid.uuid4().hex[:8]}.log"
+            per_payment = served(args.admin_url, provider, args.payments, log)
         print(f"provider {provider:<5} instructions_per_payment={per_payment / 1e6:.2f}M", flush=True)
 
 

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -271,6 +272,75 @@ def sandbox_application(env: dict[str, str]) -> tuple[str, str]:
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)  # noqa: S603
     created = json.loads(done.stdout)
     return created["api_key"], created["merchant_account_id"]
+
+
+# -- counted by valgrind -------------------------------------------------------------------------
+
+COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def valgrind(command: list[str]) -> list[str]:
+    return ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=/dev/null"] + command
+
+
+@contextmanager
+def counted_server(
+    command: list[str], env: dict[str, str], url: str, log: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` under callgrind until the block ends; after it, ``log`` holds valgrind's summary."""
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(  # noqa: S603 - our own servers, fixed arguments
+            valgrind(command), env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    try:
+        deadline = time.monotonic() + 300  # start-up under valgrind is slow
+        while True:
+            try:
+                httpx.get(url + "/openapi.json", timeout=30)
+                break
+            except httpx.TransportError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"server did not start: {log.read_text()[-2000:]}") from None
+                time.sleep(1)
+        yield process
+    finally:
+        process.send_signal(signal.SIGINT)  # uvicorn shuts down; valgrind then prints the total
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def counted_payorch(admin_url: str, name: str, log: Path) -> Iterator[tuple[str, str, str, int]]:
+    """One ``payorch serve --workers 1 --no-worker`` under callgrind (``counted_server``) on a fresh
+    database named ``name``, migrated and given a sandbox application before valgrind (only the
+    serving process is counted): its URL, API key, merchant id and process id."""
+    with fresh_database(admin_url, name) as database_url:
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        env = server_env(database_url, url)
+        subprocess.run(  # noqa: S603 - our interpreter, fixed arguments
+            [sys.executable, "-m", "payorch", "migrate"], env=env, cwd=ROOT, check=True, capture_output=True
+        )
+        key, merchant = sandbox_application(env)
+        command = [sys.executable, "-m", "payorch", "serve", "--port", str(port)]
+        command += ["--workers", "1", "--no-worker"]
+        with counted_server(command, env, url, log) as process:
+            yield url, key, merchant, process.pid
+
+
+def instrument(pid: int, state: str) -> None:
+    subprocess.run(  # noqa: S603 - fixed arguments
+        ["callgrind_control", "--instr=" + state, str(pid)], capture_output=True, check=True
+    )
+
+
+def total_instructions(log: Path) -> int:
+    found = COLLECTED.search(log.read_text())
+    assert found is not None, log.read_text()[-2000:]
+    return int(found.group(1))
 
 
 # -- wrk ---------------------------------------------------------------------------------------

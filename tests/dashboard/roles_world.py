@@ -304,12 +304,14 @@ async def snapshot(runtime: Runtime, application_id: str) -> dict[str, list[str]
     """Every row of the application in every table but the sessions', as text, sorted: equal
     before and after a refused request when it changed nothing. A table without an
     application_id column is read through the rows it belongs to (a user's codes and passkeys,
-    a delivery's attempts); the simulated providers' own tables are not payorch's and are left
-    out (a checkout of an earlier test may still be moving there)."""
+    a delivery's attempts, a connector's provider words); the simulated providers' own tables are
+    not payorch's and are left out (a checkout of an earlier test may still be moving there)."""
     tables = {table.name: table for table in metadata.sorted_tables}
     users_of_app = select(tables["users"].c.id).where(tables["users"].c.application_id == application_id)
     deliveries = tables["webhook_deliveries"]
     deliveries_of_app = select(deliveries.c.id).where(deliveries.c.application_id == application_id)
+    connectors = tables["connectors"]
+    connectors_of_app = select(connectors.c.id).where(connectors.c.application_id == application_id)
     rows: dict[str, list[str]] = {}
     async with runtime.phases.reading() as conn:
         for name, table in tables.items():
@@ -323,6 +325,8 @@ async def snapshot(runtime: Runtime, application_id: str) -> dict[str, list[str]
                 query = select(table).where(table.c.user_id.in_(users_of_app))
             elif "delivery_id" in table.c:
                 query = select(table).where(table.c.delivery_id.in_(deliveries_of_app))
+            elif "connector_id" in table.c:  # a provider's words, kept per connector
+                query = select(table).where(table.c.connector_id.in_(connectors_of_app))
             else:
                 raise AssertionError(f"the snapshot does not know how to read {name} for an application")
             rows[name] = sorted(repr(tuple(row)) for row in (await conn.execute(query)).all())

@@ -1,3 +1,0 @@
-"""Provider D: Adyen Hosted Checkout (sessions, ``mode: hosted``, a GET redirect)."""
-
-PROVIDER_D = "provider_d_redirect_get"

@@ -8,6 +8,8 @@ this one are collected without it."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -70,9 +72,50 @@ def shots_dir(folder: str = "", default: Path = SCREENSHOTS) -> Path:
     return target
 
 
+# The worker's one Chromium (a launch took 1-2 s idle, 6 s at load 13): the browser tests share it,
+# each in contexts of its own, closed when its block ends; closed at the session's end
+# (close_shared, from tests/conftest.py). (playwright, browser, the event loop it runs on).
+_SHARED: list[tuple[Any, Browser, asyncio.AbstractEventLoop]] = []
+
+
+async def _shared_browser() -> Browser:
+    loop = asyncio.get_running_loop()
+    if _SHARED and (_SHARED[0][2] is not loop or not _SHARED[0][1].is_connected()):
+        await close_shared()  # another loop's, or it went away: a new one
+    if not _SHARED:
+        from playwright.async_api import async_playwright
+
+        playwright = await async_playwright().start()
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=list(ARGS))
+        _SHARED.append((playwright, browser, loop))
+    return _SHARED[0][1]
+
+
+async def close_shared() -> None:
+    """Close the worker's shared Chromium, if one was launched (on the loop it runs on)."""
+    while _SHARED:
+        playwright, browser, loop = _SHARED.pop()
+        if loop is asyncio.get_running_loop() and not loop.is_closed():
+            with contextlib.suppress(Exception):
+                await browser.close()
+            with contextlib.suppress(Exception):
+                await playwright.stop()
+
+
 @asynccontextmanager
 async def chromium(*args: str) -> AsyncIterator[Browser]:
-    """Debian's Chromium, headless, with the common arguments (and ``args``); closed at the end."""
+    """Debian's Chromium, headless, with the common arguments. Without ``args``: the worker's
+    shared one, every context opened in the block (pages included) closed at its end, so each
+    test starts with none; with ``args``: a browser of its own, closed at the end."""
+    if not args:
+        browser = await _shared_browser()
+        try:
+            yield browser
+        finally:
+            for context in list(browser.contexts):
+                with contextlib.suppress(Exception):
+                    await context.close()
+        return
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:

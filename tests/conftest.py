@@ -22,6 +22,7 @@ from payorch.providers.health import ProviderHealth
 from payorch.runtime import Runtime
 from payorch.webhooks.urls import Resolver
 from tests import kit
+from tests.browser import close_shared
 from tests.kit import Sandbox, make_settings, new_application
 
 # The databases (`backend`, `database_url`, `database`, `own_database_url`) live in tests/databases.py.
@@ -116,6 +117,13 @@ async def sandbox(runtime: Runtime) -> Sandbox:
 @pytest.fixture
 def intent_body(sandbox: Sandbox) -> dict[str, object]:
     return kit.intent_body(sandbox)
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _shared_browser_closed_at_the_end() -> AsyncIterator[None]:
+    """The worker's shared browser (tests/browser.py), if a test opened it, closes last."""
+    yield
+    await close_shared()
 
 
 @pytest.fixture(scope="session")

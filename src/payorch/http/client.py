@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import ssl
 from collections.abc import Callable, Mapping
 from json import dumps as json_dumps
@@ -114,6 +115,39 @@ _UNSET = {
     "extensions": None,
 }
 _WITH_BODY = ("POST", "PUT", "PATCH")
+# A path httpx's URL keeps as it is (nothing to quote or decode, no query): the scope's path is
+# the text itself, with no URL parsed (docs/performance.md, "Instructions per payment").
+_PLAIN_PATH = re.compile(r"/[A-Za-z0-9/_.~-]*")
+
+
+class _Answer(httpx.Response):
+    """The answer of a direct call, read. Its ``request`` (httpx's, as ASGITransport's answer has
+    one) is built when first asked for: building it parses the URL, which an adapter never reads.
+    (httpx's own reading of the body names the request only for its errors' sake: none there.)"""
+
+    def __init__(
+        self, status: int, headers: list[tuple[bytes, bytes]], body: bytes, call: tuple[str, str]
+    ) -> None:
+        self._call = call
+        self._reading = True
+        # A stream, not content=: httpx adds no Content-Length of its own to the answer then.
+        super().__init__(status, headers=headers, stream=httpx.ByteStream(body))
+        self.read()  # as httpx's client reads every answer that is not streamed
+        self._reading = False
+
+    @property
+    def _request(self) -> httpx.Request | None:
+        if self.__dict__.get("_reading", False):
+            return None
+        built: httpx.Request | None = self.__dict__.get("_built")
+        if built is None:
+            built = self.__dict__["_built"] = httpx.Request(*self._call)
+        return built
+
+    @_request.setter
+    def _request(self, value: httpx.Request | None) -> None:
+        if value is not None:
+            self.__dict__["_built"] = value
 
 
 class OutgoingClient(httpx.AsyncClient):
@@ -170,8 +204,16 @@ class OutgoingClient(httpx.AsyncClient):
         content: bytes | None,
         params: dict[str, str] | None,
     ) -> httpx.Response:
-        # httpx encodes parameters with urlencode too; its URL then quotes as it would.
-        target = httpx.URL(f"{url}?{urlencode(params)}" if params else url)
+        # httpx encodes parameters with urlencode too; its URL then quotes as it would (and keeps
+        # what urlencode writes as it is).
+        query = urlencode(params) if params else ""
+        full = f"{url}?{query}" if query else url
+        path = url[len(self._own_origin) :]
+        if _PLAIN_PATH.fullmatch(path):
+            raw_path, query_string = path.encode("ascii"), query.encode("ascii")
+        else:
+            target = httpx.URL(full)
+            path, raw_path, query_string = target.path, target.raw_path.split(b"?")[0], target.query
         body = content or b""
         extra: list[tuple[bytes, bytes]] = []
         if json is not None:
@@ -191,24 +233,15 @@ class OutgoingClient(httpx.AsyncClient):
             "method": method,
             "headers": [self._host, *length, *merged, *((k, v) for k, v in extra if k not in names)],
             "scheme": self._scheme,
-            "path": target.path,
-            "raw_path": target.raw_path.split(b"?")[0],
-            "query_string": target.query,
+            "path": path,
+            "raw_path": raw_path,
+            "query_string": query_string,
             "server": self._own_server,
             "client": ("127.0.0.1", 123),  # as httpx's ASGITransport
             "root_path": "",
         }
         status, answer_headers, answer_body = await _dispatch(self._in_process_app(), scope, body, method)
-        # A stream, not content=: httpx adds no Content-Length of its own to the answer then. Read,
-        # as httpx's client reads every answer that is not streamed.
-        response = httpx.Response(
-            status,
-            headers=answer_headers,
-            stream=httpx.ByteStream(answer_body),
-            request=httpx.Request(method, target),
-        )
-        response.read()
-        return response
+        return _Answer(status, answer_headers, answer_body, (method, full))
 
     def _in_process_app(self) -> ASGIApp:
         if self._app is None:

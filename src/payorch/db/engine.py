@@ -24,13 +24,13 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from payorch.db.bounds import Bounds, abandon, cut_short
+from payorch.db.held import HeldConnections
 from payorch.db.pooling import pinned, unnamed_statements
 from payorch.db.prepared import driver_transaction, statements_on_driver
 from payorch.db.replica import Replica, ReplicaSettings
 from payorch.db.statements import StatementConnection, StatementLane
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.observability import timing
-from payorch.observability.db_pool import MeasuredPool
 
 # PostgreSQL: connections of one-statement writes per process, beside the engine's pool_size.
 STATEMENT_LANE_SIZE = 10
@@ -90,7 +90,7 @@ class Database:
             # returned while pool_size others are idle, and under load that meant a new connection
             # every few requests (TCP, TLS probe, startup, cold prepared-statement cache). Beyond
             # pool_size, requests wait for a connection. Same maximum per process as before (10+10).
-            kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False, poolclass=MeasuredPool)
+            kwargs.update(pool_size=pool_size, max_overflow=0, pool_pre_ping=False)
             connect_args = unnamed_statements(self.transaction_pooling)
             if bounds is not None:
                 kwargs.update(pool_timeout=bounds.pool_seconds)
@@ -99,10 +99,15 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         timing.watch_engine(self.engine)  # each statement's time: Server-Timing's db
         self._statements = None
+        self._held: HeldConnections | None = None
         if not self.is_sqlite:
             self._statements = StatementLane(
                 self.url, STATEMENT_LANE_SIZE, bounds, transaction_pooling=self.transaction_pooling
             )
+            # The engine's connections, held between steps (payorch.db.held): every PostgreSQL
+            # step takes its connection there, the pool's wait timed there.
+            pool_seconds = None if bounds is None else bounds.pool_seconds
+            self._held = HeldConnections(self.engine, pool_size, pool_seconds)
         if self.is_sqlite:
             path = sqlite_file(self.url)
             if path is not None:
@@ -135,8 +140,8 @@ class Database:
                     with timing.database():  # the COMMIT is no statement of the engine's events
                         await transaction.commit()
                 return
-            async with self.engine.connect() as conn:
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            assert self._held is not None
+            async with self._held.connection() as conn:
                 try:
                     async with driver_transaction(conn):
                         with statements_on_driver(conn):
@@ -160,11 +165,10 @@ class Database:
         """
         conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
         try:
-            async with self.engine.connect() as conn:
+            async with self._connection() as conn:
                 if self.is_sqlite:
                     yield conn
                 else:
-                    await conn.execution_options(isolation_level="AUTOCOMMIT")
                     try:
                         # Behind a transaction pooler the step is one transaction (db/pooling.py).
                         async with pinned(conn, self.transaction_pooling):
@@ -180,6 +184,13 @@ class Database:
         except Exception as exc:
             raise_if_lost(exc, connected=conn is not None)
             raise
+
+    def _connection(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A connection for one step: on PostgreSQL a held one, the engine's side autocommit
+        (payorch.db.held); on SQLite the engine's."""
+        if self._held is None:
+            return self.engine.connect()
+        return self._held.connection()
 
     def listing(self) -> AbstractAsyncContextManager[AsyncConnection]:
         """A read for a list (http/deps.py ListConn): on the replica when one is configured and
@@ -209,6 +220,8 @@ class Database:
             await self._replica.dispose()
         if self._statements is not None:
             await self._statements.close()
+        if self._held is not None:
+            await self._held.close()
         await self.engine.dispose()
 
 

@@ -5,14 +5,15 @@ compiled cache's lookup, an execution context, a result object): more CPU than
 asyncpg's own ``fetch`` on the same connection (bench/statement_lane.py; docs/performance-decisions.md,
 "Reads on the driver").
 ``Database.reading()`` (autocommit: every statement atomic alone) and ``Database.transaction()``
-(on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit) mark their
-connection, and a ``Prepared`` statement run on a marked connection goes to that connection's
-asyncpg connection, compiled once; the engine's statements on the same connection run in the
-same transaction. The request's own ``Conn`` (the engine's transaction) is marked too, but a
-``Prepared`` statement goes to the driver there only once the engine has begun its transaction
-on it (the engine begins at its first statement): so it runs inside that transaction, and the
-engine's rollback undoes it. Anywhere else (SQLite, a step not marked) a ``Prepared`` statement
-runs through the engine as any statement does, so a repository function serves both.
+(on PostgreSQL the driver's own BEGIN and COMMIT, the engine's side autocommit; the request's
+own ``Conn`` too) mark their connection, and a ``Prepared`` statement run on a marked connection
+goes to that connection's asyncpg connection, compiled once; the engine's statements on the same
+connection run in the same transaction. A connection in the engine's own transaction can be
+marked with ``statements_in_engine_transaction``: a ``Prepared`` statement goes to the driver
+there only once the engine has begun its transaction on it (at its first statement), so that
+the engine's rollback undoes it. Anywhere else (SQLite, a step not marked) a ``Prepared``
+statement runs through the engine as any statement does, so a repository function serves both.
+``undo`` rolls a step's transaction back, whichever it is, and the step goes on in a new one.
 
 asyncpg answers what the engine would: aware UTC datetimes (the engine's UtcDateTime gives the
 same) and JSON decoded (the engine's dialect installs that codec on every connection it opens);
@@ -39,6 +40,7 @@ from payorch.observability import timing
 
 _STEP = "payorch.step_on_driver"  # in the pooled connection's info while a step is marked
 _ENGINE_STEP = "payorch.engine_transaction"  # the same, for the engine's own transaction
+_TRANSACTION = "payorch.driver_transaction"  # the driver's transaction of a step (driver_transaction)
 Statement: TypeAlias = "Select[*tuple[object, ...]] | Update | Insert | Delete"
 Answer = TypeVar("Answer")
 # The connection itself failed (PostgreSQL restarted, the socket closed): the engine would
@@ -99,6 +101,7 @@ async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
     assert driver is not None, "a transaction on the driver needs asyncpg"
     transaction = driver.transaction()
     await _guarded(conn, transaction.start)
+    conn.info[_TRANSACTION] = transaction
     try:
         yield
     except BaseException as exc:
@@ -106,15 +109,34 @@ async def driver_transaction(conn: AsyncConnection) -> AsyncIterator[None]:
             if cut_short(exc):
                 await abandon(conn)  # a ROLLBACK would wait for the cut statement's answer
             elif not conn.invalidated:
-                await transaction.rollback()
+                await conn.info[_TRANSACTION].rollback()
         except _BROKEN:
             await conn.invalidate()
         raise
     else:
-        await _guarded(conn, transaction.commit)
+        await _guarded(conn, conn.info[_TRANSACTION].commit)
     finally:
-        if not conn.invalidated and driver.is_in_transaction():
-            await abandon(conn)
+        if not conn.invalidated:
+            conn.info.pop(_TRANSACTION, None)
+            if driver.is_in_transaction():
+                await abandon(conn)
+
+
+async def undo(conn: AsyncConnection) -> None:
+    """Roll back what the step's transaction on ``conn`` did so far (a refused call, a raced
+    write); the step goes on in a new transaction. The driver's (``driver_transaction``) is
+    rolled back and begun again; the engine's is rolled back, and its next statement begins the
+    next one."""
+    transaction = conn.info.get(_TRANSACTION)
+    if transaction is None:
+        await conn.rollback()
+        return
+    await _guarded(conn, transaction.rollback)
+    driver = _driver_of(conn)
+    assert driver is not None
+    again = driver.transaction()
+    await _guarded(conn, again.start)
+    conn.info[_TRANSACTION] = again
 
 
 async def _guarded(conn: AsyncConnection, call: Callable[[], Awaitable[Answer]]) -> Answer:

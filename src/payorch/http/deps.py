@@ -22,7 +22,6 @@ from payorch.access.operations import required_scope
 from payorch.auth.service import Caller
 from payorch.db import Phases
 from payorch.db.bounds import abandon, cut_short
-from payorch.db.prepared import statements_in_engine_transaction
 from payorch.db.unavailable import may_write, raise_if_lost
 from payorch.errors import Forbidden, ValidationFailed
 from payorch.idempotency.service import Scope
@@ -77,23 +76,25 @@ CurrentCaller = Annotated[Caller, Depends(authenticate)]
 
 
 async def request_connection(request: Request) -> AsyncIterator[AsyncConnection]:
-    """One transaction per request: commits when the endpoint returns, rolls back if it raises.
+    """One transaction per request: commits when the endpoint returns, rolls back if it raises
+    (``payorch.db.prepared.undo`` rolls back in its course). PostgreSQL: ``Database.transaction``
+    (the driver's own, its statements and the engine's inside it); SQLite: the engine's.
 
     scope="function" (below) makes the commit happen before the response is sent, so a client
     never sees success for a write that did not commit. A lost connection is 503, never retried
     (payorch.db.unavailable).
     """
+    database = runtime_of(request).database
+    if not database.is_sqlite:
+        async with database.transaction() as step:
+            yield step
+        return
     may_write()
     conn: AsyncConnection | None = None  # until connected, a timeout is the connect's
-    database = runtime_of(request).database
     try:
         async with database.engine.connect() as conn:
             try:
-                if database.is_sqlite:
-                    yield conn
-                else:
-                    with statements_in_engine_transaction(conn):  # db/prepared.py
-                        yield conn
+                yield conn
                 if conn.in_transaction():
                     await conn.commit()
             except BaseException as exc:

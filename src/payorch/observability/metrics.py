@@ -27,8 +27,8 @@ What to call where (all calls are cheap, synchronous and never raise on bad labe
 - Worker runner, after each run of a job: ``record_job_run(name, succeeded=...)``.
 - Reconciliation, when it gives a checkout up to an operator:
   ``record_reconciliation_left_open(provider)``.
-- Database pool waits: timed by the pool itself (observability/db_pool.py, outside this module
-  because the database package imports it).
+- Database pool waits: timed as a step takes a connection (db/held.py; observability/db_pool.py,
+  outside this module because the database package imports it).
 - Delivery backlog: nothing to call. /metrics reads the oldest due delivery from the database
   (observability/backlog.py, registered with ``on_scrape``), so any API replica reports the
   backlog shared by all workers. ``on_scrape(hook)`` takes more such ``async def hook(runtime)``.

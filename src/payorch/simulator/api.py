@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.background import BackgroundTask
 from starlette.responses import Response
 
+from payorch.db.prepared import undo
 from payorch.http.deps import runtime_of
 from payorch.http.responses import json_response
 from payorch.jsontypes import JsonObject
@@ -109,7 +110,7 @@ class ProviderApi(Generic[Refusal]):
         try:
             return await self._run(runtime, conn, owner, call, key, fingerprint)
         except _Raced:
-            await conn.rollback()  # this one's call is undone; the first one's answer stands
+            await undo(conn)  # this one's call is undone; the first one's answer stands
         first = await first_answer(conn, self.name, owner, key)
         assert first is not None  # its row committed before this insert failed
         return self._replayed(first, fingerprint)
@@ -126,7 +127,7 @@ class ProviderApi(Generic[Refusal]):
         try:
             answer = await call(owner)
         except self.refused as error:
-            await conn.rollback()  # a refused call applies nothing
+            await undo(conn)  # a refused call applies nothing
             status, body = self.refusal(error)
             return json_response(body, status)
         if key is not None:

@@ -15,10 +15,11 @@ from payorch.providers.payment_errors import last_payment_error, payment_error
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.providers.registry import PROVIDER_IDS, registration_of
 from tests.kit import each_provider_has_cases
 
-A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
+A, B, C, D = PROVIDER_A, PROVIDER_B, PROVIDER_C, PROVIDER_D
 FAILED, CANCELLED, EXPIRED = PaymentOutcome.FAILED, PaymentOutcome.CANCELLED, PaymentOutcome.EXPIRED
 AT = datetime(2026, 11, 28, 4, 0, tzinfo=UTC)
 ROUTING_MD = Path(__file__).resolve().parents[2] / "docs" / "routing.md"
@@ -114,6 +115,12 @@ CODES: list[tuple[str, PaymentOutcome, dict[str, object], tuple[str, str]]] = [
         ("fraud_suspected", "fraudulent"),
     ),
     (C, FAILED, {"last_payment_error_type": "api_error"}, ("provider_error", "api_error")),
+    (D, FAILED, {"refusal_reason": "Not enough balance"}, ("insufficient_funds", "12")),
+    (D, FAILED, {"refusal_reason": "CVC Declined"}, ("invalid_card_details", "24")),
+    (D, FAILED, {"refusal_reason": "Issuer Suspected Fraud"}, ("fraud_suspected", "31")),
+    (D, FAILED, {"refusal_reason": "Acquirer Error"}, ("provider_error", "4")),
+    (D, FAILED, {"refusal_reason": "Refused"}, ("declined", "2")),
+    (D, FAILED, {"refusal_reason": "Something new"}, ("declined", None)),
 ]
 
 
@@ -176,6 +183,10 @@ RETRYABLE: list[tuple[str, dict[str, object], bool]] = [
     (C, {"last_payment_error_type": "card_error", "last_payment_error_decline_code": "stolen_card"}, False),
     (C, {"last_payment_error_type": "card_error", "last_payment_error_code": "expired_card"}, False),
     (C, {"last_payment_error_type": "api_error"}, True),
+    (D, {"refusal_reason": "Refused"}, True),
+    (D, {"refusal_reason": "Issuer Unavailable"}, True),
+    (D, {"refusal_reason": "Not enough balance"}, False),
+    (D, {"refusal_reason": "FRAUD"}, False),
 ]
 
 

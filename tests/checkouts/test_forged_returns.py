@@ -17,6 +17,7 @@ import pytest
 from payorch.checkouts.expiry_job import ExpireCheckouts
 from payorch.clock import FrozenClock
 from payorch.providers.provider_a import wire as a_wire
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.runtime import Runtime
 from payorch.simulator.credentials import mock_credentials
 from tests.checkouts.cancel_helpers import cancel
@@ -322,7 +323,14 @@ async def test_b_signed_notification_claiming_approval_of_a_pending_payment(
 
 
 # The buyer's silent approval is A's and B's own steps (paid_without_return).
-UNRETURNED = chosen_providers(A, B, left_out={C: "every provider's forged returns: tests/conformance/test_forged.py"})
+UNRETURNED = chosen_providers(
+    A,
+    B,
+    left_out={
+        C: "every provider's forged returns: tests/conformance/test_forged.py",
+        PROVIDER_D: "every provider's forged returns: tests/conformance/test_forged.py",
+    },
+)
 
 
 async def paid_without_return(

@@ -20,6 +20,7 @@ from payorch.crypto import Cipher
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.runtime import Runtime
 from payorch.secret_rotation import PLACES
 from tests.cli_in_process import cli
@@ -42,7 +43,11 @@ CREDENTIALS = {
 }
 # Encrypted connector credentials to re-encrypt: two providers' are enough rows.
 chosen_providers(
-    *CREDENTIALS, left_out={PROVIDER_C: "two providers' connectors are enough rows to re-encrypt"}
+    *CREDENTIALS,
+    left_out={
+        PROVIDER_C: "two providers' connectors are enough rows to re-encrypt",
+        PROVIDER_D: "two providers' connectors are enough rows to re-encrypt",
+    },
 )
 
 # The real command in a process that kills itself (SIGKILL: no clean-up, no rollback of what

@@ -14,6 +14,7 @@ import pytest
 
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.providers.registration import ProviderRegistration
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
@@ -21,11 +22,12 @@ from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, mock_sandbox, new_application
 
 ROOT = Path(__file__).resolve().parents[2]
-B, C = PROVIDER_B, PROVIDER_C
+B, C, D = PROVIDER_B, PROVIDER_C, PROVIDER_D
 # Each provider that notifies, with SANDBOX credentials (the URL is shown for those).
 SANDBOX_CREDENTIALS = {
     B: {"access_token": "TEST-123-abc", "webhook_secret": "b-hook-secret"},
     C: {"secret_key": "sk_test_abc", "webhook_secret": "whsec_abc"},
+    D: {"api_key": "AQE_test_abc", "merchant_account": "ShopECOM", "hmac_key": "44782DEF547AAA06C9"},
 }
 
 

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from payorch.clock import FrozenClock
 from payorch.db.tables.simulator import simulator_a_transactions, simulator_b_refunds
 from payorch.payments.resolve_refunds import ResolvePendingRefunds
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.runtime import Runtime
 from tests.databases import own_database
 from tests.kit import Sandbox, chosen_providers, mock_sandbox
@@ -19,7 +20,14 @@ from tests.providers.helpers import A, B, events_of, pay, read, set_fault, start
 from tests.reconciliation.helpers import C
 
 # Each test reads the refunds where A's and B's simulators keep them (provider_refunded).
-PROVIDERS = chosen_providers(A, B, left_out={C: "every provider's refunds: tests/conformance/test_refunds.py"})
+PROVIDERS = chosen_providers(
+    A,
+    B,
+    left_out={
+        C: "every provider's refunds: tests/conformance/test_refunds.py",
+        PROVIDER_D: "every provider's refunds: tests/conformance/test_refunds.py",
+    },
+)
 
 database_url = own_database  # refund resolution sweeps the database: this module gets its own
 

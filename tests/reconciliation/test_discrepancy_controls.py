@@ -12,7 +12,8 @@ import jsonschema_rs
 import pytest
 
 from payorch.clock import FrozenClock
-from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
+from payorch.providers.provider_d import PROVIDER_D
+from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from payorch.simulator.jobs import DeliverSimulatorNotifications
 from payorch.simulator.registry import SIMULATED
@@ -21,10 +22,20 @@ from tests.kit import chosen_providers, mock_sandbox, new_application
 from tests.providers.helpers import A, B, events_of, read, start
 from tests.reconciliation.helpers import C, discrepancy, kinds, made, paid, reconcile, types
 
-EVERY = pytest.mark.parametrize("provider", PROVIDER_IDS)
+# Every provider payorch reconciles (one without a reader: test_not_reconciled.py).
+EVERY = pytest.mark.parametrize(
+    "provider", [r.provider_id for r in REGISTRATIONS if r.reconciliation is not None]
+)
 # What the discrepancy control can make at each provider (SimulatedProvider.discrepancies).
 ORPHANS = [s.provider_id for s in SIMULATED if s.discrepancies.orphan is not None]
-CURRENCY_CHANGED = chosen_providers(B, C, left_out={A: "it charges CLP only: its control refuses another currency"})
+CURRENCY_CHANGED = chosen_providers(
+    B,
+    C,
+    left_out={
+        A: "it charges CLP only: its control refuses another currency",
+        PROVIDER_D: "no reconciliation reader: a changed currency is never read (test_not_reconciled.py)",
+    },
+)
 NOTIFYING = [r.provider_id for r in REGISTRATIONS if r.notifications is not None]
 # The simulator's notification job sweeps the whole database: this module gets its own, so no
 # other module's notifications are due when a test here advances the clock.

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, chosen_providers, mock_sandbox
 from tests.providers.helpers import A, B, pay, read, start
@@ -33,7 +34,15 @@ async def _post(client: httpx.AsyncClient, sandbox: Sandbox, path: str, body: di
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 @pytest.mark.parametrize(
-    "provider", chosen_providers(A, C, left_out={B: "cannot hold (tests/conformance/test_holds.py)"})
+    "provider",
+    chosen_providers(
+        A,
+        C,
+        left_out={
+            B: "cannot hold (tests/conformance/test_holds.py)",
+            PROVIDER_D: "no reconciliation reader (its holds: tests/conformance/test_holds.py)",
+        },
+    ),
 )
 async def test_holds_captures_and_voids_reconcile_clean(
     client: httpx.AsyncClient, runtime: Runtime, provider: str

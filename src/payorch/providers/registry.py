@@ -11,6 +11,7 @@ from payorch.providers.base import ProviderAdapter
 from payorch.providers.provider_a.registration import REGISTRATION as PROVIDER_A_REGISTRATION
 from payorch.providers.provider_b.registration import REGISTRATION as PROVIDER_B_REGISTRATION
 from payorch.providers.provider_c.registration import REGISTRATION as PROVIDER_C_REGISTRATION
+from payorch.providers.provider_d.registration import REGISTRATION as PROVIDER_D_REGISTRATION
 from payorch.providers.registration import ProviderRegistration
 
 # In the order the API documents them.
@@ -18,6 +19,7 @@ REGISTRATIONS: tuple[ProviderRegistration, ...] = (
     PROVIDER_A_REGISTRATION,
     PROVIDER_B_REGISTRATION,
     PROVIDER_C_REGISTRATION,
+    PROVIDER_D_REGISTRATION,
 )
 
 PROVIDER_IDS = tuple(r.provider_id for r in REGISTRATIONS)

@@ -1,0 +1,123 @@
+"""What provider D's words mean for a checkout (read next to wire.py): its AUTHORISATION
+notifications, kept as its word (providers/words.py), and the session read with the buyer's
+``sessionResult``. A payment is believed only when it is this checkout's (our merchant reference
+``<intent>.<checkout>``, amount, currency); a refusal ends the checkout only once the session
+says so (the buyer may pay again on the page until then)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from payorch.providers.base import CheckoutRef, PaymentOutcome, PaymentResult, ProviderUnavailable
+from payorch.providers.provider_d import PROVIDER_D, wire
+from payorch.providers.references import Claims, ignored
+from payorch.providers.words import ProviderWord
+
+MANUAL = "manual"
+HOLD_WINDOW = timedelta(days=7)  # the registration's window_days: Adyen says "depends on the scheme"
+# What a session's status says when no payment of it is authorised.
+_ENDED = {
+    wire.CANCELED: (PaymentOutcome.CANCELLED, "the buyer cancelled on the hosted page"),
+    wire.EXPIRED: (PaymentOutcome.EXPIRED, "the session expired at the provider"),
+    wire.PAYMENT_PENDING: (PaymentOutcome.PROCESSING, "the payment is in process at the provider"),
+}
+
+
+def reference_of(payment_intent_id: str, checkout_id: str) -> str:
+    """Our merchant reference of a checkout's session: it comes back in every notification."""
+    return f"{payment_intent_id}.{checkout_id}"
+
+
+def _claims(reference: str | None, currency: str | None, amount: int | None) -> Claims:
+    intent, _, checkout_id = (reference or "").partition(".")
+    return Claims("merchantReference", intent or None, currency, amount, checkout_id or None)
+
+
+def auth_code(word: ProviderWord | None) -> str | None:
+    """The issuer's authorisation code: a successful AUTHORISATION's reason is
+    ``authCode:cardSummary:expiryDate``."""
+    if word is None or not word.reason:
+        return None
+    return word.reason.split(":")[0] or None
+
+
+def paid(
+    checkout: CheckoutRef,
+    psp: str,
+    claims: Claims,
+    *,
+    via: str,
+    at: datetime | None,
+    code: str | None = None,
+) -> PaymentResult:
+    """An authorised payment of ``checkout`` (at ``at``): held (manual capture) or taken."""
+    distrust = claims.mismatch(checkout)
+    if distrust:
+        return ignored(f"payment {psp} not trusted: {distrust}")
+    held = checkout.provider_data.get("capture") == MANUAL
+    return PaymentResult(
+        PaymentOutcome.HELD if held else PaymentOutcome.AUTHORIZED,
+        provider_payment_reference=psp,
+        amount=claims.amount,
+        currency=claims.currency,
+        authorized_at=at,
+        authorization_code=code,
+        capture_before=at + HOLD_WINDOW if held and at is not None else None,
+        details={"authorised_by": via},
+    )
+
+
+def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentResult:
+    """The checkout as its AUTHORISATION words say: paid, or nothing paid yet (a refusal leaves
+    the session payable: ``refused_words`` then says why the last attempt failed)."""
+    for word in reversed(words):
+        if word.success:
+            claims = _claims(word.merchant_reference, word.currency, word.amount)
+            at, code = word.event_at, auth_code(word)
+            return paid(checkout, word.reference, claims, via=wire.AUTHORISATION, at=at, code=code)
+    unpaid = "no payment authorised yet"
+    return PaymentResult(PaymentOutcome.NOT_PAID, reason=unpaid, details=refused_words(words))
+
+
+def from_session(
+    session: wire.SessionResult,
+    words: Sequence[ProviderWord],
+    checkout: CheckoutRef,
+    now: datetime | None = None,
+) -> PaymentResult:
+    """The checkout as the session read from the API says (its ``payments`` are its authorised
+    ones), with the words for why a refused one failed."""
+    for payment in session.payments:
+        if payment.psp_reference and payment.result_code in ("Authorised", None) and payment.amount:
+            claims = _claims(session.reference, payment.amount.currency, payment.amount.value)
+            said = [w for w in words if w.success and w.reference == payment.psp_reference]
+            word = said[-1] if said else None
+            at = word.event_at if word is not None else now
+            return paid(checkout, payment.psp_reference, claims, via="session", at=at, code=auth_code(word))
+    details = refused_words(words)
+    if session.status == wire.REFUSED or (session.status == wire.ACTIVE and details):
+        # Refused for good, or the buyer came back from the page after a refused attempt: the
+        # checkout ends here (a payment made later on the still open session is given back).
+        reason = details.get("refusal_reason") or "too many refused payment attempts"
+        return PaymentResult(PaymentOutcome.FAILED, reason=f"refused: {reason}", details=details)
+    if session.status in _ENDED:
+        outcome, reason = _ENDED[session.status]
+        return PaymentResult(outcome, reason=reason, details={"session_status": session.status})
+    if session.status not in (wire.ACTIVE, wire.COMPLETED):  # a status the protocol does not name
+        raise ProviderUnavailable(f"session status {session.status!r} unknown", provider=PROVIDER_D)
+    # active (the buyer may pay again), or completed with no payment listed yet: the words
+    # decide, else ask again later.
+    found = from_words(words, checkout)
+    if found.outcome is PaymentOutcome.NOT_PAID and session.status != wire.ACTIVE:
+        reason = f"session {session.status}"
+        return PaymentResult(PaymentOutcome.PROCESSING, reason=reason, details=found.details)
+    return found
+
+
+def refused_words(words: Sequence[ProviderWord]) -> dict[str, object]:
+    failed = [w for w in words if not w.success]
+    if not failed:
+        return {}
+    return {"refusal_reason": failed[-1].reason or "", "refused_attempts": len(failed)}
+

@@ -1,0 +1,141 @@
+"""Provider D for the conformance kit (simulator/conformance.py): its one way back (returnUrl with
+``sessionId`` and ``sessionResult``, after every button), its signed notification items, its
+books (read where its Customer Area would show them: Adyen has no call to read a payment), its
+session statuses. A refusal sends the buyer back (the session stays payable until refused)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+import orjson
+
+from payorch.crypto import Cipher
+from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
+from payorch.providers.provider_d import decline_codes, wire
+from payorch.providers.provider_d.payment_results import from_session, reference_of
+from payorch.providers.provider_d.registration import REGISTRATION
+from payorch.simulator.conformance import (
+    Charges,
+    DeclineCase,
+    Documented,
+    ForgedNotification,
+    ForgedReturn,
+    Money,
+    PageOutcome,
+    StatusCase,
+    Visit,
+)
+from payorch.simulator.provider_d.notify import signature
+from payorch.simulator.provider_d.wire import BASE, new_psp
+
+_STATUSES = (wire.ACTIVE, wire.COMPLETED, wire.PAYMENT_PENDING, wire.REFUSED, wire.CANCELED, wire.EXPIRED)
+
+
+def _session_id(visit: Visit) -> str:
+    return urlsplit(visit.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
+
+
+async def _books(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[str, Any]:
+    key = REGISTRATION.mock_credentials(cipher, visit.application_id)["api_key"]
+    found = await http.get(f"{BASE}/customer-area/sessions/{_session_id(visit)}", headers={"X-API-Key": key})
+    found.raise_for_status()
+    return dict(found.json())
+
+
+class ProviderDDriver:
+    charges = Charges("EUR", amount=1000, part=300)
+    page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "cancel"})
+    decline_retries_on_page = False  # the page sends the buyer back after a refusal
+
+    async def returns(
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
+    ) -> list[ForgedReturn]:
+        """The one shape, whatever it claims: the session's id with a sessionResult (the genuine
+        one when the buyer came back, else one the provider never issued)."""
+        genuine = dict(parse_qsl(urlsplit(visit.returned_to or "").query))
+        params = {
+            "sessionId": _session_id(visit),
+            "sessionResult": genuine.get("sessionResult", "X3Xforged!"),
+        }
+        return [ForgedReturn("returnUrl", "GET", params)]
+
+    async def notifications(
+        self,
+        http: httpx.AsyncClient,
+        cipher: Cipher,
+        visit: Visit,
+        *,
+        claims_paid: bool,
+        secret: str | None,
+        now: datetime,
+    ) -> list[ForgedNotification]:
+        mock = REGISTRATION.mock_credentials(cipher, visit.application_id)
+        key = secret or mock["hmac_key"]
+        key = key if all(c in "0123456789abcdefABCDEF" for c in key) else key.encode().hex()
+        books = await _books(http, cipher, visit)
+        item: dict[str, Any] = {
+            "additionalData": {"checkoutSessionId": _session_id(visit)},
+            "amount": {"currency": books["currency"], "value": self.charges.amount},
+            "eventCode": "AUTHORISATION",
+            "eventDate": now.isoformat(timespec="seconds"),
+            "merchantAccountCode": mock["merchant_account"],
+            "merchantReference": books["reference"],
+            "pspReference": books["psp"] or new_psp(),
+            "reason": "" if claims_paid else "Refused",
+            "success": "true" if claims_paid else "false",
+        }
+        item["additionalData"]["hmacSignature"] = signature(item, key)
+        body = orjson.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": item}]})
+        return [ForgedNotification("AUTHORISATION", {}, {}, body, signed=True)]
+
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+        return int((await _books(http, cipher, visit))["refunded"])
+
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+        books = await _books(http, cipher, visit)
+        if books["payment"] == "authorised":
+            return Money(held=int(books["held"]), taken=0)
+        taken = int(books["captured"]) - int(books["refunded"]) if books["payment"] == "captured" else 0
+        return Money(held=0, taken=taken)
+
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+        return [
+            StatusCase(f"{status}/{'paid' if paid else 'unpaid'}", _reader(ctx, checkout, status, paid))
+            for status in _STATUSES
+            for paid in (False, True)
+        ]
+
+    def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
+        return _reader(ctx, checkout, "payorch_unknown", False)()
+
+    declines_not_simulated: Mapping[str, str] = {}
+
+    def documented_declines(self) -> Mapping[str, Documented]:
+        return {code: Documented(code, ours) for code, (_, ours) in decline_codes.REASONS.items()}
+
+    def decline_cases(self) -> list[DeclineCase]:
+        # The page's Refuse button with the refusal reason picked in its select.
+        return [DeclineCase(code, "reject", {"reason": code}) for code in decline_codes.REASONS]
+
+
+def _reader(
+    ctx: ConnectorContext, checkout: CheckoutRef, status: str, paid: bool
+) -> Callable[[], PaymentResult]:
+    amount = wire.Amount(value=checkout.amount, currency=checkout.currency)
+    payments = [
+        wire.SessionPayment(psp_reference="CONFORMANCE00001", result_code="Authorised", amount=amount)
+    ]
+    session = wire.SessionResult(
+        id=checkout.provider_reference,
+        status=status,
+        reference=reference_of(checkout.payment_intent_id, checkout.checkout_id),
+        payments=payments if paid else [],
+    )
+    return lambda: from_session(session, [], checkout, ctx.clock.now())
+
+
+DRIVER = ProviderDDriver()

@@ -1,0 +1,90 @@
+"""Simulated provider D as the simulator serves it: its one registration (simulator/registry.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from payorch.clock import Clock
+from payorch.db import Phases
+from payorch.providers.registry import REGISTRATIONS
+from payorch.runtime import Runtime
+from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.outbox.sender import after_commit, deliver_now
+from payorch.simulator.provider_d import endpoints, page, payments, repository, sessions
+from payorch.simulator.provider_d.credentials import owner_of
+from payorch.simulator.provider_d.discrepancies import DISCREPANCIES
+from payorch.simulator.provider_d.notify import NOTIFIER
+from payorch.simulator.provider_d.wire import NAME
+from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedHolds, SimulatedProvider
+
+# The page's button for each market outcome ("pending": the buyer stays on the page).
+_BUTTONS = {"approve": "approve", "decline": "reject", "give_up": "cancel"}
+
+
+async def settle(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, payment_intent_id: str, outcome: str
+) -> Settlement | None:
+    """Nothing is left in process at D (its page has no pending outcome): nothing to settle."""
+    return None
+
+
+async def market_buy(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, intent: str, outcome: MarketOutcome
+) -> Bought | None:
+    """The buyer's button on the intent's active session, then the GET back to returnUrl."""
+    now = clock.now()
+    found = [s for s in await repository.sessions_for(conn, owner, intent) if s.status_at(now) == "active"]
+    if not found:
+        return None
+    if outcome == "pending":
+        return Bought(outcome, [found[0].id], None)
+    decided = await sessions.decide(conn, clock, public_url, found[0].id, _BUTTONS[outcome])
+    if decided is None or decided.back is None:
+        return None
+    references = [found[0].id] + ([decided.session.psp] if decided.session.psp else [])
+    return Bought(
+        outcome, references, BuyerReturn("GET", decided.back, {}), after_commit(NOTIFIER, decided.sent)
+    )
+
+
+async def advance_holds(
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
+) -> Settlement:
+    """The clock control: the owner's held payments nearer their end; those past it EXPIRE."""
+    lapsed = await payments.advance(conn, clock, public_url, owner, seconds)
+    return Settlement(
+        [s.psp or s.id for s, _ in lapsed], after_commit(NOTIFIER, [n for _, sent in lapsed for n in sent])
+    )
+
+
+async def lapse_due(runtime: Runtime, phases: Phases) -> int:
+    """The worker's pass: held payments of any owner past their end EXPIRE; sent here."""
+    async with phases.transaction() as conn:
+        now = runtime.clock.now()
+        due = await repository.holds_ending(conn, now, 50)
+        lapsed = [await payments.lapse(conn, runtime.settings.public_url, s, now) for s in due]
+    await deliver_now(runtime, phases, NOTIFIER, [n for _, sent in lapsed for n in sent])
+    return len(lapsed)
+
+
+async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
+    return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
+
+
+SIMULATED = SimulatedProvider(
+    # Its registration as providers/registry.py lists it (the adapter's package declares it).
+    registration=next(r for r in REGISTRATIONS if r.simulator_name == NAME),
+    routers=(page.router, endpoints.router),
+    owner_of=owner_of,
+    settle=settle,
+    purge_public=purge_public,
+    settles="nothing: its page leaves no payment in process",
+    settle_references="none",
+    market_buy=market_buy,
+    discrepancies=DISCREPANCIES,
+    notifier=NOTIFIER,
+    holds=SimulatedHolds(advance=advance_holds, window_days=sessions.HOLD_DAYS, lapse_due=lapse_due),
+)

@@ -3,10 +3,10 @@
     PYTHONPATH=src:. .venv/bin/python -m bench.routing_market [--payments 5000] [--after 5000]
 
 In process (ASGI, one SQLite file in a temp dir, every request through the app as over HTTP):
-a SANDBOX application with MOCK connectors for providers A, B and C routes ``auto`` by success
-rate (PUT .../routing {"default": "success_rate"}). The simulated market decides each checkout
-(docs/simulator.md, "The simulated market"): A approves 60 %, B 90 %, C 75 %, the rest
-declined. CLP, the one currency all three charge (provider A charges only CLP).
+a SANDBOX application with MOCK connectors for every registered provider routes ``auto`` by
+success rate (PUT .../routing {"default": "success_rate"}). The simulated market decides each
+checkout (docs/simulator.md, "The simulated market"): A approves 60 %, B 90 %, C 75 %, D 50 %,
+the rest declined. CLP, the one currency all of them charge (provider A charges only CLP).
 
 One payment: create the intent, ask for its checkout (routing decides), the market's buyer
 decides it (POST /simulator/controls/market/buy), the buyer's return, read the intent. The
@@ -40,11 +40,12 @@ from payorch.db.migrate import upgrade
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from payorch.providers.registry import PROVIDER_IDS
 from payorch.runtime import Runtime
 
-A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
-MARKET = {A: 0.60, B: 0.90, C: 0.75}
+A, B, C, D = PROVIDER_A, PROVIDER_B, PROVIDER_C, PROVIDER_D
+MARKET = {A: 0.60, B: 0.90, C: 0.75, D: 0.50}
 if set(MARKET) != set(PROVIDER_IDS):  # a provider added to the registry needs its rate here
     raise RuntimeError(f"MARKET names {sorted(MARKET)}, the registry {sorted(PROVIDER_IDS)}")
 DROPPED = 0.30

@@ -17,6 +17,7 @@ import pytest
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from tests import browser as web
 from tests.checkouts.helpers import B_CARD_ERROR, C_PROCESSING_ERROR, Choice, by_page
 from tests.kit import create_intent, each_provider_has_cases
@@ -26,11 +27,13 @@ from tests.providers.browser import Browser, parse
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
+A, B, C, D = PROVIDER_A, PROVIDER_B, PROVIDER_C, PROVIDER_D
 # Each has its decline and its provider error below, in its own words (the cases' suffixes).
-SHOWN = {A: "a", B: "b", C: "c"}
+SHOWN = {A: "a", B: "b", C: "c", D: "d"}
+# Provider D's buyer refuses with reason 4, "Acquirer Error": the acquirer failed, not the buyer.
+D_ACQUIRER_ERROR: Choice = ("reject", "reason", "4", False)
 ONLY = ("approve", "decline", "give_up", "pending")
-SHOT = ("provider-error-a", "provider-error-b", "provider-error-c", "declined-b", "processing", "authorized")
+SHOT = ("provider-error-a", "provider-error-b", "provider-error-c", "provider-error-d", "declined-b", "processing", "authorized")
 
 
 @pytest.fixture(scope="module")
@@ -105,9 +108,11 @@ async def test_the_intent_page_says_why_in_a_browser(
             "declined-a": await shop.by_market(A, "decline"),
             "declined-b": await shop.by_market(B, "decline"),
             "declined-c": await shop.by_market(C, "decline"),
+            "declined-d": await shop.by_market(D, "decline"),
             "provider-error-a": await shop.by_button("error"),
             "provider-error-b": await shop.by_test_choice(B, B_CARD_ERROR),
             "provider-error-c": await shop.by_test_choice(C, C_PROCESSING_ERROR),
+            "provider-error-d": await shop.by_test_choice(D, D_ACQUIRER_ERROR),
             "cancelled": await shop.by_button("cancel"),
             "processing": await shop.by_market(B, "pending"),
             "authorized": await shop.by_button("approve"),
@@ -128,6 +133,7 @@ async def test_the_intent_page_says_why_in_a_browser(
         "declined-a": ["The payment was declined (code declined).", f"{A} answered -1: ", "another card"],
         "declined-b": [f"{B} answered cc_rejected_other_reason: ", "another card"],
         "declined-c": [f"{C} answered generic_decline: ", "another card"],
+        "declined-d": [f"{D} answered 2: ", "another card"],
         "provider-error-a": ["(code provider_error)", "error page", "The provider failed, not the buyer"],
         "provider-error-b": [
             "(code provider_error)",
@@ -139,6 +145,7 @@ async def test_the_intent_page_says_why_in_a_browser(
             f"{C} answered processing_error: An error occurred while processing the card.",
             "The provider failed, not the buyer",
         ],
+        "provider-error-d": ["(code provider_error)", f"{D} answered 4: Acquirer Error", "The provider failed, not the buyer"],
         "cancelled": ["Cancelled; nothing was charged.", "(code cancelled_by_buyer)"],
         "processing": [f"Waiting for {B} to confirm or refuse the payment", f"payorch asks {B} again at"],
     }

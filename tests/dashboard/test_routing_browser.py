@@ -16,6 +16,7 @@ import pytest
 from payorch.providers.provider_a import PROVIDER_A
 from payorch.providers.provider_b import PROVIDER_B
 from payorch.providers.provider_c import PROVIDER_C
+from payorch.providers.provider_d import PROVIDER_D
 from tests import browser as web
 from tests.dashboard.forms import split_program
 from tests.kit import Sandbox, create_intent, each_provider_has_cases
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-A, B, C = PROVIDER_A, PROVIDER_B, PROVIDER_C
-MARKET = {A: 0.6, B: 0.9, C: 0.75}  # each provider's buyers approve this often
+A, B, C, D = PROVIDER_A, PROVIDER_B, PROVIDER_C, PROVIDER_D
+MARKET = {A: 0.6, B: 0.9, C: 0.75, D: 0.5}  # each provider's buyers approve this often
 
 
 @pytest.fixture(scope="module")

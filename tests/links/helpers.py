@@ -74,5 +74,5 @@ async def pay_through(client: httpx.AsyncClient, url: str, provider: str, outcom
         assert "form-action 'self' http://testserver" in trip.page.response.headers["content-security-policy"]
         trip = await Browser(client).press(trip.page, "continue", "1")
         assert trip.page is not None, trip
-    assert "/simulator/" in trip.page.url, trip.visited
+    assert "/simulator/" in trip.page.url, (trip.visited, trip.page.response.text[-3000:])
     return await Browser(client).press(trip.page, "outcome", outcome)

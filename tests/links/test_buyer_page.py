@@ -26,8 +26,10 @@ pytestmark = pytest.mark.settings(
 ES = {"Accept-Language": "es-CL,es;q=0.9,en;q=0.5"}
 
 
-@pytest.mark.slow  # pays six times through the simulator
-async def test_paid_through_a_b_and_c_then_completed(client: httpx.AsyncClient, runtime: Runtime) -> None:
+@pytest.mark.slow  # pays once per registered provider, and a refusal, through the simulator
+# One refusal and a payment per provider: more presses than the module's Pay limits allow.
+@pytest.mark.settings(public_url="http://testserver", payment_link_pay_rate_limit="1000/minute")
+async def test_paid_through_every_provider_then_completed(client: httpx.AsyncClient, runtime: Runtime) -> None:
     sandbox = await mock_sandbox(runtime)
     link = await create_link(client, sandbox, max_payments=len(PROVIDER_IDS), metadata={"channel": "whatsapp"})
     opened = await client.get(link["url"], headers=ES)
@@ -54,7 +56,8 @@ async def test_paid_through_a_b_and_c_then_completed(client: httpx.AsyncClient, 
     assert ended.status_code == 410 and "Ele já foi pago." in ended.text
     events = (await client.get("/v1/events", headers=sandbox.headers)).json()["items"]
     [completed] = [e for e in events if e["type"] == "payment_link.completed"]
-    assert completed["data"]["payments_count"] == 3 and completed["data"]["amount_collected"] == 45000
+    assert completed["data"]["payments_count"] == len(PROVIDER_IDS)
+    assert completed["data"]["amount_collected"] == 15000 * len(PROVIDER_IDS)
 
 
 async def test_max_payments_one_then_410(client: httpx.AsyncClient, runtime: Runtime) -> None:

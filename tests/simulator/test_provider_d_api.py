@@ -71,7 +71,7 @@ async def _decided(
     http: httpx.AsyncClient, made: dict[str, Any], outcome: str, reason: str = "2"
 ) -> httpx.URL:
     back = await http.post(made["url"], data={"outcome": outcome, "reason": reason})
-    assert back.status_code == 302, back.text
+    assert back.status_code == 303, back.text
     return httpx.URL(back.headers["location"])
 
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from payorch.clock import FrozenClock
+from payorch.providers.provider_d import PROVIDER_D as D
 from payorch.runtime import Runtime
 from tests.kit import Sandbox, each_provider_has_cases, mock_sandbox
 from tests.providers.helpers import A, B, set_fault
@@ -38,10 +39,10 @@ async def _market(client: httpx.AsyncClient, runtime: Runtime, approvals: dict[s
 async def test_each_provider_is_measured_then_the_best_is_chosen(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    approvals = {A: 0.0, B: 1.0, C: 0.5}
+    approvals = {A: 0.0, B: 1.0, C: 0.5, D: 0.0}  # A before D: ties go by priority
     sandbox = await _market(client, runtime, approvals)
     chosen = []
-    for _ in range(3 * MEASURED):
+    for _ in range(len(approvals) * MEASURED):
         body, _status = await market_payment(client, sandbox)
         chosen.append(body["provider"])
         clock.advance(1.5)  # past the one-second cache
@@ -54,13 +55,13 @@ async def test_each_provider_is_measured_then_the_best_is_chosen(
     assert [c["provider"] for c in routing["candidates"]] == sorted(approvals, key=approvals.__getitem__, reverse=True)
     assert scores(body)[A] == {"rate": 0.0, "attempts": MEASURED}
     assert scores(body)[B] == {"rate": 1.0, "attempts": MEASURED}
-    assert scores(body)[C]["attempts"] == MEASURED
+    assert scores(body)[C]["attempts"] == MEASURED and scores(body)[D]["attempts"] == MEASURED
 
 
 async def test_a_buyer_giving_up_does_not_count_against_the_provider(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, {A: 0.0, B: 1.0, C: 1.0})
+    sandbox = await _market(client, runtime, {A: 0.0, B: 1.0, C: 1.0, D: 1.0})
     await set_market(client, sandbox, A, approve=0.0, give_up=1.0)
     statuses = Counter()
     for _ in range(5):
@@ -76,7 +77,7 @@ async def test_a_buyer_giving_up_does_not_count_against_the_provider(
 async def test_a_provider_error_counts_against_it(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0})
+    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0, D: 1.0})
     await set_fault(client, sandbox, A, "error")
     body, status = await market_payment(client, sandbox)  # A down: failed over to B
     assert body["provider"] == B and status == "AUTHORIZED"
@@ -92,13 +93,13 @@ async def test_a_provider_error_counts_against_it(
 async def test_a_share_of_intents_explores_the_others(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:
-    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0})
-    for _ in range(4 * MEASURED):  # every provider measured: all 100 %, A first in priority is best
+    sandbox = await _market(client, runtime, {A: 1.0, B: 1.0, C: 1.0, D: 1.0})
+    for _ in range(5 * MEASURED):  # every provider measured: all 100 %, A first in priority is best
         await market_payment(client, sandbox)
         clock.advance(1.5)
     body, _ = await market_payment(client, sandbox)
     assert all(score["attempts"] >= MEASURED for score in scores(body).values()), body
     chosen = Counter([(await market_payment(client, sandbox))[0]["provider"] for _ in range(60)])
-    # 30 % of 60 go to B or C (binomial: 18 expected, outside 6-32 once in a million runs).
-    assert 6 <= chosen[B] + chosen[C] <= 32, chosen
-    assert chosen[A] + chosen[B] + chosen[C] == 60
+    # 30 % of 60 go to the others (binomial: 18 expected, outside 6-32 once in a million runs).
+    assert 6 <= chosen[B] + chosen[C] + chosen[D] <= 32, chosen
+    assert chosen[A] + chosen[B] + chosen[C] + chosen[D] == 60

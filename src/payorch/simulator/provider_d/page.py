@@ -74,5 +74,5 @@ async def choose(session_id: str, request: Request) -> Response:
     return (
         _page(request, decided.session, shop or "Sandbox shop")
         if back is None
-        else RedirectResponse(back, 302)
+        else RedirectResponse(back, 303)  # See Other: the browser GETs the return after this POST
     )

@@ -8,6 +8,8 @@ PAYORCH_E2E_SCREENSHOTS or build/screenshots/ (git-ignored)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,7 +93,14 @@ class Shop:
         return intent_id
 
     async def status(self, intent_id: str) -> str:
-        return str((await self.api.get(f"/v1/payment-intents/{intent_id}")).json()["status"])
+        """The intent's status once the buyer's return has been answered: provider D's outcome is
+        its signed notification, which the simulator's outbox sends after the page's answer."""
+        deadline = time.monotonic() + 30
+        while True:
+            status = str((await self.api.get(f"/v1/payment-intents/{intent_id}")).json()["status"])
+            if status != "REQUIRES_ACTION" or time.monotonic() > deadline:
+                return status
+            await asyncio.sleep(0.1)
 
 
 async def test_the_intent_page_says_why_in_a_browser(

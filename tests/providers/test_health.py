@@ -22,7 +22,11 @@ async def health(request: pytest.FixtureRequest, clock: FrozenClock) -> AsyncIte
         yield InProcessHealth(clock, threshold=3, skip_seconds=10)
         return
     prefix = f"payorch-test-{secrets.token_hex(6)}:"
-    store = RedisHealth.from_url(REDIS_URL, clock, threshold=3, skip_seconds=10, prefix=prefix)
+    # A generous timeout: this fixture tests the shared state, not Redis latency under a loaded machine
+    # (a timed-out call falls back to the in-process store, which knows none of the failures).
+    store = RedisHealth.from_url(
+        REDIS_URL, clock, threshold=3, skip_seconds=10, prefix=prefix, timeout_seconds=5
+    )
     try:
         await store._redis.ping()
     except Exception as exc:  # noqa: BLE001

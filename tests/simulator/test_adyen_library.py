@@ -104,7 +104,7 @@ def _paid(server: str, co: Any, outcome: str = "approve", **extra: Any) -> tuple
     with httpx.Client() as browser:
         assert browser.get(session["url"]).status_code == 200
         back = browser.post(session["url"], data={"outcome": outcome, "reason": "12"})
-    assert back.status_code == 302
+    assert back.status_code == 303
     location = httpx.URL(back.headers["location"])
     assert str(location).startswith(server + "/shop/return?order=1001&sessionId=")
     token = location.params["sessionResult"]

@@ -13,9 +13,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from payorch.checkouts import repository as checkouts
 from payorch.checkouts.confirm import confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
+from payorch.checkouts.records import CheckoutStatus
 from payorch.connectors import service as connectors
+from payorch.connectors.records import Connector
 from payorch.db import Phases
 from payorch.errors import ConnectorUnavailable, ResourceNotFound, ValidationFailed
 from payorch.intents import service as intents
@@ -30,6 +33,7 @@ from payorch.providers.base import (
     InvalidNotification,
     NotificationRef,
     PaymentResult,
+    ProviderAdapter,
     ProviderCallError,
 )
 from payorch.providers.registry import UnknownProvider, get_adapter
@@ -109,6 +113,18 @@ async def handle_notification(
         raise ValidationFailed(f"The notification does not verify: {exc}") from None
     except ProviderCallError as exc:
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    for one in (ref, *ref.more):  # every item of the notification acts, in its order
+        await _act(runtime, phases, adapter, provider, connector, one)
+
+
+async def _act(
+    runtime: Runtime,
+    phases: Phases,
+    adapter: ProviderAdapter,
+    provider: str,
+    connector: Connector,
+    ref: NotificationRef,
+) -> None:
     if ref.provider_payment_reference is None:
         return  # a topic we do not act on
     application_id, reference = connector.application_id, ref.provider_payment_reference
@@ -135,6 +151,7 @@ async def handle_notification(
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    await _give_back(runtime, phases, connector, ref)
     await _settle_payment(runtime, provider, reference, application_id, ref)
     if ref.dispute is not None:
         # A chargeback or mediation after the payment, as the provider's payment shows it (the
@@ -148,6 +165,23 @@ async def handle_notification(
                 application_id=connector.application_id,
                 seen=ref.dispute,
             )
+
+
+async def _give_back(runtime: Runtime, phases: Phases, connector: Connector, ref: NotificationRef) -> None:
+    """A payment on a checkout payorch stopped (replaced, or closed without this payment) goes
+    back, for a provider that cannot stop a checkout first (NotificationRef.give_back)."""
+    if ref.give_back is None or ref.checkout_id is None:
+        return
+    async with phases.reading() as conn:
+        checkout = await checkouts.get(conn, ref.checkout_id)
+    if checkout is None or checkout.connector_id != connector.id or checkout.status is CheckoutStatus.ACTIVE:
+        return
+    if checkout.payment_reference == ref.provider_payment_reference:
+        return  # the payment the checkout was paid with (its word sent again)
+    try:
+        await ref.give_back(context_for(runtime, connector))
+    except ProviderCallError as exc:
+        raise ConnectorUnavailable(1, f"Could not give the payment back now: {exc.reason}") from None
 
 
 async def _settle_payment(

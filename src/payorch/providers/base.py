@@ -296,6 +296,13 @@ class NotificationRef:
     # About a refund of the payment: payorch reads its refunds still PENDING back from the
     # provider now (payments/refunds.py, ``resolve``) rather than at the job's next pass.
     refund: bool = False
+    # A payment on ``checkout_id`` (our checkout the provider names) that cannot be stopped at
+    # the provider first: if payorch stopped that checkout (replaced it, or closed it without this
+    # payment), ``give_back`` returns the payment (checkouts/returns.py). None: nothing to give.
+    checkout_id: str | None = None
+    give_back: Callable[[ConnectorContext], Awaitable[None]] | None = None
+    # The other items of the same notification, each acted on as its own.
+    more: tuple[NotificationRef, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,3 +65,9 @@ class NoWords:
 
 
 NO_WORDS = NoWords()
+
+
+async def latest(words: ProviderWords, event: str, reference: str) -> ProviderWord | None:
+    """The newest kept word of ``event`` on ``reference`` (None: the provider has not said it)."""
+    said = await words.find(WordQuery(frozenset({event}), reference=reference))
+    return said[-1] if said else None

@@ -9,10 +9,14 @@ each simulator package says who presented them and keeps its public ones
 
 from __future__ import annotations
 
+import hmac
+import re
+
 from payorch.crypto import Cipher
 from payorch.providers.registry import REGISTRATIONS
 
 PUBLIC_OWNER = "public"
+APPLICATION_IDS = re.compile(r"app_[0-9a-z]+")
 
 
 def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict[str, str]:
@@ -22,3 +26,16 @@ def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict
         if registration.simulator_name == provider:
             return registration.mock_credentials(cipher, application_id)
     raise ValueError(f"unknown provider {provider!r}")
+
+
+def owner_of_key(cipher: Cipher, provider: str, name: str, presented: str, public: str) -> str | None:
+    """The owner of ``presented``, a MOCK credential ``name`` that names its application within it
+    (``app_...``): the public owner for ``public``, else the application it names whose own
+    ``name`` it is (compared in constant time), else None."""
+    if hmac.compare_digest(presented.encode(), public.encode()):
+        return PUBLIC_OWNER
+    for application_id in APPLICATION_IDS.findall(presented)[:2]:
+        expected = mock_credentials(cipher, provider, application_id)[name]
+        if hmac.compare_digest(presented.encode(), expected.encode()):
+            return str(application_id)
+    return None

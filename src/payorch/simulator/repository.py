@@ -6,16 +6,21 @@ Statements are built once, with bind parameters for the values (docs/performance
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from functools import cache
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.prepared import Prepared
 from payorch.db.records import Record, record_of
 from payorch.db.tables import merchant_accounts
 from payorch.db.tables.simulator import simulator_faults as faults
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 _FAULT_MODE = Prepared(
     select(faults.c.mode).where(
@@ -106,3 +111,22 @@ async def owned(
     params = {"key": value} if owner is None else {"key": value, "owner": owner}
     row = await query.first(conn, params)
     return record_of(record_type, row) if row is not None else None
+
+
+async def insert_record(conn: AsyncConnection, table: Table, record: DataclassInstance) -> None:
+    """A record whose fields are ``table``'s columns, as a new row."""
+    await conn.execute(insert(table).values(**asdict(record)))
+
+
+async def save_record(
+    conn: AsyncConnection, table: Table, record: DataclassInstance, key: str = "id"
+) -> None:
+    """Every column of the row whose ``key`` is the record's, as the record says."""
+    values = asdict(record)
+    await conn.execute(update(table).where(table.c[key] == values.pop(key)).values(**values))
+
+
+async def delete_made_before(conn: AsyncConnection, table: Table, owner: str, before: datetime) -> int:
+    """``owner``'s rows of ``table`` created before ``before`` (the public purge); how many went."""
+    gone = await conn.execute(delete(table).where(table.c.owner == owner, table.c.created_at < before))
+    return gone.rowcount

@@ -1,8 +1,6 @@
-"""Provider D's manual capture (docs/providers.md, "Holding and capturing"): a session asked with
-``additionalData.manualCapture = "true"`` authorises and holds; ``POST /payments/{psp}/captures``
-(all or part: the rest is cancelled) and ``.../cancels`` answer ``201 received`` and their outcome
-is their notification (CAPTURE, CANCELLATION; EXPIRE when the authorisation lapses). The hold is
-read from those words."""
+"""Provider D's manual capture (``additionalData.manualCapture``): ``/captures`` (all or part, the
+rest cancelled) and ``/cancels`` answer ``201 received``; the hold is read from their words
+(CAPTURE, CANCELLATION; EXPIRE when the authorisation lapses)."""
 
 from __future__ import annotations
 
@@ -10,9 +8,8 @@ from payorch.jsontypes import JsonObject
 from payorch.providers.base import ConnectorContext, ProviderRejected
 from payorch.providers.holds import HoldRef, HoldState, HoldStatus, made_already
 from payorch.providers.provider_d import wire
-from payorch.providers.provider_d.adapter import PSP_REFERENCES, post, word_on
-from payorch.providers.provider_d.credentials import ProviderDCredentials
-from payorch.providers.words import ProviderWord, WordQuery
+from payorch.providers.provider_d.adapter import PSP_REFERENCES, ProviderDCredentials, post
+from payorch.providers.words import ProviderWord, WordQuery, latest
 
 _ENDS = {wire.CANCELLATION: HoldStatus.RELEASED, wire.CANCEL_OR_REFUND: HoldStatus.RELEASED}
 _ENDS[wire.EXPIRE] = HoldStatus.LAPSED
@@ -51,7 +48,7 @@ class ProviderDHolds:
                 return seen
             raise
         event = wire.CAPTURE if capture is not None else wire.CANCELLATION
-        said = await word_on(ctx, event, made.psp_reference)
+        said = await latest(ctx.words, event, made.psp_reference)
         if said is None:
             return HoldState(HoldStatus.PENDING, details={"psp_reference": made.psp_reference})
         if not said.success:

@@ -1,7 +1,6 @@
-"""Provider D's standard notifications: each ``NotificationRequestItem`` signed on its own
-(``additionalData.hmacSignature``: HMAC-SHA256, with the connector's hex key, of eight of its
-values joined by ':' unescaped, Base64), and kept, once verified, as the provider's word
-(providers/words.py). A body with one item that does not verify is refused whole: nothing kept."""
+"""Provider D's standard notifications: each item signed on its own (``hmacSignature``: HMAC-SHA256
+with the hex key of eight of its values joined by ':', Base64) and kept, once verified, as the
+provider's word. A body with one item that does not verify is refused whole: nothing kept."""
 
 from __future__ import annotations
 
@@ -19,22 +18,14 @@ from payorch.providers.words import ProviderWord
 
 
 def signature(item: wire.NotificationItem, key_hex: str) -> str:
-    values = (
-        item.psp_reference,
-        item.original_reference or "",
-        item.merchant_account_code,
-        item.merchant_reference,
-        str(item.amount.value),
-        item.amount.currency,
-        item.event_code,
-        item.success,
-    )
+    original, amount = item.original_reference or "", item.amount
+    values = [item.psp_reference, original, item.merchant_account_code, item.merchant_reference]
+    values += [str(amount.value), amount.currency, item.event_code, item.success]
     try:
         key = binascii.a2b_hex(key_hex)
     except (binascii.Error, ValueError):
         raise InvalidNotification("the connector's hmac_key is not hex") from None
-    mac = hmac.new(key, ":".join(values).encode(), hashlib.sha256)
-    return base64.b64encode(mac.digest()).decode()
+    return base64.b64encode(hmac.new(key, ":".join(values).encode(), hashlib.sha256).digest()).decode()
 
 
 def verified(body: bytes, key_hex: str, merchant_account: str) -> list[wire.NotificationItem]:
@@ -59,7 +50,6 @@ def word_of(item: wire.NotificationItem) -> ProviderWord:
         at = datetime.fromisoformat(item.event_date) if item.event_date else None
     except ValueError:
         at = None
-    at = at if at is not None and at.tzinfo is not None else None  # a time without its offset: none
     return ProviderWord(
         event=item.event_code,
         reference=item.psp_reference,
@@ -69,5 +59,5 @@ def word_of(item: wire.NotificationItem) -> ProviderWord:
         amount=item.amount.value,
         currency=item.amount.currency,
         reason=item.reason or None,
-        event_at=at,
+        event_at=at if at is not None and at.tzinfo is not None else None,  # no offset: no time
     )

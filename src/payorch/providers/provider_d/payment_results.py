@@ -1,8 +1,6 @@
-"""What provider D's words mean for a checkout (read next to wire.py): its AUTHORISATION
-notifications, kept as its word (providers/words.py), and the session read with the buyer's
-``sessionResult``. A payment is believed only when it is this checkout's (our merchant reference
-``<intent>.<checkout>``, amount, currency); a refusal ends the checkout only once the session
-says so (the buyer may pay again on the page until then)."""
+"""What provider D's AUTHORISATION words and the session read with ``sessionResult`` mean for a
+checkout. A payment is believed only when it is this checkout's (merchant reference, amount,
+currency); a refusal ends the checkout only once the session says so."""
 
 from __future__ import annotations
 
@@ -35,21 +33,14 @@ def _claims(reference: str | None, currency: str | None, amount: int | None) -> 
 
 
 def auth_code(word: ProviderWord | None) -> str | None:
-    """The issuer's authorisation code: a successful AUTHORISATION's reason is
-    ``authCode:cardSummary:expiryDate``."""
+    """The issuer's code: a successful AUTHORISATION's reason is ``authCode:cardSummary:expiryDate``."""
     if word is None or not word.reason:
         return None
     return word.reason.split(":")[0] or None
 
 
 def paid(
-    checkout: CheckoutRef,
-    psp: str,
-    claims: Claims,
-    *,
-    via: str,
-    at: datetime | None,
-    code: str | None = None,
+    checkout: CheckoutRef, psp: str, claims: Claims, *, via: str, at: datetime | None, code: str | None
 ) -> PaymentResult:
     """An authorised payment of ``checkout`` (at ``at``): held (manual capture) or taken."""
     distrust = claims.mismatch(checkout)
@@ -69,8 +60,7 @@ def paid(
 
 
 def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentResult:
-    """The checkout as its AUTHORISATION words say: paid, or nothing paid yet (a refusal leaves
-    the session payable: ``refused_words`` then says why the last attempt failed)."""
+    """Paid, or nothing paid yet (a refusal leaves the session payable: ``details`` says why)."""
     for word in reversed(words):
         if word.success:
             claims = _claims(word.merchant_reference, word.currency, word.amount)
@@ -81,13 +71,9 @@ def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentR
 
 
 def from_session(
-    session: wire.SessionResult,
-    words: Sequence[ProviderWord],
-    checkout: CheckoutRef,
-    now: datetime | None = None,
+    session: wire.SessionResult, words: Sequence[ProviderWord], checkout: CheckoutRef, now: datetime | None
 ) -> PaymentResult:
-    """The checkout as the session read from the API says (its ``payments`` are its authorised
-    ones), with the words for why a refused one failed."""
+    """As the session says (its ``payments`` are the authorised ones); the words say why one failed."""
     for payment in session.payments:
         if payment.psp_reference and payment.result_code in ("Authorised", None) and payment.amount:
             claims = _claims(session.reference, payment.amount.currency, payment.amount.value)
@@ -106,8 +92,7 @@ def from_session(
         return PaymentResult(outcome, reason=reason, details={"session_status": session.status})
     if session.status not in (wire.ACTIVE, wire.COMPLETED):  # a status the protocol does not name
         raise ProviderUnavailable(f"session status {session.status!r} unknown", provider=PROVIDER_D)
-    # active (the buyer may pay again), or completed with no payment listed yet: the words
-    # decide, else ask again later.
+    # Active (the buyer may pay again), or completed with no payment listed yet: the words decide.
     found = from_words(words, checkout)
     if found.outcome is PaymentOutcome.NOT_PAID and session.status != wire.ACTIVE:
         reason = f"session {session.status}"

@@ -1,18 +1,16 @@
-"""Provider D as payorch knows it: its one registration (listed in providers/registry.py)."""
+"""Provider D's one registration (listed in providers/registry.py)."""
 
 from __future__ import annotations
 
 from payorch.crypto import Cipher
 from payorch.providers.provider_d import decline_codes, wire
-from payorch.providers.provider_d.adapter import ProviderDAdapter
-from payorch.providers.provider_d.credentials import ProviderDCredentials
+from payorch.providers.provider_d.adapter import ProviderDAdapter, ProviderDCredentials
 from payorch.providers.provider_d.holds import ProviderDHolds
 from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration, mock_secret
 
 
 def mock_credentials(cipher: Cipher, application_id: str) -> dict[str, str]:
-    """An API key that names the application, its merchant account, and an HMAC key (hex)
-    derived from it."""
+    """An API key that names the application, its merchant account, an HMAC key (hex)."""
     return {
         "api_key": f"AQE_{application_id}_" + mock_secret(cipher, "provider_d:" + application_id)[:32],
         "merchant_account": f"Payorch{application_id.replace('_', '')}ECOM",

@@ -1,9 +1,13 @@
-"""Provider D's wire (Adyen Checkout API v71, Hosted Checkout sessions): its requests' paths, its
-answers and its notifications, as typed records. No meaning here: payment_results.py."""
+"""Provider D's wire (Adyen Checkout API v71, Hosted Checkout sessions) as typed records, and its
+error answers read for the framework's ``Refusals``. No meaning here: payment_results.py."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from payorch.providers.provider_d import PROVIDER_D
+from payorch.providers.refusals import ErrorBody, Refusals
 
 SESSIONS = "/sessions"
 PAYMENTS = "/payments"  # /payments/{pspReference}/captures | cancels | refunds | reversals
@@ -48,9 +52,7 @@ class SessionResult(_Wire):
     payments: list[SessionPayment] = Field(default_factory=list)
 
 
-class Modification(_Wire):
-    """A capture's, cancel's, refund's or reversal's answer: ``received``, and its reference."""
-
+class Modification(_Wire):  # a capture's, cancel's, refund's or reversal's: received
     psp_reference: str = Field(alias="pspReference")
     status: str | None = None
 
@@ -62,9 +64,7 @@ class ServiceError(_Wire):
     error_type: str | None = Field(default=None, alias="errorType")
 
 
-class NotificationItem(_Wire):
-    """A ``NotificationRequestItem``: every signed field kept as sent (strings)."""
-
+class NotificationItem(_Wire):  # every signed field kept as sent (strings)
     psp_reference: str = Field(alias="pspReference")
     original_reference: str | None = Field(default=None, alias="originalReference")
     merchant_account_code: str = Field(alias="merchantAccountCode")
@@ -84,3 +84,15 @@ class NotificationWrapper(_Wire):
 class NotificationRequest(_Wire):
     live: str | None = None
     notification_items: list[NotificationWrapper] = Field(alias="notificationItems", min_length=1)
+
+
+def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
+    try:
+        error = ServiceError.model_validate_json(response.content)
+    except ValidationError:
+        error = ServiceError()
+    return ErrorBody(error.message, error.error_code or str(response.status_code))
+
+
+# 409 (704: this Idempotency-Key still in progress) and 429: try again, the outcome is unknown.
+rejected = Refusals(PROVIDER_D, _error_body, unknown=frozenset({409, 429}))

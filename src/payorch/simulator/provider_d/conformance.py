@@ -1,7 +1,6 @@
-"""Provider D for the conformance kit (simulator/conformance.py): its one way back (returnUrl with
-``sessionId`` and ``sessionResult``, after every button), its signed notification items, its
-books (read where its Customer Area would show them: Adyen has no call to read a payment), its
-session statuses. A refusal sends the buyer back (the session stays payable until refused)."""
+"""Provider D for the conformance kit (simulator/conformance.py): one way back (``sessionId`` and
+``sessionResult``, after every button, a refusal too), signed items, books read where its
+Customer Area shows them (Adyen has no call to read a payment)."""
 
 from __future__ import annotations
 
@@ -18,28 +17,18 @@ from payorch.providers.base import CheckoutRef, ConnectorContext, PaymentResult
 from payorch.providers.provider_d import decline_codes, wire
 from payorch.providers.provider_d.payment_results import from_session, reference_of
 from payorch.providers.provider_d.registration import REGISTRATION
-from payorch.simulator.conformance import (
-    Charges,
-    DeclineCase,
-    Documented,
-    ForgedNotification,
-    ForgedReturn,
-    Money,
-    PageOutcome,
-    StatusCase,
-    Visit,
-)
+from payorch.simulator import conformance as kit
 from payorch.simulator.provider_d.notify import signature
 from payorch.simulator.provider_d.wire import BASE, new_psp
 
 _STATUSES = (wire.ACTIVE, wire.COMPLETED, wire.PAYMENT_PENDING, wire.REFUSED, wire.CANCELED, wire.EXPIRED)
 
 
-def _session_id(visit: Visit) -> str:
+def _session_id(visit: kit.Visit) -> str:
     return urlsplit(visit.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
 
 
-async def _books(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[str, Any]:
+async def _books(http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit) -> dict[str, Any]:
     key = REGISTRATION.mock_credentials(cipher, visit.application_id)["api_key"]
     found = await http.get(f"{BASE}/customer-area/sessions/{_session_id(visit)}", headers={"X-API-Key": key})
     found.raise_for_status()
@@ -47,32 +36,23 @@ async def _books(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[
 
 
 class ProviderDDriver:
-    charges = Charges("EUR", amount=1000, part=300)
-    page_outcomes: frozenset[PageOutcome] = frozenset({"approve", "reject", "cancel"})
+    charges = kit.Charges("EUR", amount=1000, part=300)
+    page_outcomes: frozenset[kit.PageOutcome] = frozenset({"approve", "reject", "cancel"})
     decline_retries_on_page = False  # the page sends the buyer back after a refusal
 
     async def returns(
-        self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
-    ) -> list[ForgedReturn]:
-        """The one shape, whatever it claims: the session's id with a sessionResult (the genuine
-        one when the buyer came back, else one the provider never issued)."""
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit, *, claims_paid: bool
+    ) -> list[kit.ForgedReturn]:
+        # One shape whatever it claims: the genuine sessionResult if the buyer came back, else forged.
         genuine = dict(parse_qsl(urlsplit(visit.returned_to or "").query))
-        params = {
-            "sessionId": _session_id(visit),
-            "sessionResult": genuine.get("sessionResult", "X3Xforged!"),
-        }
-        return [ForgedReturn("returnUrl", "GET", params)]
+        session_result = genuine.get("sessionResult", "X3Xforged!")
+        params = {"sessionId": _session_id(visit), "sessionResult": session_result}
+        return [kit.ForgedReturn("returnUrl", "GET", params)]
 
     async def notifications(
-        self,
-        http: httpx.AsyncClient,
-        cipher: Cipher,
-        visit: Visit,
-        *,
-        claims_paid: bool,
-        secret: str | None,
-        now: datetime,
-    ) -> list[ForgedNotification]:
+        self, http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit, *, claims_paid: bool,
+        secret: str | None, now: datetime,
+    ) -> list[kit.ForgedNotification]:
         mock = REGISTRATION.mock_credentials(cipher, visit.application_id)
         key = secret or mock["hmac_key"]
         key = key if all(c in "0123456789abcdefABCDEF" for c in key) else key.encode().hex()
@@ -90,21 +70,21 @@ class ProviderDDriver:
         }
         item["additionalData"]["hmacSignature"] = signature(item, key)
         body = orjson.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": item}]})
-        return [ForgedNotification("AUTHORISATION", {}, {}, body, signed=True)]
+        return [kit.ForgedNotification("AUTHORISATION", {}, {}, body, signed=True)]
 
-    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> int:
+    async def refunded(self, http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit) -> int:
         return int((await _books(http, cipher, visit))["refunded"])
 
-    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> Money:
+    async def money(self, http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit) -> kit.Money:
         books = await _books(http, cipher, visit)
         if books["payment"] == "authorised":
-            return Money(held=int(books["held"]), taken=0)
+            return kit.Money(held=int(books["held"]), taken=0)
         taken = int(books["captured"]) - int(books["refunded"]) if books["payment"] == "captured" else 0
-        return Money(held=0, taken=taken)
+        return kit.Money(held=0, taken=taken)
 
-    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
+    def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[kit.StatusCase]:
         return [
-            StatusCase(f"{status}/{'paid' if paid else 'unpaid'}", _reader(ctx, checkout, status, paid))
+            kit.StatusCase(f"{status}/{'paid' if paid else 'unpaid'}", _reader(ctx, checkout, status, paid))
             for status in _STATUSES
             for paid in (False, True)
         ]
@@ -114,26 +94,22 @@ class ProviderDDriver:
 
     declines_not_simulated: Mapping[str, str] = {}
 
-    def documented_declines(self) -> Mapping[str, Documented]:
-        return {code: Documented(code, ours) for code, (_, ours) in decline_codes.REASONS.items()}
+    def documented_declines(self) -> Mapping[str, kit.Documented]:
+        return {code: kit.Documented(code, ours) for code, (_, ours) in decline_codes.REASONS.items()}
 
-    def decline_cases(self) -> list[DeclineCase]:
+    def decline_cases(self) -> list[kit.DeclineCase]:
         # The page's Refuse button with the refusal reason picked in its select.
-        return [DeclineCase(code, "reject", {"reason": code}) for code in decline_codes.REASONS]
+        return [kit.DeclineCase(code, "reject", {"reason": code}) for code in decline_codes.REASONS]
 
 
 def _reader(
     ctx: ConnectorContext, checkout: CheckoutRef, status: str, paid: bool
 ) -> Callable[[], PaymentResult]:
     amount = wire.Amount(value=checkout.amount, currency=checkout.currency)
-    payments = [
-        wire.SessionPayment(psp_reference="CONFORMANCE00001", result_code="Authorised", amount=amount)
-    ]
+    payment = wire.SessionPayment(psp_reference="CONFORMANCE00001", result_code="Authorised", amount=amount)
+    reference = reference_of(checkout.payment_intent_id, checkout.checkout_id)
     session = wire.SessionResult(
-        id=checkout.provider_reference,
-        status=status,
-        reference=reference_of(checkout.payment_intent_id, checkout.checkout_id),
-        payments=payments if paid else [],
+        id=checkout.provider_reference, status=status, reference=reference, payments=[payment] if paid else []
     )
     return lambda: from_session(session, [], checkout, ctx.clock.now())
 

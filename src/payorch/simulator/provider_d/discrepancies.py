@@ -1,6 +1,5 @@
-"""Provider D's side of the discrepancy control (docs/simulator.md, "Discrepancies"): a payment
-is named by its pspReference or its session's id; a console refund sends no notification (the
-control has no notification URL at hand)."""
+"""Provider D's side of the discrepancy control (docs/simulator.md): a payment named by its
+pspReference or its session's id; a console refund sends no notification."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from payorch.jsontypes import JsonObject
 from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
 from payorch.simulator.outbox import repository as outbox
 from payorch.simulator.provider_d import payments, repository
-from payorch.simulator.provider_d.records import SimDSession
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import NAME, SimDError
 
 
@@ -35,14 +34,10 @@ async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) 
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, reference: str, amount: int | None) -> str:
     paid = await _paid(conn, owner, reference)
     value = paid.captured - paid.refunded if amount is None else amount
-    body: JsonObject = {
-        "merchantAccount": paid.merchant_account,
-        "amount": {"value": value, "currency": paid.currency},
-    }
+    merchant = paid.merchant_account
+    body: JsonObject = {"merchantAccount": merchant, "amount": {"value": value, "currency": paid.currency}}
     try:
-        done = await payments.modify(
-            conn, clock, "", owner, paid.merchant_account, paid.psp or "", "refunds", body
-        )
+        done = await payments.modify(conn, clock, "", owner, merchant, paid.psp or "", "refunds", body)
     except SimDError as refused:
         raise ValidationFailed(f"Provider D refused the refund: {refused}") from None
     if (await _paid(conn, owner, reference)).refunded == paid.refunded:
@@ -54,9 +49,8 @@ async def change_amount(
     conn: AsyncConnection, owner: str, reference: str, amount: int | None, currency: str | None
 ) -> None:
     paid = await _paid(conn, owner, reference)
-    await repository.save(
-        conn, replace(paid, amount=amount or paid.amount, currency=currency or paid.currency)
-    )
+    changed = replace(paid, amount=amount or paid.amount, currency=currency or paid.currency)
+    await repository.save(conn, changed)
 
 
 DISCREPANCIES = Discrepancies(silence=silence, refund=refund, change_amount=change_amount, orphan=None)

@@ -1,8 +1,6 @@
-"""HTTP of simulated provider D's Checkout API (``X-API-Key``, any case), under the test
-layout ``/v71|v72/...`` and the live one ``/checkout/v71|v72/...``. Each call runs in
-simulator/api.py's wrapper (Idempotency-Key replays the first answer); every answer carries a
-``pspReference`` header (the library reads an error's from it) and echoes the key it came with.
-Notifications go out once the call has committed."""
+"""HTTP of simulated provider D's Checkout API (``X-API-Key``), under ``/v71|v72/...`` and the live
+layout ``/checkout/v71|v72/...``, in simulator/api.py's wrapper (Idempotency-Key replays); every
+answer carries a ``pspReference`` header (the library reads an error's from it)."""
 
 from __future__ import annotations
 
@@ -31,12 +29,8 @@ API = ProviderApi(
     credentials=lambda request: {"api_key": request.headers.get("x-api-key", "")},
     owner_of=owner_of,
     refusals=Refusals(
-        unauthorized={
-            "status": 401,
-            "errorCode": "000",
-            "message": "HTTP Status Response - Unauthorized",
-            "errorType": "security",
-        },
+        unauthorized={"status": 401, "errorCode": "000", "errorType": "security",
+                      "message": "HTTP Status Response - Unauthorized"},
         too_many=SimDError(429, "000", "Too many requests", "security").body,
         failed=SimDError(500, "000", "Internal error", "internal").body,
         timed_out=SimDError(504, "000", "Gateway timeout", "internal").body,
@@ -119,8 +113,7 @@ async def modify(version: str, psp: str, kind: str, request: Request, conn: Conn
 
 @router.get(BASE + "/customer-area/sessions/{session_id}")
 async def books(session_id: str, request: Request, conn: ReadConn) -> Response:
-    """Not Adyen's API: what its Customer Area shows of a session and its payment (the
-    conformance kit reads the provider's books here: Adyen has no call to read a payment)."""
+    """Not Adyen's API: its Customer Area's view of a session (the conformance kit's books)."""
 
     async def run(owner: str) -> Answer:
         found = await repository.session_of(conn, session_id, owner=owner)

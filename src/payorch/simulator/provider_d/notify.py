@@ -1,54 +1,32 @@
-"""Simulated provider D's standard notifications: what is D's own (the item, its HMAC); the
-simulator's outbox (simulator/outbox) writes them with the change and sends them.
-
-Each notification carries one ``NotificationRequestItem`` and goes to the session's
-``metadata[payorch_notification_url]`` (the real provider: to the URL registered in its Customer
-Area, which is that same URL). It is written unsigned, and sealed at each attempt: the item's
-``additionalData.hmacSignature`` made with the owner's HMAC key (§6.5 of the protocol).
-"""
+"""Simulated provider D's standard notifications: one item each, to the session's
+``metadata[payorch_notification_url]`` (Adyen: the Customer Area's webhook), written to the
+simulator's outbox unsigned and signed at each attempt with the owner's HMAC key."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import hmac
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
+from payorch.providers.provider_d import notices
+from payorch.providers.provider_d.wire import NotificationItem
 from payorch.simulator.outbox import write
 from payorch.simulator.outbox.records import Notification, Notifier
 from payorch.simulator.provider_d.credentials import hmac_key
-from payorch.simulator.provider_d.records import SimDSession
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import NAME
-
-_SIGNED = ("pspReference", "originalReference", "merchantAccountCode", "merchantReference")
 
 
 def signature(item: JsonObject, key_hex: str) -> str:
-    """HMAC-SHA256 of the item's eight signed values joined by ':' (unescaped), Base64."""
-    amount = item["amount"]
-    assert isinstance(amount, dict)
-    values = [str(item.get(name, "")) for name in _SIGNED]
-    values += [str(amount["value"]), str(amount["currency"]), str(item["eventCode"]), str(item["success"])]
-    mac = hmac.new(binascii.a2b_hex(key_hex), ":".join(values).encode(), hashlib.sha256)
-    return base64.b64encode(mac.digest()).decode()
+    """The adapter's own check (notices.py), made of the item as sent."""
+    return notices.signature(NotificationItem.model_validate(item), key_hex)
 
 
 def item(
-    session: SimDSession,
-    event: str,
-    psp: str,
-    value: int,
-    *,
-    success: bool,
-    now: datetime,
-    original: str | None = None,
-    reason: str = "",
-    extra: dict[str, str] | None = None,
+    session: SimDSession, event: str, psp: str, value: int, *, success: bool, now: datetime,
+    original: str | None = None, reason: str = "", extra: dict[str, str] | None = None,
 ) -> JsonObject:
     made: JsonObject = {
         "additionalData": {"checkoutSessionId": session.id, **(extra or {})},
@@ -72,27 +50,18 @@ async def enqueue(
 ) -> Notification | None:
     """Write one notification of ``made`` (None: the session names no URL of this service)."""
     body: JsonObject = {"live": "false", "notificationItems": [{"NotificationRequestItem": made}]}
+    url, owner = session.notification_url, session.owner
     return await write.enqueue(
-        conn,
-        public_url,
-        provider=NAME,
-        owner=session.owner,
-        subject=session.id,
-        url=session.notification_url,
-        body=body,
-        now=now,
+        conn, public_url, provider=NAME, owner=owner, subject=session.id, url=url, body=body, now=now
     )
 
 
 def seal(cipher: Cipher, notification: Notification) -> JsonObject:
     """The body as sent: every item signed with the owner's HMAC key."""
-    key = hmac_key(cipher, notification.owner)
-    wrappers = notification.body["notificationItems"]
-    assert isinstance(wrappers, list)
-    items = []
-    for wrapper in wrappers:
-        assert isinstance(wrapper, dict) and isinstance(wrapper["NotificationRequestItem"], dict)
-        unsigned = wrapper["NotificationRequestItem"]
+    key, items, wrappers = hmac_key(cipher, notification.owner), [], notification.body["notificationItems"]
+    for wrapper in wrappers if isinstance(wrappers, list) else []:
+        unsigned = wrapper.get("NotificationRequestItem") if isinstance(wrapper, dict) else None
+        assert isinstance(unsigned, dict)
         extra = unsigned.get("additionalData")
         data = {**(extra if isinstance(extra, dict) else {}), "hmacSignature": signature(unsigned, key)}
         items.append({"NotificationRequestItem": {**unsigned, "additionalData": data}})

@@ -1,8 +1,6 @@
-"""HTTP of simulated provider D's hosted payment page (a session's ``url``): what the buyer
-sees, the buyer's button, and the GET back to ``returnUrl`` with ``sessionId`` and
-``sessionResult``. A refused attempt sends the buyer back too (the session stays active and its
-page payable until it is refused): whether Adyen's page returns after a refusal is ❓ in the
-protocol, and payorch must hear of it. The page carries no credentials: the session id is its key."""
+"""Simulated provider D's hosted page (a session's ``url``, no credentials: the session id is its
+key): the buyer's button, then the GET back to ``returnUrl`` with ``sessionId`` and
+``sessionResult``, after a refusal too (the session stays payable until refused)."""
 
 from __future__ import annotations
 
@@ -13,12 +11,12 @@ from starlette.responses import RedirectResponse, Response
 
 from payorch.http.deps import ReadConn, runtime_of
 from payorch.money import exponent
+from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
 from payorch.simulator import pages
 from payorch.simulator import repository as shared
 from payorch.simulator.outbox.sender import send_after_commit
 from payorch.simulator.provider_d import notify, repository, sessions
-from payorch.simulator.provider_d.records import SimDSession
-from payorch.simulator.provider_d.refusals import REASONS, REFUSED
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import PAGE_PATH
 
 BRAND = "Provider D"
@@ -41,7 +39,7 @@ def _page(request: Request, session: SimDSession, merchant: str) -> Response:
         merchant=merchant,
         total=total,
         ended=_ENDED.get(status, ""),
-        reasons=REASONS,
+        reasons={code: words for code, (words, _) in REASONS.items()},
         refused=REFUSED,
         attempts_left=sessions.MAX_REFUSALS - session.refusals,
     )
@@ -69,10 +67,6 @@ async def choose(session_id: str, request: Request) -> Response:
     if decided is None:
         return pages.unknown_link("Unknown payment", BRAND)
     await send_after_commit(runtime, notify.NOTIFIER, decided.sent)
-    # An ended session sends the buyer nowhere: its page again, saying so.
-    back = decided.back
-    return (
-        _page(request, decided.session, shop or "Sandbox shop")
-        if back is None
-        else RedirectResponse(back, 303)  # See Other: the browser GETs the return after this POST
-    )
+    if decided.back is None:  # an ended session sends the buyer nowhere: its page again, saying so
+        return _page(request, decided.session, shop or "Sandbox shop")
+    return RedirectResponse(decided.back, 303)  # See Other: the browser GETs the return after this POST

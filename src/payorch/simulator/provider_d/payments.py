@@ -1,8 +1,6 @@
-"""Simulated provider D's modifications of an authorised payment: capture, cancel, refund and
-reversal (``POST /payments/{psp}/...``). Each answers 201 ``received`` with its own
-pspReference; its outcome is a notification, ``success: "false"`` with a reason when the
-payment's state refuses it (§7). A hold not captured within its window lapses (EXPIRE). In the
-caller's transaction; never commits."""
+"""Simulated provider D's modifications (``POST /payments/{psp}/captures|cancels|refunds|reversals``):
+201 ``received``, the outcome a notification (``success: "false"`` with a reason when refused). A
+hold not captured within its window lapses (EXPIRE). In the caller's transaction."""
 
 from __future__ import annotations
 
@@ -15,15 +13,10 @@ from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_d import notify, repository
-from payorch.simulator.provider_d.records import SimDSession
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import SimDError, amount, new_psp, text
 
-EVENTS = {
-    "captures": "CAPTURE",
-    "cancels": "CANCELLATION",
-    "refunds": "REFUND",
-    "reversals": "CANCEL_OR_REFUND",
-}
+EVENTS = dict(captures="CAPTURE", cancels="CANCELLATION", refunds="REFUND", reversals="CANCEL_OR_REFUND")
 _WITH_AMOUNT = ("captures", "refunds")
 
 
@@ -61,13 +54,7 @@ def _applied(session: SimDSession, kind: str, value: int, currency: str) -> tupl
 
 
 async def modify(
-    conn: AsyncConnection,
-    clock: Clock,
-    public_url: str,
-    owner: str,
-    merchant: str,
-    psp: str,
-    kind: str,
+    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, merchant: str, psp: str, kind: str,
     body: JsonObject,
 ) -> Modified:
     if text(body, "merchantAccount") != merchant:
@@ -91,24 +78,12 @@ async def modify(
     if changed is not None:
         await repository.save(conn, changed)
     reason = "" if changed is not None else why
-    made = notify.item(
-        session,
-        EVENTS[kind],
-        own,
-        value,
-        success=changed is not None,
-        now=now,
-        original=psp,
-        reason=reason,
-        extra=extra,
-    )
+    ok = changed is not None
+    made = notify.item(session, EVENTS[kind], own, value, success=ok, now=now, original=psp, reason=reason,
+                       extra=extra)
     written = await notify.enqueue(conn, public_url, session, made, now)
-    answer: JsonObject = {
-        "merchantAccount": merchant,
-        "paymentPspReference": psp,
-        "pspReference": own,
-        "status": "received",
-    }
+    answer: JsonObject = {"merchantAccount": merchant, "paymentPspReference": psp, "pspReference": own}
+    answer["status"] = "received"
     if kind in _WITH_AMOUNT:
         answer["amount"] = {"value": value, "currency": currency}
     if isinstance(reference, str):

@@ -1,35 +1,69 @@
-"""All SQL of simulated provider D's sessions (tables.py). In the caller's transaction."""
+"""Simulated provider D's session row (tables.py) as a record, and all its SQL. In the caller's
+transaction."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import record_of
+from payorch.jsontypes import JsonObject
 from payorch.simulator import repository as shared
-from payorch.simulator.provider_d.records import SimDSession
 from payorch.simulator.provider_d.tables import simulator_d_sessions as sessions
 
 
+@dataclass(frozen=True, slots=True)
+class SimDSession:
+    id: str
+    owner: str
+    intent: str
+    status: str
+    refusals: int
+    amount: int
+    currency: str
+    manual_capture: bool
+    notification_url: str | None
+    request: JsonObject
+    session_result: str | None
+    psp: str | None
+    payment: str | None
+    held: int
+    captured: int
+    refunded: int
+    hold_ends_at: datetime | None
+    expires_at: datetime
+    created_at: datetime
+
+    def status_at(self, now: datetime) -> str:
+        """As the API shows it: an active session past ``expiresAt`` expired."""
+        return "expired" if self.status == "active" and now >= self.expires_at else self.status
+
+    @property
+    def merchant_account(self) -> str:
+        return str(self.request["merchantAccount"])
+
+    @property
+    def reference(self) -> str:
+        return str(self.request["reference"])
+
+
 async def insert_session(conn: AsyncConnection, session: SimDSession) -> None:
-    await conn.execute(insert(sessions).values(**asdict(session)))
+    await shared.insert_record(conn, sessions, session)
 
 
 async def save(conn: AsyncConnection, session: SimDSession) -> None:
-    values = asdict(session)
-    await conn.execute(update(sessions).where(sessions.c.id == values.pop("id")).values(**values))
+    await shared.save_record(conn, sessions, session)
 
 
 async def session_of(
     conn: AsyncConnection, session_id: str, *, owner: str | None, for_update: bool = False
 ) -> SimDSession | None:
     """``owner``'s session (None: anyone's, for the buyer's page, which carries no credentials)."""
-    return await shared.owned(
-        conn, SimDSession, sessions, "id", session_id, owner=owner, for_update=for_update
-    )
+    found = shared.owned(conn, SimDSession, sessions, "id", session_id, owner=owner, for_update=for_update)
+    return await found
 
 
 async def paid_by(conn: AsyncConnection, psp: str, owner: str) -> SimDSession | None:
@@ -53,10 +87,3 @@ async def holds_ending(
         query = query.where(sessions.c.owner == owner)
     rows = await conn.execute(query.order_by(sessions.c.hold_ends_at).limit(limit).with_for_update())
     return [record_of(SimDSession, row) for row in rows.mappings()]
-
-
-async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
-    gone = await conn.execute(
-        delete(sessions).where(sessions.c.owner == owner, sessions.c.created_at < before)
-    )
-    return gone.rowcount

@@ -1,9 +1,7 @@
 """Simulated provider D's Hosted Checkout sessions: made by ``POST /sessions``, decided on the
-hosted page, read back by ``GET /sessions/{id}?sessionResult=``. A refused attempt leaves the
-session active (the buyer may pay again) until ``MAX_REFUSALS``; an approved one authorises a
-payment, held under ``additionalData.manualCapture = "true"`` (payments.HOLD_DAYS), else
-captured at once (a CAPTURE notification follows the AUTHORISATION). In the caller's
-transaction; never commits."""
+hosted page, read back with their ``sessionResult``. A refused attempt leaves the session active
+until ``MAX_REFUSALS``; an approved one holds (manualCapture) or captures at once (CAPTURE
+follows). In the caller's transaction."""
 
 from __future__ import annotations
 
@@ -14,11 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
+from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_d import notify, repository
-from payorch.simulator.provider_d.records import SimDSession
-from payorch.simulator.provider_d.refusals import REASONS, REFUSED
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import (
     PAGE_PATH,
     SimDError,
@@ -70,24 +68,10 @@ async def create(
     now = clock.now()
     url, intent = meta.get("payorch_notification_url"), meta.get("payment_intent_id")
     session = SimDSession(
-        id=new_session_id(),
-        owner=owner,
-        intent=str(intent or body["reference"]),
-        status="active",
-        refusals=0,
-        amount=value,
-        currency=currency,
-        manual_capture=extra.get("manualCapture") == "true",
-        notification_url=url if isinstance(url, str) else None,
-        request=body,
-        session_result=None,
-        psp=None,
-        payment=None,
-        held=0,
-        captured=0,
-        refunded=0,
-        hold_ends_at=None,
-        expires_at=_expiry(body, now),
+        id=new_session_id(), owner=owner, intent=str(intent or body["reference"]), status="active",
+        refusals=0, amount=value, currency=currency, manual_capture=extra.get("manualCapture") == "true",
+        notification_url=url if isinstance(url, str) else None, request=body, session_result=None, psp=None,
+        payment=None, held=0, captured=0, refunded=0, hold_ends_at=None, expires_at=_expiry(body, now),
         created_at=now,
     )
     await repository.insert_session(conn, session)
@@ -112,35 +96,19 @@ def result_body(session: SimDSession, presented: str | None, now: datetime) -> J
         raise SimDError(422, "100", "Required query parameter 'sessionResult' is not provided")
     if presented != session.session_result:
         raise SimDError(500, "701", "Invalid sessionResult", "internal")
-    payments = (
-        []
-        if session.psp is None
-        else [
-            {
-                "amount": {"currency": session.currency, "value": session.amount},
-                "paymentMethod": {"brand": "visa", "type": "scheme"},
-                "pspReference": session.psp,
-                "resultCode": "Authorised",
-            }
-        ]
-    )
-    status = session.status_at(now)
-    return {
-        "id": session.id,
-        "status": status,
-        "reference": session.reference,
-        "payments": payments,
-        "additionalData": {},
-    }
+    payments = [] if session.psp is None else [{
+        "amount": {"currency": session.currency, "value": session.amount},
+        "paymentMethod": {"brand": "visa", "type": "scheme"},
+        "pspReference": session.psp,
+        "resultCode": "Authorised",
+    }]
+    status, reference = session.status_at(now), session.reference
+    return {"id": session.id, "status": status, "reference": reference, "payments": payments,
+            "additionalData": {}}
 
 
 async def decide(
-    conn: AsyncConnection,
-    clock: Clock,
-    public_url: str,
-    session_id: str,
-    outcome: str,
-    refusal: str = REFUSED,
+    conn: AsyncConnection, clock: Clock, public_url: str, session_id: str, outcome: str, refusal: str = ""
 ) -> Decided | None:
     """The buyer's button on the hosted page (None: no such session). An ended session changes
     nothing and sends the buyer nowhere."""
@@ -150,40 +118,25 @@ async def decide(
     now = clock.now()
     if session.status_at(now) != "active":
         return Decided(session, [], None)
-    token, psp, made = session.session_result or new_session_result(), new_psp(), []
+    token, psp, value = session.session_result or new_session_result(), new_psp(), session.amount
+    made = []
     if outcome == "approve":
-        session = replace(session, status="completed", psp=psp, session_result=token)
-        session = _authorised(session, now)
+        session = _authorised(replace(session, status="completed", psp=psp, session_result=token), now)
         card = {"authCode": "087330", "cardSummary": "1111", "expiryDate": "03/2030"}
-        made.append(
-            notify.item(
-                session,
-                "AUTHORISATION",
-                psp,
-                session.amount,
-                success=True,
-                now=now,
-                reason="087330:1111:03/2030",
-                extra=card,
-            )
-        )
+        said = ":".join(card.values())
+        made.append(notify.item(session, "AUTHORISATION", psp, value, success=True, now=now, reason=said,
+                                extra=card))
         if not session.manual_capture:
-            made.append(
-                notify.item(
-                    session, "CAPTURE", new_psp(), session.amount, success=True, now=now, original=psp
-                )
-            )
+            capture = new_psp()
+            made.append(notify.item(session, "CAPTURE", capture, value, success=True, now=now, original=psp))
     elif outcome == "reject":
-        words = REASONS.get(refusal, REASONS[REFUSED])
-        refusals = session.refusals + 1
+        refusal = refusal if refusal in REASONS else REFUSED
+        said, refusals = REASONS[refusal][0], session.refusals + 1
         status = "refused" if refusals >= MAX_REFUSALS else "active"
         session = replace(session, status=status, refusals=refusals, session_result=token)
-        raw = {"refusalReasonCode": refusal if refusal in REASONS else REFUSED, "refusalReasonRaw": words}
-        made.append(
-            notify.item(
-                session, "AUTHORISATION", psp, session.amount, success=False, now=now, reason=words, extra=raw
-            )
-        )
+        raw = {"refusalReasonCode": refusal, "refusalReasonRaw": said}
+        made.append(notify.item(session, "AUTHORISATION", psp, value, success=False, now=now, reason=said,
+                                extra=raw))
     else:
         session = replace(session, status="canceled", session_result=token)
     await repository.save(conn, session)

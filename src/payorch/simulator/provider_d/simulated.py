@@ -1,4 +1,4 @@
-"""Simulated provider D as the simulator serves it: its one registration (simulator/registry.py)."""
+"""Simulated provider D as the simulator serves it (listed in simulator/registry.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
+from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.outbox.sender import after_commit, deliver_now
-from payorch.simulator.provider_d import endpoints, page, payments, repository, sessions
+from payorch.simulator.provider_d import endpoints, page, payments, repository, sessions, tables
 from payorch.simulator.provider_d.credentials import owner_of
 from payorch.simulator.provider_d.discrepancies import DISCREPANCIES
 from payorch.simulator.provider_d.notify import NOTIFIER
@@ -27,7 +28,7 @@ _BUTTONS = {"approve": "approve", "decline": "reject", "give_up": "cancel"}
 async def settle(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, payment_intent_id: str, outcome: str
 ) -> Settlement | None:
-    """Nothing is left in process at D (its page has no pending outcome): nothing to settle."""
+    """Nothing is left in process at D (its page has no pending outcome)."""
     return None
 
 
@@ -71,11 +72,10 @@ async def lapse_due(runtime: Runtime, phases: Phases) -> int:
 
 
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
-    return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
+    return await shared.delete_made_before(conn, tables.simulator_d_sessions, PUBLIC_OWNER, before)
 
 
 SIMULATED = SimulatedProvider(
-    # Its registration as providers/registry.py lists it (the adapter's package declares it).
     registration=next(r for r in REGISTRATIONS if r.simulator_name == NAME),
     routers=(page.router, endpoints.router),
     owner_of=owner_of,

@@ -1,8 +1,5 @@
-"""Simulated provider D's table (migration 0032; its replayed answers: the shared
-simulator_replays; its notifications: the simulator's outbox). A Hosted Checkout session and
-the one payment authorised in it share a row: ``psp`` is that payment's pspReference. Every row
-carries ``owner``: the application whose MOCK API key made it, or "public" for the published
-test key. Amounts are in the currency's minor unit, as on the wire."""
+"""Simulated provider D's table (migration 0033): a Hosted Checkout session and the one payment
+authorised in it (``psp``), by ``owner`` (an application, or "public"); amounts in minor units."""
 
 from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, String, Table, Text
 

@@ -1,5 +1,5 @@
-"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies
-(``errorCode`` always a string) and the reading of its JSON requests."""
+"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies and
+the reading of its JSON requests."""
 
 from __future__ import annotations
 
@@ -16,23 +16,15 @@ _PSP = string.ascii_uppercase + string.digits
 _RESULT = string.ascii_letters + string.digits + "-_"
 
 
-class SimDError(Exception):
-    """A refusal in Adyen's ``ServiceError`` shape."""
-
+class SimDError(Exception):  # a refusal in Adyen's ServiceError shape (errorCode a string)
     def __init__(self, status: int, code: str, message: str, error_type: str = "validation") -> None:
         super().__init__(message)
         self.status = status
-        self.body: JsonObject = {
-            "status": status,
-            "errorCode": code,
-            "message": message,
-            "errorType": error_type,
-            "pspReference": new_psp(),
-        }
+        self.body: JsonObject = {"status": status, "errorCode": code, "message": message}
+        self.body.update(errorType=error_type, pspReference=new_psp())
 
 
-def new_psp() -> str:
-    """A 16-character pspReference."""
+def new_psp() -> str:  # 16 characters
     return "".join(secrets.choice(_PSP) for _ in range(16))
 
 

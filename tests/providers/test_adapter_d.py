@@ -13,7 +13,7 @@ from payorch.clock import FrozenClock
 from payorch.providers import base
 from payorch.providers.base import ConnectorContext, PaymentOutcome, PaymentResult
 from payorch.providers.payment_errors import PaymentErrorCode
-from payorch.providers.provider_d import PROVIDER_D, decline_codes, notices, wire
+from payorch.providers.provider_d import PROVIDER_D, decline_codes, wire
 from payorch.providers.provider_d.adapter import ProviderDAdapter
 from payorch.providers.provider_d.payment_results import auth_code, from_words, reference_of
 from payorch.providers.words import ProviderWord, WordQuery
@@ -79,7 +79,7 @@ def item(event: str, psp: str, *, success: bool = True, reason: str = "", origin
     }
     if original:
         made["originalReference"] = original
-    signature = notices.signature(wire.NotificationItem.model_validate(made), KEY)
+    signature = wire.signature(wire.NotificationItem.model_validate(made), KEY)
     return {**made, "additionalData": {"hmacSignature": signature}}
 
 
@@ -179,7 +179,7 @@ async def test_cancel_answers_not_paid_and_a_later_authorisation_is_given_back(
 
 async def test_a_notification_of_another_merchant_account_is_refused(ctx: ConnectorContext) -> None:
     other = {**item("AUTHORISATION", "PSP0000000000001"), "merchantAccountCode": "Another"}
-    other["additionalData"] = {"hmacSignature": notices.signature(wire.NotificationItem.model_validate(other), KEY)}
+    other["additionalData"] = {"hmacSignature": wire.signature(wire.NotificationItem.model_validate(other), KEY)}
     with pytest.raises(base.InvalidNotification):
         await adapter.parse_notification(ctx, notification(other))
 

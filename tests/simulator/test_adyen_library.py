@@ -23,7 +23,7 @@ from Adyen.exceptions import (
 )
 from fastapi import APIRouter
 
-from payorch.simulator.provider_d import endpoints, page
+from payorch.simulator.provider_d import endpoints
 from tests.simulator.helpers import hooked_server
 
 pytestmark = pytest.mark.slow
@@ -40,7 +40,7 @@ RECEIVED: list[dict[str, Any]] = []  # the notification items, as sent
 @dataclass(frozen=True)
 class _Served:
     name: str = "provider_d"
-    routers: tuple[APIRouter, ...] = (page.router, endpoints.router)
+    routers: tuple[APIRouter, ...] = (endpoints.router,)
 
 
 @pytest.fixture(scope="module")

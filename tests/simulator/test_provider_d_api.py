@@ -18,8 +18,8 @@ from payorch.app import create_app
 from payorch.clock import FrozenClock
 from payorch.http.routing import mount
 from payorch.runtime import Runtime
-from payorch.simulator.provider_d import endpoints, notify, page, repository
-from payorch.simulator.provider_d.credentials import PUBLIC_API_KEY, PUBLIC_HMAC_KEY, PUBLIC_MERCHANT_ACCOUNT
+from payorch.simulator.provider_d import endpoints, notify, repository
+from payorch.simulator.provider_d.wire import PUBLIC_API_KEY, PUBLIC_HMAC_KEY, PUBLIC_MERCHANT_ACCOUNT
 
 pytestmark = pytest.mark.settings(simulator_public_rate_limit="1000/minute")
 
@@ -42,7 +42,7 @@ async def d(runtime: Runtime) -> AsyncIterator[tuple[httpx.AsyncClient, list[dic
         return Response("[accepted]")
 
     for served in (app, in_process):
-        mount(served, page.router, endpoints.router)
+        mount(served, endpoints.router)
     in_process.add_api_route(HOOK, hook, methods=["POST"])
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"

@@ -24,7 +24,7 @@ from payorch.providers import base
 from payorch.providers.base import CheckoutRef, ConnectorContext, Mode, NotificationRef, PaymentResult
 from payorch.providers.calls import call
 from payorch.providers.credentials import ConnectorCredentials
-from payorch.providers.provider_d import PROVIDER_D, notices, wire
+from payorch.providers.provider_d import PROVIDER_D, wire
 from payorch.providers.provider_d.payment_results import MANUAL, from_session, from_words, reference_of
 from payorch.providers.references import ProviderIds, ignored, same
 from payorch.providers.words import ProviderWord, WordQuery, latest
@@ -166,8 +166,8 @@ class ProviderDAdapter(base.AdapterIdentity):
     ) -> NotificationRef:
         credentials = ProviderDCredentials.of(ctx)
         key = credentials.hmac_key.get_secret_value()
-        items = notices.verified(notification.body, key, credentials.merchant_account)
-        words = list({(w.event, w.reference, w.success): w for w in map(notices.word_of, items)}.values())
+        items = wire.verified(notification.body, key, credentials.merchant_account)
+        words = list({(w.event, w.reference, w.success): w for w in map(wire.word_of, items)}.values())
         for word in words:  # every item is the provider's word, kept once, and acts once
             await ctx.words.record(word)
         refs = [ref_of(word) for word in words]

@@ -1,13 +1,23 @@
-"""Provider D's wire (Adyen Checkout API v71, Hosted Checkout sessions) as typed records, and its
-error answers read for the framework's ``Refusals``. No meaning here: payment_results.py."""
+"""Provider D's wire (Adyen Checkout API v71, Hosted Checkout sessions) as typed records: its error
+answers read for the framework's ``Refusals``, and its standard notifications, each item signed
+on its own (``hmacSignature``: HMAC-SHA256 with the hex key of eight of its values joined by ':',
+Base64) and kept, once verified, as the provider's word. No meaning here: payment_results.py."""
 
 from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+from datetime import datetime
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from payorch.providers.base import InvalidNotification
 from payorch.providers.provider_d import PROVIDER_D
 from payorch.providers.refusals import ErrorBody, Refusals
+from payorch.providers.words import ProviderWord
 
 SESSIONS = "/sessions"
 PAYMENTS = "/payments"  # /payments/{pspReference}/captures | cancels | refunds | reversals
@@ -21,7 +31,6 @@ EVENTS = frozenset({AUTHORISATION}) | HOLD_EVENTS | REFUND_EVENTS
 # SessionResultResponse.status (all six of the v71 enum).
 ACTIVE, COMPLETED, PAYMENT_PENDING = "active", "completed", "paymentPending"
 REFUSED, CANCELED, EXPIRED = "refused", "canceled", "expired"
-RECEIVED = "received"  # every modification's answer: its outcome comes by notification
 
 
 class _Wire(BaseModel):
@@ -36,7 +45,6 @@ class Amount(_Wire):
 class SessionCreated(_Wire):
     id: str
     url: str | None = None
-    expires_at: str | None = Field(default=None, alias="expiresAt")
 
 
 class SessionPayment(_Wire):
@@ -54,14 +62,11 @@ class SessionResult(_Wire):
 
 class Modification(_Wire):  # a capture's, cancel's, refund's or reversal's: received
     psp_reference: str = Field(alias="pspReference")
-    status: str | None = None
 
 
 class ServiceError(_Wire):
-    status: int | None = None
     error_code: str | None = Field(default=None, alias="errorCode")
     message: str | None = None
-    error_type: str | None = Field(default=None, alias="errorType")
 
 
 class NotificationItem(_Wire):  # every signed field kept as sent (strings)
@@ -82,7 +87,6 @@ class NotificationWrapper(_Wire):
 
 
 class NotificationRequest(_Wire):
-    live: str | None = None
     notification_items: list[NotificationWrapper] = Field(alias="notificationItems", min_length=1)
 
 
@@ -96,3 +100,50 @@ def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
 
 # 409 (704: this Idempotency-Key still in progress) and 429: try again, the outcome is unknown.
 rejected = Refusals(PROVIDER_D, _error_body, unknown=frozenset({409, 429}))
+
+
+def signature(item: NotificationItem, key_hex: str) -> str:
+    original, amount = item.original_reference or "", item.amount
+    values = [item.psp_reference, original, item.merchant_account_code, item.merchant_reference]
+    values += [str(amount.value), amount.currency, item.event_code, item.success]
+    try:
+        key = binascii.a2b_hex(key_hex)
+    except (binascii.Error, ValueError):
+        raise InvalidNotification("the connector's hmac_key is not hex") from None
+    return base64.b64encode(hmac.new(key, ":".join(values).encode(), hashlib.sha256).digest()).decode()
+
+
+def verified(body: bytes, key_hex: str, merchant_account: str) -> list[NotificationItem]:
+    """Every item of ``body``, each signed with ``key_hex`` for ``merchant_account`` (one that
+    does not verify refuses the whole body: nothing is kept)."""
+    try:
+        items = [w.item for w in NotificationRequest.model_validate_json(body).notification_items]
+    except ValidationError:
+        raise InvalidNotification("not a notification of standard webhooks") from None
+    for item in items:
+        presented = item.additional_data.get("hmacSignature")
+        if not isinstance(presented, str) or not hmac.compare_digest(presented, signature(item, key_hex)):
+            raise InvalidNotification("an item's hmacSignature does not verify")
+        if item.merchant_account_code != merchant_account:
+            raise InvalidNotification("an item of another merchant account")
+        if item.success not in ("true", "false"):
+            raise InvalidNotification("an item whose success is not 'true' or 'false'")
+    return items
+
+
+def word_of(item: NotificationItem) -> ProviderWord:
+    try:
+        at = datetime.fromisoformat(item.event_date) if item.event_date else None
+    except ValueError:
+        at = None
+    return ProviderWord(
+        event=item.event_code,
+        reference=item.psp_reference,
+        success=item.success == "true",
+        original_reference=item.original_reference or None,
+        merchant_reference=item.merchant_reference,
+        amount=item.amount.value,
+        currency=item.amount.currency,
+        reason=item.reason or None,
+        event_at=at if at is not None and at.tzinfo is not None else None,  # no offset: no time
+    )

@@ -10,18 +10,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
-from payorch.providers.provider_d import notices
-from payorch.providers.provider_d.wire import NotificationItem
+from payorch.providers.provider_d import wire
 from payorch.simulator.outbox import write
 from payorch.simulator.outbox.records import Notification, Notifier
-from payorch.simulator.provider_d.credentials import hmac_key
 from payorch.simulator.provider_d.repository import SimDSession
-from payorch.simulator.provider_d.wire import NAME
+from payorch.simulator.provider_d.wire import NAME, hmac_key
 
 
 def signature(item: JsonObject, key_hex: str) -> str:
-    """The adapter's own check (notices.py), made of the item as sent."""
-    return notices.signature(NotificationItem.model_validate(item), key_hex)
+    """The adapter's own (its wire.py), of the item as sent."""
+    return wire.signature(wire.NotificationItem.model_validate(item), key_hex)
 
 
 def item(

@@ -1,25 +1,71 @@
-"""Simulated provider D as the simulator serves it (listed in simulator/registry.py)."""
+"""Simulated provider D as the simulator serves it (listed in simulator/registry.py), with its side
+of the discrepancy control: a payment named by its pspReference or its session's id; a console
+refund sends no notification."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.db import Phases
+from payorch.errors import ValidationFailed
+from payorch.jsontypes import JsonObject
 from payorch.providers.registry import REGISTRATIONS
 from payorch.runtime import Runtime
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
 from payorch.simulator.market.records import MarketOutcome
+from payorch.simulator.outbox import repository as outbox
 from payorch.simulator.outbox.sender import after_commit, deliver_now
-from payorch.simulator.provider_d import endpoints, page, payments, repository, sessions, tables
-from payorch.simulator.provider_d.credentials import owner_of
-from payorch.simulator.provider_d.discrepancies import DISCREPANCIES
+from payorch.simulator.provider_d import endpoints, repository, sessions, tables
 from payorch.simulator.provider_d.notify import NOTIFIER
-from payorch.simulator.provider_d.wire import NAME
+from payorch.simulator.provider_d.repository import SimDSession
+from payorch.simulator.provider_d.wire import NAME, SimDError, owner_of
 from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedHolds, SimulatedProvider
+
+
+async def _paid(conn: AsyncConnection, owner: str, reference: str) -> SimDSession:
+    found = await repository.paid_by(conn, reference, owner)
+    found = found or await repository.session_of(conn, reference, owner=owner, for_update=True)
+    if found is None or found.psp is None:
+        raise ValidationFailed("Provider D has no authorised payment for this reference.")
+    return found
+
+
+async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
+    """``references``: session ids (what the market's buyer answers)."""
+    await outbox.hold_back(conn, NAME, owner, references, HELD_BACK)
+
+
+async def refund(conn: AsyncConnection, clock: Clock, owner: str, reference: str, amount: int | None) -> str:
+    paid = await _paid(conn, owner, reference)
+    value = paid.captured - paid.refunded if amount is None else amount
+    merchant = paid.merchant_account
+    body: JsonObject = {"merchantAccount": merchant, "amount": {"value": value, "currency": paid.currency}}
+    try:
+        done = await sessions.modify(conn, clock, "", owner, merchant, paid.psp or "", "refunds", body)
+    except SimDError as refused:
+        raise ValidationFailed(f"Provider D refused the refund: {refused}") from None
+    if (await _paid(conn, owner, reference)).refunded == paid.refunded:
+        raise ValidationFailed("Provider D refused the refund: nothing captured is left to refund.")
+    return str(done.body["pspReference"])
+
+
+async def change_amount(
+    conn: AsyncConnection, owner: str, reference: str, amount: int | None, currency: str | None
+) -> None:
+    paid = await _paid(conn, owner, reference)
+    changed = replace(paid, amount=amount or paid.amount, currency=currency or paid.currency)
+    await repository.save(conn, changed)
+
+
+DISCREPANCIES = Discrepancies(silence=silence, refund=refund, change_amount=change_amount, orphan=None)
+
 
 # The page's button for each market outcome ("pending": the buyer stays on the page).
 _BUTTONS = {"approve": "approve", "decline": "reject", "give_up": "cancel"}
@@ -55,7 +101,7 @@ async def advance_holds(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
 ) -> Settlement:
     """The clock control: the owner's held payments nearer their end; those past it EXPIRE."""
-    lapsed = await payments.advance(conn, clock, public_url, owner, seconds)
+    lapsed = await sessions.advance(conn, clock, public_url, owner, seconds)
     return Settlement(
         [s.psp or s.id for s, _ in lapsed], after_commit(NOTIFIER, [n for _, sent in lapsed for n in sent])
     )
@@ -66,7 +112,7 @@ async def lapse_due(runtime: Runtime, phases: Phases) -> int:
     async with phases.transaction() as conn:
         now = runtime.clock.now()
         due = await repository.holds_ending(conn, now, 50)
-        lapsed = [await payments.lapse(conn, runtime.settings.public_url, s, now) for s in due]
+        lapsed = [await sessions.lapse(conn, runtime.settings.public_url, s, now) for s in due]
     await deliver_now(runtime, phases, NOTIFIER, [n for _, sent in lapsed for n in sent])
     return len(lapsed)
 
@@ -77,7 +123,7 @@ async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> i
 
 SIMULATED = SimulatedProvider(
     registration=next(r for r in REGISTRATIONS if r.simulator_name == NAME),
-    routers=(page.router, endpoints.router),
+    routers=(endpoints.router,),
     owner_of=owner_of,
     settle=settle,
     purge_public=purge_public,

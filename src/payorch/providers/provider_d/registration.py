@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from payorch.crypto import Cipher
 from payorch.providers.provider_d import decline_codes, wire
-from payorch.providers.provider_d.adapter import ProviderDAdapter, ProviderDCredentials
-from payorch.providers.provider_d.holds import ProviderDHolds
+from payorch.providers.provider_d.adapter import ProviderDAdapter, ProviderDCredentials, ProviderDHolds
 from payorch.providers.registration import HoldSupport, Notifications, ProviderRegistration, mock_secret
 
 

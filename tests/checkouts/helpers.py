@@ -31,6 +31,15 @@ from tests.providers.helpers import (
 )
 
 
+async def connector_id(client: httpx.AsyncClient, sandbox: Sandbox, provider: str) -> str:
+    """The sandbox's MOCK connector of ``provider`` (where its notifications are sent)."""
+    listed = await client.get(
+        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
+    )
+    [found] = [c for c in listed.json()["items"] if c["provider"] == provider]
+    return str(found["id"])
+
+
 async def payment_count(runtime: Runtime, intent_id: str) -> int:
     async with runtime.database.transaction() as conn:
         query = select(func.count()).select_from(payments).where(payments.c.payment_intent_id == intent_id)

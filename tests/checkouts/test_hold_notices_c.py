@@ -20,6 +20,7 @@ from payorch.providers.base import ProviderUnavailable
 from payorch.providers.provider_c.signature import sign
 from payorch.providers.registry import registration_of
 from payorch.runtime import Runtime
+from tests.checkouts.helpers import connector_id
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import pay, read, start
 
@@ -32,14 +33,6 @@ HOLD_EVENTS = (
     "payment_intent.canceled",
     "charge.expired",
 )
-
-
-async def _connector_id(client: httpx.AsyncClient, sandbox: Sandbox) -> str:
-    listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
-    )
-    [found] = [c for c in listed.json()["items"] if c["provider"] == C]
-    return str(found["id"])
 
 
 async def _notify(
@@ -61,7 +54,7 @@ async def _send(
     body = json.dumps({"id": "evt_" + new_id("x")[-20:], "type": kind, "data": {"object": named}}).encode()
     secret = registration_of(C).mock_credentials(runtime.cipher, sandbox.application_id)["webhook_secret"]
     headers = {"Stripe-Signature": sign(secret, body, int(runtime.clock.now().timestamp()))}
-    connector = await _connector_id(client, sandbox)
+    connector = await connector_id(client, sandbox, C)
     return await client.post(f"/v1/provider-notifications/{C}/{connector}", content=body, headers=headers)
 
 

@@ -14,17 +14,9 @@ import orjson
 from payorch.providers.provider_d import PROVIDER_D, wire
 from payorch.providers.registry import registration_of
 from payorch.runtime import Runtime
-from tests.checkouts.helpers import authorized_events
-from tests.kit import Sandbox, mock_sandbox
+from tests.checkouts.helpers import authorized_events, connector_id
+from tests.kit import mock_sandbox
 from tests.providers.helpers import events_of, read, start
-
-
-async def _connector_id(client: httpx.AsyncClient, sandbox: Sandbox) -> str:
-    listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors", headers=sandbox.headers
-    )
-    [found] = [c for c in listed.json()["items"] if c["provider"] == PROVIDER_D]
-    return str(found["id"])
 
 
 async def _paid_item(
@@ -61,7 +53,7 @@ async def test_every_item_of_one_notification_acts(client: httpx.AsyncClient, ru
         await _paid_item(client, credentials, second, second_body, "PSPITEMS00000002"),
     ]
     body = orjson.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": i} for i in items]})
-    url = f"/v1/provider-notifications/{PROVIDER_D}/{await _connector_id(client, sandbox)}"
+    url = f"/v1/provider-notifications/{PROVIDER_D}/{await connector_id(client, sandbox, PROVIDER_D)}"
     for _ in range(2):  # sent again (an answer lost): nothing moves twice
         answered = await client.post(url, content=body, headers={"Content-Type": "application/json"})
         assert answered.status_code == 200, answered.text

@@ -12,7 +12,7 @@ import pytest
 
 from payorch.client import Payment as ClientPayment
 from payorch.runtime import Runtime
-from tests.checkouts.helpers import _disputes, _payment, b_choose_silently, control
+from tests.checkouts.helpers import _disputes, _payment, b_choose_silently, connector_id, control
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B, events_of, pay, read, start
 
@@ -98,14 +98,6 @@ async def test_a_rejection_then_a_retry_that_paid_authorizes_once_whatever_the_n
     assert await events_of(runtime, intent["id"]) == events
 
 
-async def _connector_id(client: httpx.AsyncClient, sandbox: Sandbox) -> str:
-    listed = await client.get(
-        f"/v1/admin/merchant-accounts/{sandbox.merchant_account_id}/connectors",
-        headers=sandbox.headers,
-    )
-    return str(next(c["id"] for c in listed.json()["items"] if c["provider"] == B))
-
-
 async def test_an_unsigned_ipn_is_only_a_hint_to_read_the_payment(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -120,7 +112,7 @@ async def test_an_unsigned_ipn_is_only_a_hint_to_read_the_payment(
         httpx.URL(trip.left_to).params.get("payment_id")
         or (await notices(client, sandbox, intent["id"]))["payment_ids"][0]
     )
-    url = f"/v1/provider-notifications/{B}/{await _connector_id(client, sandbox)}"
+    url = f"/v1/provider-notifications/{B}/{await connector_id(client, sandbox, B)}"
     claimed = {"resource": f"/v1/payments/{pending_id}", "topic": "payment", "status": "approved"}
     answer = await client.post(url, params={"topic": "payment", "id": pending_id}, json=claimed)
     assert answer.status_code == 200, answer.text
@@ -142,7 +134,7 @@ async def test_a_signed_webhook_with_a_bad_signature_is_still_refused(
     """The IPN leniency does not reach the webhook style: ``data.id`` without a valid
     signature is refused (400), whatever else the query carries."""
     sandbox = await mock_sandbox(runtime)
-    url = f"/v1/provider-notifications/{B}/{await _connector_id(client, sandbox)}"
+    url = f"/v1/provider-notifications/{B}/{await connector_id(client, sandbox, B)}"
     answer = await client.post(
         url, params={"data.id": "123", "type": "payment", "topic": "payment", "id": "123"}
     )

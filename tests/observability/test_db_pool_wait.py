@@ -14,7 +14,10 @@ from payorch.db import Database
 from tests.kit import Sandbox
 from tests.observability.scrape import Samples, scrape, value
 
-HELD_SECONDS = 0.4
+# Well over the 0.25 s bucket the test counts: on a loaded two-core machine the request's task may
+# reach the pool a few tenths of a second after the hold began (a 0.4 s hold once left no wait
+# over 0.25 s in a full run at load 3-6).
+HELD_SECONDS = 1.0
 
 
 @pytest.fixture
@@ -55,6 +58,6 @@ async def test_a_request_waiting_for_the_pool_is_measured(
         before, "payorch_db_pool_wait_seconds_sum"
     )
     # The request starts waiting a moment after the hold began (its task is scheduled, then
-    # reaches the pool): a CI run measured 0.399 s of a 0.4 s hold, so allow 0.1 s for that. At
-    # most what the test saw pass (a bound that grows with the machine's load).
-    assert HELD_SECONDS - 0.1 <= waited <= took, (waited, took)
+    # reaches the pool): a quiet CI run measured 0.399 s of a 0.4 s hold; allow half a second for
+    # that on a loaded machine. At most what the test saw pass (a bound that grows with the load).
+    assert HELD_SECONDS - 0.5 <= waited <= took, (waited, took)

@@ -99,6 +99,34 @@ async def test_decline(shop: Shop) -> None:
     assert await shop.status(checkout.intent_id) == "FAILED"
 
 
+async def test_a_decline_whose_notification_comes_after_the_buyer(shop: Shop) -> None:
+    """The buyer is back at the shop before the provider's notification of the refusal (it is
+    late, or sent again later): the intent fails when the provider's word comes, even for a
+    provider whose page leaves the session payable after a refusal; the word again moves
+    nothing."""
+    if shop.driver.decline_retries_on_page:
+        pytest.skip(f"{shop.id}'s page keeps the buyer after a decline")
+    checkout = await shop.start()
+    shop.network.hold_notifications()
+    try:
+        await shop.press_only(checkout, "reject")
+        assert checkout.returned_to is not None, "a decline sends the buyer back"
+        await shop.follow_return(checkout)
+    finally:
+        late = shop.network.release()
+    if shop.its_word:
+        assert late, f"{shop.id} says what happened by its notification"
+        # Nothing was read back yet: the buyer's return alone is no refusal.
+        assert await shop.status(checkout.intent_id) == "REQUIRES_ACTION"
+    for _ in range(2):
+        for held in late:
+            assert (await shop.deliver(held)).status_code == 200, held.path
+        assert await shop.status(checkout.intent_id) == "FAILED"
+    types = [e["type"] for e in await events_of(shop.runtime, checkout.intent_id)]
+    assert types.count("payment.failed") == 1, types
+    await shop.assert_not_paid(checkout.intent_id)
+
+
 async def test_the_buyer_gives_up(shop: Shop) -> None:
     checkout = await shop.start()
     trip = await shop.pay(checkout, "cancel")

@@ -94,10 +94,9 @@ class Shop:
 
     async def status(self, intent_id: str) -> str:
         """The intent's status once the buyer's return has been answered: provider D's outcome is
-        its signed notification, which the simulator's outbox sends after the page's answer; one
-        refused while the buyer's return holds the checkout goes again by the worker's pass a
-        minute later (simulator/outbox/sender.py's BACKOFF)."""
-        deadline = time.monotonic() + 100
+        its signed notification, which the simulator's outbox sends after the page's answer, so
+        it may come after the buyer (then it ends the checkout: CheckoutRef.buyer_returned)."""
+        deadline = time.monotonic() + 30
         while True:
             status = str((await self.api.get(f"/v1/payment-intents/{intent_id}")).json()["status"])
             if status != "REQUIRES_ACTION" or time.monotonic() > deadline:

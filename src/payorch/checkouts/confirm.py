@@ -38,6 +38,7 @@ from payorch.success_rates.observe import observe
 ProviderCall = Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]]
 WAIT_STEP_SECONDS = 0.05
 STOPPED_ENDS = (IntentStatus.FAILED, IntentStatus.CANCELLED)
+LEFT_OPEN = (PaymentOutcome.NOT_PAID, PaymentOutcome.PROCESSING)
 log = logging.getLogger("payorch.checkouts")
 
 
@@ -50,11 +51,12 @@ async def confirm_current_checkout(
     statuses: tuple[str, ...],
     provider: str | None = None,
     connector: Connector | None = None,
+    buyer_return: bool = False,
 ) -> PaymentIntent | None:
     """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
     checkout matches ``provider`` / is ``connector``'s, an intent of its application); answer
     the intent as it is afterwards (None if unknown). ProviderUnavailable propagates, with the
-    lease released."""
+    lease released. ``buyer_return``: ``call`` confirms the buyer's return (CheckoutRef.buyer_returned)."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
         # Reads, then the lease's compare-and-set: each atomic alone, no transaction around them.
@@ -82,7 +84,7 @@ async def confirm_current_checkout(
             return intent  # the holder is stuck; its lease will run out and someone else settles it
         await asyncio.sleep(WAIT_STEP_SECONDS)
     assert connector is not None
-    return await call_and_apply(runtime, phases, intent, checkout, connector, call)
+    return await call_and_apply(runtime, phases, intent, checkout, connector, call, buyer_return=buyer_return)
 
 
 async def call_and_apply(
@@ -92,6 +94,8 @@ async def call_and_apply(
     checkout: Checkout,
     connector: Connector,
     call: ProviderCall,
+    *,
+    buyer_return: bool = False,
 ) -> PaymentIntent:
     """With the lease held: call the provider (no transaction), apply, release the lease."""
     try:
@@ -105,6 +109,10 @@ async def call_and_apply(
         current = await repository.get(conn, checkout.id)
         assert fresh is not None and current is not None
         after = await apply_result(conn, runtime.clock, fresh, current, result, release_lease=True)
+        if buyer_return and result.outcome in LEFT_OPEN:
+            # The provider confirmed the return and the checkout stays open: remember the buyer
+            # left the page, so the provider's later word on a refusal ends it.
+            await repository.mark_buyer_returned(conn, current.id, runtime.clock.now())
     await observe(runtime.success_rates, fresh, after, current.provider)
     stopped = after.status != fresh.status and after.status in STOPPED_ENDS
     if stopped or second_chance.newly_offered(fresh, after):

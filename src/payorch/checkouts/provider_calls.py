@@ -32,6 +32,7 @@ def ref_of(checkout: Checkout, intent: PaymentIntent) -> CheckoutRef:
         amount=intent.amount,
         currency=intent.currency,
         provider_data=dict(checkout.provider_data),
+        buyer_returned=checkout.buyer_returned_at is not None,
     )
 
 

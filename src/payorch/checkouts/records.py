@@ -37,3 +37,5 @@ class Checkout:
     next_check_at: datetime | None
     check_attempts: int
     lease_until: datetime | None
+    # The buyer came back through the checkout's return (confirmed by the provider), still ACTIVE.
+    buyer_returned_at: datetime | None = None

@@ -194,6 +194,19 @@ async def release_lease(conn: AsyncConnection, checkout_id: str) -> None:
     await _RELEASE_LEASE.execute(conn, {"checkout_id": checkout_id})
 
 
+_BUYER_RETURNED = Prepared(
+    update(checkouts)
+    .where(_THIS_CHECKOUT, checkouts.c.buyer_returned_at.is_(None))
+    .values(buyer_returned_at=bindparam("at", type_=UtcDateTime))
+)
+
+
+async def mark_buyer_returned(conn: AsyncConnection, checkout_id: str, at: datetime) -> None:
+    """The buyer came back through the checkout's return, the provider having confirmed it (the
+    first time counts)."""
+    await _BUYER_RETURNED.execute(conn, {"checkout_id": checkout_id, "at": at})
+
+
 _DUE = (
     select(checkouts.c.id)
     # Reads payment_intents (the intents domain's table): the join is the point, so the

@@ -66,7 +66,13 @@ async def handle_return(
 
     try:
         intent = await confirm_current_checkout(
-            runtime, phases, intent_id, confirm, statuses=RETURN_STATUSES, provider=provider
+            runtime,
+            phases,
+            intent_id,
+            confirm,
+            statuses=RETURN_STATUSES,
+            provider=provider,
+            buyer_return=True,
         )
     except ProviderCallError as exc:
         # Not confirmed now (unavailable, or a refusal such as bad credentials): the intent stays

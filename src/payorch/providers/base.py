@@ -202,6 +202,10 @@ class CheckoutRef:
     amount: int
     currency: str
     provider_data: Mapping[str, str] = field(default_factory=dict)
+    # The buyer came back through this checkout's return and the provider confirmed the return
+    # was this checkout's: for a provider whose page leaves a refused session payable, its word
+    # on a refusal then ends the checkout (the buyer has left the page).
+    buyer_returned: bool = False
 
 
 @dataclass(frozen=True)

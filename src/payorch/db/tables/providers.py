@@ -101,6 +101,9 @@ checkouts = Table(
     timestamp("next_check_at", nullable=True),
     Column("check_attempts", Integer, nullable=False, default=0, server_default="0"),
     timestamp("lease_until", nullable=True),
+    # When the buyer came back through this checkout's return, the provider having confirmed the
+    # return was its own (migration 0034): CheckoutRef.buyer_returned.
+    timestamp("buyer_returned_at", nullable=True),
     Index("ix_checkouts_payment_intent_id_created_at", "payment_intent_id", "created_at"),
     Index("ix_checkouts_reference", "reference"),
     Index("ix_checkouts_status_next_check_at", "status", "next_check_at"),

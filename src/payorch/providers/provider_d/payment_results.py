@@ -60,14 +60,24 @@ def paid(
 
 
 def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentResult:
-    """Paid, or nothing paid yet (a refusal leaves the session payable: ``details`` says why)."""
+    """Paid, refused once the buyer has left the page, or nothing paid yet (a refusal leaves the
+    session payable: ``details`` says why)."""
     for word in reversed(words):
         if word.success:
             claims = _claims(word.merchant_reference, word.currency, word.amount)
             at, code = word.event_at, auth_code(word)
             return paid(checkout, word.reference, claims, via=wire.AUTHORISATION, at=at, code=code)
+    details = refused_words(words)
+    if details and checkout.buyer_returned:  # the refusal's word came after the buyer
+        return refused(details)
     unpaid = "no payment authorised yet"
-    return PaymentResult(PaymentOutcome.NOT_PAID, reason=unpaid, details=refused_words(words))
+    return PaymentResult(PaymentOutcome.NOT_PAID, reason=unpaid, details=details)
+
+
+def refused(details: dict[str, object]) -> PaymentResult:
+    """The checkout ends refused (a payment made later on the still open session is given back)."""
+    reason = details.get("refusal_reason") or "too many refused payment attempts"
+    return PaymentResult(PaymentOutcome.FAILED, reason=f"refused: {reason}", details=details)
 
 
 def from_session(
@@ -83,10 +93,8 @@ def from_session(
             return paid(checkout, payment.psp_reference, claims, via="session", at=at, code=auth_code(word))
     details = refused_words(words)
     if session.status == wire.REFUSED or (session.status == wire.ACTIVE and details):
-        # Refused for good, or the buyer came back from the page after a refused attempt: the
-        # checkout ends here (a payment made later on the still open session is given back).
-        reason = details.get("refusal_reason") or "too many refused payment attempts"
-        return PaymentResult(PaymentOutcome.FAILED, reason=f"refused: {reason}", details=details)
+        # Refused for good, or the buyer came back from the page after a refused attempt.
+        return refused(details)
     if session.status in _ENDED:
         outcome, reason = _ENDED[session.status]
         return PaymentResult(outcome, reason=reason, details={"session_status": session.status})

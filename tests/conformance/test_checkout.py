@@ -127,6 +127,26 @@ async def test_a_decline_whose_notification_comes_after_the_buyer(shop: Shop) ->
     await shop.assert_not_paid(checkout.intent_id)
 
 
+async def test_an_approval_whose_notification_comes_after_the_buyer(shop: Shop) -> None:
+    """Paid, the buyer back before the provider's notification: authorized once, and what only
+    the notification says (a provider whose notification is its word: the issuer's
+    authorization code) is on the payment once it comes."""
+    checkout = await shop.start()
+    shop.network.hold_notifications()
+    try:
+        await shop.press_only(checkout, "approve")
+        await shop.follow_return(checkout)
+    finally:
+        late = shop.network.release()
+    assert await shop.status(checkout.intent_id) == "AUTHORIZED"
+    for _ in range(2):
+        for held in late:
+            assert (await shop.deliver(held)).status_code == 200, held.path
+    intent = await shop.read(checkout.intent_id)
+    assert intent["status"] == "AUTHORIZED" and intent["payment"]["authorization_code"], intent
+    await shop.assert_authorized_once(checkout.intent_id)
+
+
 async def test_the_buyer_gives_up(shop: Shop) -> None:
     checkout = await shop.start()
     trip = await shop.pay(checkout, "cancel")

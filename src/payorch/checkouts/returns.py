@@ -25,6 +25,7 @@ from payorch.intents import service as intents
 from payorch.intents.states import IntentStatus
 from payorch.payments import disputes, hold_job, refunds
 from payorch.payments import repository as payments
+from payorch.payments import service as payment_records
 from payorch.payments.hold_repository import HELD
 from payorch.providers.base import (
     CheckoutRef,
@@ -158,6 +159,11 @@ async def _act(
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
     await _give_back(runtime, phases, connector, ref)
+    if ref.authorization_code is not None:
+        async with phases.each_statement() as conn:
+            await payment_records.note_authorization_code(
+                conn, application_id, provider, reference, ref.authorization_code
+            )
     await _settle_payment(runtime, provider, reference, application_id, ref)
     if ref.dispute is not None:
         # A chargeback or mediation after the payment, as the provider's payment shows it (the

@@ -79,6 +79,31 @@ _BY_PROVIDER_REFERENCE = _read_and_lock(
 )
 
 
+_NOTE_CODE = Prepared(
+    update(payments)
+    .where(
+        payments.c.provider == bindparam("b_provider"),
+        payments.c.provider_reference == bindparam("b_reference"),
+        payments.c.application_id == bindparam("b_application_id"),
+        payments.c.authorization_code.is_(None),
+    )
+    .values(authorization_code=bindparam("code"))
+)
+
+
+async def note_authorization_code(
+    conn: AsyncConnection, application_id: str, provider: str, provider_reference: str, code: str
+) -> None:
+    """The issuer's code of a payment recorded without one (the first said counts)."""
+    params = {
+        "b_provider": provider,
+        "b_reference": provider_reference,
+        "b_application_id": application_id,
+        "code": code,
+    }
+    await _NOTE_CODE.execute(conn, params)
+
+
 async def by_provider_reference(
     conn: AsyncConnection,
     application_id: str,

@@ -60,6 +60,15 @@ async def record_authorization(
     return payment
 
 
+async def note_authorization_code(
+    conn: AsyncConnection, application_id: str, provider: str, provider_reference: str, code: str
+) -> None:
+    """A payment authorized before the provider's word gave its issuer's code (a provider whose
+    notification is its word, the buyer's return first): the code, once, where none was kept.
+    Nothing else moves and no event is sent: ``payment.authorized`` went without it."""
+    await repository.note_authorization_code(conn, application_id, provider, provider_reference, code)
+
+
 def no_payment(payment_id: str) -> ResourceNotFound:
     """404 for a payment id; an intent's id (a common slip) gets told where the payment id is."""
     if payment_id.startswith("payi_"):

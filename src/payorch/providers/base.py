@@ -307,6 +307,9 @@ class NotificationRef:
     give_back: Callable[[ConnectorContext], Awaitable[None]] | None = None
     # The other items of the same notification, each acted on as its own.
     more: tuple[NotificationRef, ...] = ()
+    # A provider whose notification is its word: the issuer's authorization code it says, kept
+    # on a payment already authorized without one (the buyer's return came first).
+    authorization_code: str | None = None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,13 @@ from payorch.providers.calls import call
 from payorch.providers.credentials import ConnectorCredentials
 from payorch.providers.holds import HoldRef, HoldState, HoldStatus, made_already
 from payorch.providers.provider_d import PROVIDER_D, wire
-from payorch.providers.provider_d.payment_results import MANUAL, from_session, from_words, reference_of
+from payorch.providers.provider_d.payment_results import (
+    MANUAL,
+    auth_code,
+    from_session,
+    from_words,
+    reference_of,
+)
 from payorch.providers.references import ProviderIds, ignored, same
 from payorch.providers.words import ProviderWord, WordQuery, latest
 
@@ -185,6 +191,7 @@ def ref_of(word: ProviderWord) -> NotificationRef:
         return NotificationRef(
             psp, payment_intent_id=intent if dot else None, topic=word.event,
             checkout_id=checkout_id or None, give_back=give_back,
+            authorization_code=auth_code(word) if word.success else None,
         )
     if word.event in wire.HOLD_EVENTS | wire.REFUND_EVENTS:
         payment = word.original_reference or word.reference  # EXPIRE names the payment

@@ -42,6 +42,10 @@ LEFT_OPEN = (PaymentOutcome.NOT_PAID, PaymentOutcome.PROCESSING)
 log = logging.getLogger("payorch.checkouts")
 
 
+class CheckoutBusy(Exception):
+    """Another actor held the checkout's lease for longer than a confirmation may take."""
+
+
 async def confirm_current_checkout(
     runtime: Runtime,
     phases: Phases,
@@ -52,11 +56,14 @@ async def confirm_current_checkout(
     provider: str | None = None,
     connector: Connector | None = None,
     buyer_return: bool = False,
+    busy_raises: bool = False,
 ) -> PaymentIntent | None:
     """Run ``call`` on the intent's ACTIVE checkout if the intent is in ``statuses`` (and the
     checkout matches ``provider`` / is ``connector``'s, an intent of its application); answer
     the intent as it is afterwards (None if unknown). ProviderUnavailable propagates, with the
-    lease released. ``buyer_return``: ``call`` confirms the buyer's return (CheckoutRef.buyer_returned)."""
+    lease released. ``buyer_return``: ``call`` confirms the buyer's return (CheckoutRef.buyer_returned).
+    ``busy_raises``: CheckoutBusy if another actor held the checkout past the wait (a notification
+    answers 503 then, so the provider sends it again), instead of the intent as it is."""
     deadline = time.monotonic() + lease_length(runtime).total_seconds()
     while True:
         # Reads, then the lease's compare-and-set: each atomic alone, no transaction around them.
@@ -81,6 +88,8 @@ async def confirm_current_checkout(
                     connector = await connectors.find_connector(conn, checkout.connector_id)
                 break
         if time.monotonic() > deadline:
+            if busy_raises:
+                raise CheckoutBusy(checkout.id)
             return intent  # the holder is stuck; its lease will run out and someone else settles it
         await asyncio.sleep(WAIT_STEP_SECONDS)
     assert connector is not None

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.checkouts import repository as checkouts
-from payorch.checkouts.confirm import confirm_current_checkout
+from payorch.checkouts.confirm import CheckoutBusy, confirm_current_checkout
 from payorch.checkouts.provider_calls import context_for
 from payorch.checkouts.records import CheckoutStatus
 from payorch.connectors import service as connectors
@@ -154,10 +154,16 @@ async def _act(
             read,
             statuses=NOTIFIED_STATUSES,
             connector=connector,
+            busy_raises=True,
         )
     except ProviderCallError as exc:
         # Answer 503 so the provider sends it again.
         raise ConnectorUnavailable(1, f"Could not confirm the notification now: {exc.reason}") from None
+    except CheckoutBusy:
+        # Not a 200 that drops it: a stopped checkout's payment must still be given back, and a
+        # holder that died settles nothing (the provider sends it again).
+        busy = "The checkout is being confirmed by another request; send it again."
+        raise ConnectorUnavailable(1, busy) from None
     await _give_back(runtime, phases, connector, ref)
     if ref.authorization_code is not None:
         async with phases.each_statement() as conn:

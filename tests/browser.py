@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 import os
 import secrets
+import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -49,15 +51,25 @@ def need_chromium() -> None:
         missing("Debian chromium is not installed (apt-get install chromium)")
 
 
+# The output of each running `serve_payorch` (its log), by its URL: ``arrives`` shows its end.
+_LOGS: dict[str, Path] = {}
+
+
 @contextmanager
 def serve_payorch(database_url: str, *serve_args: str) -> Iterator[Server]:
     """`payorch serve` (``serve_args``, e.g. "--no-worker") on ``database_url`` for a browser
     test; skipped before it starts when there is no Chromium. The command line's environment
-    names the server's public URL, as the server's own does."""
+    names the server's public URL, as the server's own does. Its output goes to a named file,
+    read by path (never through the server's own descriptor, whose offset it writes at)."""
     need_chromium()
     env = payorch_env(database_url)
-    with live_server(env, *serve_args) as url:
-        yield Server(url, {**env, "PAYORCH_PUBLIC_URL": url})
+    with tempfile.NamedTemporaryFile("w+", prefix="payorch-serve-", suffix=".log") as output:
+        with live_server(env, *serve_args, output=output) as url:
+            _LOGS[url] = Path(output.name)
+            try:
+                yield Server(url, {**env, "PAYORCH_PUBLIC_URL": url})
+            finally:
+                _LOGS.pop(url, None)
 
 
 def backend(database_url: str) -> str:
@@ -276,7 +288,48 @@ async def approve_at_provider(page: Page, checkout_url: str, back_to: str) -> No
     """The buyer approves at the simulated provider's page and is back at ``back_to``."""
     await page.goto(checkout_url)
     await page.click('button[name="outcome"][value="approve"]')
-    await page.wait_for_url(back_to, timeout=30_000)
+    await arrives(page, back_to)
+
+
+async def arrives(page: Page, url: str, timeout_ms: float = 30_000) -> None:
+    """``page.wait_for_url(url)``; when it times out, the failure says where the page is instead
+    (its URL and text, a screenshot in build/screenshots/timeouts/) and ends with the last lines
+    of the log of the `serve_payorch` at ``url``'s address: a redirect elsewhere and a request
+    that never answered look the same to wait_for_url."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    began = time.monotonic()
+    try:
+        await page.wait_for_url(url, timeout=timeout_ms)
+    except PlaywrightTimeout as error:
+        waited = time.monotonic() - began
+        raise AssertionError(
+            f"not at {url} after {waited:.1f} s; the page is at {page.url}\n"
+            f"{await _seen(page)}\n{_log_end(url)}"
+        ) from error
+
+
+async def _seen(page: Page) -> str:
+    """The page's text (its start) and a screenshot of it, as far as they can be had."""
+    try:
+        text = (await page.locator("body").inner_text(timeout=5_000))[:2000]
+    except Exception as exc:  # noqa: BLE001 - a page that cannot be read is said so
+        text = f"(its text could not be read: {exc})"
+    shot = shots_dir("timeouts") / f"{secrets.token_hex(4)}.png"
+    try:
+        await page.screenshot(path=str(shot), timeout=5_000)
+    except Exception as exc:  # noqa: BLE001
+        return f"the page's text:\n{text}\n(no screenshot: {exc})"
+    return f"the page's text:\n{text}\nscreenshot: {shot}"
+
+
+def _log_end(url: str, lines: int = 40) -> str:
+    parts = urlsplit(url)
+    log = _LOGS.get(f"{parts.scheme}://{parts.netloc}")
+    if log is None:
+        return "(no log of a serve_payorch at that address)"
+    tail = log.read_text(errors="replace").splitlines()[-lines:]
+    return "the server's log, its last lines:\n" + "\n".join(line[:600] for line in tail)
 
 
 async def keep_to_host(

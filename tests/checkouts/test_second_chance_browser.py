@@ -72,7 +72,7 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
             violations = web.csp_violations(buyer)
             await buyer.goto(at_b)
             await buyer.click('button[name="outcome"][value="reject"]')
-            await buyer.wait_for_url(f"{url}/checkout-retry/{intent_id}", timeout=30_000)
+            await web.arrives(buyer, f"{url}/checkout-retry/{intent_id}")
             assert await buyer.locator("html").get_attribute("lang") == locale[:2]
             assert heading in await buyer.locator("h1").inner_text()
             assert "Provider B" in await buyer.locator(".message").inner_text()
@@ -80,7 +80,7 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
             await buyer.set_viewport_size({"width": size[0], "height": size[1]})
             await web.submit(buyer, button)
             await buyer.click('button[name="outcome"][value="approve"]')
-            await buyer.wait_for_url(f"{url}/healthz*", timeout=30_000)
+            await web.arrives(buyer, f"{url}/healthz*")
             assert refused == [] and violations == []
             async with httpx.AsyncClient(base_url=url, headers=headers) as api:
                 paid = (await api.get(f"/v1/payment-intents/{intent_id}")).json()
@@ -94,7 +94,7 @@ async def test_declined_at_b_then_paid_at_c(server: web.Server, database_url: st
         buyer = await web.page_at(browser, web.WIDTHS[1], locale="es-CL")
         await buyer.goto(at_b)
         await buyer.click('button[name="outcome"][value="reject"]')
-        await buyer.wait_for_url(f"{url}/checkout-retry/{intent_id}", timeout=30_000)
+        await web.arrives(buyer, f"{url}/checkout-retry/{intent_id}")
         database = Database(database_url)
         try:
             async with database.transaction() as conn:

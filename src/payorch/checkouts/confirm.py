@@ -81,7 +81,11 @@ async def confirm_current_checkout(
                 or (provider is not None and checkout.provider != provider)
                 or (connector is not None and checkout.connector_id != connector.id)
             ):
-                return intent
+                # Read again: on PostgreSQL each statement here has its own snapshot, so a move
+                # that committed between the two reads (its checkout closed with it) is in the
+                # intent only now. The first read's intent sent a buyer declined with a second
+                # chance to the shop (tests/checkouts/test_return_between_reads.py).
+                return await intents.find_intent(conn, intent_id)
             now = runtime.clock.now()
             if await repository.take_lease(conn, checkout.id, now, now + lease_length(runtime)):
                 if connector is None:  # a notification's caller has it already

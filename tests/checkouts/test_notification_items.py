@@ -15,7 +15,6 @@ import orjson
 import pytest
 
 from payorch.checkouts import confirm, repository
-
 from payorch.providers.provider_d import PROVIDER_D, wire
 from payorch.providers.registry import registration_of
 from payorch.runtime import Runtime

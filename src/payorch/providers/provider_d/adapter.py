@@ -1,13 +1,9 @@
-"""provider_d_redirect_get: Adyen Hosted Checkout (a session in ``mode: hosted``, the buyer sent
-to its ``url`` by a GET redirect), Checkout API v71.
+"""provider_d_redirect_get: Adyen Hosted Checkout (a session in ``mode: hosted``), Checkout API v71.
 
-- Adyen has no call that reads a payment back: each verified notification item is kept as its
-  word (``ctx.words``, docs/providers.md); checkouts, holds and refunds are read from those words.
-- The buyer's return proves nothing: the session is read from the API with its ``sessionResult``.
-- A session cannot be stopped: it ends at our checkout's expiry (at most 24 hours ahead), and a
-  payment authorised on it after payorch stopped the checkout is given back (a reversal).
-- Captures, cancels, refunds and reversals answer ``201 received`` under our Idempotency-Key;
-  their outcome is their notification. Our merchant reference ``<intent>.<checkout>`` comes back.
+Adyen has no call that reads a payment back: each verified notification item is kept as its word
+(docs/providers.md) and checkouts, holds and refunds are read from the words. The buyer's return
+proves nothing (the session is read with its ``sessionResult``). A session cannot be stopped, so a
+payment on a checkout payorch stopped is given back (a reversal).
 """
 
 from __future__ import annotations
@@ -36,9 +32,7 @@ from payorch.providers.provider_d.payment_results import (
 from payorch.providers.references import ProviderIds, ignored, same
 from payorch.providers.words import ProviderWord, WordQuery, latest
 
-SANDBOX_URL = "https://checkout-test.adyen.com/v71"
 LIVE_URL = "https://{prefix}-checkout-live.adyenpayments.com/checkout/v71"  # the prefix: credentials
-CURRENCIES = frozenset({"EUR", "USD", "GBP", "CLP", "MXN", "BRL", "JPY"})
 LONGEST = timedelta(hours=24)  # a session's expiresAt: at most 24 hours after its creation
 SESSION_IDS = ProviderIds(r"CS[0-9A-Za-z]{1,64}")
 PSP_REFERENCES = ProviderIds(r"[0-9A-Za-z]{16}")
@@ -66,9 +60,9 @@ class ProviderDAdapter(base.AdapterIdentity):
     provider_id = PROVIDER_D
     simulator_name = "provider_d"
     supports_notifications = True
-    supported_currencies = CURRENCIES
+    supported_currencies = frozenset({"EUR", "USD", "GBP", "CLP", "MXN", "BRL", "JPY"})
     adds_status_to_return = False
-    provider_urls = {Mode.SANDBOX: SANDBOX_URL, Mode.PRODUCTION: LIVE_URL}
+    provider_urls = {Mode.SANDBOX: "https://checkout-test.adyen.com/v71", Mode.PRODUCTION: LIVE_URL}
 
     def base_url(self, mode: Mode, public_url: str) -> str:
         # The simulator serves the API's own path, version included.
@@ -86,7 +80,6 @@ class ProviderDAdapter(base.AdapterIdentity):
             # The simulator's only way to learn it; Adyen's own: the Customer Area's webhook.
             metadata["payorch_notification_url"] = request.notification_url
         body: JsonObject = {
-            "merchantAccount": ProviderDCredentials.of(ctx).merchant_account,
             "amount": {"value": request.amount, "currency": request.currency},
             "reference": reference,
             "returnUrl": request.return_url,
@@ -100,25 +93,18 @@ class ProviderDAdapter(base.AdapterIdentity):
         if not session.url or not SESSION_IDS.valid(session.id):
             raise base.ProviderRejected("create: a session without its url or id", provider=PROVIDER_D)
         data = {"session_id": session.id, "reference": reference, "capture": request.capture_method}
-        return base.CheckoutSession(
-            url=session.url,
-            method="GET",
-            fields={},
-            provider_reference=session.id,
-            expires_at=expires_at,
-            provider_data={**data, "expires_at": expires_at.isoformat()},
-        )
+        data["expires_at"] = expires_at.isoformat()
+        return base.CheckoutSession(session.url, "GET", {}, session.id, expires_at, provider_data=data)
 
     async def confirm_return(
         self, ctx: ConnectorContext, checkout: CheckoutRef, params: Mapping[str, str]
     ) -> PaymentResult:
         if not same(params.get("sessionId"), checkout.provider_reference):
             return ignored("the return names another checkout's session")
-        session_result = params.get("sessionResult")
-        if not session_result:
+        if not params.get("sessionResult"):
             return await self.read_status(ctx, checkout)
         path = f"{wire.SESSIONS}/{SESSION_IDS.path(checkout.provider_reference)}"
-        query = {"sessionResult": session_result}  # httpx encodes it once (never '+' for a space)
+        query = {"sessionResult": params["sessionResult"]}  # httpx encodes it once (never '+' for a space)
         session = await call(
             live(ctx), "read session", "GET", path, wire.SessionResult, headers=headers_for(ctx),
             refusals=wire.rejected, params=query,
@@ -136,8 +122,8 @@ class ProviderDAdapter(base.AdapterIdentity):
         return None  # its words are kept by payorch: they can be read at any time
 
     async def cancel_checkout(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
-        # Nothing stops a session: once payorch closed or replaced the checkout, a payment on it
-        # is given back when its word comes (NotificationRef.give_back).
+        # Nothing stops a session: a payment on it after payorch stopped the checkout is given
+        # back when its word comes (NotificationRef.give_back).
         found = await self.read_status(ctx, checkout)
         if found.outcome is not base.PaymentOutcome.NOT_PAID:
             return found
@@ -151,22 +137,18 @@ class ProviderDAdapter(base.AdapterIdentity):
         return result
 
     async def read_refund(self, ctx: ConnectorContext, request: base.RefundRequest) -> Refund:
-        """Sent (again) under its key: the provider answers the first refund's reference, or
-        makes it now if it never arrived; then its word, if it came."""
-        body: JsonObject = {
-            "merchantAccount": ProviderDCredentials.of(ctx).merchant_account,
-            "amount": {"value": request.amount, "currency": request.currency},
-            "reference": request.refund_id,
-        }
-        path = f"{wire.PAYMENTS}/{PSP_REFERENCES.path(request.provider_payment_reference)}/refunds"
+        """Sent again under its key, the provider answers the first refund (or makes it now if
+        it never arrived); then its word, if it came."""
+        body: JsonObject = {"amount": {"value": request.amount, "currency": request.currency}}
+        body["reference"] = request.refund_id
+        path = f"{_payment(request.provider_payment_reference)}/refunds"
         made = await post(ctx, "refund", path, wire.Modification, body, request.refund_id)
-        said = await latest(ctx.words, wire.REFUND, made.psp_reference)
-        if said is None:
-            return Refund(RefundOutcome.PENDING, request.amount, made.psp_reference)
-        if said.success:
-            return Refund(RefundOutcome.SUCCEEDED, request.amount, made.psp_reference)
+        said, psp = await latest(ctx.words, wire.REFUND, made.psp_reference), made.psp_reference
+        if said is None or said.success:
+            outcome = RefundOutcome.PENDING if said is None else RefundOutcome.SUCCEEDED
+            return Refund(outcome, request.amount, psp)
         reason = said.reason or "the provider refused the refund"
-        return Refund(RefundOutcome.REFUSED, request.amount, made.psp_reference, reason=reason)
+        return Refund(RefundOutcome.REFUSED, request.amount, psp, reason=reason)
 
     async def parse_notification(
         self, ctx: ConnectorContext, notification: base.IncomingNotification
@@ -182,15 +164,13 @@ class ProviderDAdapter(base.AdapterIdentity):
 
 
 def ref_of(word: ProviderWord) -> NotificationRef:
-    """What one item asks payorch to read; an authorisation on a checkout payorch stopped is
-    given back."""
+    """What one item asks payorch to read; a successful authorisation names its checkout and how
+    to give the payment back, should payorch have stopped that checkout."""
     if word.event == wire.AUTHORISATION:
         intent, dot, checkout_id = (word.merchant_reference or "").partition(".")
-        psp = word.reference
-        give_back = releasing(psp) if word.success else None
         return NotificationRef(
-            psp, payment_intent_id=intent if dot else None, topic=word.event,
-            checkout_id=checkout_id or None, give_back=give_back,
+            word.reference, payment_intent_id=intent if dot else None, topic=word.event,
+            checkout_id=checkout_id or None, give_back=releasing(word.reference) if word.success else None,
             authorization_code=auth_code(word) if word.success else None,
         )
     if word.event in wire.HOLD_EVENTS | wire.REFUND_EVENTS:
@@ -206,10 +186,8 @@ def releasing(psp: str) -> Callable[[ConnectorContext], Awaitable[None]]:
     """A reversal of ``psp``: cancelled if held, refunded if captured."""
 
     async def release(ctx: ConnectorContext) -> None:
-        body: JsonObject = {"merchantAccount": ProviderDCredentials.of(ctx).merchant_account}
-        key = body["reference"] = f"{psp}-release"
-        path = f"{wire.PAYMENTS}/{PSP_REFERENCES.path(psp)}/reversals"
-        await post(ctx, "release", path, wire.Modification, body, key)
+        key = f"{psp}-release"
+        await post(ctx, "release", f"{_payment(psp)}/reversals", wire.Modification, {"reference": key}, key)
 
     return release
 
@@ -235,10 +213,16 @@ def headers_for(ctx: ConnectorContext) -> dict[str, str]:
     return {"X-API-Key": ProviderDCredentials.of(ctx).api_key.get_secret_value()}
 
 
+def _payment(psp: str) -> str:
+    return f"{wire.PAYMENTS}/{PSP_REFERENCES.path(psp)}"
+
+
 async def post(
     ctx: ConnectorContext, operation: str, path: str, model: type[Answer], body: JsonObject, key: str
 ) -> Answer:
-    """A JSON POST with our Idempotency-Key (at most 64 characters); its 201 as ``model``."""
+    """``body`` for the connector's merchant account under our Idempotency-Key (at most 64
+    characters); its 201 as ``model``."""
+    body = {"merchantAccount": ProviderDCredentials.of(ctx).merchant_account, **body}
     headers = {**headers_for(ctx), "Idempotency-Key": key[:64]}
     return await call(
         live(ctx), operation, "POST", path, model, headers=headers, refusals=wire.rejected, json=body,
@@ -256,15 +240,15 @@ class ProviderDHolds:
 
     async def capture(self, ctx: ConnectorContext, hold: HoldRef, amount: int, key: str) -> HoldState:
         body: JsonObject = {"amount": {"value": amount, "currency": hold.currency}}
-        return await self._modify(ctx, hold, "capture", "/captures", body, key, amount)
+        return await self._modify(ctx, hold, body, key, amount)
 
     async def void(self, ctx: ConnectorContext, hold: HoldRef, key: str) -> HoldState:
-        return await self._modify(ctx, hold, "void", "/cancels", {}, key, None)
+        return await self._modify(ctx, hold, {}, key, None)
 
     async def read_hold(self, ctx: ConnectorContext, hold: HoldRef) -> HoldState:
-        events = frozenset(_ENDS) | {wire.CAPTURE}
-        words = await ctx.words.find(WordQuery(events, original_reference=hold.provider_reference))
-        words += await ctx.words.find(WordQuery(frozenset({wire.EXPIRE}), reference=hold.provider_reference))
+        psp = hold.provider_reference
+        words = await ctx.words.find(WordQuery(frozenset(_ENDS) | {wire.CAPTURE}, original_reference=psp))
+        words += await ctx.words.find(WordQuery(frozenset({wire.EXPIRE}), reference=psp))
         for word in sorted(words, key=lambda w: (w.success, w.event_at is not None), reverse=True):
             if word.success:
                 return _state(hold, word)
@@ -273,14 +257,12 @@ class ProviderDHolds:
         return HoldState(HoldStatus.HELD, details={"words": [w.event for w in words]})
 
     async def _modify(
-        self, ctx: ConnectorContext, hold: HoldRef, operation: str, action: str, body: JsonObject, key: str,
-        capture: int | None,
+        self, ctx: ConnectorContext, hold: HoldRef, body: JsonObject, key: str, capture: int | None
     ) -> HoldState:
-        body = {**body, "merchantAccount": ProviderDCredentials.of(ctx).merchant_account}
-        body["reference"] = key[:80]
-        path = f"{wire.PAYMENTS}/{PSP_REFERENCES.path(hold.provider_reference)}{action}"
+        operation, action = ("capture", "captures") if capture is not None else ("void", "cancels")
+        path = f"{_payment(hold.provider_reference)}/{action}"
         try:
-            made = await post(ctx, operation, path, wire.Modification, body, key)
+            made = await post(ctx, operation, path, wire.Modification, {**body, "reference": key[:80]}, key)
         except base.ProviderRejected:
             if seen := await made_already(self, ctx, hold, capture):
                 return seen

@@ -1,6 +1,6 @@
-"""What provider D's AUTHORISATION words and the session read with ``sessionResult`` mean for a
-checkout. A payment is believed only when it is this checkout's (merchant reference, amount,
-currency); a refusal ends the checkout only once the session says so."""
+"""What provider D's AUTHORISATION words and its session (read with ``sessionResult``) mean for a
+checkout: a payment is believed only when it is this checkout's; a refusal leaves the session
+payable, so it ends the checkout only once the buyer has left the page."""
 
 from __future__ import annotations
 
@@ -27,22 +27,21 @@ def reference_of(payment_intent_id: str, checkout_id: str) -> str:
     return f"{payment_intent_id}.{checkout_id}"
 
 
-def _claims(reference: str | None, currency: str | None, amount: int | None) -> Claims:
-    intent, _, checkout_id = (reference or "").partition(".")
-    return Claims("merchantReference", intent or None, currency, amount, checkout_id or None)
-
-
 def auth_code(word: ProviderWord | None) -> str | None:
     """The issuer's code: a successful AUTHORISATION's reason is ``authCode:cardSummary:expiryDate``."""
-    if word is None or not word.reason:
-        return None
-    return word.reason.split(":")[0] or None
+    reason = word.reason if word is not None else None
+    return (reason or "").split(":")[0] or None
 
 
 def paid(
-    checkout: CheckoutRef, psp: str, claims: Claims, *, via: str, at: datetime | None, code: str | None
+    checkout: CheckoutRef, psp: str, reference: str | None, amount: int | None, currency: str | None, *,
+    word: ProviderWord | None, now: datetime | None = None, via: str = wire.AUTHORISATION,
 ) -> PaymentResult:
-    """An authorised payment of ``checkout`` (at ``at``): held (manual capture) or taken."""
+    """An authorised payment of ``checkout``, at its word's time (none yet: ``now``): held (manual
+    capture) or taken."""
+    at = word.event_at if word is not None else now
+    intent, _, checkout_id = (reference or "").partition(".")
+    claims = Claims("merchantReference", intent or None, currency, amount, checkout_id or None)
     distrust = claims.mismatch(checkout)
     if distrust:
         return ignored(f"payment {psp} not trusted: {distrust}")
@@ -50,10 +49,10 @@ def paid(
     return PaymentResult(
         PaymentOutcome.HELD if held else PaymentOutcome.AUTHORIZED,
         provider_payment_reference=psp,
-        amount=claims.amount,
-        currency=claims.currency,
+        amount=amount,
+        currency=currency,
         authorized_at=at,
-        authorization_code=code,
+        authorization_code=auth_code(word),
         capture_before=at + HOLD_WINDOW if held and at is not None else None,
         details={"authorised_by": via},
     )
@@ -62,16 +61,13 @@ def paid(
 def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentResult:
     """Paid, refused once the buyer has left the page, or nothing paid yet (a refusal leaves the
     session payable: ``details`` says why)."""
-    for word in reversed(words):
-        if word.success:
-            claims = _claims(word.merchant_reference, word.currency, word.amount)
-            at, code = word.event_at, auth_code(word)
-            return paid(checkout, word.reference, claims, via=wire.AUTHORISATION, at=at, code=code)
+    word = next((w for w in reversed(words) if w.success), None)
+    if word is not None:
+        return paid(checkout, word.reference, word.merchant_reference, word.amount, word.currency, word=word)
     details = refused_words(words)
     if details and checkout.buyer_returned:  # the refusal's word came after the buyer
         return refused(details)
-    unpaid = "no payment authorised yet"
-    return PaymentResult(PaymentOutcome.NOT_PAID, reason=unpaid, details=details)
+    return PaymentResult(PaymentOutcome.NOT_PAID, reason="no payment authorised yet", details=details)
 
 
 def refused(details: dict[str, object]) -> PaymentResult:
@@ -85,12 +81,11 @@ def from_session(
 ) -> PaymentResult:
     """As the session says (its ``payments`` are the authorised ones); the words say why one failed."""
     for payment in session.payments:
-        if payment.psp_reference and payment.result_code in ("Authorised", None) and payment.amount:
-            claims = _claims(session.reference, payment.amount.currency, payment.amount.value)
-            said = [w for w in words if w.success and w.reference == payment.psp_reference]
-            word = said[-1] if said else None
-            at = word.event_at if word is not None else now
-            return paid(checkout, payment.psp_reference, claims, via="session", at=at, code=auth_code(word))
+        psp, amount = payment.psp_reference, payment.amount
+        if psp and payment.result_code in ("Authorised", None) and amount:
+            word = next((w for w in reversed(words) if w.success and w.reference == psp), None)
+            value, currency = amount.value, amount.currency
+            return paid(checkout, psp, session.reference, value, currency, via="session", word=word, now=now)
     details = refused_words(words)
     if session.status == wire.REFUSED or (session.status == wire.ACTIVE and details):
         # Refused for good, or the buyer came back from the page after a refused attempt.

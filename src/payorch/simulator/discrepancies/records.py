@@ -13,6 +13,7 @@ from typing import Literal
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
+from payorch.simulator.outbox import repository as outbox
 
 DiscrepancyKind = Literal["refunded_at_provider", "approved_unreturned", "amount_changed", "orphan"]
 
@@ -32,6 +33,16 @@ Orphan = Callable[[AsyncConnection, Clock, str, str, int, str], Awaitable[list[s
 
 # Why the silence control's notifications were never sent (their last_error).
 HELD_BACK = "held back by the discrepancy control"
+
+
+def held_back(provider: str) -> Silence:
+    """The silence of a provider whose notifications leave by the outbox: those written about the
+    references are never sent (``provider``: its simulator name, as its ``Notifier`` says)."""
+
+    async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
+        await outbox.hold_back(conn, provider, owner, references, HELD_BACK)
+
+    return silence
 
 
 @dataclass(frozen=True)

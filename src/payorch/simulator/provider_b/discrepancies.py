@@ -4,7 +4,6 @@ come in the currency's minor units and are kept in hundredths, as B's own record
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
 from decimal import Decimal
 
 from sqlalchemy import update
@@ -14,8 +13,7 @@ from payorch.clock import Clock
 from payorch.db.tables.simulator import simulator_b_payments as payments_table
 from payorch.errors import ValidationFailed
 from payorch.providers.provider_b.wire import to_major, to_minor
-from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
-from payorch.simulator.outbox import repository as outbox
+from payorch.simulator.discrepancies.records import Discrepancies, held_back
 from payorch.simulator.provider_b import payments, repository
 from payorch.simulator.provider_b.notify import NOTIFIER
 from payorch.simulator.provider_b.records import SimBPayment
@@ -29,8 +27,7 @@ def _hundredths(amount: int, currency: str) -> int:
         raise ValidationFailed(f"Provider B cannot hold {amount} in {currency}.") from None
 
 
-async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
-    await outbox.hold_back(conn, NOTIFIER.provider, owner, references, HELD_BACK)
+silence = held_back(NOTIFIER.provider)
 
 
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, payment_id: str, amount: int | None) -> str:

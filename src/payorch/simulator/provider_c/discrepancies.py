@@ -3,23 +3,17 @@ amounts are in the currency's minor unit, as payorch's are; its notices are sign
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.errors import ValidationFailed
-from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
-from payorch.simulator.outbox import repository as outbox
+from payorch.simulator.discrepancies.records import Discrepancies, held_back
 from payorch.simulator.provider_c import events, refunds, repository, sessions
 from payorch.simulator.provider_c.tables import simulator_c_payment_intents as intents
 from payorch.simulator.provider_c.wire import SimCWireError
 
-
-async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
-    """``references``: session ids (what the market's buyer answers)."""
-    await outbox.hold_back(conn, events.NOTIFIER.provider, owner, references, HELD_BACK)
+silence = held_back(events.NOTIFIER.provider)  # references: session ids (what the market's buyer answers)
 
 
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, intent_id: str, amount: int | None) -> str:

@@ -118,10 +118,10 @@ async def modify(version: str, psp: str, kind: str, request: Request, conn: Conn
 
     async def run(owner: str) -> Answer:
         merchant, public_url = merchant_account(runtime.cipher, owner), runtime.settings.public_url
-        done = await sessions.modify(
+        answer, sent = await sessions.modify(
             conn, runtime.clock, public_url, owner, merchant, psp, kind, await _json(request)
         )
-        return Answer(done.body, 201, after_commit=after_commit(notify.NOTIFIER, done.sent))
+        return Answer(answer, 201, after_commit=after_commit(notify.NOTIFIER, sent))
 
     return await _answered(request, conn, version, run)
 

@@ -1,6 +1,6 @@
 """Simulated provider D's standard notifications: one item each, to the session's
-``metadata[payorch_notification_url]`` (Adyen: the Customer Area's webhook), written to the
-simulator's outbox unsigned and signed at each attempt with the owner's HMAC key."""
+``metadata[payorch_notification_url]`` (Adyen: the Customer Area's webhook), written to the outbox
+unsigned and signed at each attempt with the owner's HMAC key (the adapter's own signature)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from payorch.simulator.provider_d.wire import NAME, hmac_key
 
 
 def signature(item: JsonObject, key_hex: str) -> str:
-    """The adapter's own (its wire.py), of the item as sent."""
     return wire.signature(wire.NotificationItem.model_validate(item), key_hex)
 
 
@@ -45,13 +44,14 @@ def item(
 
 async def enqueue(
     conn: AsyncConnection, public_url: str, session: SimDSession, made: JsonObject, now: datetime
-) -> Notification | None:
-    """Write one notification of ``made`` (None: the session names no URL of this service)."""
+) -> list[Notification]:
+    """One notification of ``made``; none when the session names no URL of this service."""
     body: JsonObject = {"live": "false", "notificationItems": [{"NotificationRequestItem": made}]}
     url, owner = session.notification_url, session.owner
-    return await write.enqueue(
+    written = await write.enqueue(
         conn, public_url, provider=NAME, owner=owner, subject=session.id, url=url, body=body, now=now
     )
+    return [written] if written else []
 
 
 def seal(cipher: Cipher, notification: Notification) -> JsonObject:

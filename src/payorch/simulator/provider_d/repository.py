@@ -79,10 +79,12 @@ async def sessions_for(conn: AsyncConnection, owner: str, intent: str) -> list[S
 
 
 async def holds_ending(
-    conn: AsyncConnection, before: datetime, limit: int, owner: str | None = None
+    conn: AsyncConnection, owner: str | None, before: datetime | None, limit: int
 ) -> list[SimDSession]:
-    """Held payments whose authorisation ends before ``before`` (``owner``'s, or anyone's)."""
-    query = select(sessions).where(sessions.c.payment == "authorised", sessions.c.hold_ends_at <= before)
+    """Held payments (``owner``'s, or anyone's) whose authorisation ends before ``before`` (or ever)."""
+    query = select(sessions).where(sessions.c.payment == "authorised")
+    if before is not None:
+        query = query.where(sessions.c.hold_ends_at <= before)
     if owner is not None:
         query = query.where(sessions.c.owner == owner)
     rows = await conn.execute(query.order_by(sessions.c.hold_ends_at).limit(limit).with_for_update())

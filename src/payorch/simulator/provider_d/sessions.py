@@ -1,9 +1,7 @@
-"""Simulated provider D's Hosted Checkout sessions and the payment authorised in one: made by
-``POST /sessions``, decided on the hosted page (a refused attempt leaves the session active until
-``MAX_REFUSALS``; an approved one holds under manualCapture, else captures at once), read back
-with their ``sessionResult``; then ``POST /payments/{psp}/captures|cancels|refunds|reversals``:
-201 ``received``, the outcome a notification (``success: "false"`` with a reason when refused).
-A hold not captured within its window lapses (EXPIRE). In the caller's transaction."""
+"""Simulated provider D's Hosted Checkout sessions and the payment authorised in one. A refused
+attempt leaves the session payable until ``MAX_REFUSALS``; an approval holds under manualCapture,
+else captures at once. Modifications answer 201 ``received``: their outcome is a notification
+(``success: "false"`` with the reason when refused). In the caller's transaction."""
 
 from __future__ import annotations
 
@@ -15,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
+from payorch.simulator.lapses import Lapses
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_d import notify, repository
@@ -123,7 +122,12 @@ async def decide(
     token, psp, value = session.session_result or new_session_result(), new_psp(), session.amount
     made = []
     if outcome == "approve":
-        session = _authorised(replace(session, status="completed", psp=psp, session_result=token), now)
+        session = replace(session, status="completed", psp=psp, session_result=token)
+        if session.manual_capture:
+            ends = now + timedelta(days=HOLD_DAYS)
+            session = replace(session, payment="authorised", held=value, hold_ends_at=ends)
+        else:
+            session = replace(session, payment="captured", captured=value)
         card = {"authCode": "087330", "cardSummary": "1111", "expiryDate": "03/2030"}
         said = ":".join(card.values())
         made.append(notify.item(session, "AUTHORISATION", psp, value, success=True, now=now, reason=said,
@@ -142,27 +146,13 @@ async def decide(
     else:
         session = replace(session, status="canceled", session_result=token)
     await repository.save(conn, session)
-    sent = [n for m in made if (n := await notify.enqueue(conn, public_url, session, m, now)) is not None]
+    sent = [n for m in made for n in await notify.enqueue(conn, public_url, session, m, now)]
     back = with_query(str(session.request["returnUrl"]), {"sessionId": session.id, "sessionResult": token})
     return Decided(session, sent, back)
 
 
-def _authorised(session: SimDSession, now: datetime) -> SimDSession:
-    if session.manual_capture:
-        return replace(
-            session, payment="authorised", held=session.amount, hold_ends_at=now + timedelta(days=HOLD_DAYS)
-        )
-    return replace(session, payment="captured", captured=session.amount)
-
-
 EVENTS = dict(captures="CAPTURE", cancels="CANCELLATION", refunds="REFUND", reversals="CANCEL_OR_REFUND")
 _WITH_AMOUNT = ("captures", "refunds")
-
-
-@dataclass(frozen=True, slots=True)
-class Modified:
-    body: JsonObject  # the 201 answer
-    sent: list[Notification]
 
 
 def _applied(session: SimDSession, kind: str, value: int, currency: str) -> tuple[SimDSession | None, str]:
@@ -195,7 +185,8 @@ def _applied(session: SimDSession, kind: str, value: int, currency: str) -> tupl
 async def modify(
     conn: AsyncConnection, clock: Clock, public_url: str, owner: str, merchant: str, psp: str, kind: str,
     body: JsonObject,
-) -> Modified:
+) -> tuple[JsonObject, list[Notification]]:
+    """The 201 answer, and the notification of its outcome (after an EXPIRE, if it lapsed)."""
     if text(body, "merchantAccount") != merchant:
         raise SimDError(403, "901", "Invalid Merchant Account", "security")
     reference = body.get("reference")
@@ -206,52 +197,53 @@ async def modify(
         raise SimDError(422, "167", "Original pspReference required for this operation")
     now, sent = clock.now(), []
     if session.payment == "authorised" and session.hold_ends_at is not None and now >= session.hold_ends_at:
-        session, expired = await lapse(conn, public_url, session, now)
-        sent += expired
+        sent += await _lapse(conn, public_url, session, now)
+        session = _lapsed(session)
     value, currency = amount(body) if kind in _WITH_AMOUNT else (session.amount, session.currency)
     if kind == "reversals" and session.payment == "captured":
         value = session.captured - session.refunded
     changed, why = _applied(session, kind, value, currency)
-    extra = {"modification.action": why} if kind == "reversals" and changed is not None else {}
-    own = new_psp()
+    own, ok = new_psp(), changed is not None
     if changed is not None:
         await repository.save(conn, changed)
-    reason = "" if changed is not None else why
-    ok = changed is not None
-    made = notify.item(session, EVENTS[kind], own, value, success=ok, now=now, original=psp, reason=reason,
-                       extra=extra)
-    written = await notify.enqueue(conn, public_url, session, made, now)
+    extra = {"modification.action": why} if kind == "reversals" and ok else {}
+    made = notify.item(session, EVENTS[kind], own, value, success=ok, now=now, original=psp,
+                       reason="" if ok else why, extra=extra)
+    sent += await notify.enqueue(conn, public_url, session, made, now)
     answer: JsonObject = {"merchantAccount": merchant, "paymentPspReference": psp, "pspReference": own}
     answer["status"] = "received"
     if kind in _WITH_AMOUNT:
         answer["amount"] = {"value": value, "currency": currency}
     if isinstance(reference, str):
         answer["reference"] = reference
-    return Modified(answer, sent + ([written] if written else []))
+    return answer, sent
 
 
-async def lapse(
+def _lapsed(session: SimDSession) -> SimDSession:
+    return replace(session, payment="expired", held=0)
+
+
+async def _lapse(
     conn: AsyncConnection, public_url: str, session: SimDSession, now: datetime
-) -> tuple[SimDSession, list[Notification]]:
+) -> list[Notification]:
     """The held authorisation expired: released, and EXPIRE sent."""
-    assert session.psp is not None
-    lapsed = replace(session, payment="expired", held=0)
-    await repository.save(conn, lapsed)
-    made = notify.item(session, "EXPIRE", session.psp, session.held, success=True, now=now)
-    written = await notify.enqueue(conn, public_url, session, made, now)
-    return lapsed, [written] if written else []
+    await repository.save(conn, _lapsed(session))
+    made = notify.item(session, "EXPIRE", session.psp or "", session.held, success=True, now=now)
+    return await notify.enqueue(conn, public_url, session, made, now)
 
 
-async def advance(
-    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
-) -> list[tuple[SimDSession, list[Notification]]]:
-    """The clock control: ``owner``'s holds ``seconds`` nearer their end; those past it lapse."""
-    now = clock.now()
-    moved = []
-    for held in await repository.holds_ending(conn, now + timedelta(days=365), 1000, owner):
-        assert held.hold_ends_at is not None
-        nearer = replace(held, hold_ends_at=held.hold_ends_at - timedelta(seconds=seconds))
-        await repository.save(conn, nearer)
-        if nearer.hold_ends_at is not None and now >= nearer.hold_ends_at:
-            moved.append(await lapse(conn, public_url, nearer, now))
+async def _moved(conn: AsyncConnection, session: SimDSession, ends_at: datetime) -> SimDSession:
+    moved = replace(session, hold_ends_at=ends_at)
+    await repository.save(conn, moved)
     return moved
+
+
+def _ends_at(session: SimDSession) -> datetime:
+    assert session.hold_ends_at is not None  # every authorised (held) payment has its end
+    return session.hold_ends_at
+
+
+LAPSES = Lapses(
+    notifier=notify.NOTIFIER, find=repository.holds_ending, ends_at=_ends_at, move=_moved, lapse=_lapse,
+    reference=lambda session: session.psp or session.id,
+)

@@ -4,29 +4,25 @@ refund sends no notification."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
-from payorch.db import Phases
 from payorch.errors import ValidationFailed
 from payorch.jsontypes import JsonObject
-from payorch.providers.registry import REGISTRATIONS
-from payorch.runtime import Runtime
+from payorch.providers.provider_d.registration import REGISTRATION
 from payorch.simulator import repository as shared
 from payorch.simulator.credentials import PUBLIC_OWNER
-from payorch.simulator.discrepancies.records import HELD_BACK, Discrepancies
+from payorch.simulator.discrepancies.records import Discrepancies, held_back
 from payorch.simulator.market.records import MarketOutcome
-from payorch.simulator.outbox import repository as outbox
-from payorch.simulator.outbox.sender import after_commit, deliver_now
+from payorch.simulator.outbox.sender import after_commit
 from payorch.simulator.provider_d import endpoints, repository, sessions, tables
 from payorch.simulator.provider_d.notify import NOTIFIER
 from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import NAME, SimDError, owner_of
-from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedHolds, SimulatedProvider
+from payorch.simulator.simulated import Bought, BuyerReturn, Settlement, SimulatedProvider
 
 
 async def _paid(conn: AsyncConnection, owner: str, reference: str) -> SimDSession:
@@ -37,23 +33,18 @@ async def _paid(conn: AsyncConnection, owner: str, reference: str) -> SimDSessio
     return found
 
 
-async def silence(conn: AsyncConnection, owner: str, references: Sequence[str]) -> None:
-    """``references``: session ids (what the market's buyer answers)."""
-    await outbox.hold_back(conn, NAME, owner, references, HELD_BACK)
-
-
 async def refund(conn: AsyncConnection, clock: Clock, owner: str, reference: str, amount: int | None) -> str:
     paid = await _paid(conn, owner, reference)
     value = paid.captured - paid.refunded if amount is None else amount
     merchant = paid.merchant_account
     body: JsonObject = {"merchantAccount": merchant, "amount": {"value": value, "currency": paid.currency}}
     try:
-        done = await sessions.modify(conn, clock, "", owner, merchant, paid.psp or "", "refunds", body)
+        answer, _ = await sessions.modify(conn, clock, "", owner, merchant, paid.psp or "", "refunds", body)
     except SimDError as refused:
         raise ValidationFailed(f"Provider D refused the refund: {refused}") from None
     if (await _paid(conn, owner, reference)).refunded == paid.refunded:
         raise ValidationFailed("Provider D refused the refund: nothing captured is left to refund.")
-    return str(done.body["pspReference"])
+    return str(answer["pspReference"])
 
 
 async def change_amount(
@@ -62,9 +53,6 @@ async def change_amount(
     paid = await _paid(conn, owner, reference)
     changed = replace(paid, amount=amount or paid.amount, currency=currency or paid.currency)
     await repository.save(conn, changed)
-
-
-DISCREPANCIES = Discrepancies(silence=silence, refund=refund, change_amount=change_amount, orphan=None)
 
 
 # The page's button for each market outcome ("pending": the buyer stays on the page).
@@ -97,32 +85,12 @@ async def market_buy(
     )
 
 
-async def advance_holds(
-    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
-) -> Settlement:
-    """The clock control: the owner's held payments nearer their end; those past it EXPIRE."""
-    lapsed = await sessions.advance(conn, clock, public_url, owner, seconds)
-    return Settlement(
-        [s.psp or s.id for s, _ in lapsed], after_commit(NOTIFIER, [n for _, sent in lapsed for n in sent])
-    )
-
-
-async def lapse_due(runtime: Runtime, phases: Phases) -> int:
-    """The worker's pass: held payments of any owner past their end EXPIRE; sent here."""
-    async with phases.transaction() as conn:
-        now = runtime.clock.now()
-        due = await repository.holds_ending(conn, now, 50)
-        lapsed = [await sessions.lapse(conn, runtime.settings.public_url, s, now) for s in due]
-    await deliver_now(runtime, phases, NOTIFIER, [n for _, sent in lapsed for n in sent])
-    return len(lapsed)
-
-
 async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
     return await shared.delete_made_before(conn, tables.simulator_d_sessions, PUBLIC_OWNER, before)
 
 
 SIMULATED = SimulatedProvider(
-    registration=next(r for r in REGISTRATIONS if r.simulator_name == NAME),
+    registration=REGISTRATION,
     routers=(endpoints.router,),
     owner_of=owner_of,
     settle=settle,
@@ -130,7 +98,7 @@ SIMULATED = SimulatedProvider(
     settles="nothing: its page leaves no payment in process",
     settle_references="none",
     market_buy=market_buy,
-    discrepancies=DISCREPANCIES,
+    discrepancies=Discrepancies(held_back(NAME), refund, change_amount, orphan=None),
     notifier=NOTIFIER,
-    holds=SimulatedHolds(advance=advance_holds, window_days=sessions.HOLD_DAYS, lapse_due=lapse_due),
+    holds=sessions.LAPSES.holds(sessions.HOLD_DAYS),
 )

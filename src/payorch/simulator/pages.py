@@ -12,6 +12,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.background import BackgroundTask
 from starlette.responses import HTMLResponse
 
+from payorch.money import exponent
+
 _HERE = Path(__file__).parent
 _ENV = Environment(
     # The shared templates by their name ("message.html"); a provider's own page in its package,
@@ -48,7 +50,13 @@ def money(amount: Decimal | int, currency: str) -> str:
     return format_currency(Decimal(str(amount)), currency, locale=locale)
 
 
+def minor_money(amount: int, currency: str) -> str:
+    """``1050`` USD (minor units, as providers count) -> ``$10.50``."""
+    return money(Decimal(amount).scaleb(-(exponent(currency) or 0)), currency)
+
+
 _ENV.filters["money"] = money
+_ENV.filters["minor_money"] = minor_money
 
 
 def with_query(url: str, fields: dict[str, str]) -> str:

@@ -1,7 +1,6 @@
-"""Provider D's wire (Adyen Checkout API v71, Hosted Checkout sessions) as typed records: its error
-answers read for the framework's ``Refusals``, and its standard notifications, each item signed
-on its own (``hmacSignature``: HMAC-SHA256 with the hex key of eight of its values joined by ':',
-Base64) and kept, once verified, as the provider's word. No meaning here: payment_results.py."""
+"""Provider D's wire (Adyen Checkout API v71) as typed records, its error answers for ``Refusals``,
+and its standard notifications: each item signed on its own (``hmacSignature``, HMAC-SHA256 of
+eight of its values) and kept, once verified, as the provider's word. Meaning: payment_results.py."""
 
 from __future__ import annotations
 
@@ -133,7 +132,7 @@ def verified(body: bytes, key_hex: str, merchant_account: str) -> list[Notificat
 
 def word_of(item: NotificationItem) -> ProviderWord:
     try:
-        at = datetime.fromisoformat(item.event_date) if item.event_date else None
+        at = datetime.fromisoformat(item.event_date or "")
     except ValueError:
         at = None
     return ProviderWord(

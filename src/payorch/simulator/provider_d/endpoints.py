@@ -1,13 +1,11 @@
-"""HTTP of simulated provider D: its Checkout API (``X-API-Key``) under ``/v71|v72/...`` and the
-live layout ``/checkout/v71|v72/...``, in simulator/api.py's wrapper (Idempotency-Key replays;
-every answer carries a ``pspReference`` header, the library reads an error's from it); and its
-hosted page (a session's ``url``, no credentials: the session id is its key): the buyer's button,
-then the GET back to ``returnUrl`` with ``sessionId`` and ``sessionResult``, after a refusal too."""
+"""HTTP of simulated provider D: its Checkout API under the test (``/v71``) and live
+(``/checkout/v71``) layouts, every answer with a ``pspReference`` header (the library reads an
+error's from it); and its hosted page, whose key is the session id: the buyer's button, then the
+GET back to ``returnUrl`` with ``sessionId`` and ``sessionResult``, after a refusal too."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from decimal import Decimal
 from urllib.parse import unquote
 
 import orjson
@@ -17,23 +15,14 @@ from starlette.responses import RedirectResponse, Response
 
 from payorch.http.deps import Conn, ReadConn, runtime_of
 from payorch.jsontypes import JsonObject
-from payorch.money import exponent
 from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
 from payorch.simulator import pages
 from payorch.simulator import repository as shared
 from payorch.simulator.api import Answer, ProviderApi, Refusals, Replays
 from payorch.simulator.outbox.sender import after_commit, send_after_commit
-from payorch.simulator.provider_d import notify, repository, sessions
+from payorch.simulator.provider_d import notify, repository, sessions, wire
 from payorch.simulator.provider_d.repository import SimDSession
-from payorch.simulator.provider_d.wire import (
-    BASE,
-    NAME,
-    PAGE_PATH,
-    SimDError,
-    merchant_account,
-    new_psp,
-    owner_of,
-)
+from payorch.simulator.provider_d.wire import BASE, NAME, PAGE_PATH, SimDError, merchant_account, owner_of
 
 router = APIRouter(tags=["Simulator: provider D"], include_in_schema=False)
 VERSIONS = ("v71", "v72")
@@ -68,7 +57,7 @@ async def _answered(
     response = await API.answer(request, conn, call)
     found = orjson.loads(response.body) if response.body else {}
     psp = found.get("pspReference") if isinstance(found, dict) else None
-    response.headers["pspReference"] = psp if isinstance(psp, str) else new_psp()
+    response.headers["pspReference"] = psp if isinstance(psp, str) else wire.new_psp()
     response.headers["Content-Type"] = "application/json;charset=UTF-8"
     if "idempotency-key" in request.headers:
         response.headers["Idempotency-Key"] = request.headers["idempotency-key"]
@@ -83,6 +72,13 @@ async def _json(request: Request) -> JsonObject:
     if not isinstance(body, dict):
         raise SimDError(400, "702", "Unexpected input: expected a JSON object")
     return body
+
+
+async def _session(conn: AsyncConnection, session_id: str, owner: str) -> SimDSession:
+    found = await repository.session_of(conn, session_id, owner=owner)
+    if found is None:
+        raise SimDError(422, "100", "Field 'sessionId' is not valid.")
+    return found
 
 
 async def create_session(version: str, request: Request, conn: Conn) -> Response:
@@ -101,11 +97,10 @@ async def session_result(version: str, session_id: str, request: Request, conn: 
     # Percent-decoded, '+' kept: the library sends the value as given, encoded or not (§5.2).
     raw = [v for k, _, v in (p.partition("=") for p in request.url.query.split("&")) if k == "sessionResult"]
 
+    presented = unquote(raw[0]) if raw else None
+
     async def run(owner: str) -> Answer:
-        found = await repository.session_of(conn, session_id, owner=owner)
-        if found is None:
-            raise SimDError(422, "100", "Field 'sessionId' is not valid.")
-        presented = unquote(raw[0]) if raw else None
+        found = await _session(conn, session_id, owner)
         return Answer(sessions.result_body(found, presented, runtime.clock.now()))
 
     return await _answered(request, conn, version, run)
@@ -131,9 +126,7 @@ async def books(session_id: str, request: Request, conn: ReadConn) -> Response:
     """Not Adyen's API: its Customer Area's view of a session (the conformance kit's books)."""
 
     async def run(owner: str) -> Answer:
-        found = await repository.session_of(conn, session_id, owner=owner)
-        if found is None:
-            raise SimDError(422, "100", "Field 'sessionId' is not valid.")
+        found = await _session(conn, session_id, owner)
         shown = ("reference", "status", "psp", "payment", "held", "captured", "refunded", "currency")
         return Answer({name: getattr(found, name) for name in shown})
 
@@ -157,17 +150,10 @@ _ENDED = {
 
 def _page(request: Request, session: SimDSession, merchant: str) -> Response:
     status = session.status_at(runtime_of(request).clock.now())
-    total = Decimal(session.amount).scaleb(-(exponent(session.currency) or 0))
     return pages.render(
-        "provider_d/page.html",
-        200 if status == "active" else 409,
-        session=session,
-        merchant=merchant,
-        total=total,
-        ended=_ENDED.get(status, ""),
-        reasons={code: words for code, (words, _) in REASONS.items()},
-        refused=REFUSED,
-        attempts_left=sessions.MAX_REFUSALS - session.refusals,
+        "provider_d/page.html", 200 if status == "active" else 409, session=session, merchant=merchant,
+        ended=_ENDED.get(status, ""), reasons={code: words for code, (words, _) in REASONS.items()},
+        refused=REFUSED, attempts_left=sessions.MAX_REFUSALS - session.refusals,
     )
 
 

@@ -1,5 +1,5 @@
-"""Simulated provider D's session row (tables.py) as a record, and all its SQL. In the caller's
-transaction."""
+"""Simulated provider D's session row (tables.py) as a record, and all its SQL (in the caller's
+transaction)."""
 
 from __future__ import annotations
 
@@ -20,22 +20,22 @@ class SimDSession:
     id: str
     owner: str
     intent: str
-    status: str
-    refusals: int
     amount: int
     currency: str
     manual_capture: bool
     notification_url: str | None
-    request: JsonObject
-    session_result: str | None
-    psp: str | None
-    payment: str | None
-    held: int
-    captured: int
-    refunded: int
-    hold_ends_at: datetime | None
+    request: JsonObject  # the /sessions request, as made
     expires_at: datetime
     created_at: datetime
+    status: str = "active"
+    refusals: int = 0
+    session_result: str | None = None
+    psp: str | None = None  # the payment authorised in it, and where it stands
+    payment: str | None = None
+    held: int = 0
+    captured: int = 0
+    refunded: int = 0
+    hold_ends_at: datetime | None = None
 
     def status_at(self, now: datetime) -> str:
         """As the API shows it: an active session past ``expiresAt`` expired."""
@@ -50,7 +50,7 @@ class SimDSession:
         return str(self.request["reference"])
 
 
-async def insert_session(conn: AsyncConnection, session: SimDSession) -> None:
+async def insert(conn: AsyncConnection, session: SimDSession) -> None:
     await shared.insert_record(conn, sessions, session)
 
 

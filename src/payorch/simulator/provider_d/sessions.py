@@ -16,17 +16,9 @@ from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
 from payorch.simulator.lapses import Lapses
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.pages import with_query
-from payorch.simulator.provider_d import notify, repository
+from payorch.simulator.provider_d import notify, repository, wire
 from payorch.simulator.provider_d.repository import SimDSession
-from payorch.simulator.provider_d.wire import (
-    PAGE_PATH,
-    SimDError,
-    amount,
-    new_psp,
-    new_session_id,
-    new_session_result,
-    text,
-)
+from payorch.simulator.provider_d.wire import SimDError, amount, text
 
 MAX_REFUSALS = 3  # refused attempts before the session is refused (❓ in the protocol)
 HOLD_DAYS = 7  # an authorisation held this long, then EXPIRE (❓: "depends on the card scheme")
@@ -64,18 +56,16 @@ async def create(
     if not return_url.startswith(("http://", "https://")):
         raise SimDError(422, "14_030", "Return URL is missing.")
     extra, meta = body.get("additionalData"), body.get("metadata")
-    extra = extra if isinstance(extra, dict) else {}
+    manual = isinstance(extra, dict) and extra.get("manualCapture") == "true"
     meta = meta if isinstance(meta, dict) else {}
+    url, intent = meta.get("payorch_notification_url"), meta.get("payment_intent_id") or body["reference"]
     now = clock.now()
-    url, intent = meta.get("payorch_notification_url"), meta.get("payment_intent_id")
     session = SimDSession(
-        id=new_session_id(), owner=owner, intent=str(intent or body["reference"]), status="active",
-        refusals=0, amount=value, currency=currency, manual_capture=extra.get("manualCapture") == "true",
-        notification_url=url if isinstance(url, str) else None, request=body, session_result=None, psp=None,
-        payment=None, held=0, captured=0, refunded=0, hold_ends_at=None, expires_at=_expiry(body, now),
-        created_at=now,
+        id=wire.new_session_id(), owner=owner, intent=str(intent), amount=value, currency=currency,
+        manual_capture=manual, notification_url=url if isinstance(url, str) else None, request=body,
+        expires_at=_expiry(body, now), created_at=now,
     )
-    await repository.insert_session(conn, session)
+    await repository.insert(conn, session)
     return session
 
 
@@ -87,7 +77,7 @@ def created_body(session: SimDSession, public_url: str) -> JsonObject:
         "mode": session.request.get("mode", "embedded"),
         "expiresAt": session.expires_at.isoformat(timespec="seconds"),
         "sessionData": "Ab02b4c0!" + session.id,
-        "url": public_url + PAGE_PATH.format(session_id=session.id),
+        "url": public_url + wire.PAGE_PATH.format(session_id=session.id),
     }
 
 
@@ -119,7 +109,7 @@ async def decide(
     now = clock.now()
     if session.status_at(now) != "active":
         return Decided(session, [], None)
-    token, psp, value = session.session_result or new_session_result(), new_psp(), session.amount
+    token, psp, value = session.session_result or wire.new_session_result(), wire.new_psp(), session.amount
     made = []
     if outcome == "approve":
         session = replace(session, status="completed", psp=psp, session_result=token)
@@ -133,7 +123,7 @@ async def decide(
         made.append(notify.item(session, "AUTHORISATION", psp, value, success=True, now=now, reason=said,
                                 extra=card))
         if not session.manual_capture:
-            capture = new_psp()
+            capture = wire.new_psp()
             made.append(notify.item(session, "CAPTURE", capture, value, success=True, now=now, original=psp))
     elif outcome == "reject":
         refusal = refusal if refusal in REASONS else REFUSED
@@ -203,7 +193,7 @@ async def modify(
     if kind == "reversals" and session.payment == "captured":
         value = session.captured - session.refunded
     changed, why = _applied(session, kind, value, currency)
-    own, ok = new_psp(), changed is not None
+    own, ok = wire.new_psp(), changed is not None
     if changed is not None:
         await repository.save(conn, changed)
     extra = {"modification.action": why} if kind == "reversals" and ok else {}

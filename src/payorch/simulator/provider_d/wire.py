@@ -1,7 +1,6 @@
-"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies, the
-reading of its JSON requests; and the credentials it checks: the MOCK ones its registration derives
-(the API key names the application) and the published test ones (docs/simulator.md). Each owner
-has one merchant account and one HMAC key (hex) its notifications are signed with."""
+"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies, its
+JSON requests read; and its credentials: the MOCK ones its registration derives and the published
+test ones. Each owner has one merchant account and one HMAC key (hex) its notifications carry."""
 
 from __future__ import annotations
 

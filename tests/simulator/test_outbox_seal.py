@@ -5,7 +5,6 @@ move does not have at hand); without one, the body goes as written."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 import pytest
 from fastapi import FastAPI, Request
@@ -16,13 +15,9 @@ from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
 from payorch.runtime import Runtime
 from payorch.simulator.outbox import sender, write
-from payorch.simulator.outbox.records import Notification, Notifier
+from payorch.simulator.outbox.records import Notification, Notifier, json_content
 
 HOOK = "/test-hooks/sealed"
-
-
-def _headers(cipher: Cipher, notification: Notification, payload: bytes, now: datetime) -> dict[str, str]:
-    return {"Content-Type": "application/json"}
 
 
 def _sealed(cipher: Cipher, notification: Notification) -> JsonObject:
@@ -43,7 +38,7 @@ async def test_the_body_sent_is_sealed_at_each_attempt(
         return Response(status_code=200)
 
     in_process.add_api_route(HOOK, hook, methods=["POST"])
-    notifier = Notifier(provider="provider_sealed", sign=_headers, seal=_sealed if seal else None)
+    notifier = Notifier(provider="provider_sealed", sign=json_content, seal=_sealed if seal else None)
     async with runtime.phases.transaction() as conn:
         made = await write.enqueue(
             conn, runtime.settings.public_url, provider=notifier.provider, owner="app_x", subject="s_1",

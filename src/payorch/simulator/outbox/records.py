@@ -43,6 +43,12 @@ class Attempt:
 Signer = Callable[[Cipher, Notification, bytes, datetime], dict[str, str]]
 
 
+def json_content(cipher: Cipher, notification: Notification, payload: bytes, now: datetime) -> dict[str, str]:
+    """The signer of a provider whose signature is inside the body (its ``seal``): no header but
+    the body's type."""
+    return {"Content-Type": "application/json"}
+
+
 def answered_2xx(status_code: int) -> bool:
     return 200 <= status_code < 300
 

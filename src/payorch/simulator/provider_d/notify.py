@@ -12,7 +12,7 @@ from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
 from payorch.providers.provider_d import wire
 from payorch.simulator.outbox import write
-from payorch.simulator.outbox.records import Notification, Notifier
+from payorch.simulator.outbox.records import Notification, Notifier, json_content
 from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import NAME, hmac_key
 
@@ -66,8 +66,4 @@ def seal(cipher: Cipher, notification: Notification) -> JsonObject:
     return {**notification.body, "notificationItems": items}
 
 
-def sign(cipher: Cipher, notification: Notification, payload: bytes, now: datetime) -> dict[str, str]:
-    return {"Content-Type": "application/json"}  # the signature is inside each item (seal)
-
-
-NOTIFIER = Notifier(provider=NAME, sign=sign, seal=seal, answer_seconds=10)
+NOTIFIER = Notifier(provider=NAME, sign=json_content, seal=seal, answer_seconds=10)  # signed inside: seal

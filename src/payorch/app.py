@@ -24,6 +24,7 @@ from payorch.events.endpoints import router as events_router
 from payorch.exports.endpoints import router as exports_router
 from payorch.http.context import RequestContextMiddleware
 from payorch.http.detached import AwaitDetached
+from payorch.http.direct_routes import DirectRoutes
 from payorch.http.docs_pages import install_docs_pages
 from payorch.http.errors import install_error_handlers
 from payorch.http.openapi import install_openapi
@@ -104,7 +105,8 @@ def create_app(runtime: Runtime) -> FastAPI:
     )
     if runtime.settings.simulator_enabled:
         mount(app, *CONTROLS_ROUTERS)
-    app.add_middleware(RetryReadsOnLostConnection)  # innermost: a retried read is counted once
+    app.add_middleware(DirectRoutes, routes=app)  # innermost: plain routes called directly
+    app.add_middleware(RetryReadsOnLostConnection)  # a retried read is counted once
     app.add_middleware(RateLimitMiddleware, runtime=runtime)  # inside the request context
     app.add_middleware(RequestContextMiddleware)
     app.add_middleware(MetricsMiddleware)  # also counts 413/415 rejections
@@ -118,7 +120,8 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     """The app of in-process calls (http/client.py): a MOCK connector's calls to the simulator
     and the simulator's notifications to us. Only those routes, and no edge middleware (metrics,
     request log, rate limit): the client request that led to the call paid for the edge once,
-    and each call would otherwise also be matched against every route of the API."""
+    and each call would otherwise also be matched against every route of the API. Its plain
+    routes (every provider's API and pages) are called directly (payorch.http.direct_routes)."""
     app = FastAPI(
         title="payorch in-process",
         version=__version__,
@@ -133,4 +136,5 @@ def create_in_process_app(runtime: Runtime) -> FastAPI:
     if runtime.settings.simulator_enabled:
         mount(app, *PROVIDER_ROUTERS)
         mount(app, *CONTROLS_ROUTERS)  # a MOCK client may set faults in process
+    app.add_middleware(DirectRoutes, routes=app)
     return app

@@ -202,9 +202,7 @@ class CheckoutRef:
     amount: int
     currency: str
     provider_data: Mapping[str, str] = field(default_factory=dict)
-    # The buyer came back through this checkout's return and the provider confirmed the return
-    # was this checkout's: for a provider whose page leaves a refused session payable, its word
-    # on a refusal then ends the checkout (the buyer has left the page).
+    # The buyer came back through its return, as the provider confirmed (docs/providers.md).
     buyer_returned: bool = False
 
 
@@ -273,11 +271,9 @@ class DisputeObservation:
     kind: str | None = None  # chargeback | mediation (None for CLEARED / REVERSED)
     provider_status: str | None = None  # the provider's status and detail, for the event
     reference: str | None = None  # the provider's own id of the dispute (None: it has none)
-    # The provider's time: of the state read (a payment's last update), or, with a reference,
-    # of the dispute's opening. None: the provider gives none.
+    # The provider's time of the read state (or, with a reference, of the opening; None: none).
     observed_at: datetime | None = None
-    # The state's place in its dispute's life, for reads the time does not order (0 first).
-    # None: the caller has no order for it (applied as the provider's current word).
+    # Its place in the dispute's life where time does not order reads (0 first; None: current).
     rank: int | None = None
 
 
@@ -290,15 +286,13 @@ class NotificationRef:
     topic: str | None = None
     # What the payment, as read from the provider, says about a dispute (None: nothing).
     dispute: DisputeObservation | None = None
-    # For an adapter whose verification already read the payment from the provider: confirms
-    # that answer against the checkout (as read_status would, without reading it again). Called
-    # with the checkout's lease held. None: the caller calls read_status.
+    # The payment the verification already read, judged for the checkout as read_status would
+    # (called with the checkout's lease held). None: the caller calls read_status.
     confirm: Callable[[ConnectorContext, CheckoutRef], Awaitable[PaymentResult]] | None = None
-    # About a hold (captured, released, lapsed): payorch reads the hold from the provider and
-    # settles a payment it still holds (payments/hold_job.py); the notice only says when.
+    # About a hold (captured, released, lapsed): payorch reads the hold and settles a payment it
+    # still holds (payments/hold_job.py).
     hold: bool = False
-    # About a refund of the payment: payorch reads its refunds still PENDING back from the
-    # provider now (payments/refunds.py, ``resolve``) rather than at the job's next pass.
+    # About a refund: its PENDING refunds are read back now (payments/refunds.py, ``resolve``).
     refund: bool = False
     # A payment on ``checkout_id`` (our checkout the provider names) that cannot be stopped at
     # the provider first: if payorch stopped that checkout (replaced it, or closed it without this
@@ -307,8 +301,7 @@ class NotificationRef:
     give_back: Callable[[ConnectorContext], Awaitable[None]] | None = None
     # The other items of the same notification, each acted on as its own.
     more: tuple[NotificationRef, ...] = ()
-    # A provider whose notification is its word: the issuer's authorization code it says, kept
-    # on a payment already authorized without one (the buyer's return came first).
+    # Its word's issuer code, kept on a payment authorized without one (the return came first).
     authorization_code: str | None = None
 
 

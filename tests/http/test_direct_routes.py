@@ -1,7 +1,8 @@
 """The in-process app's plain routes are called directly (payorch.http.direct_routes): the caller
 gets the answer FastAPI gives, for a plain route, one with an error a handler takes, one that
 crashes, and any other request (not plain, no route, another method), which FastAPI answers
-itself. A route's connection ends before its answer is sent, and sees the endpoint's failure."""
+itself (a path parameter with a validator is FastAPI's to check). A route's connection ends
+before its answer is sent, and sees the endpoint's failure."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import httpx
 import pytest
 from fastapi import Depends, FastAPI, Request
 from fastapi.routing import APIRoute
+from pydantic import AfterValidator
 from starlette.responses import JSONResponse, Response
 
 from payorch.app import create_in_process_app
@@ -44,6 +46,15 @@ async def caller(request: Request) -> str:
 
 
 Caller = Annotated[str, Depends(caller)]
+
+
+def _known(name: str) -> str:
+    if name not in ("a", "b"):
+        raise ValueError(f"unknown name {name!r}")
+    return name
+
+
+Known = Annotated[str, AfterValidator(_known)]
 
 
 class _Sent(JSONResponse):
@@ -80,6 +91,10 @@ def example_app(*, direct: bool = False) -> FastAPI:
     async def bare(request: Request) -> Response:
         return JSONResponse({"seen": request.headers.get("x-seen")})
 
+    @app.delete("/known/{name}")
+    async def known(name: Known, conn: Connection) -> Response:
+        return JSONResponse({"name": name, "conn": conn})
+
     @app.get("/query")
     async def query(request: Request, n: int) -> Response:
         return JSONResponse({"n": n})
@@ -101,6 +116,8 @@ CALLS: list[tuple[str, str, dict[str, object]]] = [
     ("POST", "/bare", {"headers": {"X-Seen": "yes"}}),
     ("GET", "/owned/o1", {"headers": {"Authorization": "Bearer right"}}),
     ("GET", "/owned/o1", {"headers": {"Authorization": "Bearer wrong"}}),
+    ("DELETE", "/known/a", {}),
+    ("DELETE", "/known/zzz", {}),  # refused by its validator: 422, the endpoint never runs
     ("GET", "/query?n=3", {}),
     ("GET", "/query?n=x", {}),
     ("GET", "/items/i1/parts/p1", {}),  # another method: 405
@@ -139,16 +156,17 @@ async def test_the_connection_ends_before_the_answer_and_sees_a_failure() -> Non
 
 def test_only_plain_routes_are_called_directly() -> None:
     routes = {route.path: plain(route) for route in example_app().routes if isinstance(route, APIRoute)}
-    assert {path for path, found in routes.items() if found is None} == {"/query"}
+    assert {path for path, found in routes.items() if found is None} == {"/query", "/known/{name}"}
 
 
 async def test_the_simulated_providers_routes_are_plain(runtime: Runtime) -> None:
     """Every provider API route and buyer's page of the in-process app is called directly; the
-    controls that take a body go FastAPI's way."""
+    controls that take a body or a checked path parameter (a provider's name) go FastAPI's way."""
     app = create_in_process_app(runtime)
     for route in app.routes:
         assert isinstance(route, APIRoute)
         if route.path.startswith("/simulator/controls/"):
-            assert (plain(route) is None) == bool(route.dependant.body_params), route.path
+            checked = any(field.field_info.metadata for field in route.dependant.path_params)
+            assert (plain(route) is None) == bool(route.dependant.body_params or checked), route.path
         else:
             assert plain(route) is not None, route.path

@@ -28,6 +28,7 @@ from fastapi import FastAPI
 from fastapi.concurrency import _asynccontextmanager_with_shielded_exit
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
+from pydantic.fields import FieldInfo
 from starlette._exception_handler import wrap_app_handling_exceptions
 from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import Request
@@ -100,7 +101,7 @@ def plain(route: BaseRoute) -> _Plain | None:
         or _has_parameters(dependant)
         or _takes_more(dependant)
         or not _answers_itself(endpoint)
-        or any(field.field_info.annotation is not str for field in dependant.path_params)
+        or not all(_plain_text(field.field_info) for field in dependant.path_params)
     ):
         return None
     dependencies = [_dependency(dependency) for dependency in dependant.dependencies]
@@ -110,6 +111,12 @@ def plain(route: BaseRoute) -> _Plain | None:
     paths = tuple((field.name, field.alias) for field in dependant.path_params)
     contexts = any(context for _, _, context in found)
     return _Plain(endpoint, dependant.request_param_name, found, paths, contexts)
+
+
+def _plain_text(info: FieldInfo) -> bool:
+    """A path parameter taken as it comes: text with no validator or constraint (``Annotated``
+    metadata such as a known-name check is FastAPI's to run: such a route is not plain)."""
+    return info.annotation is str and not info.metadata
 
 
 def _answers_itself(endpoint: Callable[..., Any]) -> bool:

@@ -14,6 +14,7 @@ from payorch.providers.registry import PROVIDER_IDS, registration_of
 from payorch.runtime import Runtime
 from tests.conformance.kit import Shop, driver_of
 from tests.conformance.network import Network
+from tests.conformance.timeouts import provider_timeout
 from tests.kit import mock_sandbox
 
 
@@ -33,13 +34,10 @@ def local_app(network: Network) -> LocalApp:
 
 
 @pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    # A `timeout` fault or a lost answer costs this much real time (asyncio.timeout in
-    # providers/http.py); an ordinary in-process call on a loaded two-core machine stays well
-    # under it (tests/checkouts/test_failover.py found 0.3 s too short, 1.5 s enough).
+def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
     # The kit's cases run back to back (provider D's decline table is 45 rows, about five requests
     # each): the per-application rate limit is not what it tests.
-    return {"provider_timeout_seconds": 2.0, "rate_limit": "100000/second"}
+    return {"provider_timeout_seconds": provider_timeout(request), "rate_limit": "100000/second"}
 
 
 @pytest.fixture

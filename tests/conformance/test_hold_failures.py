@@ -88,6 +88,7 @@ async def test_a_provider_down_applies_nothing_and_the_job_frees_the_hold(
     await _ended(shop, checkout, payment_id, move)
 
 
+@pytest.mark.loses_an_answer
 @pytest.mark.parametrize("move", list(MOVES))
 async def test_an_answer_lost_after_the_provider_applied_it(shop: Shop, move: str) -> None:
     checkout, payment_id = await held(shop)

@@ -14,13 +14,18 @@ from payorch.simulator.conformance import Money
 from tests.conformance.holds import books, held, payment
 from tests.conformance.kit import Shop
 from tests.conformance.lapse import at, at_the_end, events_typed, passes
+from tests.conformance.timeouts import provider_timeout
 
 HOUR = 3600
 
 
 @pytest.fixture
-def settings_overrides() -> dict[str, object]:
-    return {"provider_timeout_seconds": 2.0, "hold_uncaptured": "void", "hold_capture_due_seconds": HOUR}
+def settings_overrides(request: pytest.FixtureRequest) -> dict[str, object]:
+    return {
+        "provider_timeout_seconds": provider_timeout(request),
+        "hold_uncaptured": "void",
+        "hold_capture_due_seconds": HOUR,
+    }
 
 
 @pytest.fixture(autouse=True)

@@ -117,6 +117,7 @@ async def test_refused_by_the_provider(shop: Shop) -> None:
     assert await _books(shop, checkout) == shop.amount  # only what was done behind our back
 
 
+@pytest.mark.loses_an_answer
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
 async def test_an_answer_lost_after_the_provider_applied_it(shop: Shop) -> None:
     needs_read_back(shop, "its word on the refund resolves it at once, not the job (sent again under its key, "

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from payorch.providers.base import ConnectorContext
 from payorch.providers.registry import PROVIDER_IDS
-from payorch.providers.words import NO_WORDS, ProviderWord, WordQuery
+from payorch.providers.words import NO_WORDS, ProviderWord, WordQuery, keep, standing
 from payorch.runtime import Runtime
 
 AUTHORISED = ProviderWord(
@@ -55,3 +55,19 @@ async def test_a_context_without_a_store_never_drops_a_word() -> None:
     except RuntimeError:
         return
     raise AssertionError("a word recorded nowhere must fail loudly")
+
+
+async def test_keep_records_a_notifications_words_once_each_in_order(runtime: Runtime) -> None:
+    words = _ctx(runtime, "con_words_4").words
+    kept = await keep(words, [AUTHORISED, CAPTURED, AUTHORISED, CAPTURE_FAILED])  # one item sent twice
+    assert kept == [AUTHORISED, CAPTURED, CAPTURE_FAILED]
+    assert await words.find(WordQuery(frozenset({"AUTHORISATION"}))) == [AUTHORISED]
+    assert await keep(words, [AUTHORISED]) == [AUTHORISED]  # kept before: still acted on
+
+
+def test_standing_is_the_first_success_with_a_time_else_the_first_success() -> None:
+    untimed = ProviderWord("CANCELLATION", "PSP0000000000003", True, original_reference="PSP0000000000001")
+    assert standing([CAPTURE_FAILED, untimed, AUTHORISED]) == AUTHORISED
+    assert standing([CAPTURE_FAILED, untimed, CAPTURED]) == untimed
+    assert standing([CAPTURE_FAILED]) is None
+    assert standing([]) is None

@@ -6,7 +6,7 @@ import hashlib
 import hmac
 
 from payorch.crypto import Cipher
-from payorch.simulator.credentials import PUBLIC_OWNER, mock_credentials
+from payorch.simulator.credentials import PUBLIC_OWNER, credential, mock_credentials
 from payorch.simulator.provider_a.credentials import PUBLIC_A_API_KEY, PUBLIC_A_COMMERCE_CODE
 from payorch.simulator.registry import BY_NAME
 
@@ -65,3 +65,10 @@ def test_public_integration_credentials_belong_to_public() -> None:
     public = {"commerce_code": PUBLIC_A_COMMERCE_CODE, "api_key": PUBLIC_A_API_KEY}
     assert application_of(CIPHER, "provider_a", public) == PUBLIC_OWNER
     assert application_of(CIPHER, "provider_a", {**public, "api_key": "0" * 64}) is None
+
+
+def test_an_owners_credential_is_its_mock_one_or_the_published_one_for_the_public_owner() -> None:
+    published = "published-on-purpose"
+    assert credential(CIPHER, "provider_b", PUBLIC_OWNER, "webhook_secret", published) == published
+    own = credential(CIPHER, "provider_b", APP, "webhook_secret", published)
+    assert own == mock_credentials(CIPHER, "provider_b", APP)["webhook_secret"] != published

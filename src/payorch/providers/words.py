@@ -10,6 +10,7 @@ where another provider would read its API. The adapter stays free of the databas
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -71,3 +72,19 @@ async def latest(words: ProviderWords, event: str, reference: str) -> ProviderWo
     """The newest kept word of ``event`` on ``reference`` (None: the provider has not said it)."""
     said = await words.find(WordQuery(frozenset({event}), reference=reference))
     return said[-1] if said else None
+
+
+async def keep(words: ProviderWords, said: Iterable[ProviderWord]) -> list[ProviderWord]:
+    """The verified words of one notification, each kept (an item a body repeats counts once):
+    what payorch acts on, in the body's order."""
+    unique = list({(w.event, w.reference, w.success): w for w in said}.values())
+    for word in unique:
+        await words.record(word)
+    return unique
+
+
+def standing(words: Iterable[ProviderWord]) -> ProviderWord | None:
+    """The successful word that says where a thing stands: the first with the provider's time,
+    else the first (None: nothing succeeded yet)."""
+    succeeded = [w for w in words if w.success]
+    return next((w for w in succeeded if w.event_at is not None), succeeded[0] if succeeded else None)

@@ -28,6 +28,12 @@ def mock_credentials(cipher: Cipher, provider: str, application_id: str) -> dict
     raise ValueError(f"unknown provider {provider!r}")
 
 
+def credential(cipher: Cipher, provider: str, owner: str, name: str, public: str) -> str:
+    """``owner``'s MOCK credential ``name`` at the simulated ``provider``; ``public``, the published
+    one, for the public owner."""
+    return public if owner == PUBLIC_OWNER else mock_credentials(cipher, provider, owner)[name]
+
+
 def owner_of_key(cipher: Cipher, provider: str, name: str, presented: str, public: str) -> str | None:
     """The owner of ``presented``, a MOCK credential ``name`` that names its application within it
     (``app_...``): the public owner for ``public``, else the application it names whose own

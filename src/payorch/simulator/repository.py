@@ -74,11 +74,11 @@ _MERCHANT_NAME = Prepared(
 )
 
 
-async def merchant_name(conn: AsyncConnection, owner: str) -> str | None:
-    """The owner's first merchant account's name, for the pages' header."""
+async def merchant_name(conn: AsyncConnection, owner: str) -> str:
+    """The shop a buyer's page names: the owner's first merchant account's, else "Sandbox shop"."""
     # A read across domains (applications own merchant_accounts): one column for display.
     row = await _MERCHANT_NAME.first(conn, {"owner": owner})
-    return str(row["name"]) if row is not None else None
+    return str(row["name"]) if row is not None else "Sandbox shop"
 
 
 @cache

@@ -1,10 +1,5 @@
-"""provider_d_redirect_get: Adyen Hosted Checkout (a session in ``mode: hosted``), Checkout API v71.
-
-Adyen has no call that reads a payment back: each verified notification item is kept as its word
-(docs/providers.md) and checkouts, holds and refunds are read from the words. The buyer's return
-proves nothing (the session is read with its ``sessionResult``). A session cannot be stopped, so a
-payment on a checkout payorch stopped is given back (a reversal).
-"""
+"""provider_d_redirect_get: Adyen Hosted Checkout (``mode: hosted``), Checkout API v71. No call
+reads a payment back: checkouts, holds and refunds are read from its words (docs/providers.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +25,7 @@ from payorch.providers.provider_d.payment_results import (
     reference_of,
 )
 from payorch.providers.references import ProviderIds, ignored, same
-from payorch.providers.words import ProviderWord, WordQuery, latest
+from payorch.providers.words import ProviderWord, WordQuery, keep, latest, standing
 
 LIVE_URL = "https://{prefix}-checkout-live.adyenpayments.com/checkout/v71"  # the prefix: credentials
 LONGEST = timedelta(hours=24)  # a session's expiresAt: at most 24 hours after its creation
@@ -92,8 +87,8 @@ class ProviderDAdapter(base.AdapterIdentity):
         session = await post(ctx, "create", wire.SESSIONS, wire.SessionCreated, body, request.checkout_id)
         if not session.url or not SESSION_IDS.valid(session.id):
             raise base.ProviderRejected("create: a session without its url or id", provider=PROVIDER_D)
-        data = {"session_id": session.id, "reference": reference, "capture": request.capture_method}
-        data["expires_at"] = expires_at.isoformat()
+        data = {"session_id": session.id, "reference": reference, "capture": request.capture_method,
+                "expires_at": expires_at.isoformat()}
         return base.CheckoutSession(session.url, "GET", {}, session.id, expires_at, provider_data=data)
 
     async def confirm_return(
@@ -137,8 +132,7 @@ class ProviderDAdapter(base.AdapterIdentity):
         return result
 
     async def read_refund(self, ctx: ConnectorContext, request: base.RefundRequest) -> Refund:
-        """Sent again under its key, the provider answers the first refund (or makes it now if
-        it never arrived); then its word, if it came."""
+        """Sent again under its key: the first refund (made now if it never arrived), then its word."""
         body: JsonObject = {"amount": {"value": request.amount, "currency": request.currency}}
         body["reference"] = request.refund_id
         path = f"{_payment(request.provider_payment_reference)}/refunds"
@@ -156,16 +150,12 @@ class ProviderDAdapter(base.AdapterIdentity):
         credentials = ProviderDCredentials.of(ctx)
         key = credentials.hmac_key.get_secret_value()
         items = wire.verified(notification.body, key, credentials.merchant_account)
-        words = list({(w.event, w.reference, w.success): w for w in map(wire.word_of, items)}.values())
-        for word in words:  # every item is the provider's word, kept once, and acts once
-            await ctx.words.record(word)
-        refs = [ref_of(word) for word in words]
+        refs = [ref_of(word) for word in await keep(ctx.words, map(wire.word_of, items))]
         return dataclasses.replace(refs[0], more=tuple(refs[1:]))
 
 
 def ref_of(word: ProviderWord) -> NotificationRef:
-    """What one item asks payorch to read; a successful authorisation names its checkout and how
-    to give the payment back, should payorch have stopped that checkout."""
+    """What one item asks payorch to read (a payment on a stopped checkout: how to give it back)."""
     if word.event == wire.AUTHORISATION:
         intent, dot, checkout_id = (word.merchant_reference or "").partition(".")
         return NotificationRef(
@@ -220,8 +210,7 @@ def _payment(psp: str) -> str:
 async def post(
     ctx: ConnectorContext, operation: str, path: str, model: type[Answer], body: JsonObject, key: str
 ) -> Answer:
-    """``body`` for the connector's merchant account under our Idempotency-Key (at most 64
-    characters); its 201 as ``model``."""
+    """``body`` for the merchant account under our Idempotency-Key (at most 64 characters): its 201."""
     body = {"merchantAccount": ProviderDCredentials.of(ctx).merchant_account, **body}
     headers = {**headers_for(ctx), "Idempotency-Key": key[:64]}
     return await call(
@@ -235,8 +224,7 @@ _ENDS[wire.EXPIRE] = HoldStatus.LAPSED
 
 
 class ProviderDHolds:
-    """Manual capture (``additionalData.manualCapture``): ``/captures`` (all or part, the rest
-    cancelled) and ``/cancels`` answer ``201 received``; the hold is read from their words."""
+    """``/captures`` (all or part) and ``/cancels`` answer ``201 received``: the hold is read from words."""
 
     async def capture(self, ctx: ConnectorContext, hold: HoldRef, amount: int, key: str) -> HoldState:
         body: JsonObject = {"amount": {"value": amount, "currency": hold.currency}}
@@ -249,9 +237,8 @@ class ProviderDHolds:
         psp = hold.provider_reference
         words = await ctx.words.find(WordQuery(frozenset(_ENDS) | {wire.CAPTURE}, original_reference=psp))
         words += await ctx.words.find(WordQuery(frozenset({wire.EXPIRE}), reference=psp))
-        for word in sorted(words, key=lambda w: (w.success, w.event_at is not None), reverse=True):
-            if word.success:
-                return _state(hold, word)
+        if (word := standing(words)) is not None:
+            return _state(hold, word)
         # Nothing done yet, or what was asked refused. A capture or cancel whose word is still
         # to come is safe to ask again: under its Idempotency-Key it is the same one.
         return HoldState(HoldStatus.HELD, details={"words": [w.event for w in words]})

@@ -1,6 +1,5 @@
-"""What provider D's AUTHORISATION words and its session (read with ``sessionResult``) mean for a
-checkout: a payment is believed only when it is this checkout's; a refusal leaves the session
-payable, so it ends the checkout only once the buyer has left the page."""
+"""What provider D's AUTHORISATION words and its session mean for a checkout: a refusal leaves the
+session payable, so it ends the checkout only once the buyer has left the page."""
 
 from __future__ import annotations
 
@@ -37,8 +36,7 @@ def paid(
     checkout: CheckoutRef, psp: str, reference: str | None, amount: int | None, currency: str | None, *,
     word: ProviderWord | None, now: datetime | None = None, via: str = wire.AUTHORISATION,
 ) -> PaymentResult:
-    """An authorised payment of ``checkout``, at its word's time (none yet: ``now``): held (manual
-    capture) or taken."""
+    """An authorised payment of ``checkout``, held or taken, at its word's time (none yet: ``now``)."""
     at = word.event_at if word is not None else now
     intent, _, checkout_id = (reference or "").partition(".")
     claims = Claims("merchantReference", intent or None, currency, amount, checkout_id or None)
@@ -59,8 +57,7 @@ def paid(
 
 
 def from_words(words: Sequence[ProviderWord], checkout: CheckoutRef) -> PaymentResult:
-    """Paid, refused once the buyer has left the page, or nothing paid yet (a refusal leaves the
-    session payable: ``details`` says why)."""
+    """Paid, refused once the buyer has left the page, or nothing paid yet (``details``: why)."""
     word = next((w for w in reversed(words) if w.success), None)
     if word is not None:
         return paid(checkout, word.reference, word.merchant_reference, word.amount, word.currency, word=word)

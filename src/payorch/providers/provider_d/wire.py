@@ -1,6 +1,5 @@
-"""Provider D's wire (Adyen Checkout API v71) as typed records, its error answers for ``Refusals``,
-and its standard notifications: each item signed on its own (``hmacSignature``, HMAC-SHA256 of
-eight of its values) and kept, once verified, as the provider's word. Meaning: payment_results.py."""
+"""Provider D's wire (Adyen Checkout API v71) as typed records, its error answers and its standard
+notifications (each item signed on its own: ``hmacSignature``). Meaning: payment_results.py."""
 
 from __future__ import annotations
 
@@ -113,8 +112,7 @@ def signature(item: NotificationItem, key_hex: str) -> str:
 
 
 def verified(body: bytes, key_hex: str, merchant_account: str) -> list[NotificationItem]:
-    """Every item of ``body``, each signed with ``key_hex`` for ``merchant_account`` (one that
-    does not verify refuses the whole body: nothing is kept)."""
+    """Every item of ``body`` (one that does not verify refuses the whole body: nothing is kept)."""
     try:
         items = [w.item for w in NotificationRequest.model_validate_json(body).notification_items]
     except ValidationError:

@@ -27,7 +27,7 @@ router = APIRouter(tags=["Simulator: provider A"], include_in_schema=False)
 async def _merchant(conn: AsyncConnection, owner: str) -> str:
     if owner == PUBLIC_OWNER:
         return "Integration test shop"
-    return await shared.merchant_name(conn, owner) or "Sandbox shop"
+    return await shared.merchant_name(conn, owner)
 
 
 def _unknown() -> Response:

@@ -8,8 +8,8 @@ import hmac
 from collections.abc import Mapping
 
 from payorch.crypto import Cipher
-from payorch.providers.provider_b.registration import mock_credentials
-from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.providers.provider_b.registration import REGISTRATION, mock_credentials
+from payorch.simulator.credentials import PUBLIC_OWNER, credential
 
 # Provider B's published sandbox credentials: the shape of a real test access token
 # ("TEST-..."), public on purpose, for its SDK by hand.
@@ -33,6 +33,5 @@ def owner_of(cipher: Cipher, presented: Mapping[str, str]) -> str | None:
 
 def webhook_secret(cipher: Cipher, application_id: str) -> str:
     """Provider B's notification signing secret for ``application_id`` (or the public owner)."""
-    if application_id == PUBLIC_OWNER:
-        return PUBLIC_B_WEBHOOK_SECRET
-    return mock_credentials(cipher, application_id)["webhook_secret"]
+    name, public = REGISTRATION.simulator_name, PUBLIC_B_WEBHOOK_SECRET
+    return credential(cipher, name, application_id, "webhook_secret", public)

@@ -32,7 +32,7 @@ async def checkout_page(request: Request, conn: ReadConn) -> Response:
     if state is None:
         return _unknown()
     preference = state.preference
-    merchant = await shared.merchant_name(conn, preference.owner) or "Sandbox shop"
+    merchant = await shared.merchant_name(conn, preference.owner)
     if state.settled is not None:
         return _settled_page(preference, state.settled)
     return render(

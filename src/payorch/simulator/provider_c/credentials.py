@@ -8,8 +8,8 @@ import hmac
 from collections.abc import Mapping
 
 from payorch.crypto import Cipher
-from payorch.providers.provider_c.registration import MOCK_KEY_PREFIX, mock_credentials
-from payorch.simulator.credentials import PUBLIC_OWNER
+from payorch.providers.provider_c.registration import MOCK_KEY_PREFIX, REGISTRATION, mock_credentials
+from payorch.simulator.credentials import PUBLIC_OWNER, credential
 
 PUBLIC_SECRET_KEY = "sk_test_payorchsandboxpublickey"  # noqa: S105 - public on purpose
 PUBLIC_WEBHOOK_SECRET = "whsec_payorchsandboxpublicwebhooksecret"  # noqa: S105 - public on purpose
@@ -17,9 +17,7 @@ PUBLIC_WEBHOOK_SECRET = "whsec_payorchsandboxpublicwebhooksecret"  # noqa: S105 
 
 def webhook_secret(cipher: Cipher, owner: str) -> str:
     """The secret the simulator signs ``owner``'s events with."""
-    if owner == PUBLIC_OWNER:
-        return PUBLIC_WEBHOOK_SECRET
-    return mock_credentials(cipher, owner)["webhook_secret"]
+    return credential(cipher, REGISTRATION.simulator_name, owner, "webhook_secret", PUBLIC_WEBHOOK_SECRET)
 
 
 def owner_of_key(cipher: Cipher, secret_key: str) -> str | None:

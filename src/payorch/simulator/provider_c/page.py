@@ -79,7 +79,7 @@ async def checkout_page(session_id: str, request: Request, conn: ReadConn) -> Re
     session = await repository.session_of(conn, session_id, owner=None)
     if session is None:
         return pages.unknown_link("Unknown checkout", BRAND)
-    merchant = await shared.merchant_name(conn, session.owner) or "Sandbox shop"
+    merchant = await shared.merchant_name(conn, session.owner)
     return _page(request, session, merchant, declined=None)
 
 
@@ -95,7 +95,7 @@ async def choose(session_id: str, request: Request) -> Response:
         changed = await sessions.choose(
             conn, runtime.clock, runtime.settings.public_url, session_id, outcome, card
         )
-        merchant = await shared.merchant_name(conn, changed.session.owner) if changed else None
+        merchant = await shared.merchant_name(conn, changed.session.owner) if changed else ""
     if changed is None:
         return pages.unknown_link("Unknown checkout", BRAND)
     session = changed.session
@@ -106,6 +106,5 @@ async def choose(session_id: str, request: Request) -> Response:
         # Declined (try again here), or nothing more to choose on an ended session.
         code = changed.intent.decline_code if changed.intent is not None else None
         said = _SAYS.get(code or "", "Your card was declined. Try another card.") if code else None
-        page = _page(request, session, merchant or "Sandbox shop", declined=said)
-        return page
+        return _page(request, session, merchant, declined=said)
     return RedirectResponse(sessions.success_url(session), status_code=303)

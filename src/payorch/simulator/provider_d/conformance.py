@@ -1,5 +1,4 @@
-"""Provider D for the conformance kit (simulator/conformance.py): one way back (``sessionId`` and
-``sessionResult``, after every button, a refusal too), signed items, books read where its
+"""Provider D for the conformance kit (simulator/conformance.py): its books are read where its
 Customer Area shows them (Adyen has no call to read a payment)."""
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""HTTP of simulated provider D: its Checkout API under the test (``/v71``) and live
-(``/checkout/v71``) layouts, every answer with a ``pspReference`` header (the library reads an
-error's from it); and its hosted page, whose key is the session id: the buyer's button, then the
-GET back to ``returnUrl`` with ``sessionId`` and ``sessionResult``, after a refusal too."""
+"""HTTP of simulated provider D: its Checkout API (test ``/v71`` and live ``/checkout/v71``
+layouts) and its hosted page, keyed by the session id (docs/simulator.md)."""
 
 from __future__ import annotations
 
@@ -51,7 +49,7 @@ API = ProviderApi(
 async def _answered(
     request: Request, conn: AsyncConnection, version: str, call: Callable[[str], Awaitable[Answer]]
 ) -> Response:
-    """The wrapper's answer with D's headers; an unknown API version is not served (404)."""
+    # Every answer has a pspReference header: the library reads an error's from it.
     if version not in VERSIONS:
         return Response(status_code=404)
     response = await API.answer(request, conn, call)
@@ -162,7 +160,7 @@ async def hosted_page(session_id: str, request: Request, conn: ReadConn) -> Resp
     session = await repository.session_of(conn, session_id, owner=None)
     if session is None:
         return pages.unknown_link("Unknown payment", BRAND)
-    return _page(request, session, await shared.merchant_name(conn, session.owner) or "Sandbox shop")
+    return _page(request, session, await shared.merchant_name(conn, session.owner))
 
 
 @router.post(PAGE_PATH)
@@ -175,10 +173,10 @@ async def choose(session_id: str, request: Request) -> Response:
     refusal, public_url = str(form.get("reason", REFUSED)), runtime.settings.public_url
     async with runtime.phases.transaction() as conn:
         decided = await sessions.decide(conn, runtime.clock, public_url, session_id, chosen, refusal)
-        shop = await shared.merchant_name(conn, decided.session.owner) if decided else None
+        shop = await shared.merchant_name(conn, decided.session.owner) if decided else ""
     if decided is None:
         return pages.unknown_link("Unknown payment", BRAND)
     await send_after_commit(runtime, notify.NOTIFIER, decided.sent)
     if decided.back is None:  # an ended session sends the buyer nowhere: its page again, saying so
-        return _page(request, decided.session, shop or "Sandbox shop")
+        return _page(request, decided.session, shop)
     return RedirectResponse(decided.back, 303)  # See Other: the browser GETs the return after this POST

@@ -1,6 +1,5 @@
 """Simulated provider D's standard notifications: one item each, to the session's
-``metadata[payorch_notification_url]`` (Adyen: the Customer Area's webhook), written to the outbox
-unsigned and signed at each attempt with the owner's HMAC key (the adapter's own signature)."""
+``metadata[payorch_notification_url]``, signed at each attempt with the owner's HMAC key."""
 
 from __future__ import annotations
 

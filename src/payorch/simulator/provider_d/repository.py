@@ -1,5 +1,4 @@
-"""Simulated provider D's session row (tables.py) as a record, and all its SQL (in the caller's
-transaction)."""
+"""Simulated provider D's session row (tables.py) as a record, and all its SQL."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Simulated provider D's Hosted Checkout sessions and the payment authorised in one. A refused
-attempt leaves the session payable until ``MAX_REFUSALS``; an approval holds under manualCapture,
-else captures at once. Modifications answer 201 ``received``: their outcome is a notification
-(``success: "false"`` with the reason when refused). In the caller's transaction."""
+"""Simulated provider D's sessions and the payment authorised in one (docs/simulator.md); a
+modification answers 201 ``received`` and says its outcome by notification. In the caller's transaction."""
 
 from __future__ import annotations
 
@@ -101,8 +99,7 @@ def result_body(session: SimDSession, presented: str | None, now: datetime) -> J
 async def decide(
     conn: AsyncConnection, clock: Clock, public_url: str, session_id: str, outcome: str, refusal: str = ""
 ) -> Decided | None:
-    """The buyer's button on the hosted page (None: no such session). An ended session changes
-    nothing and sends the buyer nowhere."""
+    """The buyer's button (None: no such session); an ended session changes nothing, sends nowhere."""
     session = await repository.session_of(conn, session_id, owner=None, for_update=True)
     if session is None:
         return None

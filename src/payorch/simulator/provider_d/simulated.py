@@ -1,6 +1,5 @@
-"""Simulated provider D as the simulator serves it (listed in simulator/registry.py), with its side
-of the discrepancy control: a payment named by its pspReference or its session's id; a console
-refund sends no notification."""
+"""Simulated provider D as the simulator serves it (simulator/registry.py); the discrepancy control
+names a payment by its pspReference or its session's id."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies, its
-JSON requests read; and its credentials: the MOCK ones its registration derives and the published
-test ones. Each owner has one merchant account and one HMAC key (hex) its notifications carry."""
+"""Provider D's wire as the simulator speaks it: paths, identifiers, ``ServiceError`` bodies, requests
+read; and each owner's credentials (MOCK, or the published test ones)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from collections.abc import Mapping
 
 from payorch.crypto import Cipher
 from payorch.jsontypes import JsonObject
-from payorch.simulator.credentials import PUBLIC_OWNER, mock_credentials, owner_of_key
+from payorch.simulator.credentials import credential, owner_of_key
 
 NAME = "provider_d"
 BASE = f"/simulator/{NAME}"
@@ -65,12 +64,11 @@ PUBLIC_HMAC_KEY = "7061796F7263682D73616E64626F782D7075626C69632D686D61632D6B657
 
 
 def merchant_account(cipher: Cipher, owner: str) -> str:
-    public = owner == PUBLIC_OWNER
-    return PUBLIC_MERCHANT_ACCOUNT if public else mock_credentials(cipher, NAME, owner)["merchant_account"]
+    return credential(cipher, NAME, owner, "merchant_account", PUBLIC_MERCHANT_ACCOUNT)
 
 
 def hmac_key(cipher: Cipher, owner: str) -> str:
-    return PUBLIC_HMAC_KEY if owner == PUBLIC_OWNER else mock_credentials(cipher, NAME, owner)["hmac_key"]
+    return credential(cipher, NAME, owner, "hmac_key", PUBLIC_HMAC_KEY)
 
 
 def owner_of(cipher: Cipher, presented: Mapping[str, str]) -> str | None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
 from payorch.providers.base import ProviderRejected, ProviderUnavailable
-from payorch.providers.refusals import ErrorBody, Refusals
+from payorch.providers.refusals import ErrorBody, Refusals, error_model
 
 PROVIDER = "provider_t_redirect_get"
 
@@ -62,3 +63,14 @@ def test_anything_else_or_a_slow_down_leaves_the_outcome_unknown(status: int) ->
 def test_without_unknown_statuses_a_429_is_a_refusal() -> None:
     refused = Refusals(PROVIDER, _said)("create", answer(429))
     assert isinstance(refused, ProviderRejected)
+
+
+class _Said(BaseModel):
+    message: str
+
+
+def test_an_error_body_reads_as_the_providers_model_or_says_nothing() -> None:
+    empty = _Said(message="")
+    assert error_model(_Said, answer(400, {"message": "no"}), empty) == _Said(message="no")
+    assert error_model(_Said, answer(400, {"other": "shape"}), empty) is empty
+    assert error_model(_Said, httpx.Response(502, content=b"<html>bad gateway</html>"), empty) is empty

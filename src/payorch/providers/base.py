@@ -311,14 +311,20 @@ class NotificationRef:
 
 class AdapterIdentity:
     """``supports_currency`` and ``base_url`` of the Protocol below, for an adapter that declares
-    ``simulator_name``, ``supported_currencies`` and its provider's own base URLs."""
+    ``provider_id``, ``simulator_name``, ``supported_currencies`` and its provider's own base URLs."""
 
+    provider_id: str
     simulator_name: str
     supported_currencies: frozenset[str]
     provider_urls: Mapping[Mode, str]  # SANDBOX and PRODUCTION
 
     def supports_currency(self, currency: str) -> bool:
         return currency in self.supported_currencies
+
+    def takes_currency(self, currency: str) -> None:
+        """A checkout in a currency the provider does not take is refused before any call."""
+        if not self.supports_currency(currency):
+            raise ProviderRejected(f"unknown currency {currency}", provider=self.provider_id)
 
     def base_url(self, mode: Mode, public_url: str) -> str:
         if mode is Mode.MOCK:

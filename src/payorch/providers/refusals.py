@@ -12,13 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from payorch.providers.base import ProviderRejected, ProviderUnavailable
 
 MESSAGE_LIMIT = 300
 CODE_LIMIT = 64
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def error_model(model: type[Model], response: httpx.Response, empty: Model) -> Model:
+    """``response``'s error body as the provider's ``model``; ``empty`` (it says nothing) for a
+    body that does not read as one."""
+    try:
+        return model.model_validate_json(response.content)
+    except ValidationError:
+        return empty
 
 
 @dataclass(frozen=True, slots=True)

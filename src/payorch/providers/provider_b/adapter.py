@@ -38,7 +38,6 @@ from payorch.providers.base import (
     PaymentOutcome,
     PaymentResult,
     ProviderRefundResult,
-    ProviderRejected,
     RefundRequest,
 )
 from payorch.providers.calls import call, read_or_none
@@ -75,8 +74,7 @@ class ProviderBAdapter(AdapterIdentity):
     # -- create -------------------------------------------------------------------------------
 
     async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
-        if not self.supports_currency(request.currency):
-            raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_B)
+        self.takes_currency(request.currency)
         body = wire.CreatePreference(
             items=[wire.item_of(request)],
             back_urls=wire.BackUrls(

@@ -82,8 +82,7 @@ class ProviderCAdapter(AdapterIdentity):
     # -- create -------------------------------------------------------------------------------
 
     async def create_checkout(self, ctx: ConnectorContext, request: CheckoutRequest) -> CheckoutSession:
-        if not self.supports_currency(request.currency):
-            raise ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_C)
+        self.takes_currency(request.currency)
         now = ctx.clock.now()
         expires_at = min(request.expires_at, now + LONGEST)
         asked = max(expires_at, now + SHORTEST)

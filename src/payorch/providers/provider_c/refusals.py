@@ -5,19 +5,15 @@ down: the outcome is unknown."""
 from __future__ import annotations
 
 import httpx
-from pydantic import ValidationError
 
 from payorch.providers.provider_c import PROVIDER_C, wire
-from payorch.providers.refusals import ErrorBody, Refusals
+from payorch.providers.refusals import ErrorBody, Refusals, error_model
 
 TOO_MANY_REQUESTS = 429
 
 
 def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
-    try:
-        error = wire.ErrorBody.model_validate_json(response.content).error
-    except ValidationError:
-        error = wire.ErrorDetail()
+    error = error_model(wire.ErrorBody, response, wire.ErrorBody(error=wire.ErrorDetail())).error
     code = error.decline_code or error.code or error.type or str(response.status_code)
     return ErrorBody(error.message, code)
 

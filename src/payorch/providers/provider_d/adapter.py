@@ -66,8 +66,7 @@ class ProviderDAdapter(base.AdapterIdentity):
     async def create_checkout(
         self, ctx: ConnectorContext, request: base.CheckoutRequest
     ) -> base.CheckoutSession:
-        if not self.supports_currency(request.currency):
-            raise base.ProviderRejected(f"unknown currency {request.currency}", provider=PROVIDER_D)
+        self.takes_currency(request.currency)
         expires_at = min(request.expires_at, ctx.clock.now() + LONGEST)
         reference = reference_of(request.payment_intent_id, request.checkout_id)
         metadata = {"payment_intent_id": request.payment_intent_id}

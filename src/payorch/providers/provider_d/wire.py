@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from payorch.providers.base import InvalidNotification
 from payorch.providers.provider_d import PROVIDER_D
-from payorch.providers.refusals import ErrorBody, Refusals
+from payorch.providers.refusals import ErrorBody, Refusals, error_model
 from payorch.providers.words import ProviderWord
 
 SESSIONS = "/sessions"
@@ -89,10 +89,7 @@ class NotificationRequest(_Wire):
 
 
 def _error_body(operation: str, response: httpx.Response) -> ErrorBody:
-    try:
-        error = ServiceError.model_validate_json(response.content)
-    except ValidationError:
-        error = ServiceError()
+    error = error_model(ServiceError, response, ServiceError())
     return ErrorBody(error.message, error.error_code or str(response.status_code))
 
 

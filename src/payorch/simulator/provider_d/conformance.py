@@ -17,7 +17,9 @@ from payorch.providers.provider_d import decline_codes, wire
 from payorch.providers.provider_d.payment_results import from_session, reference_of
 from payorch.providers.provider_d.registration import REGISTRATION
 from payorch.simulator import conformance as kit
+from payorch.simulator.provider_d import notify
 from payorch.simulator.provider_d.notify import signature
+from payorch.simulator.provider_d.repository import SimDSession
 from payorch.simulator.provider_d.wire import BASE, new_psp
 
 _STATUSES = (wire.ACTIVE, wire.COMPLETED, wire.PAYMENT_PENDING, wire.REFUSED, wire.CANCELED, wire.EXPIRED)
@@ -55,19 +57,12 @@ class ProviderDDriver:
         mock = REGISTRATION.mock_credentials(cipher, visit.application_id)
         key = secret or mock["hmac_key"]
         key = key if all(c in "0123456789abcdefABCDEF" for c in key) else key.encode().hex()
-        books = await _books(http, cipher, visit)
-        item: dict[str, Any] = {
-            "additionalData": {"checkoutSessionId": _session_id(visit)},
-            "amount": {"currency": books["currency"], "value": self.charges.amount},
-            "eventCode": "AUTHORISATION",
-            "eventDate": now.isoformat(timespec="seconds"),
-            "merchantAccountCode": mock["merchant_account"],
-            "merchantReference": books["reference"],
-            "pspReference": books["psp"] or new_psp(),
-            "reason": "" if claims_paid else "Refused",
-            "success": "true" if claims_paid else "false",
-        }
-        item["additionalData"]["hmacSignature"] = signature(item, key)
+        books, request = await _books(http, cipher, visit), {"merchantAccount": mock["merchant_account"]}
+        session = SimDSession(_session_id(visit), "", "", 0, books["currency"], False, None,
+                              {**request, "reference": books["reference"]}, now, now)
+        item = notify.item(session, wire.AUTHORISATION, books["psp"] or new_psp(), self.charges.amount,
+                           success=claims_paid, now=now, reason="" if claims_paid else "Refused")
+        item["additionalData"] = {"checkoutSessionId": session.id, "hmacSignature": signature(item, key)}
         body = orjson.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": item}]})
         return [kit.ForgedNotification("AUTHORISATION", {}, {}, body, signed=True)]
 

@@ -43,11 +43,15 @@ def _expiry(body: JsonObject, now: datetime) -> datetime:
     return at
 
 
+def _merchant(body: JsonObject, merchant: str) -> None:
+    if text(body, "merchantAccount") != merchant:
+        raise SimDError(403, "901", "Invalid Merchant Account", "security")
+
+
 async def create(
     conn: AsyncConnection, clock: Clock, owner: str, merchant: str, body: JsonObject
 ) -> SimDSession:
-    if text(body, "merchantAccount") != merchant:
-        raise SimDError(403, "901", "Invalid Merchant Account", "security")
+    _merchant(body, merchant)
     value, currency = amount(body)
     text(body, "reference", "130")
     return_url = text(body, "returnUrl", "14_030")
@@ -146,15 +150,13 @@ def _applied(session: SimDSession, kind: str, value: int, currency: str) -> tupl
     """The payment after the modification, or None with why it was refused."""
     if currency != session.currency:
         return None, "Currency of the modification does not match the payment"
+    if kind in ("captures", "cancels") and session.payment != "authorised":
+        return None, f"Payment is {session.payment}, {kind[:-1]} not possible"
     if kind == "captures":
-        if session.payment != "authorised":
-            return None, f"Payment is {session.payment}, capture not possible"
         if value > session.held:
             return None, "Capture amount exceeds the authorised amount"
         return replace(session, payment="captured", held=0, captured=value), ""  # the rest released
     if kind == "cancels":
-        if session.payment != "authorised":
-            return None, f"Payment is {session.payment}, cancel not possible"
         return replace(session, payment="cancelled", held=0), ""
     if kind == "refunds":
         if session.payment != "captured":
@@ -174,8 +176,7 @@ async def modify(
     body: JsonObject,
 ) -> tuple[JsonObject, list[Notification]]:
     """The 201 answer, and the notification of its outcome (after an EXPIRE, if it lapsed)."""
-    if text(body, "merchantAccount") != merchant:
-        raise SimDError(403, "901", "Invalid Merchant Account", "security")
+    _merchant(body, merchant)
     reference = body.get("reference")
     if reference is not None and (not isinstance(reference, str) or len(reference) > 80):
         raise SimDError(422, "100", "Field 'reference' must be a string of at most 80 characters.")

@@ -11,10 +11,12 @@ asserts nothing; the kit does.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
@@ -56,6 +58,11 @@ class Visit:
     returned_to: str | None = None
     capture_method: str = "automatic"  # the intent's: manual asked the provider to hold
 
+    @property
+    def page_key(self) -> str:
+        """The checkout URL's last path segment: the page's key, for a provider that puts it there."""
+        return urlsplit(self.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
+
 
 @dataclass(frozen=True)
 class Money:
@@ -64,6 +71,21 @@ class Money:
 
     held: int
     taken: int
+
+
+def query_of(url: str | None) -> dict[str, str]:
+    """The fields of ``url``'s query string, blank ones kept (none without a URL)."""
+    return dict(parse_qsl(urlsplit(url or "").query, keep_blank_values=True))
+
+
+async def read_books(
+    http: httpx.AsyncClient, path: str, *, headers: Mapping[str, str], params: Mapping[str, str] | None = None
+) -> Any:
+    """The simulator's JSON answer to a GET made with the MOCK connector's credentials (an error
+    status fails the case: the books must be readable)."""
+    response = await http.get(path, params=params, headers=headers)
+    response.raise_for_status()
+    return response.json()
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,18 @@ class StatusCase:
 
     label: str
     read: Callable[[], PaymentResult]
+
+
+Reader = Callable[..., Callable[[], PaymentResult]]  # (a status's values) -> its mapping, to run
+
+
+def status_grid(read: Reader, *axes: Mapping[str, Any]) -> list[StatusCase]:
+    """A case per combination of the axes' values (the first axis outermost), each read with
+    ``read(*values)`` and labelled by the values' labels joined with "/"."""
+    return [
+        StatusCase("/".join(label for label, _ in combo), read(*(value for _, value in combo)))
+        for combo in itertools.product(*(axis.items() for axis in axes))
+    ]
 
 
 class ConformanceDriver(Protocol):

@@ -24,6 +24,8 @@ from payorch.simulator.conformance import (
     PageOutcome,
     StatusCase,
     Visit,
+    read_books,
+    status_grid,
 )
 from payorch.simulator.provider_a.service import RESPONSE_CODES
 
@@ -50,12 +52,9 @@ async def _transaction(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) ->
     """The provider's status of the visit's token, read as the MOCK connector would."""
     keys = REGISTRATION.mock_credentials(cipher, visit.application_id)
     token = visit.checkout_fields[wire.TOKEN_WS]
-    response = await http.get(
-        f"/simulator/{REGISTRATION.simulator_name}{wire.TRANSACTIONS}/{token}",
-        headers={"Tbk-Api-Key-Id": keys["commerce_code"], "Tbk-Api-Key-Secret": keys["api_key"]},
-    )
-    response.raise_for_status()
-    return dict(response.json())
+    headers = {"Tbk-Api-Key-Id": keys["commerce_code"], "Tbk-Api-Key-Secret": keys["api_key"]}
+    path = f"/simulator/{REGISTRATION.simulator_name}{wire.TRANSACTIONS}/{token}"
+    return dict(await read_books(http, path, headers=headers))
 
 
 # A deferred code's statuses that took nothing: held (AUTHORIZED), released or lapsed (REVERSED).
@@ -119,11 +118,8 @@ class ProviderADriver:
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
         # Its meaning depends on the response code too: 0 approves, anything else refuses.
-        return [
-            StatusCase(f"{status}/response_code={code}", _reader(ctx, checkout, status, code))
-            for status in _STATUSES
-            for code in (0, -1)
-        ]
+        codes = {f"response_code={code}": code for code in (0, -1)}
+        return status_grid(lambda *at: _reader(ctx, checkout, *at), {s: s for s in _STATUSES}, codes)
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "PAYORCH_UNKNOWN", 0)()

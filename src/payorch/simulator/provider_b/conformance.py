@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from decimal import Decimal
 from typing import Literal
-from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 
@@ -29,6 +28,8 @@ from payorch.simulator.conformance import (
     PageOutcome,
     StatusCase,
     Visit,
+    query_of,
+    read_books,
 )
 from payorch.simulator.provider_b.checkout import CARDHOLDER_NAMES
 
@@ -57,27 +58,19 @@ _STATUSES = (
 )
 
 
-def _query(url: str) -> dict[str, str]:
-    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
-
-
 def _genuine(visit: Visit) -> dict[str, str]:
     """The return's fields the provider gave the buyer, or (no trip back yet) the page's own."""
     if visit.returned_to is not None:
-        return {k: v for k, v in _query(visit.returned_to).items() if k != "payment_intent_id"}
-    preference = _query(visit.checkout_url)["pref_id"]
+        return {k: v for k, v in query_of(visit.returned_to).items() if k != "payment_intent_id"}
+    preference = query_of(visit.checkout_url)["pref_id"]
     return {"preference_id": preference, "external_reference": visit.payment_intent_id}
 
 
 async def _payments(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> list[dict[str, object]]:
     token = REGISTRATION.mock_credentials(cipher, visit.application_id)["access_token"]
-    response = await http.get(
-        f"{_BASE}{wire.PAYMENTS_SEARCH}",
-        params={"external_reference": visit.payment_intent_id},
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    response.raise_for_status()
-    return list(response.json()["results"])
+    params, headers = {"external_reference": visit.payment_intent_id}, {"Authorization": f"Bearer {token}"}
+    found = await read_books(http, f"{_BASE}{wire.PAYMENTS_SEARCH}", headers=headers, params=params)
+    return list(found["results"])
 
 
 class ProviderBDriver:

@@ -29,6 +29,8 @@ from payorch.simulator.conformance import (
     PageOutcome,
     StatusCase,
     Visit,
+    read_books,
+    status_grid,
 )
 from payorch.simulator.provider_c.sessions import TEST_CARDS
 
@@ -48,19 +50,13 @@ _INTENT_STATUSES: tuple[str | None, ...] = (
 )
 
 
-def _session_id(visit: Visit) -> str:
-    return urlsplit(visit.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
-
-
 async def _get(http: httpx.AsyncClient, cipher: Cipher, visit: Visit, path: str, **params: str) -> object:
     key = REGISTRATION.mock_credentials(cipher, visit.application_id)["secret_key"]
-    response = await http.get(_BASE + path, params=params, headers={"Authorization": f"Bearer {key}"})
-    response.raise_for_status()
-    return response.json()
+    return await read_books(http, _BASE + path, headers={"Authorization": f"Bearer {key}"}, params=params)
 
 
 async def _session(http: httpx.AsyncClient, cipher: Cipher, visit: Visit) -> dict[str, object]:
-    path = f"{wire.SESSIONS}/{_session_id(visit)}"
+    path = f"{wire.SESSIONS}/{visit.page_key}"
     found = await _get(http, cipher, visit, path, **{"expand[]": "payment_intent"})
     assert isinstance(found, dict)
     return found
@@ -76,7 +72,7 @@ class ProviderCDriver:
         self, http: httpx.AsyncClient, cipher: Cipher, visit: Visit, *, claims_paid: bool
     ) -> list[ForgedReturn]:
         if claims_paid:  # success_url: "I finished"
-            params = {"session_id": _session_id(visit)}
+            params = {"session_id": visit.page_key}
             return [ForgedReturn(f"success/{m}", m, params) for m in _METHODS]
         cancel_url = str((await _session(http, cipher, visit))["cancel_url"])
         params = dict(parse_qsl(urlsplit(cancel_url).query))
@@ -95,7 +91,7 @@ class ProviderCDriver:
     ) -> list[ForgedNotification]:
         key = secret or REGISTRATION.mock_credentials(cipher, visit.application_id)["webhook_secret"]
         claimed = {
-            "id": _session_id(visit),
+            "id": visit.page_key,
             "object": "checkout.session",
             "status": wire.COMPLETE if claims_paid else wire.EXPIRED,
             "payment_status": wire.PAID if claims_paid else wire.UNPAID,
@@ -128,11 +124,9 @@ class ProviderCDriver:
         return Money(held=0, taken=received - await self.refunded(http, cipher, visit) if received else 0)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[StatusCase]:
-        return [
-            StatusCase(f"{session}/{intent}", _reader(ctx, checkout, session, intent))
-            for session in (wire.OPEN, wire.COMPLETE, wire.EXPIRED)
-            for intent in _INTENT_STATUSES
-        ]
+        sessions = {s: s for s in (wire.OPEN, wire.COMPLETE, wire.EXPIRED)}
+        intents = {str(i): i for i in _INTENT_STATUSES}
+        return status_grid(lambda *at: _reader(ctx, checkout, *at), sessions, intents)
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "payorch_unknown", wire.SUCCEEDED)()

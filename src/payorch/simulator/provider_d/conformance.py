@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import orjson
@@ -25,15 +24,10 @@ from payorch.simulator.provider_d.wire import BASE, new_psp
 _STATUSES = (wire.ACTIVE, wire.COMPLETED, wire.PAYMENT_PENDING, wire.REFUSED, wire.CANCELED, wire.EXPIRED)
 
 
-def _session_id(visit: kit.Visit) -> str:
-    return urlsplit(visit.checkout_url).path.rstrip("/").rsplit("/", 1)[-1]
-
-
 async def _books(http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit) -> dict[str, Any]:
     key = REGISTRATION.mock_credentials(cipher, visit.application_id)["api_key"]
-    found = await http.get(f"{BASE}/customer-area/sessions/{_session_id(visit)}", headers={"X-API-Key": key})
-    found.raise_for_status()
-    return dict(found.json())
+    path = f"{BASE}/customer-area/sessions/{visit.page_key}"
+    return dict(await kit.read_books(http, path, headers={"X-API-Key": key}))
 
 
 class ProviderDDriver:
@@ -45,9 +39,9 @@ class ProviderDDriver:
         self, http: httpx.AsyncClient, cipher: Cipher, visit: kit.Visit, *, claims_paid: bool
     ) -> list[kit.ForgedReturn]:
         # One shape whatever it claims: the genuine sessionResult if the buyer came back, else forged.
-        genuine = dict(parse_qsl(urlsplit(visit.returned_to or "").query))
+        genuine = kit.query_of(visit.returned_to)
         session_result = genuine.get("sessionResult", "X3Xforged!")
-        params = {"sessionId": _session_id(visit), "sessionResult": session_result}
+        params = {"sessionId": visit.page_key, "sessionResult": session_result}
         return [kit.ForgedReturn("returnUrl", "GET", params)]
 
     async def notifications(
@@ -58,7 +52,7 @@ class ProviderDDriver:
         key = secret or mock["hmac_key"]
         key = key if all(c in "0123456789abcdefABCDEF" for c in key) else key.encode().hex()
         books, request = await _books(http, cipher, visit), {"merchantAccount": mock["merchant_account"]}
-        session = SimDSession(_session_id(visit), "", "", 0, books["currency"], False, None,
+        session = SimDSession(visit.page_key, "", "", 0, books["currency"], False, None,
                               {**request, "reference": books["reference"]}, now, now)
         item = notify.item(session, wire.AUTHORISATION, books["psp"] or new_psp(), self.charges.amount,
                            success=claims_paid, now=now, reason="" if claims_paid else "Refused")
@@ -77,11 +71,8 @@ class ProviderDDriver:
         return kit.Money(held=0, taken=taken)
 
     def status_cases(self, ctx: ConnectorContext, checkout: CheckoutRef) -> list[kit.StatusCase]:
-        return [
-            kit.StatusCase(f"{status}/{'paid' if paid else 'unpaid'}", _reader(ctx, checkout, status, paid))
-            for status in _STATUSES
-            for paid in (False, True)
-        ]
+        read, statuses = (lambda *at: _reader(ctx, checkout, *at)), {s: s for s in _STATUSES}
+        return kit.status_grid(read, statuses, {"unpaid": False, "paid": True})
 
     def unknown_status(self, ctx: ConnectorContext, checkout: CheckoutRef) -> PaymentResult:
         return _reader(ctx, checkout, "payorch_unknown", False)()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from payorch.providers.base import ProviderRefundOutcome, ProviderRejected, RefundRequest
-from payorch.providers.refund_results import RefundStatuses, from_refunded_total
+from payorch.providers.refund_results import RefundStatuses, from_refunded_total, from_word
+from payorch.providers.words import ProviderWord
 
 PROVIDER = "provider_t_redirect_get"
 STATUSES = RefundStatuses(PROVIDER, frozenset({"done"}), frozenset({"failed", "canceled"}))
@@ -59,3 +60,16 @@ def test_a_refund_read_back_from_the_refunded_total(
     assert result.outcome is outcome
     assert result.amount == 300
     assert result.details == {"status": "x", "refunded_amount": refunded}
+
+
+def test_a_refund_by_its_word_is_pending_until_said_then_succeeded_or_refused_with_its_reason() -> None:
+    pending = from_word(request(), None, "PSP0000000000009")
+    assert (pending.outcome, pending.amount, pending.provider_refund_reference) == (
+        ProviderRefundOutcome.PENDING, 300, "PSP0000000000009"
+    )
+    said = ProviderWord("REFUND", "PSP0000000000009", True, original_reference="PSP0000000000001")
+    assert from_word(request(), said, "PSP0000000000009").outcome is ProviderRefundOutcome.SUCCEEDED
+    refused = from_word(request(), ProviderWord("REFUND", "PSP0000000000009", False, reason="Insufficient balance"), "x")
+    assert (refused.outcome, refused.reason) == (ProviderRefundOutcome.REFUSED, "Insufficient balance")
+    unsaid = from_word(request(), ProviderWord("REFUND", "PSP0000000000009", False), "x")
+    assert unsaid.reason == "the provider refused the refund"

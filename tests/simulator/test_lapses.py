@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from payorch.clock import FrozenClock
-from payorch.simulator.lapses import Lapses
+from payorch.simulator.lapses import Lapses, end_in
 from payorch.simulator.outbox.records import Notifier
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
@@ -39,6 +39,9 @@ class Rows:
     async def move(self, conn: Any, hold: Hold, ends_at: datetime) -> Hold:
         self.rows[hold.id] = replace(hold, ends_at=ends_at)
         return self.rows[hold.id]
+
+    async def move_saved(self, conn: Any, hold: Hold) -> None:
+        self.rows[hold.id] = hold
 
     async def lapse(self, conn: Any, public_url: str, hold: Hold, now: datetime) -> list[Any]:
         self.rows[hold.id] = replace(hold, lapsed=True)
@@ -83,3 +86,20 @@ async def test_the_workers_pass_lapses_any_owners_holds_past_their_end_a_batch_a
     assert await lapses(rows, batch=1).lapse_due(runtime, phases) == 1
     assert await lapses(rows, batch=1).lapse_due(runtime, phases) == 0
     assert rows.written == ["a", "b"]
+
+
+async def test_a_rows_end_field_gives_the_clock_its_end_and_its_move_saved() -> None:
+    saved: list[Hold] = []
+
+    async def save(conn: Any, hold: Hold) -> None:
+        saved.append(hold)
+
+    ends_at, move = end_in("ends_at", save)
+    hold = Hold("h", "app_1", NOW + timedelta(days=7))
+    assert ends_at(hold) == NOW + timedelta(days=7)
+    moved = await move(None, hold, NOW + timedelta(days=1))
+    assert moved == replace(hold, ends_at=NOW + timedelta(days=1)) and saved == [moved]
+
+    rows = Rows(hold)
+    clock = Lapses(Notifier(provider="provider_x", sign=lambda *_: {}), rows.find, *end_in("ends_at", rows.move_saved), rows.lapse, lambda h: h.id)
+    assert (await clock.advance(None, FrozenClock(NOW), "", "app_1", 7 * 86400)).references == ["h"]

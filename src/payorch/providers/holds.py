@@ -9,12 +9,14 @@ never send it blindly again).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
 
-from payorch.providers.base import ConnectorContext
+from payorch.providers.base import ConnectorContext, ProviderRejected
+from payorch.providers.words import ProviderWord
 
 
 class HoldStatus(StrEnum):
@@ -74,3 +76,17 @@ async def made_already(
     else:
         made = seen.status is HoldStatus.CAPTURED and seen.amount_captured == capture
     return seen if made else None
+
+
+def by_word(
+    word: ProviderWord | None, reference: str, operation: str, provider: str,
+    state: Callable[[ProviderWord], HoldState],
+) -> HoldState:
+    """A capture or void the provider received as ``reference``, by its word (providers/words.py):
+    none yet is PENDING (asked again under its key, it is the same one), a failure is refused with
+    the provider's reason, a success is ``state(word)``."""
+    if word is None:
+        return HoldState(HoldStatus.PENDING, details={"psp_reference": reference})
+    if not word.success:
+        raise ProviderRejected(f"{operation} refused: {word.reason or 'no reason given'}", provider=provider)
+    return state(word)

@@ -7,6 +7,7 @@ for every provider (docs/providers.md, "Writing an adapter"):
 - ``from_refunded_total``: an unknown refund read back from how much of the payment the provider
   shows refunded. Up by the refund: SUCCEEDED; unchanged: NOT_APPLIED (safe to try again);
   anything else, or a total it does not show: PENDING.
+- ``from_word``: a refund the provider received, by its word (providers/words.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from payorch.providers.base import (
     ProviderRejected,
     RefundRequest,
 )
+from payorch.providers.words import ProviderWord
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,3 +71,13 @@ def from_refunded_total(
     else:
         outcome = ProviderRefundOutcome.PENDING
     return ProviderRefundResult(outcome, request.amount, details=dict(details))
+
+
+def from_word(request: RefundRequest, word: ProviderWord | None, reference: str) -> ProviderRefundResult:
+    """The refund ``reference`` the provider received, by its word: none yet is PENDING, a success
+    SUCCEEDED, a failure REFUSED with the provider's reason."""
+    if word is None or word.success:
+        outcome = ProviderRefundOutcome.PENDING if word is None else ProviderRefundOutcome.SUCCEEDED
+        return ProviderRefundResult(outcome, request.amount, reference)
+    reason = word.reason or "the provider refused the refund"
+    return ProviderRefundResult(ProviderRefundOutcome.REFUSED, request.amount, reference, reason=reason)

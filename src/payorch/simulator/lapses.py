@@ -6,9 +6,9 @@ how its held rows are found, moved and lapsed; ``Lapses.holds(window_days)`` is 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -19,7 +19,11 @@ from payorch.simulator.outbox.records import Notification, Notifier
 from payorch.simulator.outbox.sender import after_commit, deliver_now
 from payorch.simulator.simulated import Settlement, SimulatedHolds
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 Held = TypeVar("Held")
+Row = TypeVar("Row", bound="DataclassInstance")
 
 # (conn, owner or None for anyone's, ending before or None for whenever, limit) -> held rows,
 # locked for the transaction, the soonest end first.
@@ -65,3 +69,22 @@ class Lapses(Generic[Held]):
 
     def holds(self, window_days: int) -> SimulatedHolds:
         return SimulatedHolds(advance=self.advance, window_days=window_days, lapse_due=self.lapse_due)
+
+
+def end_in(
+    field: str, save: Callable[[AsyncConnection, Row], Awaitable[None]]
+) -> tuple[Callable[[Row], datetime], MoveEnd[Row]]:
+    """``ends_at`` and ``move`` for held rows that are records with their end in ``field`` (set on
+    every held row), saved with ``save``: ``Lapses(notifier, find, *end_in(...), lapse, reference)``."""
+
+    def ends_at(held: Row) -> datetime:
+        end = getattr(held, field)
+        assert isinstance(end, datetime), f"a held row without its {field}"
+        return end
+
+    async def move(conn: AsyncConnection, held: Row, end: datetime) -> Row:
+        moved = replace(held, **{field: end})
+        await save(conn, moved)
+        return moved
+
+    return ends_at, move

@@ -6,18 +6,20 @@ Statements are built once, with bind parameters for the values (docs/performance
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Select, Table, bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.prepared import Prepared
 from payorch.db.records import Record, record_of
 from payorch.db.tables import merchant_accounts
 from payorch.db.tables.simulator import simulator_faults as faults
+from payorch.simulator.credentials import PUBLIC_OWNER
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -113,6 +115,11 @@ async def owned(
     return record_of(record_type, row) if row is not None else None
 
 
+async def records(conn: AsyncConnection, record_type: type[Record], query: Select[Any]) -> list[Record]:
+    """Every row ``query`` selects, as ``record_type`` (its fields are the rows' columns)."""
+    return [record_of(record_type, row) for row in (await conn.execute(query)).mappings()]
+
+
 async def insert_record(conn: AsyncConnection, table: Table, record: DataclassInstance) -> None:
     """A record whose fields are ``table``'s columns, as a new row."""
     await conn.execute(insert(table).values(**asdict(record)))
@@ -130,3 +137,13 @@ async def delete_made_before(conn: AsyncConnection, table: Table, owner: str, be
     """``owner``'s rows of ``table`` created before ``before`` (the public purge); how many went."""
     gone = await conn.execute(delete(table).where(table.c.owner == owner, table.c.created_at < before))
     return gone.rowcount
+
+
+def public_purge(*tables: Table) -> Callable[[AsyncConnection, datetime, int], Awaitable[int]]:
+    """The public owner's purge (``SimulatedProvider.purge_public``) of a provider whose objects
+    are the rows of ``tables``: those made before ``before``, table by table; how many went."""
+
+    async def purge(conn: AsyncConnection, before: datetime, limit: int) -> int:
+        return sum([await delete_made_before(conn, table, PUBLIC_OWNER, before) for table in tables])
+
+    return purge

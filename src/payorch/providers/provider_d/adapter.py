@@ -15,7 +15,7 @@ from payorch.providers import base
 from payorch.providers.base import CheckoutRef, ConnectorContext, Mode, NotificationRef, PaymentResult
 from payorch.providers.calls import call
 from payorch.providers.credentials import ConnectorCredentials
-from payorch.providers.holds import HoldRef, HoldState, HoldStatus, made_already
+from payorch.providers.holds import HoldRef, HoldState, HoldStatus, by_word, made_already
 from payorch.providers.provider_d import PROVIDER_D, wire
 from payorch.providers.provider_d.payment_results import (
     MANUAL,
@@ -25,6 +25,7 @@ from payorch.providers.provider_d.payment_results import (
     reference_of,
 )
 from payorch.providers.references import ProviderIds, ignored, same
+from payorch.providers.refund_results import from_word
 from payorch.providers.words import ProviderWord, WordQuery, keep, latest, standing
 
 LIVE_URL = "https://{prefix}-checkout-live.adyenpayments.com/checkout/v71"  # the prefix: credentials
@@ -135,13 +136,8 @@ class ProviderDAdapter(base.AdapterIdentity):
         body: JsonObject = {"amount": {"value": request.amount, "currency": request.currency}}
         body["reference"] = request.refund_id
         path = f"{_payment(request.provider_payment_reference)}/refunds"
-        made = await post(ctx, "refund", path, wire.Modification, body, request.refund_id)
-        said, psp = await latest(ctx.words, wire.REFUND, made.psp_reference), made.psp_reference
-        if said is None or said.success:
-            outcome = RefundOutcome.PENDING if said is None else RefundOutcome.SUCCEEDED
-            return Refund(outcome, request.amount, psp)
-        reason = said.reason or "the provider refused the refund"
-        return Refund(RefundOutcome.REFUSED, request.amount, psp, reason=reason)
+        psp = (await post(ctx, "refund", path, wire.Modification, body, request.refund_id)).psp_reference
+        return from_word(request, await latest(ctx.words, wire.REFUND, psp), psp)
 
     async def parse_notification(
         self, ctx: ConnectorContext, notification: base.IncomingNotification
@@ -245,7 +241,8 @@ class ProviderDHolds:
     async def _modify(
         self, ctx: ConnectorContext, hold: HoldRef, body: JsonObject, key: str, capture: int | None
     ) -> HoldState:
-        operation, action = ("capture", "captures") if capture is not None else ("void", "cancels")
+        asked = ("capture", "captures", wire.CAPTURE) if capture is not None else None
+        operation, action, event = asked or ("void", "cancels", wire.CANCELLATION)
         path = f"{_payment(hold.provider_reference)}/{action}"
         try:
             made = await post(ctx, operation, path, wire.Modification, {**body, "reference": key[:80]}, key)
@@ -253,14 +250,8 @@ class ProviderDHolds:
             if seen := await made_already(self, ctx, hold, capture):
                 return seen
             raise
-        event = wire.CAPTURE if capture is not None else wire.CANCELLATION
-        said = await latest(ctx.words, event, made.psp_reference)
-        if said is None:
-            return HoldState(HoldStatus.PENDING, details={"psp_reference": made.psp_reference})
-        if not said.success:
-            reason = said.reason or "no reason given"
-            raise base.ProviderRejected(f"{operation} refused: {reason}", provider=ctx.provider)
-        return _state(hold, said)
+        said, psp = await latest(ctx.words, event, made.psp_reference), made.psp_reference
+        return by_word(said, psp, operation, ctx.provider, lambda word: _state(hold, word))
 
 
 def _state(hold: HoldRef, word: ProviderWord) -> HoldState:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import fields
 from datetime import datetime
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.db.records import record_of
 from payorch.jsontypes import JsonObject
+from payorch.simulator import repository as shared
 from payorch.simulator.provider_c.records import (
     SimCDispute,
     SimCPaymentIntent,
@@ -75,7 +76,7 @@ async def list_sessions(
             | ((sessions.c.created_at == starting_after.created_at) & (sessions.c.id < starting_after.id))
         )
     query = query.order_by(sessions.c.created_at.desc(), sessions.c.id.desc()).limit(limit)
-    return [record_of(SimCSession, row) for row in (await conn.execute(query)).mappings()]
+    return await shared.records(conn, SimCSession, query)
 
 
 async def update_session(
@@ -120,7 +121,7 @@ async def holds_of(conn: AsyncConnection, owner: str) -> list[SimCPaymentIntent]
         .order_by(intents.c.id)
         .with_for_update()
     )
-    return [record_of(SimCPaymentIntent, row) for row in (await conn.execute(query)).mappings()]
+    return await shared.records(conn, SimCPaymentIntent, query)
 
 
 async def due_holds(conn: AsyncConnection, now: datetime, limit: int) -> list[SimCPaymentIntent]:
@@ -133,7 +134,7 @@ async def due_holds(conn: AsyncConnection, now: datetime, limit: int) -> list[Si
         .limit(limit)
         .with_for_update(skip_locked=True)
     )
-    return [record_of(SimCPaymentIntent, row) for row in (await conn.execute(query)).mappings()]
+    return await shared.records(conn, SimCPaymentIntent, query)
 
 
 async def set_payment_status(conn: AsyncConnection, session_id: str, payment_status: str) -> None:
@@ -164,7 +165,7 @@ async def refunds_of(
         .order_by(refunds.c.created_at.desc(), refunds.c.id.desc())
         .limit(limit)
     )
-    return [record_of(SimCRefund, row) for row in (await conn.execute(query)).mappings()]
+    return await shared.records(conn, SimCRefund, query)
 
 
 # -- disputes ---------------------------------------------------------------------------------
@@ -198,15 +199,5 @@ async def set_dispute_status(conn: AsyncConnection, dispute_id: str, status: str
 # -- the public owner's purge -----------------------------------------------------------------
 
 
-async def delete_older_than(conn: AsyncConnection, owner: str, before: datetime) -> int:
-    """Delete ``owner``'s objects made before ``before``; how many rows went."""
-    gone = 0
-    for table, column in (
-        (sessions, sessions.c.created_at),
-        (intents, intents.c.created_at),
-        (refunds, refunds.c.created_at),
-        (disputes, disputes.c.created_at),
-    ):
-        result = await conn.execute(delete(table).where(table.c.owner == owner, column < before))
-        gone += result.rowcount
-    return gone
+# The public owner's purge: its objects made before a time, each table in turn.
+purge_public = shared.public_purge(sessions, intents, refunds, disputes)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.db import Phases
 from payorch.providers.provider_c.registration import REGISTRATION
 from payorch.runtime import Runtime
-from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.outbox.sender import after_commit, deliver_now
 from payorch.simulator.provider_c import (
@@ -103,16 +100,12 @@ async def lapse_due(runtime: Runtime, phases: Phases) -> int:
     return len(lapsed)
 
 
-async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
-    return await repository.delete_older_than(conn, PUBLIC_OWNER, before)
-
-
 SIMULATED = SimulatedProvider(
     registration=REGISTRATION,
     routers=(page.router, endpoints.router),
     owner_of=owner_of,
     settle=settle,
-    purge_public=purge_public,
+    purge_public=repository.purge_public,
     settles="approve / reject: the PaymentIntent the buyer left `processing` on the intent's "
     "session succeeds or fails; chargeback opens a dispute on the paid one, chargeback_won / "
     "chargeback_lost close it; a signed event is sent for each",

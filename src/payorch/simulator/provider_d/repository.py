@@ -8,7 +8,6 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from payorch.db.records import record_of
 from payorch.jsontypes import JsonObject
 from payorch.simulator import repository as shared
 from payorch.simulator.provider_d.tables import simulator_d_sessions as sessions
@@ -73,8 +72,7 @@ async def paid_by(conn: AsyncConnection, psp: str, owner: str) -> SimDSession | 
 async def sessions_for(conn: AsyncConnection, owner: str, intent: str) -> list[SimDSession]:
     """``owner``'s sessions made for a payment intent, newest first."""
     query = select(sessions).where(sessions.c.owner == owner, sessions.c.intent == intent)
-    rows = await conn.execute(query.order_by(sessions.c.created_at.desc()))
-    return [record_of(SimDSession, row) for row in rows.mappings()]
+    return await shared.records(conn, SimDSession, query.order_by(sessions.c.created_at.desc()))
 
 
 async def holds_ending(
@@ -86,5 +84,5 @@ async def holds_ending(
         query = query.where(sessions.c.hold_ends_at <= before)
     if owner is not None:
         query = query.where(sessions.c.owner == owner)
-    rows = await conn.execute(query.order_by(sessions.c.hold_ends_at).limit(limit).with_for_update())
-    return [record_of(SimDSession, row) for row in rows.mappings()]
+    query = query.order_by(sessions.c.hold_ends_at).limit(limit).with_for_update()
+    return await shared.records(conn, SimDSession, query)

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
 from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
-from payorch.simulator.lapses import Lapses
+from payorch.simulator.lapses import Lapses, end_in
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.pages import with_query
 from payorch.simulator.provider_d import notify, repository, wire
@@ -220,18 +220,7 @@ async def _lapse(
     return await notify.enqueue(conn, public_url, session, made, now)
 
 
-async def _moved(conn: AsyncConnection, session: SimDSession, ends_at: datetime) -> SimDSession:
-    moved = replace(session, hold_ends_at=ends_at)
-    await repository.save(conn, moved)
-    return moved
-
-
-def _ends_at(session: SimDSession) -> datetime:
-    assert session.hold_ends_at is not None  # every authorised (held) payment has its end
-    return session.hold_ends_at
-
-
 LAPSES = Lapses(
-    notifier=notify.NOTIFIER, find=repository.holds_ending, ends_at=_ends_at, move=_moved, lapse=_lapse,
+    notify.NOTIFIER, repository.holds_ending, *end_in("hold_ends_at", repository.save), _lapse,
     reference=lambda session: session.psp or session.id,
 )

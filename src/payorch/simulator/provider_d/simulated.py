@@ -4,7 +4,6 @@ names a payment by its pspReference or its session's id."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -13,7 +12,6 @@ from payorch.errors import ValidationFailed
 from payorch.jsontypes import JsonObject
 from payorch.providers.provider_d.registration import REGISTRATION
 from payorch.simulator import repository as shared
-from payorch.simulator.credentials import PUBLIC_OWNER
 from payorch.simulator.discrepancies.records import Discrepancies, held_back
 from payorch.simulator.market.records import MarketOutcome
 from payorch.simulator.outbox.sender import after_commit
@@ -84,16 +82,12 @@ async def market_buy(
     )
 
 
-async def purge_public(conn: AsyncConnection, before: datetime, limit: int) -> int:
-    return await shared.delete_made_before(conn, tables.simulator_d_sessions, PUBLIC_OWNER, before)
-
-
 SIMULATED = SimulatedProvider(
     registration=REGISTRATION,
     routers=(endpoints.router,),
     owner_of=owner_of,
     settle=settle,
-    purge_public=purge_public,
+    purge_public=shared.public_purge(tables.simulator_d_sessions),
     settles="nothing: its page leaves no payment in process",
     settle_references="none",
     market_buy=market_buy,

@@ -80,13 +80,16 @@ def render(
     status_code: int = 200,
     *,
     background: BackgroundTask | None = None,
+    scripts: bool = True,
     **context: object,
 ) -> HTMLResponse:
+    """``template`` rendered; ``scripts=False`` for a page with no script of its own (none runs)."""
     html = _ENV.get_template(template).render(**context)
     # The pages are self-contained; forbid any outside resource and framing by other sites.
     headers = {
         "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-        "script-src 'unsafe-inline'; form-action *; frame-ancestors 'none'",
+        + ("script-src 'unsafe-inline'; " if scripts else "")
+        + "form-action *; frame-ancestors 'none'",
         "Cache-Control": "no-store",
         "Referrer-Policy": "no-referrer",
     }

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from payorch.jsontypes import JsonObject
+from payorch.simulator.bodies import json_body
 
 TOKEN_SECONDS = 5 * 60  # a token lives 5 minutes after create
 # An approved transaction not committed within this long after the buyer's choice is reversed
@@ -47,14 +47,7 @@ class SimACreateRequest:
 
 def parse_object(raw: bytes, allowed: tuple[str, ...]) -> JsonObject:
     """The JSON object of a request; 400 for bad JSON or a field the operation does not take."""
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise SimAWireError(400, "Invalid json format") from None
-    if not isinstance(data, dict):
-        raise SimAWireError(400, "Invalid json format")
+    data = json_body(raw, lambda _: SimAWireError(400, "Invalid json format"), empty={})
     for key in data:
         if key not in allowed:
             raise SimAWireError(400, f"Invalid json format: unexpected field '{key}'")

@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 from payorch.jsontypes import JsonObject
 from payorch.money import exponent
+from payorch.simulator.bodies import json_body
 from payorch.simulator.provider_b.records import CheckedPreference
 
 BASE = "/simulator/provider_b"
@@ -65,18 +66,15 @@ def not_found(what: str) -> SimBWireError:
     )
 
 
+_NOT_A = {"json": "JSON parse error: the body is not valid JSON", "object": "The body must be a JSON object"}
+
+
 def parse_body(raw: bytes) -> JsonObject:
-    if not raw.strip():
-        return {}
-    try:
-        data = json.loads(raw, parse_float=Decimal)
-    except (ValueError, UnicodeDecodeError):
-        raise SimBWireError(
-            400, "JSON parse error: the body is not valid JSON", "bad_request"
-        ) from None
-    if not isinstance(data, dict):
-        raise SimBWireError(400, "The body must be a JSON object", "bad_request")
-    return data
+    def loads(body: bytes) -> object:
+        return json.loads(body, parse_float=Decimal)
+
+    return json_body(raw, lambda not_a: SimBWireError(400, _NOT_A[not_a], "bad_request"),
+                     empty={}, loads=loads)
 
 
 def hundredths(value: object, *, currency: str, field: str, error: str = "bad_request") -> int:

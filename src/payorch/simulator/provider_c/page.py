@@ -5,10 +5,8 @@ and random) is its key."""
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 
 from fastapi import APIRouter, Request
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, select_autoescape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from payorch.http.deps import ReadConn, runtime_of
@@ -22,28 +20,6 @@ from payorch.simulator.provider_c.wire import PAGE_PATH
 
 BRAND = "Provider C"
 router = APIRouter(tags=["Simulator: provider C"], include_in_schema=False)
-
-# Its own page beside the simulator's shared base template and filters.
-_ENV = Environment(
-    loader=ChoiceLoader(
-        [
-            FileSystemLoader(Path(__file__).parent / "templates"),
-            FileSystemLoader(Path(pages.__file__).parent / "templates"),
-        ]
-    ),
-    autoescape=select_autoescape(["html"]),
-    trim_blocks=True,
-    lstrip_blocks=True,
-    auto_reload=False,
-)
-_ENV.filters["money"] = pages.money
-_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action *; "
-    "frame-ancestors 'none'",
-    "Cache-Control": "no-store",
-    "Referrer-Policy": "no-referrer",
-}
-
 
 # What the page tells the buyer of a failed attempt (Stripe Checkout's words).
 _SAYS = {
@@ -61,7 +37,10 @@ def _page(request: Request, session: SimCSession, merchant: str, *, declined: st
         "complete": "This checkout is complete. Nothing left to pay.",
         "expired": "This checkout has expired. Nothing was charged.",
     }.get(status, "")
-    html = _ENV.get_template("provider_c.html").render(
+    return pages.render(
+        "provider_c/templates/provider_c.html",
+        200 if status == "open" else 409,
+        scripts=False,
         session=session,
         merchant=merchant,
         total=total,
@@ -71,7 +50,6 @@ def _page(request: Request, session: SimCSession, merchant: str, *, declined: st
         declined=declined,
         cards=sessions.TEST_CARDS,
     )
-    return HTMLResponse(html, status_code=200 if status == "open" else 409, headers=_HEADERS)
 
 
 @router.get(PAGE_PATH)

@@ -17,6 +17,7 @@ from payorch.providers.provider_d.decline_codes import REASONS, REFUSED
 from payorch.simulator import pages
 from payorch.simulator import repository as shared
 from payorch.simulator.api import Answer, ProviderApi, Refusals, Replays
+from payorch.simulator.bodies import json_body
 from payorch.simulator.outbox.sender import after_commit, send_after_commit
 from payorch.simulator.provider_d import notify, repository, sessions, wire
 from payorch.simulator.provider_d.repository import SimDSession
@@ -63,13 +64,8 @@ async def _answered(
 
 
 async def _json(request: Request) -> JsonObject:
-    try:
-        body = orjson.loads(await request.body())
-    except orjson.JSONDecodeError:
-        body = None
-    if not isinstance(body, dict):
-        raise SimDError(400, "702", "Unexpected input: expected a JSON object")
-    return body
+    refused = SimDError(400, "702", "Unexpected input: expected a JSON object")
+    return json_body(await request.body(), lambda _: refused, loads=orjson.loads)
 
 
 async def _session(conn: AsyncConnection, session_id: str, owner: str) -> SimDSession:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from payorch.providers.base import ConnectorContext
 from payorch.providers.registry import PROVIDER_IDS
-from payorch.providers.words import NO_WORDS, ProviderWord, WordQuery, keep, standing
+from payorch.providers.words import NO_WORDS, ProviderWord, WordQuery, keep, said_at, standing
 from payorch.runtime import Runtime
 
 AUTHORISED = ProviderWord(
@@ -71,3 +71,10 @@ def test_standing_is_the_first_success_with_a_time_else_the_first_success() -> N
     assert standing([CAPTURE_FAILED, untimed, CAPTURED]) == untimed
     assert standing([CAPTURE_FAILED]) is None
     assert standing([]) is None
+
+
+def test_a_words_time_needs_its_offset() -> None:
+    assert said_at("2026-12-05T08:00:00+01:00") == datetime(2026, 12, 5, 7, 0, tzinfo=UTC)
+    assert said_at("2026-12-05T08:00:00") is None  # no offset: no moment
+    assert said_at("not a time") is None
+    assert said_at(None) is None

@@ -68,6 +68,16 @@ class NoWords:
 NO_WORDS = NoWords()
 
 
+def said_at(text: str | None) -> datetime | None:
+    """A word's ``event_at`` from the provider's ISO 8601 time: None for a time without its offset
+    (its zone unknown, so no moment) or for none at all."""
+    try:
+        at = datetime.fromisoformat(text or "")
+    except ValueError:
+        return None
+    return at if at.tzinfo is not None else None
+
+
 async def latest(words: ProviderWords, event: str, reference: str) -> ProviderWord | None:
     """The newest kept word of ``event`` on ``reference`` (None: the provider has not said it)."""
     said = await words.find(WordQuery(frozenset({event}), reference=reference))

@@ -7,7 +7,6 @@ import base64
 import binascii
 import hashlib
 import hmac
-from datetime import datetime
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -15,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from payorch.providers.base import InvalidNotification
 from payorch.providers.provider_d import PROVIDER_D
 from payorch.providers.refusals import ErrorBody, Refusals, error_model
-from payorch.providers.words import ProviderWord
+from payorch.providers.words import ProviderWord, said_at
 
 SESSIONS = "/sessions"
 PAYMENTS = "/payments"  # /payments/{pspReference}/captures | cancels | refunds | reversals
@@ -126,10 +125,6 @@ def verified(body: bytes, key_hex: str, merchant_account: str) -> list[Notificat
 
 
 def word_of(item: NotificationItem) -> ProviderWord:
-    try:
-        at = datetime.fromisoformat(item.event_date or "")
-    except ValueError:
-        at = None
     return ProviderWord(
         event=item.event_code,
         reference=item.psp_reference,
@@ -139,5 +134,5 @@ def word_of(item: NotificationItem) -> ProviderWord:
         amount=item.amount.value,
         currency=item.amount.currency,
         reason=item.reason or None,
-        event_at=at if at is not None and at.tzinfo is not None else None,  # no offset: no time
+        event_at=said_at(item.event_date),
     )

@@ -29,6 +29,29 @@ from tests.kit import Sandbox, make_settings, new_application
 pytest_plugins = ["tests.databases"]
 
 
+# A page in a real browser (`e2e`) runs on PostgreSQL only: what the page shows comes through the
+# same repositories that the dashboard's HTTP tests (tests/dashboard/test_*.py without _browser)
+# and the API tests run on both databases; the browser adds the page, not the database, and a
+# browser test costs 15-100 s of a worker. `both_databases` keeps both (the e2e shop, one walk
+# per provider, is the check that a `make run` server on SQLite takes a buyer end to end).
+BROWSER_DATABASE = "postgres"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("backend") if callspec is not None else None
+        one_database = (
+            item.get_closest_marker("e2e") is not None
+            and item.get_closest_marker("both_databases") is None
+        )
+        (dropped if one_database and backend not in (None, BROWSER_DATABASE) else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture
 def clock() -> FrozenClock:
     return FrozenClock()

@@ -12,7 +12,7 @@ from payorch.providers.provider_a import PROVIDER_A
 from tests import browser as web
 from tests.live import live_server, payorch_env
 
-pytestmark = pytest.mark.slow  # a live server and Chromium
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # a live server and Chromium
 
 
 @pytest.fixture(scope="module")

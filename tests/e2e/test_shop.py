@@ -33,7 +33,7 @@ from payorch.providers.registry import PROVIDER_IDS, REGISTRATIONS
 from tests import browser as web
 from tests.live import START_SECONDS, free_port, payorch_env, run_cli
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.both_databases, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOP_PORT = 8080

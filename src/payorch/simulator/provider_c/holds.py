@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
 from payorch.jsontypes import JsonObject
+from payorch.simulator.lapses import Lapses, end_in
 from payorch.simulator.outbox.records import Notification
 from payorch.simulator.provider_c import events, repository
 from payorch.simulator.provider_c.records import SimCPaymentIntent
@@ -171,26 +172,25 @@ async def _lapse(conn: AsyncConnection, public_url: str, held: SimCPaymentIntent
     return Moved(lapsed, await _send(conn, public_url, lapsed, kinds, now))
 
 
-async def lapse_due(conn: AsyncConnection, now: datetime, public_url: str, limit: int) -> list[Moved]:
-    """Any owner's holds past ``capture_before``, lapsed (the worker's pass)."""
-    return [
-        await _lapse(conn, public_url, held, now) for held in await repository.due_holds(conn, now, limit)
-    ]
+async def _held(
+    conn: AsyncConnection, owner: str | None, before: datetime | None, limit: int
+) -> list[SimCPaymentIntent]:
+    """The clock control's holds (an owner's, all of them) or the worker's (any owner's due)."""
+    if owner is not None:
+        return await repository.holds_of(conn, owner)
+    assert before is not None  # the worker's pass asks for those due now
+    return await repository.due_holds(conn, before, limit)
 
 
-async def advance(
-    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
-) -> list[Moved]:
-    """The clock control: ``owner``'s holds ``seconds`` nearer their end; those then past it
-    lapse now (the ones lapsed)."""
-    now = clock.now()
-    lapsed = []
-    for held in await repository.holds_of(conn, owner):
-        if held.capture_before is None:
-            continue
-        moved = replace(held, capture_before=held.capture_before - timedelta(seconds=seconds))
-        if moved.lapsed(now):
-            lapsed.append(await _lapse(conn, public_url, moved, now))
-        else:
-            await repository.upsert_intent(conn, moved, new=False)
-    return lapsed
+async def _save(conn: AsyncConnection, intent: SimCPaymentIntent) -> None:
+    await repository.upsert_intent(conn, intent, new=False)
+
+
+async def _lapsed(
+    conn: AsyncConnection, public_url: str, held: SimCPaymentIntent, now: datetime
+) -> list[Notification]:
+    return (await _lapse(conn, public_url, held, now)).sent
+
+
+# The clock of the holds: canceled past capture_before, with charge.expired and payment_intent.canceled.
+LAPSES = Lapses(events.NOTIFIER, _held, *end_in("capture_before", _save), _lapsed, lambda intent: intent.id)

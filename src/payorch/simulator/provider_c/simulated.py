@@ -5,11 +5,9 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from payorch.clock import Clock
-from payorch.db import Phases
 from payorch.providers.provider_c.registration import REGISTRATION
-from payorch.runtime import Runtime
 from payorch.simulator.market.records import MarketOutcome
-from payorch.simulator.outbox.sender import after_commit, deliver_now
+from payorch.simulator.outbox.sender import after_commit
 from payorch.simulator.provider_c import (
     controls,
     disputes,
@@ -26,7 +24,6 @@ from payorch.simulator.simulated import (
     Bought,
     BuyerReturn,
     Settlement,
-    SimulatedHolds,
     SimulatedProvider,
 )
 
@@ -81,25 +78,6 @@ async def market_buy(
     return Bought(outcome, [session.id], back, after_commit(NOTIFIER, written))
 
 
-async def advance_holds(
-    conn: AsyncConnection, clock: Clock, public_url: str, owner: str, seconds: int
-) -> Settlement:
-    """The clock control: the owner's PaymentIntents held, ``seconds`` nearer capture_before;
-    those past it canceled, with charge.expired and payment_intent.canceled sent after."""
-    lapsed = await holds.advance(conn, clock, public_url, owner, seconds)
-    written = [event for moved in lapsed for event in moved.sent]
-    return Settlement([moved.intent.id for moved in lapsed], after_commit(NOTIFIER, written))
-
-
-async def lapse_due(runtime: Runtime, phases: Phases) -> int:
-    """The worker's pass: holds of any owner past capture_before lapse; their events go after."""
-    async with phases.transaction() as conn:
-        lapsed = await holds.lapse_due(conn, runtime.clock.now(), runtime.settings.public_url, 50)
-    # The worker's own pass (no answer waits on it): sent here, the quick retries included.
-    await deliver_now(runtime, phases, NOTIFIER, [event for moved in lapsed for event in moved.sent])
-    return len(lapsed)
-
-
 SIMULATED = SimulatedProvider(
     registration=REGISTRATION,
     routers=(page.router, endpoints.router),
@@ -114,5 +92,5 @@ SIMULATED = SimulatedProvider(
     discrepancies=DISCREPANCIES,
     notifier=NOTIFIER,
     controls_routers=(controls.router,),
-    holds=SimulatedHolds(advance=advance_holds, window_days=holds.HOLD_DAYS, lapse_due=lapse_due),
+    holds=holds.LAPSES.holds(holds.HOLD_DAYS),
 )

@@ -41,8 +41,10 @@ from tests.silent_proxy import SilentProxy, silent_proxy
 pytestmark = pytest.mark.slow
 
 BOUND = 1.0  # each timeout of this module
-# What a request may take beyond its bound on a loaded test machine (2 cores, ~8 test runs).
-SLACK = 1.5
+# What a request may take beyond its bound on a loaded test machine (2 cores): 1.5 s was
+# passed once (3.58 s for a read's two connects, at four test workers). Kept below the gap to
+# the settings' default (5 s): a bound the setting did not set still fails.
+SLACK = 2.5
 FALLBACKS = "payorch_replica_fallback_total"
 # The replica's: a list that waited for a failing measure would take at least this long.
 REPLICA_BOUND = 2.0

@@ -34,7 +34,7 @@ HOUR = 3600
 # least 4 failed attempts (tests/webhooks/test_auto_disable.py, tests/events).
 AUTO_DISABLE: dict[str, object] = {
     "webhook_retry_schedule": ",".join([str(HOUR)] * 6),
-    "webhook_timeout_seconds": 0.5,
+    "webhook_timeout_seconds": 5.0,
     "webhook_disable_after_seconds": 24 * HOUR,
     "webhook_disable_after_attempts": 4,
 }

@@ -23,7 +23,7 @@ from tests.webhooks.helpers import BASE, Hooks, create_endpoint, create_intent, 
 DAY = timedelta(days=1)
 
 
-pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=5.0)
 
 
 @dataclass(frozen=True)

@@ -131,7 +131,7 @@ async def test_an_old_streak_with_too_few_attempts_is_not_disabled(hooks: Hooks)
 
 @pytest.mark.parametrize(
     "settings_overrides",
-    [{"webhook_retry_schedule": "10,10,10,10,10,10", "webhook_timeout_seconds": 0.5}],
+    [{"webhook_retry_schedule": "10,10,10,10,10,10", "webhook_timeout_seconds": 5.0}],
 )
 async def test_the_circuit_breaker_holds_a_failing_endpoint_then_probes_it(hooks: Hooks) -> None:
     client, sandbox, runtime, clock, receiver, deliveries = hooks.parts()

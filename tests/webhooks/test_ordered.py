@@ -14,7 +14,9 @@ from tests.kit import Sandbox
 from tests.webhooks.helpers import BASE, CREATED, Hooks, create_intent
 from tests.webhooks.receiver import Receiver
 
-pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=0.5)
+# No receiver here answers late: a short webhook timeout would only turn a slow loopback answer
+# on a loaded machine into a failed attempt (0.5 s did, once, at four test workers).
+pytestmark = pytest.mark.settings(webhook_retry_schedule="1,1,1,1,1,1", webhook_timeout_seconds=5.0)
 
 
 async def _endpoint(client: httpx.AsyncClient, app: Sandbox, body: dict[str, Any]) -> str:

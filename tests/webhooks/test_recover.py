@@ -19,7 +19,7 @@ SCHEDULE = [1, 1, 1, 1, 1, 1]
 
 
 pytestmark = pytest.mark.settings(
-    webhook_retry_schedule=",".join(map(str, SCHEDULE)), webhook_timeout_seconds=0.5
+    webhook_retry_schedule=",".join(map(str, SCHEDULE)), webhook_timeout_seconds=5.0
 )
 
 

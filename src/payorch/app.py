@@ -6,6 +6,7 @@ Takes a built Runtime (payorch.composition builds it; ``serve_app`` there is uvi
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -44,6 +45,7 @@ from payorch.reconciliation.endpoints import router as reconciliation_router
 from payorch.routing.endpoints import router as routing_router
 from payorch.runtime import Runtime
 from payorch.simulator.endpoints import CONTROLS_ROUTERS, PROVIDER_ROUTERS
+from payorch.users import passwords
 from payorch.users.endpoints import router as users_router
 from payorch.webhooks.endpoints import router as webhooks_router
 
@@ -54,6 +56,7 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(passwords.prepare)
         yield
         await owned.close()
 

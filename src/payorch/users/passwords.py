@@ -4,6 +4,7 @@ or returned; only its hash is kept (users.password_hash)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from argon2 import PasswordHasher
@@ -16,9 +17,21 @@ MAX_LENGTH: Final = 1024  # bounds the hashing work a request can ask for
 
 _HASHER: Final = PasswordHasher()  # argon2id
 
-# A hash of nothing anyone knows: verified against when no account matches, so the answer takes
-# as long as for a wrong password (the time does not say whether the email has an account).
-_NOBODY: Final = _HASHER.hash("no account has this password: it only spends the time")
+
+
+@functools.cache
+def _nobody() -> str:
+    """A hash of nothing anyone knows: verified against when no account matches, so the answer
+    takes as long as for a wrong password (the time does not say whether the email has an
+    account). Made at the first such sign-in, not at import: an argon2 hash costs about 0.1-0.2 s
+    of CPU and 64 MiB, and every process (each command, each API and worker process) imports this."""
+    return _HASHER.hash("no account has this password: it only spends the time")
+
+
+def prepare() -> None:
+    """Make the no-account hash now (an API process's start, off its event loop): the first
+    sign-in with an unknown email then takes no longer than the next."""
+    _nobody()
 
 
 def password_problem(password: str) -> str | None:
@@ -55,7 +68,7 @@ def verify(password_hash: str, password: str) -> bool:
 
 def verify_nobody(password: str) -> bool:
     """Spend a verification's time when no account matches; always False."""
-    verify(_NOBODY, password[:MAX_LENGTH])
+    verify(_nobody(), password[:MAX_LENGTH])
     return False
 
 

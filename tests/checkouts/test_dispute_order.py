@@ -260,6 +260,7 @@ async def unseen_then(
     await moved_to(client, sandbox, intent_id, losing, B, "LOST")
 
 
+@pytest.mark.usefixtures("brisk_quick_retries")  # its notices fail under a held fault
 async def test_b_a_chargeback_lost_after_a_won_mediation_is_a_second_dispute_even_unseen_open(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:
@@ -278,6 +279,7 @@ async def test_b_a_chargeback_lost_after_a_won_mediation_is_a_second_dispute_eve
     ]
 
 
+@pytest.mark.usefixtures("brisk_quick_retries")  # its notices fail under a held fault
 async def test_b_a_mediation_lost_is_recorded_even_when_its_opening_was_never_read(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

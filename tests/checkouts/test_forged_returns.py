@@ -47,6 +47,9 @@ from tests.providers.helpers import (
 )
 
 database_url = own_database  # the expiry job sweeps the database: this module gets its own
+# B's page notifies at once under a fault held for the whole request: each failed notice's quick
+# retries cannot succeed.
+pytestmark = pytest.mark.usefixtures("brisk_quick_retries")
 
 # -- provider A -----------------------------------------------------------------------------------
 

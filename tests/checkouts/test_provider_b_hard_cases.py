@@ -16,6 +16,9 @@ from tests.checkouts.helpers import _disputes, _payment, b_choose_silently, conn
 from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B, events_of, pay, read, start
 
+# Its notices fail under a fault held for the whole request, then come again on the control.
+pytestmark = pytest.mark.usefixtures("brisk_quick_retries")
+
 
 async def moved(client: httpx.AsyncClient, sandbox: Sandbox, intent_id: str, outcome: str) -> None:
     answer = await control(client, sandbox, "settle", payment_intent_id=intent_id, outcome=outcome)

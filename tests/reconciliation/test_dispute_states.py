@@ -19,7 +19,11 @@ from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B, events_of
 from tests.reconciliation.helpers import C, kinds, paid, reconcile, types
 
-pytestmark = pytest.mark.slow  # each test pays and moves disputes at the simulator: seconds
+pytestmark = [
+    pytest.mark.slow,  # each test pays and moves disputes at the simulator: seconds
+    # Its notices fail under a fault held for the whole request that sent them (``unheard``).
+    pytest.mark.usefixtures("brisk_quick_retries"),
+]
 
 
 async def unheard(

@@ -21,6 +21,7 @@ from payorch.payments.refund_gateway import RefundGateway
 from payorch.providers.health import ProviderHealth
 from payorch.runtime import Runtime
 from payorch.simulator.outbox import sender
+from payorch.users import passwords
 from payorch.webhooks.urls import Resolver
 from tests import kit
 from tests.browser import close_shared
@@ -140,6 +141,27 @@ def brisk_quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     held for the whole request that sent them (an outside request waits for its notices): nothing
     can clear between the attempts, so the pauses only cost 1.3 s a failed notice."""
     monkeypatch.setattr(sender, "QUICK_RETRIES", (0.0, 0.01, 0.01))
+
+
+# Each password's argon2 hash, made once per process (``passwords_hashed_once``).
+_HASHED: dict[str, str] = {}
+_HASH_PASSWORD = passwords.hash_password
+
+
+def _hashed_once(password: str) -> str:
+    passwords.check(password)  # its rules, at every call
+    if password not in _HASHED:
+        _HASHED[password] = _HASH_PASSWORD(password)
+    return _HASHED[password]
+
+
+@pytest.fixture
+def passwords_hashed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A password set through the users' service is hashed once per process, then that hash
+    is stored again (a real argon2id hash of it, salt shared): for a module that makes a person
+    in each test only to be signed in (an argon2 hash is about 0.2 s of CPU), not one about
+    passwords."""
+    monkeypatch.setattr(passwords, "hash_password", _hashed_once)
 
 
 @pytest.fixture

@@ -15,6 +15,9 @@ from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox
 from tests.payments.fakes import FakeGateway
 
+# Each test signs a new person in to reach a form: their password is hashed once.
+pytestmark = pytest.mark.usefixtures("passwords_hashed_once")
+
 RULE = "with &#39;.&#39; before at most 2 decimals, and &#39;,&#39; between thousands"
 
 # What the third attack typed on a paid USD 2,000.00 intent, and more: each refused, nothing moves.

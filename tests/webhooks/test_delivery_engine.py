@@ -230,7 +230,9 @@ async def test_a_retry_during_a_failing_attempt_restarts_the_schedule_from_that_
     clock: FrozenClock,
     receiver: Receiver,
 ) -> None:
-    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/5"))
+    # Twice the 0.5 s timeout, which fires first (one event loop); not 5 s, which the receiver
+    # then waited at teardown for its unanswered requests.
+    endpoint_id, _ = await create_endpoint(client, sandbox, receiver.url("/sleep/1"))
     await create_intent(client, sandbox)
     job = WebhookDeliveries()
     try:

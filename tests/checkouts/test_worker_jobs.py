@@ -199,6 +199,7 @@ async def test_provider_b_checkout_expires(
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
+@pytest.mark.usefixtures("brisk_quick_retries")  # its notices fail under a held fault
 async def test_provider_b_pending_settled_by_reconciliation_when_notifications_fail(
     client: httpx.AsyncClient, runtime: Runtime, clock: FrozenClock
 ) -> None:

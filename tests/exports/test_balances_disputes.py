@@ -99,6 +99,7 @@ async def exported(client: httpx.AsyncClient, runtime: Runtime, sandbox: Sandbox
     return found
 
 
+@pytest.mark.usefixtures("brisk_quick_retries")  # its notices fail under a held fault
 async def test_the_balances_count_held_and_lost_disputes_as_the_providers_do(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

@@ -140,6 +140,7 @@ async def test_an_orphan_payment_at_the_provider_is_flagged(
 
 
 @pytest.mark.slow  # a second or more here: make test-fast leaves it out
+@pytest.mark.usefixtures("brisk_quick_retries")  # its notices fail under a held fault
 async def test_a_dispute_nobody_notified_is_recorded_once(
     client: httpx.AsyncClient, runtime: Runtime
 ) -> None:

@@ -51,7 +51,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (dropped if one_database and backend not in (None, BROWSER_DATABASE) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
+    # Modules that start a process or a browser (`slow`) first, each module's tests together and
+    # in their order: xdist (--dist loadfile) hands out modules in this order, so the long ones
+    # start early and short ones fill the end, instead of one worker finishing a 2-minute module
+    # alone (the image build, schemathesis' all checks).
+    heavy = {item.module.__name__ for item in kept if item.get_closest_marker("slow") and item.module}
+    kept.sort(key=lambda item: 0 if item.module and item.module.__name__ in heavy else 1)
+    items[:] = kept
 
 
 @pytest.fixture

@@ -21,6 +21,9 @@ from payorch.runtime import Runtime
 from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, mock_sandbox, new_application
 
+# Its tests make people only to sign them in: each password is hashed once.
+pytestmark = pytest.mark.usefixtures("passwords_hashed_once")
+
 ROOT = Path(__file__).resolve().parents[2]
 B, C, D = PROVIDER_B, PROVIDER_C, PROVIDER_D
 # Each provider that notifies, with SANDBOX credentials (the URL is shown for those).

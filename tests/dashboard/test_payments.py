@@ -13,6 +13,9 @@ from tests.dashboard.signing import sign_in
 from tests.kit import Sandbox, authorized_payment, create_intent, new_application
 from tests.payments.fakes import REJECT, TIMEOUT_APPLIED, FakeGateway
 
+# Its tests make people only to sign them in: each password is hashed once.
+pytestmark = pytest.mark.usefixtures("passwords_hashed_once")
+
 INTENT_LINK = re.compile(r'href="/dashboard/payments/(payi_[0-9a-z]+)"')
 
 

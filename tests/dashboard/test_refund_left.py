@@ -14,6 +14,9 @@ from tests.dashboard.forms import paid_intent
 from tests.kit import Sandbox
 from tests.payments.fakes import TIMEOUT_NOT_APPLIED, FakeGateway
 
+# Its tests make people only to sign them in: each password is hashed once.
+pytestmark = pytest.mark.usefixtures("passwords_hashed_once")
+
 
 def refusal(page: str) -> str:
     found = re.search(r'<p class="[a-z -]*field-error" id="amount-error" role="alert">([^<]+)</p>', page)

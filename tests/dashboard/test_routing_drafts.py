@@ -19,6 +19,9 @@ from tests.kit import Sandbox, mock_sandbox
 from tests.providers.helpers import B
 from tests.routing.helpers import C, routing_url
 
+# Its tests make people only to sign them in: each password is hashed once.
+pytestmark = pytest.mark.usefixtures("passwords_hashed_once")
+
 TO_C = {"name": "usd-to-c", "if": {"currency": ["USD"]}, "then": {"priority": [C]}}
 
 

@@ -25,7 +25,10 @@ INVITE_URL = re.compile(r'<code id="secret">([^<]+)</code>')
 EMAILS = re.compile(r'<td class="row-title mono"><span>([^<( ]+)')
 OLDER = re.compile(r'href="(/dashboard/users\?[^"]*cursor=[^"]+)">Older users')
 
-pytestmark = pytest.mark.settings(max_users=40)
+pytestmark = [
+    pytest.mark.settings(max_users=40),
+    pytest.mark.usefixtures("passwords_hashed_once"),  # people made only to sign in
+]
 
 
 async def _users(runtime: Runtime, app: Sandbox) -> dict[str, User]:

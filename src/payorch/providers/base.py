@@ -13,10 +13,9 @@ Failures of a call are classified once, here:
       +-- ProviderRejected      a definite answer (4xx business refusal, bad credentials...).
     InvalidNotification         a notification whose signature or shape does not verify.
 
-Adapters are stateless singletons (``payorch.providers.registry.get_adapter``); everything a
-call needs travels in a ``ConnectorContext`` (connector identity, mode, base URL, decrypted
-credentials with a masked repr, the pooled HTTP client, the clock, the per-call timeout, and the
-provider's words kept for the connector: providers/words.py).
+Adapters are stateless singletons (``payorch.providers.registry.get_adapter``); a call's needs
+travel in a ``ConnectorContext``: connector, mode, base URL, credentials (masked repr), the pooled
+HTTP client, the clock, the per-call timeout, the connector's kept words (providers/words.py).
 """
 
 from __future__ import annotations
@@ -74,8 +73,7 @@ class ProviderRefundOutcome(StrEnum):
     REFUSED = "REFUSED"
 
 
-# ---------------------------------------------------------------------------------------------
-# Failures
+# --- Failures -------------------------------------------------------------------------------
 
 
 class ProviderCallError(Exception):
@@ -111,8 +109,7 @@ class InvalidNotification(Exception):
     """A notification that does not verify (signature, staleness, missing parts): answer 4xx."""
 
 
-# ---------------------------------------------------------------------------------------------
-# Context
+# --- Context --------------------------------------------------------------------------------
 
 
 class Credentials(Mapping[str, str]):
@@ -157,8 +154,7 @@ class ConnectorContext:
     words: ProviderWords = field(default=NO_WORDS, repr=False, compare=False)
 
 
-# ---------------------------------------------------------------------------------------------
-# Requests and results (our vocabulary)
+# --- Requests and results (our vocabulary) --------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -305,8 +301,7 @@ class NotificationRef:
     authorization_code: str | None = None
 
 
-# ---------------------------------------------------------------------------------------------
-# What every adapter answers the same way from its class attributes
+# --- What every adapter answers the same way from its class attributes ----------------------
 
 
 class AdapterIdentity:
@@ -332,8 +327,7 @@ class AdapterIdentity:
         return self.provider_urls[mode]
 
 
-# ---------------------------------------------------------------------------------------------
-# The Protocol
+# --- The Protocol ---------------------------------------------------------------------------
 
 
 class ProviderAdapter(Protocol):
